@@ -1,0 +1,417 @@
+//! The cleanliness index (CI): one 0 to 100 scale, 100 cleanest, behind RACS and air-quality
+//! alerts.
+//!
+//! The CI comes from pollutant concentrations through the European Air Quality Index bands of
+//! 2024 (hourly values): each pollutant gets a sub-index that rises linearly inside its band
+//! (Good 0–20, Fair 20–40, Moderate 40–60, Poor 60–80, Very poor 80–100, Extremely poor above),
+//! the worst pollutant decides, and `CI = clamp(100 − worst sub-index, 0, 100)`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::pollutant::{Concentrations, Pollutant};
+
+/// A cleanliness index value: finite, in [0, 100], 100 cleanest.
+///
+/// ```
+/// use aq_core::{CiCategory, CleanlinessIndex};
+///
+/// let ci = CleanlinessIndex::new(72.4).unwrap();
+/// assert_eq!(ci.category(), CiCategory::Good);
+/// assert_eq!(ci.rounded(), 72);
+/// assert!(CleanlinessIndex::new(100.5).is_err());
+/// assert_eq!(CleanlinessIndex::clamped(140.0).value(), 100.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct CleanlinessIndex(f64);
+
+/// A CI value that was not finite or was outside [0, 100].
+#[derive(Debug, Clone, Copy, PartialEq, Error)]
+#[error("cleanliness index {0} is outside [0, 100]")]
+pub struct CiError(pub f64);
+
+impl CleanlinessIndex {
+    /// The cleanest possible air.
+    pub const MAX: CleanlinessIndex = CleanlinessIndex(100.0);
+    /// The dirtiest value on the scale.
+    pub const MIN: CleanlinessIndex = CleanlinessIndex(0.0);
+
+    /// A CI of `value`.
+    ///
+    /// # Errors
+    /// [`CiError`] when `value` is not finite or is outside [0, 100].
+    pub fn new(value: f64) -> Result<Self, CiError> {
+        if value.is_finite() && (0.0..=100.0).contains(&value) {
+            Ok(Self(value))
+        } else {
+            Err(CiError(value))
+        }
+    }
+
+    /// `value` clamped into [0, 100]; NaN becomes 0, the conservative reading.
+    #[must_use]
+    pub fn clamped(value: f64) -> Self {
+        if value.is_nan() {
+            Self(0.0)
+        } else {
+            Self(value.clamp(0.0, 100.0))
+        }
+    }
+
+    /// The value, in [0, 100].
+    #[must_use]
+    pub fn value(self) -> f64 {
+        self.0
+    }
+
+    /// The value rounded half up to an integer in 0..=100.
+    #[must_use]
+    pub fn rounded(self) -> u8 {
+        round_half_up_0_100(self.0)
+    }
+
+    /// The category band this value falls in.
+    #[must_use]
+    pub fn category(self) -> CiCategory {
+        CiCategory::of(self.0)
+    }
+}
+
+/// Rounds a value in [0, 100] half up (`72.5 → 73`) and clamps it to 0..=100.
+///
+/// ```
+/// assert_eq!(aq_core::round_half_up_0_100(72.5), 73);
+/// assert_eq!(aq_core::round_half_up_0_100(72.49), 72);
+/// assert_eq!(aq_core::round_half_up_0_100(-3.0), 0);
+/// ```
+#[must_use]
+pub fn round_half_up_0_100(value: f64) -> u8 {
+    if value.is_nan() {
+        return 0;
+    }
+    // Clamped into 0..=100 first, so the cast cannot truncate.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let r = (value.clamp(0.0, 100.0) + 0.5).floor() as u8;
+    r.min(100)
+}
+
+impl TryFrom<f64> for CleanlinessIndex {
+    type Error = CiError;
+
+    fn try_from(v: f64) -> Result<Self, Self::Error> {
+        Self::new(v)
+    }
+}
+
+impl From<CleanlinessIndex> for f64 {
+    fn from(ci: CleanlinessIndex) -> Self {
+        ci.0
+    }
+}
+
+impl fmt::Display for CleanlinessIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.rounded())
+    }
+}
+
+/// The five category bands of the CI, aligned with the published Universal AQI bands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CiCategory {
+    /// 0 to 19.
+    Poor,
+    /// 20 to 39.
+    Low,
+    /// 40 to 59.
+    Moderate,
+    /// 60 to 79.
+    Good,
+    /// 80 to 100.
+    Excellent,
+}
+
+impl CiCategory {
+    /// Every category, dirtiest first.
+    pub const ALL: [CiCategory; 5] = [
+        CiCategory::Poor,
+        CiCategory::Low,
+        CiCategory::Moderate,
+        CiCategory::Good,
+        CiCategory::Excellent,
+    ];
+
+    /// The category of a CI value. Values are compared before rounding, so 79.6 is Good.
+    #[must_use]
+    pub fn of(ci: f64) -> Self {
+        if ci >= 80.0 {
+            CiCategory::Excellent
+        } else if ci >= 60.0 {
+            CiCategory::Good
+        } else if ci >= 40.0 {
+            CiCategory::Moderate
+        } else if ci >= 20.0 {
+            CiCategory::Low
+        } else {
+            CiCategory::Poor
+        }
+    }
+
+    /// The display name: `Excellent`, `Good`, `Moderate`, `Low` or `Poor`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            CiCategory::Excellent => "Excellent",
+            CiCategory::Good => "Good",
+            CiCategory::Moderate => "Moderate",
+            CiCategory::Low => "Low",
+            CiCategory::Poor => "Poor",
+        }
+    }
+
+    /// The display colour as a CSS hex string, green for clean through red for poor.
+    #[must_use]
+    pub fn colour(self) -> &'static str {
+        match self {
+            CiCategory::Excellent => "#009e3a",
+            CiCategory::Good => "#84cf33",
+            CiCategory::Moderate => "#ffd500",
+            CiCategory::Low => "#ff8c00",
+            CiCategory::Poor => "#e0001b",
+        }
+    }
+
+    /// The lowest CI value in this band.
+    #[must_use]
+    pub fn lower_bound(self) -> f64 {
+        match self {
+            CiCategory::Excellent => 80.0,
+            CiCategory::Good => 60.0,
+            CiCategory::Moderate => 40.0,
+            CiCategory::Low => 20.0,
+            CiCategory::Poor => 0.0,
+        }
+    }
+}
+
+impl fmt::Display for CiCategory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Upper limits, in µg/m³, of one pollutant's Good, Fair, Moderate, Poor and Very poor bands.
+/// A concentration above the last limit is Extremely poor.
+pub type BandLimits = [f64; 5];
+
+/// The concentration bands that turn pollutants into sub-indices. Defaults: the European Air
+/// Quality Index of 2024, hourly values. Carbon monoxide has no EAQI band and so does not
+/// affect the CI.
+///
+/// ```
+/// use aq_core::{Concentration, Concentrations, EaqiBands, Pollutant};
+///
+/// let bands = EaqiBands::default();
+/// // 10 µg/m³ of PM2.5 is halfway through Fair (5 to 15): sub-index 30, CI 70.
+/// let c = Concentrations::default().with(Pollutant::Pm25, Concentration::new(10.0).unwrap());
+/// assert_eq!(bands.ci(&c).unwrap().value(), 70.0);
+/// // The worst pollutant decides: NO₂ at 60 µg/m³ is the top of Moderate, sub-index 60.
+/// let c = c.with(Pollutant::No2, Concentration::new(60.0).unwrap());
+/// assert_eq!(bands.ci(&c).unwrap().value(), 40.0);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EaqiBands {
+    /// PM2.5 band limits.
+    pub pm25: BandLimits,
+    /// PM10 band limits.
+    pub pm10: BandLimits,
+    /// NO₂ band limits.
+    pub no2: BandLimits,
+    /// O₃ band limits.
+    pub o3: BandLimits,
+    /// SO₂ band limits.
+    pub so2: BandLimits,
+}
+
+impl Default for EaqiBands {
+    fn default() -> Self {
+        Self {
+            pm25: [5.0, 15.0, 50.0, 90.0, 140.0],
+            pm10: [15.0, 45.0, 120.0, 195.0, 270.0],
+            no2: [10.0, 25.0, 60.0, 100.0, 150.0],
+            o3: [60.0, 100.0, 120.0, 160.0, 180.0],
+            so2: [20.0, 40.0, 125.0, 190.0, 275.0],
+        }
+    }
+}
+
+/// Band limits that are not strictly increasing positive numbers.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("band limits for {pollutant} must be positive and strictly increasing, got {limits:?}")]
+pub struct BandsError {
+    /// The pollutant whose limits are wrong.
+    pub pollutant: Pollutant,
+    /// The limits as given.
+    pub limits: BandLimits,
+}
+
+impl EaqiBands {
+    /// The band limits of `pollutant`, or `None` when it has no EAQI band (CO).
+    #[must_use]
+    pub fn limits(&self, pollutant: Pollutant) -> Option<&BandLimits> {
+        match pollutant {
+            Pollutant::Pm25 => Some(&self.pm25),
+            Pollutant::Pm10 => Some(&self.pm10),
+            Pollutant::No2 => Some(&self.no2),
+            Pollutant::O3 => Some(&self.o3),
+            Pollutant::So2 => Some(&self.so2),
+            Pollutant::Co => None,
+        }
+    }
+
+    /// Checks that every pollutant's limits are positive and strictly increasing; call it on
+    /// bands read from configuration.
+    ///
+    /// # Errors
+    /// [`BandsError`] naming the first pollutant whose limits are wrong.
+    pub fn validate(&self) -> Result<(), BandsError> {
+        for p in Pollutant::ALL {
+            if let Some(limits) = self.limits(p) {
+                let increasing = limits.windows(2).all(|w| w[0] < w[1]);
+                let positive = limits[0] > 0.0 && limits[4].is_finite();
+                if !increasing || !positive {
+                    return Err(BandsError {
+                        pollutant: p,
+                        limits: *limits,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The sub-index of `pollutant` at `ug_m3`: 0 at zero, 20 at the top of Good, ... 100 at the
+    /// top of Very poor, continuing with the Very poor slope above it. `None` for CO.
+    #[must_use]
+    pub fn sub_index(&self, pollutant: Pollutant, ug_m3: f64) -> Option<f64> {
+        let limits = self.limits(pollutant)?;
+        let mut lower = 0.0;
+        for (band, &upper) in limits.iter().enumerate() {
+            if ug_m3 <= upper || band == limits.len() - 1 {
+                // Integer band number 0..5 to its sub-index floor 0, 20, ... 80.
+                #[allow(clippy::cast_precision_loss)]
+                let floor = band as f64 * 20.0;
+                return Some(floor + 20.0 * (ug_m3 - lower) / (upper - lower));
+            }
+            lower = upper;
+        }
+        None
+    }
+
+    /// The CI of a set of concentrations: `100 − the worst sub-index`, clamped to [0, 100].
+    /// `None` when no pollutant with an EAQI band was measured.
+    #[must_use]
+    pub fn ci(&self, concentrations: &Concentrations) -> Option<CleanlinessIndex> {
+        concentrations
+            .iter()
+            .filter_map(|(p, c)| self.sub_index(p, c.ug_m3()))
+            .reduce(f64::max)
+            .map(|worst| CleanlinessIndex::clamped(100.0 - worst))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::pollutant::Concentration;
+
+    fn ci_of(p: Pollutant, v: f64) -> f64 {
+        let c = Concentrations::default().with(p, Concentration::new(v).unwrap());
+        EaqiBands::default().ci(&c).unwrap().value()
+    }
+
+    #[test]
+    fn band_edges_map_to_multiples_of_twenty() {
+        let bands = EaqiBands::default();
+        for p in [
+            Pollutant::Pm25,
+            Pollutant::Pm10,
+            Pollutant::No2,
+            Pollutant::O3,
+            Pollutant::So2,
+        ] {
+            let limits = bands.limits(p).unwrap();
+            assert_eq!(ci_of(p, 0.0), 100.0);
+            for (i, &l) in limits.iter().enumerate() {
+                let expected = 100.0 - 20.0 * (i as f64 + 1.0);
+                assert!((ci_of(p, l) - expected).abs() < 1e-9, "{p} at {l}");
+            }
+        }
+    }
+
+    #[test]
+    fn extremely_poor_clamps_to_zero() {
+        assert_eq!(ci_of(Pollutant::Pm25, 500.0), 0.0);
+        assert_eq!(ci_of(Pollutant::So2, 275.1), 0.0);
+    }
+
+    #[test]
+    fn carbon_monoxide_alone_gives_no_ci() {
+        let c = Concentrations::default().with(Pollutant::Co, Concentration::new(9000.0).unwrap());
+        assert_eq!(EaqiBands::default().ci(&c), None);
+        assert_eq!(EaqiBands::default().ci(&Concentrations::default()), None);
+    }
+
+    #[test]
+    fn categories_and_bounds_agree() {
+        for cat in CiCategory::ALL {
+            assert_eq!(CiCategory::of(cat.lower_bound()), cat);
+        }
+        assert_eq!(CiCategory::of(79.99), CiCategory::Good);
+        assert_eq!(CiCategory::of(19.99), CiCategory::Poor);
+    }
+
+    #[test]
+    fn validate_refuses_unordered_limits() {
+        let mut bands = EaqiBands::default();
+        assert!(bands.validate().is_ok());
+        bands.no2 = [10.0, 5.0, 60.0, 100.0, 150.0];
+        let err = bands.validate().unwrap_err();
+        assert_eq!(err.pollutant, Pollutant::No2);
+    }
+
+    proptest! {
+        #[test]
+        fn ci_is_in_range_and_falls_as_concentration_rises(
+            p in prop::sample::select(vec![Pollutant::Pm25, Pollutant::Pm10, Pollutant::No2,
+                                           Pollutant::O3, Pollutant::So2]),
+            a in 0.0f64..400.0,
+            b in 0.0f64..400.0,
+        ) {
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            let (ci_lo, ci_hi) = (ci_of(p, lo), ci_of(p, hi));
+            prop_assert!((0.0..=100.0).contains(&ci_lo));
+            prop_assert!((0.0..=100.0).contains(&ci_hi));
+            prop_assert!(ci_hi <= ci_lo + 1e-9);
+        }
+
+        #[test]
+        fn adding_a_pollutant_never_raises_the_ci(pm in 0.0f64..200.0, no2 in 0.0f64..200.0) {
+            let bands = EaqiBands::default();
+            let one = Concentrations::default().with(Pollutant::Pm25, Concentration::new(pm).unwrap());
+            let two = one.with(Pollutant::No2, Concentration::new(no2).unwrap());
+            prop_assert!(bands.ci(&two).unwrap() <= bands.ci(&one).unwrap());
+        }
+
+        #[test]
+        fn rounding_stays_in_range(v in -1e6f64..1e6) {
+            prop_assert!(round_half_up_0_100(v) <= 100);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The air-quality and pollen model behind the insights engine.
+//!
+//! - [`Position`]: validated WGS 84 coordinates and great-circle distances.
+//! - [`Pollutant`], [`Concentration`], [`Concentrations`]: what a sensor or model measures.
+//! - [`CleanlinessIndex`] (CI): one 0 to 100 scale, 100 cleanest, computed from concentrations
+//!   with the 2024 European Air Quality Index bands ([`EaqiBands`]); the scale of route scores and
+//!   air-quality alerts. Its [`CiCategory`] bands line up with the Universal AQI.
+//! - [`AqiTable`]: the US EPA AQI (2024 and 2012 tables) for display as a local AQI.
+//! - [`PollenType`], [`PollenLevel`], [`GrainThresholds`]: pollen on a 0 to 5 scale.
+//! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
+//!   in-memory versions in [`memory`].
+//!
+//! The crate does no I/O and reads no clock: times come in as arguments.
+//!
+//! ```
+//! use aq_core::{Concentration, Concentrations, EaqiBands, Pollutant};
+//!
+//! let air = Concentrations::default()
+//!     .with(Pollutant::Pm25, Concentration::new(12.0).unwrap())
+//!     .with(Pollutant::O3, Concentration::new(70.0).unwrap());
+//! let ci = EaqiBands::default().ci(&air).unwrap();
+//! // PM2.5 at 12 µg/m³ (sub-index 34) is worse than O₃ at 70 µg/m³ (25).
+//! assert_eq!(ci.rounded(), 66);
+//! assert_eq!(ci.category().name(), "Good");
+//! ```
+
+pub mod epa;
+pub mod index;
+pub mod memory;
+pub mod pollen;
+pub mod pollutant;
+pub mod position;
+pub mod source;
+
+pub use epa::{AqiCategory, AqiError, AqiTable, EpaMetric};
+pub use index::{
+    BandLimits, BandsError, CiCategory, CiError, CleanlinessIndex, EaqiBands, round_half_up_0_100,
+};
+pub use pollen::{
+    GrainCountError, GrainLimits, GrainThresholds, PollenLevel, PollenLevelError, PollenLevels,
+    PollenType,
+};
+pub use pollutant::{Concentration, ConcentrationError, Concentrations, Pollutant};
+pub use position::{Position, PositionError};
+pub use source::{
+    AirQualitySource, AirSample, ForecastSource, HourlyCi, PollenOutlook, SampleQuery, SourceError,
+    SourceInfo, check_batch_len,
+};

@@ -1,0 +1,194 @@
+//! In-memory sources for tests and examples: a field given as a function, and a forecast table.
+
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use crate::index::CleanlinessIndex;
+use crate::position::Position;
+use crate::source::{
+    AirQualitySource, AirSample, ForecastSource, HourlyCi, PollenOutlook, SampleQuery, SourceError,
+    SourceInfo,
+};
+
+/// An [`AirQualitySource`] whose field is a function of position and time.
+///
+/// ```
+/// use aq_core::memory::FnSource;
+/// use aq_core::{AirQualitySource, Position, SampleQuery};
+///
+/// # tokio_test_block_on(async {
+/// // Cleaner towards the north: CI = 50 + latitude / 2.
+/// let source = FnSource::new("gradient", |p: Position, _| {
+///     aq_core::CleanlinessIndex::new(50.0 + p.lat() / 2.0).ok()
+/// });
+/// let q = SampleQuery { position: Position::new(0.0, 40.0).unwrap(), time: chrono::Utc::now() };
+/// let answers = source.sample(&[q]).await.unwrap();
+/// assert_eq!(answers[0].unwrap().ci.value(), 70.0);
+/// # });
+/// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+pub struct FnSource<F> {
+    name: String,
+    field: F,
+}
+
+impl<F> FnSource<F>
+where
+    F: Fn(Position, DateTime<Utc>) -> Option<CleanlinessIndex> + Send + Sync,
+{
+    /// A source named `name` answering every query with `field(position, time)`.
+    pub fn new(name: impl Into<String>, field: F) -> Self {
+        Self {
+            name: name.into(),
+            field,
+        }
+    }
+}
+
+/// A source with the same CI everywhere and always.
+///
+/// ```
+/// use aq_core::{memory, AirQualitySource, CleanlinessIndex};
+///
+/// let source = memory::constant(CleanlinessIndex::new(42.0).unwrap());
+/// assert_eq!(source.info().name, "constant");
+/// ```
+#[must_use]
+pub fn constant(
+    ci: CleanlinessIndex,
+) -> FnSource<impl Fn(Position, DateTime<Utc>) -> Option<CleanlinessIndex> + Send + Sync> {
+    FnSource::new("constant", move |_, _| Some(ci))
+}
+
+impl<F> std::fmt::Debug for FnSource<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FnSource")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl<F> AirQualitySource for FnSource<F>
+where
+    F: Fn(Position, DateTime<Utc>) -> Option<CleanlinessIndex> + Send + Sync,
+{
+    fn info(&self) -> SourceInfo {
+        SourceInfo::demo(self.name.clone())
+    }
+
+    async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
+        Ok(queries
+            .iter()
+            .map(|q| (self.field)(q.position, q.time).map(AirSample::from_ci))
+            .collect())
+    }
+}
+
+/// Hourly CI values and pollen outlooks stored per position, for tests of alert evaluation.
+///
+/// Positions are matched exactly (bit for bit); a position with nothing stored is not covered.
+/// Stored hourly series are returned from the query's start, cut to the requested horizon.
+///
+/// ```
+/// use aq_core::memory::MemoryForecast;
+/// use aq_core::{CleanlinessIndex, ForecastSource, Position};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let forecast = MemoryForecast::default();
+/// let here = Position::new(2.35, 48.85).unwrap();
+/// let ci = |v| Some(CleanlinessIndex::new(v).unwrap());
+/// forecast.set_hourly(here, vec![ci(80.0), ci(75.0), ci(60.0)]);
+/// let series = forecast.hourly_ci(&[here], chrono::Utc::now(), 1).await.unwrap();
+/// assert_eq!(series[0].as_ref().unwrap().values.len(), 2);
+/// # });
+/// ```
+#[derive(Debug, Default)]
+pub struct MemoryForecast {
+    hourly: RwLock<HashMap<(u64, u64), HourlySeries>>,
+    pollen: RwLock<HashMap<(u64, u64), PollenOutlook>>,
+}
+
+type HourlySeries = Vec<Option<CleanlinessIndex>>;
+
+fn key(p: Position) -> (u64, u64) {
+    (p.lon().to_bits(), p.lat().to_bits())
+}
+
+impl MemoryForecast {
+    /// Stores the hourly CI series of `position`, `values[0]` being the value now.
+    pub fn set_hourly(&self, position: Position, values: Vec<Option<CleanlinessIndex>>) {
+        self.hourly
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key(position), values);
+    }
+
+    /// Stores the pollen outlook of `position`.
+    pub fn set_pollen(&self, position: Position, outlook: PollenOutlook) {
+        self.pollen
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key(position), outlook);
+    }
+}
+
+#[async_trait]
+impl ForecastSource for MemoryForecast {
+    fn info(&self) -> SourceInfo {
+        SourceInfo::demo("memory")
+    }
+
+    async fn hourly_ci(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        let table = self
+            .hourly
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let len = usize::try_from(hours)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        Ok(positions
+            .iter()
+            .map(|&p| {
+                table.get(&key(p)).map(|values| HourlyCi {
+                    start,
+                    values: values.iter().copied().take(len).collect(),
+                })
+            })
+            .collect())
+    }
+
+    async fn daily_pollen(
+        &self,
+        positions: &[Position],
+        _at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
+        let table = self
+            .pollen
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let len = usize::try_from(days)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        Ok(positions
+            .iter()
+            .map(|&p| {
+                table.get(&key(p)).map(|o| PollenOutlook {
+                    now: o.now,
+                    days: o.days.iter().copied().take(len).collect(),
+                })
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,1 @@
+//! Benchmarks across the workspace; see `benches/` in this crate.
