@@ -9,6 +9,10 @@
 //! - [`PollenType`], [`PollenLevel`], [`GrainThresholds`]: pollen on a 0 to 5 scale.
 //! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
 //!   in-memory versions in [`memory`].
+//! - The ports [`runtime::Clock`], [`runtime::Timer`] and [`runtime::IdGenerator`], through which
+//!   every core gets time and ids.
+//!
+//! - [`FieldError`]: a request problem with the JSON path where it is.
 //!
 //! The crate does no I/O and reads no clock: times come in as arguments.
 //!
@@ -25,14 +29,17 @@
 //! ```
 
 pub mod epa;
+pub mod field;
 pub mod index;
 pub mod memory;
 pub mod pollen;
 pub mod pollutant;
 pub mod position;
+pub mod runtime;
 pub mod source;
 
 pub use epa::{AqiCategory, AqiError, AqiTable, EpaMetric};
+pub use field::FieldError;
 pub use index::{
     BandLimits, BandsError, CiCategory, CiError, CleanlinessIndex, EaqiBands, round_half_up_0_100,
 };

@@ -1,0 +1,3 @@
+//! Filled in with its crate.
+
+fn main() {}

@@ -1,0 +1,2 @@
+//! Placeholder; built in its own issue.
+fn main() {}
