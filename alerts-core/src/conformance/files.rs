@@ -1,0 +1,1 @@
+//! The file-store and URL-signer suite.

@@ -1,0 +1,1 @@
+//! The store suites: rule store, account store, job queue and delivery log.

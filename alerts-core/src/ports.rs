@@ -1,0 +1,527 @@
+//! The ports of the alert pipeline: what it needs from storage, files, URL signing and webhook
+//! sending. Adapter crates implement them (SQLite, PostgreSQL, local files, S3, HTTP); the
+//! [`crate::memory`] module has in-memory versions for tests, and [`crate::conformance`] (with
+//! the `conformance` feature) has the suites every implementation must pass.
+//!
+//! Time and ids come from [`aq_core::runtime`]; air-quality forecasts from
+//! [`aq_core::ForecastSource`].
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+use uuid::Uuid;
+
+use crate::ids::{AccountId, KeyId, RuleId, Token};
+use crate::keys::{KeyHash, WebhookSecret};
+use crate::request::AlertPoint;
+use crate::rule::AlertRule;
+
+/// Why a store operation failed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum StoreError {
+    /// The database could not be reached or is overloaded; worth retrying later (HTTP 503).
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// A uniqueness rule was broken (an email or key that exists already).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The record to change does not exist (or belongs to someone else).
+    #[error("not found")]
+    NotFound,
+    /// The job's lease expired and another worker took it; this worker must stop on it.
+    #[error("the job's lease was lost to another worker")]
+    LeaseLost,
+    /// A stored record could not be read back (a bug or manual tampering).
+    #[error("stored data is invalid: {0}")]
+    Corrupt(String),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys and rules, as the API and the pipeline read them.
+// ---------------------------------------------------------------------------------------------
+
+/// A webhook signing secret and, during a rotation's grace period, until when it stays valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigningSecret {
+    /// The secret.
+    pub secret: WebhookSecret,
+    /// `None` for the current secret; the end of the grace period for a previous one.
+    pub valid_until: Option<DateTime<Utc>>,
+}
+
+/// Everything the pipeline needs to know about one API key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyConfig {
+    /// The key's id.
+    pub key_id: KeyId,
+    /// The key's public prefix (`ik_` and eight hex digits), sent as `KEY` in deliveries.
+    pub prefix: String,
+    /// Where deliveries go; `None` until the owner sets it.
+    pub webhook_url: Option<String>,
+    /// The current signing secret first, then previous ones still in their grace period.
+    /// Deliveries are signed with every one of them, so receivers can switch at their pace.
+    pub secrets: Vec<SigningSecret>,
+    /// The key's enabled rules, oldest first.
+    pub rules: Vec<AlertRule>,
+}
+
+/// Reads keys and their alert configuration: the API's and the pipeline's view of the store.
+#[async_trait]
+pub trait RuleStore: Send + Sync {
+    /// The key with this hash, if it exists and is not revoked; records `now` as its last use.
+    async fn authenticate(
+        &self,
+        hash: &KeyHash,
+        now: DateTime<Utc>,
+    ) -> Result<Option<KeyId>, StoreError>;
+
+    /// The alert configuration of a key that is not revoked. Previous secrets whose grace
+    /// period ended before `now` are left out.
+    async fn key_config(
+        &self,
+        key_id: KeyId,
+        now: DateTime<Utc>,
+    ) -> Result<Option<KeyConfig>, StoreError>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accounts, keys and rules, as the dashboard and the admin command manage them.
+// ---------------------------------------------------------------------------------------------
+
+/// A developer account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// The account's id.
+    pub id: AccountId,
+    /// The sign-in email, trimmed and lower-cased.
+    pub email: String,
+    /// The password hash in PHC string form (argon2id); never the password.
+    pub password_hash: String,
+    /// When the account was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A new API key to store. The key itself is not here: only its hash and prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewApiKey {
+    /// The key's id.
+    pub id: KeyId,
+    /// The owning account.
+    pub account_id: AccountId,
+    /// The owner's label for the key.
+    pub label: String,
+    /// The public prefix.
+    pub prefix: String,
+    /// The SHA-256 of the key.
+    pub hash: KeyHash,
+    /// The first webhook signing secret.
+    pub secret: WebhookSecret,
+    /// When the key was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// What the dashboard shows of a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeyInfo {
+    /// The key's id.
+    pub id: KeyId,
+    /// The owning account.
+    pub account_id: AccountId,
+    /// The owner's label.
+    pub label: String,
+    /// The public prefix.
+    pub prefix: String,
+    /// When the key was created.
+    pub created_at: DateTime<Utc>,
+    /// When the key was last used on the API.
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// When the key was revoked; revoked keys are refused by the API.
+    pub revoked_at: Option<DateTime<Utc>>,
+    /// Where deliveries for this key go.
+    pub webhook_url: Option<String>,
+    /// The current signing secret.
+    pub secret: WebhookSecret,
+}
+
+/// Manages accounts, keys and rules. Every operation on a key's data is scoped by the key id,
+/// and callers check that the key belongs to the signed-in account ([`ApiKeyInfo::account_id`])
+/// before they change anything.
+#[async_trait]
+pub trait AccountStore: Send + Sync {
+    /// Stores a new account. [`StoreError::Conflict`] when the email is taken.
+    async fn create_account(&self, account: &Account) -> Result<(), StoreError>;
+
+    /// The account with this (trimmed, lower-cased) email.
+    async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError>;
+
+    /// The account with this id.
+    async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
+
+    /// Stores a new key. [`StoreError::Conflict`] when the hash exists already.
+    async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError>;
+
+    /// The account's keys, revoked ones included, newest first.
+    async fn list_keys(&self, account: AccountId) -> Result<Vec<ApiKeyInfo>, StoreError>;
+
+    /// One key.
+    async fn key_info(&self, key: KeyId) -> Result<Option<ApiKeyInfo>, StoreError>;
+
+    /// Renames a key. [`StoreError::NotFound`] for an unknown key.
+    async fn set_key_label(&self, key: KeyId, label: &str) -> Result<(), StoreError>;
+
+    /// Revokes a key at `at`; revoking twice keeps the first time.
+    async fn revoke_key(&self, key: KeyId, at: DateTime<Utc>) -> Result<(), StoreError>;
+
+    /// Sets or clears where the key's deliveries go.
+    async fn set_webhook_url(&self, key: KeyId, url: Option<&str>) -> Result<(), StoreError>;
+
+    /// Makes `new` the key's signing secret; the previous one keeps signing until
+    /// `previous_valid_until`.
+    async fn rotate_secret(
+        &self,
+        key: KeyId,
+        new: &WebhookSecret,
+        previous_valid_until: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// Stores a new rule.
+    async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError>;
+
+    /// A key's rules, disabled ones included, oldest first.
+    async fn list_rules(&self, key: KeyId) -> Result<Vec<AlertRule>, StoreError>;
+
+    /// Replaces a rule's spec and enabled flag. [`StoreError::NotFound`] when the rule does not
+    /// exist under `rule.key_id`.
+    async fn update_rule(&self, rule: &AlertRule) -> Result<(), StoreError>;
+
+    /// Deletes a rule. [`StoreError::NotFound`] when it does not exist under `key`.
+    async fn delete_rule(&self, key: KeyId, rule: RuleId) -> Result<(), StoreError>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Alert requests and their jobs.
+// ---------------------------------------------------------------------------------------------
+
+/// An accepted alert request, stored with its job in one transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewAlertRequest {
+    /// The token returned to the client.
+    pub token: Token,
+    /// The key the request was made with.
+    pub key_id: KeyId,
+    /// The points to evaluate.
+    pub points: Vec<AlertPoint>,
+    /// When the request was accepted; the job is due at once.
+    pub received_at: DateTime<Utc>,
+}
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStage {
+    /// Evaluate the rules and write the file.
+    Evaluate,
+    /// The file is written; deliver the webhook.
+    Deliver,
+    /// Finished: nothing more will happen unless it is redelivered.
+    Done,
+}
+
+/// How a finished job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobOutcome {
+    /// The receiver answered 2xx.
+    Delivered,
+    /// The receiver answered 410 Gone: it wants no more deliveries of this token.
+    Gone,
+    /// Every attempt in the retry window failed.
+    GaveUp,
+    /// The key was revoked or lost its webhook URL before delivery.
+    Cancelled,
+}
+
+/// A worker's hold on a job. Updates with a lease that has been lost fail with
+/// [`StoreError::LeaseLost`], so a worker that stalled past its lease cannot overwrite the work
+/// of the one that took the job over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    /// Unique per claim.
+    pub id: Uuid,
+    /// When the job becomes claimable again if the holder neither updates nor releases it.
+    pub until: DateTime<Utc>,
+}
+
+/// A claimed job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertJob {
+    /// The request's token (a request has exactly one job).
+    pub token: Token,
+    /// The key the request was made with.
+    pub key_id: KeyId,
+    /// What to do next.
+    pub stage: JobStage,
+    /// Delivery attempts made so far.
+    pub attempts: u32,
+    /// When the request was accepted.
+    pub received_at: DateTime<Utc>,
+    /// This worker's lease.
+    pub lease: Lease,
+}
+
+/// A change of a leased job's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobUpdate {
+    /// The file is written with `alerts` lines; deliver at `run_at`. Ends the lease.
+    Written {
+        /// Lines in the file.
+        alerts: u64,
+        /// When to deliver.
+        run_at: DateTime<Utc>,
+    },
+    /// A delivery attempt failed; `attempts` made so far; try again at `run_at`. Ends the lease.
+    Retry {
+        /// Delivery attempts made so far.
+        attempts: u32,
+        /// When to try again.
+        run_at: DateTime<Utc>,
+    },
+    /// The job is finished. Ends the lease.
+    Finish {
+        /// How it ended.
+        outcome: JobOutcome,
+        /// Delivery attempts made.
+        attempts: u32,
+    },
+}
+
+/// The durable job queue behind alert requests.
+///
+/// A job is claimable when it is not done, its run time has come, and it is not leased or its
+/// lease has expired; so claiming also reclaims the jobs of workers that died. Implementations
+/// never hold a database transaction across a call that leaves the store.
+#[async_trait]
+pub trait JobQueue: Send + Sync {
+    /// Stores the request and its job (stage [`JobStage::Evaluate`], due at `received_at`) in
+    /// one transaction: both or neither. [`StoreError::Conflict`] for a token stored already.
+    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError>;
+
+    /// Leases up to `max` claimable jobs until `now + lease_for`, oldest run time first, each
+    /// under a lease id from `lease_ids` (one call per job). No two concurrent callers get the
+    /// same job.
+    async fn claim(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+        max: usize,
+        lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
+    ) -> Result<Vec<AlertJob>, StoreError>;
+
+    /// The points of a stored request.
+    async fn points(&self, token: Token) -> Result<Vec<AlertPoint>, StoreError>;
+
+    /// Applies `update` to a job this worker holds.
+    async fn update(
+        &self,
+        token: Token,
+        lease: &Lease,
+        update: JobUpdate,
+    ) -> Result<(), StoreError>;
+
+    /// Gives a held job back, due at once, unchanged (a worker shutting down).
+    async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError>;
+
+    /// Puts a finished or failing job back to delivery, due at `at`, with its attempt count
+    /// kept (the dashboard's redeliver button). [`StoreError::NotFound`] when the token is
+    /// unknown under `key`, or its file was never written.
+    async fn redeliver(
+        &self,
+        key: KeyId,
+        token: Token,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+}
+
+/// One attempt to deliver a webhook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeliveryAttempt {
+    /// The request delivered.
+    pub token: Token,
+    /// 1 for the first attempt.
+    pub attempt: u32,
+    /// When the attempt started.
+    pub at: DateTime<Utc>,
+    /// The HTTP status, when a response came.
+    pub status: Option<u16>,
+    /// How long the attempt took, in milliseconds.
+    pub latency_ms: u64,
+    /// What went wrong, when it did.
+    pub error: Option<DeliveryErrorKind>,
+}
+
+/// A request's summary for the deliveries page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestSummary {
+    /// The token.
+    pub token: Token,
+    /// When it was accepted.
+    pub received_at: DateTime<Utc>,
+    /// Points posted.
+    pub points: u64,
+    /// Lines in the file, once written.
+    pub alerts: Option<u64>,
+    /// Where the job is.
+    pub stage: JobStage,
+    /// How it ended, when it did.
+    pub outcome: Option<JobOutcome>,
+    /// Delivery attempts made.
+    pub attempts: u32,
+}
+
+/// The record of deliveries: written by the pipeline, read by the dashboard and the admin
+/// command.
+#[async_trait]
+pub trait DeliveryLog: Send + Sync {
+    /// Records an attempt. Recording the same (token, attempt) twice keeps one record.
+    async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError>;
+
+    /// A key's latest requests, newest first.
+    async fn list_requests(
+        &self,
+        key: KeyId,
+        limit: usize,
+    ) -> Result<Vec<RequestSummary>, StoreError>;
+
+    /// The attempts of a request made with `key`, in order. Empty for another key's token.
+    async fn list_attempts(
+        &self,
+        key: KeyId,
+        token: Token,
+    ) -> Result<Vec<DeliveryAttempt>, StoreError>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files.
+// ---------------------------------------------------------------------------------------------
+
+/// The name of a file in the file store, such as `alerts/<token>.ndjson`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FileKey(pub String);
+
+impl FileKey {
+    /// The output file of an alert request. The name is derived from the token alone, so that
+    /// processing a job twice writes the same file rather than a second one.
+    #[must_use]
+    pub fn for_token(token: Token) -> Self {
+        Self(format!("alerts/{token}.ndjson"))
+    }
+}
+
+/// Why a file operation failed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FileError {
+    /// The store could not be reached; worth retrying later (HTTP 503).
+    #[error("file store unavailable: {0}")]
+    Unavailable(String),
+    /// The file does not exist.
+    #[error("file not found")]
+    NotFound,
+    /// Anything else the backend reported.
+    #[error("file store error: {0}")]
+    Other(String),
+}
+
+/// A file being written. Nothing is visible under its key until [`FileWriter::finish`]
+/// succeeds; a writer dropped or aborted before that leaves nothing behind.
+#[async_trait]
+pub trait FileWriter: Send {
+    /// Appends a chunk.
+    async fn write(&mut self, chunk: Bytes) -> Result<(), FileError>;
+
+    /// Completes the file and makes it visible, replacing any file of the same key; returns
+    /// its size in bytes.
+    async fn finish(self: Box<Self>) -> Result<u64, FileError>;
+
+    /// Abandons the file.
+    async fn abort(self: Box<Self>) -> Result<(), FileError>;
+}
+
+/// Stores output files.
+#[async_trait]
+pub trait FileStore: Send + Sync {
+    /// Starts writing the file `key`.
+    async fn create(&self, key: &FileKey) -> Result<Box<dyn FileWriter>, FileError>;
+
+    /// Whether a complete file exists under `key`.
+    async fn exists(&self, key: &FileKey) -> Result<bool, FileError>;
+
+    /// The whole file.
+    async fn read(&self, key: &FileKey) -> Result<Bytes, FileError>;
+
+    /// Deletes the file; deleting a missing file succeeds.
+    async fn delete(&self, key: &FileKey) -> Result<(), FileError>;
+}
+
+/// Makes time-limited URLs for files.
+#[async_trait]
+pub trait UrlSigner: Send + Sync {
+    /// A URL that fetches `key` with GET until `now + valid_for`, and not after.
+    async fn signed_url(
+        &self,
+        key: &FileKey,
+        now: DateTime<Utc>,
+        valid_for: Duration,
+    ) -> Result<String, FileError>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks.
+// ---------------------------------------------------------------------------------------------
+
+/// A signed webhook request, ready to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookRequest {
+    /// The receiver's URL.
+    pub url: String,
+    /// The Standard Webhooks headers: `webhook-id`, `webhook-timestamp`, `webhook-signature`.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body.
+    pub body: Bytes,
+}
+
+/// How an attempt failed, in classes that the delivery log and the retry policy understand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryErrorKind {
+    /// The receiver could not be reached (DNS, refused connection, TLS).
+    Connect,
+    /// No answer within the time limit.
+    Timeout,
+    /// The receiver answered with a status other than 2xx (redirects included).
+    Status,
+    /// The URL is not allowed: a private or reserved address, or not http(s).
+    Forbidden,
+}
+
+/// The result of one attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WebhookResponse {
+    /// The HTTP status, when a response came.
+    pub status: Option<u16>,
+    /// How long the attempt took.
+    pub latency: Duration,
+    /// What went wrong, if anything; `None` means a 2xx.
+    pub error: Option<DeliveryErrorKind>,
+}
+
+/// Sends webhooks.
+#[async_trait]
+pub trait WebhookSender: Send + Sync {
+    /// Sends one request. Failures are described in the response, not returned as errors, so
+    /// that every attempt can be recorded alike.
+    async fn send(&self, request: &WebhookRequest) -> WebhookResponse;
+}

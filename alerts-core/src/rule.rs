@@ -1,0 +1,625 @@
+//! Alert rules: the four selectors of the dashboard's "add new alert" form, validated.
+//!
+//! A [`RuleSpec`] can only be built with a combination that `scoring.md` allows: the forecast
+//! horizons depend on the data type, a custom message needs both descriptions, and a custom
+//! description may use only the placeholders that its data type fills in.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::ids::{KeyId, RuleId};
+
+/// The kind of environmental data a rule watches. Serialised as in the NDJSON `data_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataType {
+    /// Air quality, on the cleanliness-index scale.
+    Aq,
+    /// Pollen, per plant type on the 0 to 5 level scale.
+    Pollen,
+}
+
+impl DataType {
+    /// The wire name: `aq` or `pollen`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataType::Aq => "aq",
+            DataType::Pollen => "pollen",
+        }
+    }
+
+    /// The name shown in the dashboard: `Air Quality` or `Pollen`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            DataType::Aq => "Air Quality",
+            DataType::Pollen => "Pollen",
+        }
+    }
+
+    /// The forecast horizons a rule of this type may choose, in display order.
+    #[must_use]
+    pub fn horizons(self) -> &'static [Forecast] {
+        match self {
+            DataType::Aq => &AQ_HORIZONS,
+            DataType::Pollen => &POLLEN_HORIZONS,
+        }
+    }
+
+    /// The placeholders a custom description of this type may use.
+    #[must_use]
+    pub fn placeholders(self) -> &'static [&'static str] {
+        match self {
+            DataType::Aq => &["hours", "aqi", "category"],
+            DataType::Pollen => &["days", "kind", "category"],
+        }
+    }
+}
+
+impl FromStr for DataType {
+    type Err = RuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "aq" => Ok(DataType::Aq),
+            "pollen" => Ok(DataType::Pollen),
+            other => Err(RuleError::UnknownValue {
+                selector: "type",
+                value: other.to_owned(),
+                allowed: "aq, pollen",
+            }),
+        }
+    }
+}
+
+/// How far ahead a rule looks: hours for air quality, today or days for pollen.
+///
+/// The text form, used by the admin command line and the stores, is `6h`, `today` or `2d`.
+///
+/// ```
+/// use alerts_core::rule::Forecast;
+///
+/// assert_eq!("6h".parse::<Forecast>().unwrap(), Forecast::Hours(6));
+/// assert_eq!("today".parse::<Forecast>().unwrap(), Forecast::Today);
+/// assert_eq!(Forecast::Days(2).to_string(), "2d");
+/// assert!("5h".parse::<Forecast>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Forecast {
+    /// This many hours ahead (air quality: 1, 2, 3, 6, 12, 24, 48, 72 or 96).
+    Hours(u8),
+    /// The rest of today (pollen).
+    Today,
+    /// This many days ahead (pollen: 1 to 4).
+    Days(u8),
+}
+
+const AQ_HORIZONS: [Forecast; 9] = [
+    Forecast::Hours(1),
+    Forecast::Hours(2),
+    Forecast::Hours(3),
+    Forecast::Hours(6),
+    Forecast::Hours(12),
+    Forecast::Hours(24),
+    Forecast::Hours(48),
+    Forecast::Hours(72),
+    Forecast::Hours(96),
+];
+
+const POLLEN_HORIZONS: [Forecast; 5] = [
+    Forecast::Today,
+    Forecast::Days(1),
+    Forecast::Days(2),
+    Forecast::Days(3),
+    Forecast::Days(4),
+];
+
+impl Forecast {
+    /// The dashboard label, such as `6 hours`, `1 day` or `Today`.
+    #[must_use]
+    pub fn label(self) -> String {
+        match self {
+            Forecast::Hours(1) => "1 hour".to_owned(),
+            Forecast::Hours(n) => format!("{n} hours"),
+            Forecast::Today => "Today".to_owned(),
+            Forecast::Days(1) => "1 day".to_owned(),
+            Forecast::Days(n) => format!("{n} days"),
+        }
+    }
+}
+
+impl fmt::Display for Forecast {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Forecast::Hours(n) => write!(f, "{n}h"),
+            Forecast::Today => f.write_str("today"),
+            Forecast::Days(n) => write!(f, "{n}d"),
+        }
+    }
+}
+
+impl FromStr for Forecast {
+    type Err = RuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || RuleError::UnknownValue {
+            selector: "forecast",
+            value: s.to_owned(),
+            allowed: "1h, 2h, 3h, 6h, 12h, 24h, 48h, 72h, 96h (air quality); today, 1d, 2d, 3d, 4d (pollen)",
+        };
+        let parsed = if s == "today" {
+            Forecast::Today
+        } else if let Some(h) = s.strip_suffix('h') {
+            Forecast::Hours(h.parse().map_err(|_| bad())?)
+        } else if let Some(d) = s.strip_suffix('d') {
+            Forecast::Days(d.parse().map_err(|_| bad())?)
+        } else {
+            return Err(bad());
+        };
+        if AQ_HORIZONS.contains(&parsed) || POLLEN_HORIZONS.contains(&parsed) {
+            Ok(parsed)
+        } else {
+            Err(bad())
+        }
+    }
+}
+
+impl From<Forecast> for String {
+    fn from(f: Forecast) -> Self {
+        f.to_string()
+    }
+}
+
+impl TryFrom<String> for Forecast {
+    type Error = RuleError;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+/// How large a change trips the alert. Applies to rises and falls alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sensitivity {
+    /// A small change (the index changed slightly).
+    High,
+    /// A moderate change (the index changed).
+    Medium,
+    /// A large change (the index changed drastically).
+    Low,
+}
+
+impl Sensitivity {
+    /// Every sensitivity, most sensitive first.
+    pub const ALL: [Sensitivity; 3] = [Sensitivity::High, Sensitivity::Medium, Sensitivity::Low];
+
+    /// The wire name: `high`, `medium` or `low`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sensitivity::High => "high",
+            Sensitivity::Medium => "medium",
+            Sensitivity::Low => "low",
+        }
+    }
+}
+
+impl FromStr for Sensitivity {
+    type Err = RuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "high" => Ok(Sensitivity::High),
+            "medium" => Ok(Sensitivity::Medium),
+            "low" => Ok(Sensitivity::Low),
+            other => Err(RuleError::UnknownValue {
+                selector: "sensitivity",
+                value: other.to_owned(),
+                allowed: "high, medium, low",
+            }),
+        }
+    }
+}
+
+/// The message selector: the predefined descriptions, or the customer's own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MessageSpec {
+    /// The predefined descriptions.
+    Default,
+    /// Custom descriptions; the recommendation stays predefined.
+    Custom {
+        /// Used when the air or pollen gets worse.
+        deterioration: String,
+        /// Used when it gets better.
+        improvement: String,
+    },
+}
+
+/// The most characters a custom description may have.
+pub const MAX_DESCRIPTION_CHARS: usize = 500;
+
+/// The four selectors of one rule, validated together.
+///
+/// ```
+/// use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+///
+/// let rule = RuleSpec::new(DataType::Aq, Forecast::Hours(6), Sensitivity::Medium,
+///     MessageSpec::Custom {
+///         deterioration: "Air gets worse in {hours} hours ({aqi}).".into(),
+///         improvement: "Air gets better in {hours} hours.".into(),
+///     }).unwrap();
+/// assert_eq!(rule.data_type(), DataType::Aq);
+///
+/// // Pollen looks days ahead, not hours.
+/// assert!(RuleSpec::new(DataType::Pollen, Forecast::Hours(6), Sensitivity::Low,
+///     MessageSpec::Default).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawRuleSpec", into = "RawRuleSpec")]
+pub struct RuleSpec {
+    data_type: DataType,
+    forecast: Forecast,
+    sensitivity: Sensitivity,
+    message: MessageSpec,
+}
+
+/// The unvalidated shape of a [`RuleSpec`], as stored and as sent by forms.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawRuleSpec {
+    /// The Type selector.
+    #[serde(rename = "type")]
+    pub data_type: DataType,
+    /// The Forecast selector.
+    pub forecast: Forecast,
+    /// The Sensitivity Trigger selector.
+    pub sensitivity: Sensitivity,
+    /// The Message selector.
+    pub message: MessageSpec,
+}
+
+/// Why a rule was refused. Each message says which selector or field is wrong and what it
+/// accepts.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RuleError {
+    /// A selector value outside its list.
+    #[error("{selector}: `{value}` is not allowed; expected one of {allowed}")]
+    UnknownValue {
+        /// Which selector.
+        selector: &'static str,
+        /// What was given.
+        value: String,
+        /// The allowed values.
+        allowed: &'static str,
+    },
+    /// A horizon that the data type does not offer.
+    #[error("forecast: {forecast} is not offered for {data_type} alerts; choose one of {allowed}")]
+    HorizonNotOffered {
+        /// The data type's label.
+        data_type: &'static str,
+        /// The horizon given.
+        forecast: Forecast,
+        /// The horizons offered, in text form.
+        allowed: String,
+    },
+    /// A custom message with an empty description.
+    #[error(
+        "message.{field}: a custom message needs both a deterioration and an improvement description"
+    )]
+    MissingDescription {
+        /// `deterioration` or `improvement`.
+        field: &'static str,
+    },
+    /// A description over [`MAX_DESCRIPTION_CHARS`].
+    #[error("message.{field}: at most {max} characters, got {len}")]
+    DescriptionTooLong {
+        /// `deterioration` or `improvement`.
+        field: &'static str,
+        /// The limit.
+        max: usize,
+        /// The length given.
+        len: usize,
+    },
+    /// A `{placeholder}` that the data type does not fill in, or a brace that opens no
+    /// placeholder.
+    #[error(
+        "message.{field}: unknown placeholder `{{{name}}}`; {data_type} descriptions may use {allowed}"
+    )]
+    UnknownPlaceholder {
+        /// `deterioration` or `improvement`.
+        field: &'static str,
+        /// The placeholder's name as written.
+        name: String,
+        /// The data type's label.
+        data_type: &'static str,
+        /// The placeholders allowed, as `{hours}, {aqi}, {category}`.
+        allowed: String,
+    },
+    /// A `{` without its `}`.
+    #[error(
+        "message.{field}: `{{` at character {at} is not closed; write placeholders as {{name}}"
+    )]
+    UnclosedBrace {
+        /// `deterioration` or `improvement`.
+        field: &'static str,
+        /// The character offset of the brace.
+        at: usize,
+    },
+}
+
+impl RuleSpec {
+    /// Validates the four selectors together.
+    ///
+    /// # Errors
+    /// [`RuleError`] naming the first selector or field that is wrong.
+    pub fn new(
+        data_type: DataType,
+        forecast: Forecast,
+        sensitivity: Sensitivity,
+        message: MessageSpec,
+    ) -> Result<Self, RuleError> {
+        if !data_type.horizons().contains(&forecast) {
+            return Err(RuleError::HorizonNotOffered {
+                data_type: data_type.label(),
+                forecast,
+                allowed: data_type
+                    .horizons()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        if let MessageSpec::Custom {
+            deterioration,
+            improvement,
+        } = &message
+        {
+            check_description(data_type, "deterioration", deterioration)?;
+            check_description(data_type, "improvement", improvement)?;
+        }
+        Ok(Self {
+            data_type,
+            forecast,
+            sensitivity,
+            message,
+        })
+    }
+
+    /// The Type selector.
+    #[must_use]
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// The Forecast selector.
+    #[must_use]
+    pub fn forecast(&self) -> Forecast {
+        self.forecast
+    }
+
+    /// The Sensitivity selector.
+    #[must_use]
+    pub fn sensitivity(&self) -> Sensitivity {
+        self.sensitivity
+    }
+
+    /// The Message selector.
+    #[must_use]
+    pub fn message(&self) -> &MessageSpec {
+        &self.message
+    }
+}
+
+impl TryFrom<RawRuleSpec> for RuleSpec {
+    type Error = RuleError;
+
+    fn try_from(raw: RawRuleSpec) -> Result<Self, Self::Error> {
+        Self::new(raw.data_type, raw.forecast, raw.sensitivity, raw.message)
+    }
+}
+
+impl From<RuleSpec> for RawRuleSpec {
+    fn from(spec: RuleSpec) -> Self {
+        Self {
+            data_type: spec.data_type,
+            forecast: spec.forecast,
+            sensitivity: spec.sensitivity,
+            message: spec.message,
+        }
+    }
+}
+
+/// Splits a description into literal text and placeholders, calling `on_placeholder` for each
+/// `{name}`. The one parser behind validation and message rendering, so that what is accepted
+/// when a rule is saved is exactly what renders later.
+///
+/// # Errors
+/// [`RuleError::UnclosedBrace`] for a `{` without `}`; whatever `on_placeholder` returns.
+pub fn for_each_part(
+    field: &'static str,
+    text: &str,
+    mut on_literal: impl FnMut(&str),
+    mut on_placeholder: impl FnMut(&str) -> Result<(), RuleError>,
+) -> Result<(), RuleError> {
+    let mut rest = text;
+    let mut offset = 0;
+    while let Some(open) = rest.find('{') {
+        on_literal(&rest[..open]);
+        let after = &rest[open + 1..];
+        let close = after.find('}').ok_or(RuleError::UnclosedBrace {
+            field,
+            at: text[..offset + open].chars().count(),
+        })?;
+        on_placeholder(&after[..close])?;
+        offset += open + 1 + close + 1;
+        rest = &after[close + 1..];
+    }
+    on_literal(rest);
+    Ok(())
+}
+
+fn check_description(
+    data_type: DataType,
+    field: &'static str,
+    text: &str,
+) -> Result<(), RuleError> {
+    if text.trim().is_empty() {
+        return Err(RuleError::MissingDescription { field });
+    }
+    let len = text.chars().count();
+    if len > MAX_DESCRIPTION_CHARS {
+        return Err(RuleError::DescriptionTooLong {
+            field,
+            max: MAX_DESCRIPTION_CHARS,
+            len,
+        });
+    }
+    for_each_part(
+        field,
+        text,
+        |_| {},
+        |name| {
+            if data_type.placeholders().contains(&name) {
+                Ok(())
+            } else {
+                Err(RuleError::UnknownPlaceholder {
+                    field,
+                    name: name.to_owned(),
+                    data_type: data_type.label(),
+                    allowed: data_type
+                        .placeholders()
+                        .iter()
+                        .map(|p| format!("{{{p}}}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })
+            }
+        },
+    )
+}
+
+/// A stored rule: its spec, the key it belongs to, and whether it is enabled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlertRule {
+    /// The rule's id.
+    pub id: RuleId,
+    /// The API key the rule belongs to.
+    pub key_id: KeyId,
+    /// The four selectors.
+    pub spec: RuleSpec,
+    /// Disabled rules are kept but not evaluated.
+    pub enabled: bool,
+    /// When the rule was created.
+    pub created_at: DateTime<Utc>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn custom(d: &str, i: &str) -> MessageSpec {
+        MessageSpec::Custom {
+            deterioration: d.into(),
+            improvement: i.into(),
+        }
+    }
+
+    #[test]
+    fn every_offered_horizon_is_accepted_and_no_other() {
+        for dt in [DataType::Aq, DataType::Pollen] {
+            for f in AQ_HORIZONS.iter().chain(POLLEN_HORIZONS.iter()) {
+                let ok = RuleSpec::new(dt, *f, Sensitivity::High, MessageSpec::Default).is_ok();
+                assert_eq!(ok, dt.horizons().contains(f), "{dt:?} {f}");
+            }
+        }
+    }
+
+    #[test]
+    fn forecast_text_round_trips_and_refuses_others() {
+        for f in AQ_HORIZONS.iter().chain(POLLEN_HORIZONS.iter()) {
+            assert_eq!(f.to_string().parse::<Forecast>().unwrap(), *f);
+        }
+        for bad in [
+            "0h", "4h", "97h", "5d", "0d", "tomorrow", "", "h", "-1h", "6 h",
+        ] {
+            assert!(bad.parse::<Forecast>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn custom_needs_both_descriptions() {
+        let err = RuleSpec::new(
+            DataType::Aq,
+            Forecast::Hours(1),
+            Sensitivity::Low,
+            custom("worse", "  "),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            RuleError::MissingDescription {
+                field: "improvement"
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_placeholder_is_named() {
+        let err = RuleSpec::new(
+            DataType::Pollen,
+            Forecast::Today,
+            Sensitivity::Low,
+            custom("{kind} rises", "{aqi} better"),
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("`{aqi}`"), "{text}");
+        assert!(text.contains("message.improvement"), "{text}");
+        assert!(text.contains("{days}, {kind}, {category}"), "{text}");
+    }
+
+    #[test]
+    fn unclosed_brace_reports_its_position() {
+        let err = RuleSpec::new(
+            DataType::Aq,
+            Forecast::Hours(1),
+            Sensitivity::Low,
+            custom("ok", "été {hours"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            RuleError::UnclosedBrace {
+                field: "improvement",
+                at: 4
+            }
+        );
+    }
+
+    #[test]
+    fn serde_validates_stored_specs() {
+        let spec = RuleSpec::new(
+            DataType::Pollen,
+            Forecast::Days(2),
+            Sensitivity::Medium,
+            MessageSpec::Default,
+        )
+        .unwrap();
+        let json = serde_json::to_string(&spec).unwrap();
+        assert_eq!(
+            json,
+            r#"{"type":"pollen","forecast":"2d","sensitivity":"medium","message":{"kind":"default"}}"#
+        );
+        assert_eq!(serde_json::from_str::<RuleSpec>(&json).unwrap(), spec);
+        let bad = json.replace("2d", "6h");
+        assert!(serde_json::from_str::<RuleSpec>(&bad).is_err());
+    }
+}
