@@ -1,6 +1,7 @@
 //! Environmental alerts: rules, evaluation, messages, NDJSON output, webhook signing and the
 //! alert pipeline, over ports that adapters implement.
 
+pub mod account;
 pub mod ids;
 pub mod keys;
 pub mod ports;

@@ -1,0 +1,1 @@
+//! Accounts: email normalisation and password hashing (argon2id).
