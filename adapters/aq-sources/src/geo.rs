@@ -1,0 +1,80 @@
+//! Small spherical helpers shared by the sources.
+
+use aq_core::Position;
+use chrono::{DateTime, Utc};
+
+/// Mean Earth radius in metres, the one behind [`Position::distance_m`].
+pub(crate) const EARTH_RADIUS_M: f64 = 6_371_008.8;
+
+/// The position as a point on the unit sphere. Straight-line (chord) distances between such
+/// points grow monotonically with great-circle distance, which is what lets a planar R-tree
+/// find the nearest stations on a sphere without seams at the antimeridian or the poles.
+pub(crate) fn unit_vector(p: Position) -> [f64; 3] {
+    let (lat, lon) = (p.lat().to_radians(), p.lon().to_radians());
+    let (sin_lat, cos_lat) = lat.sin_cos();
+    let (sin_lon, cos_lon) = lon.sin_cos();
+    [cos_lat * cos_lon, cos_lat * sin_lon, sin_lat]
+}
+
+/// Great-circle distance in metres for a chord of length `chord` on the unit sphere.
+pub(crate) fn chord_to_m(chord: f64) -> f64 {
+    2.0 * EARTH_RADIUS_M * (chord / 2.0).clamp(0.0, 1.0).asin()
+}
+
+/// Chord length on the unit sphere for a great-circle distance of `m` metres.
+pub(crate) fn m_to_chord(m: f64) -> f64 {
+    let angle = (m / EARTH_RADIUS_M).min(std::f64::consts::PI);
+    2.0 * (angle / 2.0).sin()
+}
+
+/// The offset of local mean solar time from UTC at `lon`, in whole hours, in seconds. Sources
+/// without time-zone data use it to decide which day "today" is at a point.
+pub(crate) fn solar_offset_s(lon: f64) -> i64 {
+    // |lon| / 15 is at most 12, so the cast cannot truncate.
+    #[allow(clippy::cast_possible_truncation)]
+    let hours = (lon / 15.0).round() as i64;
+    hours * 3600
+}
+
+/// The start (a UTC instant) of the local solar day that contains `at` at longitude `lon`.
+pub(crate) fn solar_day_start(lon: f64, at: DateTime<Utc>) -> i64 {
+    let offset = solar_offset_s(lon);
+    let local = at.timestamp() + offset;
+    local.div_euclid(86_400) * 86_400 - offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chord_round_trips_and_matches_haversine() {
+        let a = Position::new(13.405, 52.52).unwrap();
+        let b = Position::new(2.3522, 48.8566).unwrap();
+        let (ua, ub) = (unit_vector(a), unit_vector(b));
+        let chord =
+            ((ua[0] - ub[0]).powi(2) + (ua[1] - ub[1]).powi(2) + (ua[2] - ub[2]).powi(2)).sqrt();
+        assert!((chord_to_m(chord) - a.distance_m(b)).abs() < 1.0);
+        assert!((chord_to_m(m_to_chord(25_000.0)) - 25_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn solar_day_follows_longitude() {
+        use chrono::TimeZone;
+        let at = Utc.with_ymd_and_hms(2026, 5, 1, 22, 0, 0).unwrap();
+        // At 150° E it is already 08:00 on 2 May: the day started at 14:00 UTC on 1 May.
+        let start = solar_day_start(150.0, at);
+        assert_eq!(
+            start,
+            Utc.with_ymd_and_hms(2026, 5, 1, 14, 0, 0)
+                .unwrap()
+                .timestamp()
+        );
+        assert_eq!(
+            solar_day_start(0.0, at),
+            Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0)
+                .unwrap()
+                .timestamp()
+        );
+    }
+}

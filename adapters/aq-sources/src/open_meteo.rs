@@ -1,0 +1,905 @@
+//! The Open-Meteo air-quality API: hourly CAMS model values on a grid, for the past months and
+//! the next days, with pollen in Europe during the season.
+//!
+//! One request asks for many grid cells at once (Open-Meteo takes comma-separated latitudes and
+//! longitudes and answers with a list), for the hours the batch needs, with
+//! `timeformat=unixtime` so that times are unambiguous UTC seconds. Variables requested:
+//! `pm10`, `pm2_5`, `nitrogen_dioxide`, `ozone`, `sulphur_dioxide`, `carbon_monoxide` (µg/m³,
+//! the micro sign accepted as U+00B5 or U+03BC) and the six pollen variables (grains/m³),
+//! aggregated as
+//!
+//! | type | Open-Meteo variables |
+//! |---|---|
+//! | tree | `alder_pollen` + `birch_pollen` + `olive_pollen` |
+//! | grass | `grass_pollen` |
+//! | weed | `mugwort_pollen` + `ragweed_pollen` |
+//!
+//! (a sum over the variables that have a value; missing when none has). A query is answered with
+//! its grid cell's value at the nearest whole hour. `null`s and absent variables mean not
+//! measured; a cell and hour with no pollutant that has an EAQI band is not covered, as is any
+//! hour outside the window the API serves (see [`OpenMeteoConfig::past_days`]).
+//!
+//! Answers are cached per grid cell and hour for [`OpenMeteoConfig::cache_ttl_s`], so a route's
+//! many samples in one cell, or the alert pipeline asking again, cost no further requests.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDateTime, Utc};
+use futures::{StreamExt, TryStreamExt, stream};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+use aq_core::runtime::Clock;
+use aq_core::{
+    AirQualitySource, AirSample, EaqiBands, ForecastSource, GrainThresholds, HourlyCi,
+    PollenOutlook, PollenType, Pollutant, Position, SampleQuery, SourceError, SourceInfo,
+};
+
+use crate::geo::solar_day_start;
+use crate::http::{self, ConfigError, SystemClock};
+use crate::values::Values;
+
+const NAME: &str = "open-meteo";
+const SERVICE: &str = "Open-Meteo";
+
+/// How the [`OpenMeteo`] source talks to the API.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OpenMeteoConfig {
+    /// Where the API is; `/v1/air-quality` is appended. Default
+    /// `https://air-quality-api.open-meteo.com` (the free, non-commercial endpoint).
+    pub base_url: String,
+    /// Timeout of one request, connection to last byte, in milliseconds. Default 10,000.
+    pub timeout_ms: u64,
+    /// The cache's grid, in degrees: queries in one cell share one answer. Default 0.1, the
+    /// resolution of the CAMS European model behind the API (the global model is coarser).
+    pub cell_deg: f64,
+    /// At most this many grid cells in one request; more cells make more requests. Default 50,
+    /// which keeps the URL well under common length limits.
+    pub max_locations_per_request: usize,
+    /// At most this many requests in flight for one batch. Default 4.
+    pub concurrency: usize,
+    /// How long a cached cell-hour is reused, in seconds. Default 3,600: the model is updated a
+    /// few times a day.
+    pub cache_ttl_s: u64,
+    /// At most this many cell-hours are kept; when full, expired entries are dropped, and if
+    /// that is not enough the cache starts afresh. Default 500,000 (some 60 MB).
+    pub cache_capacity: usize,
+    /// Hours further back than this many days are not covered (no request is made). Default 92,
+    /// the API's limit for `past_days`.
+    pub past_days: u32,
+    /// Hours further ahead than this many days are not covered. Default 7, the API's longest
+    /// forecast.
+    pub forecast_days: u32,
+    /// The bands that turn concentrations into a CI (EAQI 2024 by default).
+    pub bands: EaqiBands,
+    /// The grain-count thresholds for pollen levels (NAB-based by default).
+    pub pollen: GrainThresholds,
+}
+
+impl Default for OpenMeteoConfig {
+    fn default() -> Self {
+        Self {
+            base_url: "https://air-quality-api.open-meteo.com".to_owned(),
+            timeout_ms: 10_000,
+            cell_deg: 0.1,
+            max_locations_per_request: 50,
+            concurrency: 4,
+            cache_ttl_s: 3_600,
+            cache_capacity: 500_000,
+            past_days: 92,
+            forecast_days: 7,
+            bands: EaqiBands::default(),
+            pollen: GrainThresholds::default(),
+        }
+    }
+}
+
+/// Grid-cell row, grid-cell column, hours since the epoch.
+type Key = (i32, i32, i64);
+type Cell = (i32, i32);
+
+#[derive(Debug, Default)]
+struct Cache {
+    map: HashMap<Key, (Instant, Values)>,
+}
+
+/// The Open-Meteo source. See the [module documentation](self).
+///
+/// ```
+/// use aq_sources::{OpenMeteo, OpenMeteoConfig};
+///
+/// let source = OpenMeteo::new(OpenMeteoConfig::default()).unwrap();
+/// assert_eq!(aq_core::AirQualitySource::info(&source).name, "open-meteo");
+/// let bad = OpenMeteoConfig { cell_deg: 0.0, ..OpenMeteoConfig::default() };
+/// assert!(OpenMeteo::new(bad).is_err());
+/// ```
+pub struct OpenMeteo {
+    client: reqwest::Client,
+    endpoint: reqwest::Url,
+    config: OpenMeteoConfig,
+    cache: Mutex<Cache>,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for OpenMeteo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenMeteo")
+            .field("endpoint", &self.endpoint.as_str())
+            .finish_non_exhaustive()
+    }
+}
+
+const POLLUTANT_VARS: [(&str, Pollutant); 6] = [
+    ("pm2_5", Pollutant::Pm25),
+    ("pm10", Pollutant::Pm10),
+    ("nitrogen_dioxide", Pollutant::No2),
+    ("ozone", Pollutant::O3),
+    ("sulphur_dioxide", Pollutant::So2),
+    ("carbon_monoxide", Pollutant::Co),
+];
+
+const POLLEN_VARS: [(&str, PollenType); 6] = [
+    ("alder_pollen", PollenType::Tree),
+    ("birch_pollen", PollenType::Tree),
+    ("olive_pollen", PollenType::Tree),
+    ("grass_pollen", PollenType::Grass),
+    ("mugwort_pollen", PollenType::Weed),
+    ("ragweed_pollen", PollenType::Weed),
+];
+
+impl OpenMeteo {
+    /// A source with `config`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] when the base URL is not an http(s) URL or a number is out of range.
+    pub fn new(config: OpenMeteoConfig) -> Result<Self, ConfigError> {
+        let endpoint = http::endpoint(NAME, &config.base_url, "/v1/air-quality")?;
+        if !(config.cell_deg.is_finite() && config.cell_deg > 0.0 && config.cell_deg <= 5.0) {
+            return Err(ConfigError::new(
+                NAME,
+                format!(
+                    "cell_deg {} must be in (0, 5], such as 0.1",
+                    config.cell_deg
+                ),
+            ));
+        }
+        if config.max_locations_per_request == 0 || config.concurrency == 0 {
+            return Err(ConfigError::new(
+                NAME,
+                "max_locations_per_request and concurrency must be at least 1",
+            ));
+        }
+        if config.timeout_ms == 0 {
+            return Err(ConfigError::new(
+                NAME,
+                "timeout_ms must be at least 1, such as 10000",
+            ));
+        }
+        config
+            .bands
+            .validate()
+            .map_err(|e| ConfigError::new(NAME, e.to_string()))?;
+        let client = http::client(Duration::from_millis(config.timeout_ms), NAME)?;
+        Ok(Self {
+            client,
+            endpoint,
+            config,
+            cache: Mutex::new(Cache::default()),
+            clock: Arc::new(SystemClock),
+        })
+    }
+
+    /// The same source reading "now" (which decides the window of hours the API serves) from
+    /// `clock` instead of the system clock.
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    fn cell(&self, p: Position) -> Cell {
+        // Latitudes and longitudes divided by a cell of at least a few thousandths of a degree
+        // stay far inside i32.
+        #[allow(clippy::cast_possible_truncation)]
+        let idx = |deg: f64| (deg / self.config.cell_deg).round() as i32;
+        (idx(p.lat()), idx(p.lon()))
+    }
+
+    fn cell_centre(&self, (row, col): Cell) -> (f64, f64) {
+        let lat = (f64::from(row) * self.config.cell_deg).clamp(-90.0, 90.0);
+        let lon = (f64::from(col) * self.config.cell_deg).clamp(-180.0, 180.0);
+        (lat, lon)
+    }
+
+    fn key(&self, p: Position, t: DateTime<Utc>) -> Key {
+        let (row, col) = self.cell(p);
+        // The nearest whole hour: 08:29 reads 08:00, 08:30 reads 09:00.
+        let hour = (t.timestamp() + 1800).div_euclid(3600);
+        (row, col, hour)
+    }
+
+    /// The values of every key, from the cache or fetched in as few requests as the
+    /// configuration allows.
+    async fn lookup(&self, keys: &[Key]) -> Result<HashMap<Key, Values>, SourceError> {
+        let ttl = Duration::from_secs(self.config.cache_ttl_s);
+        let mut found = HashMap::with_capacity(keys.len());
+        let mut wanted: BTreeMap<Cell, (i64, i64)> = BTreeMap::new();
+        let now_hour = self.clock.now().timestamp().div_euclid(3600);
+        let first = now_hour - i64::from(self.config.past_days) * 24;
+        let last = now_hour + i64::from(self.config.forecast_days) * 24;
+        {
+            let cache = self
+                .cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for &key in keys {
+                if found.contains_key(&key) {
+                    continue;
+                }
+                match cache.map.get(&key) {
+                    Some((at, v)) if at.elapsed() < ttl => {
+                        found.insert(key, *v);
+                    }
+                    _ if key.2 < first || key.2 > last => {
+                        found.insert(key, Values::MISSING);
+                    }
+                    _ => {
+                        let range = wanted.entry((key.0, key.1)).or_insert((key.2, key.2));
+                        range.0 = range.0.min(key.2);
+                        range.1 = range.1.max(key.2);
+                    }
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(found);
+        }
+        let cells: Vec<(Cell, (i64, i64))> = wanted.into_iter().collect();
+        let chunks: Vec<Vec<(Cell, (i64, i64))>> = cells
+            .chunks(self.config.max_locations_per_request)
+            .map(<[_]>::to_vec)
+            .collect();
+        let fetched: Vec<Vec<(Key, Values)>> = stream::iter(chunks)
+            .map(|chunk| self.fetch(chunk))
+            .buffer_unordered(self.config.concurrency)
+            .try_collect()
+            .await?;
+
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let stamp = Instant::now();
+        let incoming: usize = fetched.iter().map(Vec::len).sum();
+        if cache.map.len() + incoming > self.config.cache_capacity {
+            cache.map.retain(|_, (at, _)| at.elapsed() < ttl);
+            if cache.map.len() + incoming > self.config.cache_capacity {
+                cache.map.clear();
+            }
+        }
+        for (key, values) in fetched.into_iter().flatten() {
+            found.entry(key).or_insert(values);
+            cache.map.insert(key, (stamp, values));
+        }
+        Ok(found)
+    }
+
+    /// One request for `chunk`'s cells over the union of their hour ranges; every hour of the
+    /// range comes back, missing ones as [`Values::MISSING`].
+    async fn fetch(
+        &self,
+        chunk: Vec<(Cell, (i64, i64))>,
+    ) -> Result<Vec<(Key, Values)>, SourceError> {
+        let start = chunk.iter().map(|c| c.1.0).min().unwrap_or(0);
+        let end = chunk.iter().map(|c| c.1.1).max().unwrap_or(0);
+        let (mut lats, mut lons) = (Vec::new(), Vec::new());
+        for &(cell, _) in &chunk {
+            let (lat, lon) = self.cell_centre(cell);
+            lats.push(format!("{lat:.4}"));
+            lons.push(format!("{lon:.4}"));
+        }
+        let hour_text = |h: i64| {
+            DateTime::<Utc>::from_timestamp(h * 3600, 0)
+                .map(|t| t.format("%Y-%m-%dT%H:%M").to_string())
+                .unwrap_or_default()
+        };
+        let hourly: Vec<&str> = POLLUTANT_VARS
+            .iter()
+            .map(|v| v.0)
+            .chain(POLLEN_VARS.iter().map(|v| v.0))
+            .collect();
+        let mut url = self.endpoint.clone();
+        url.query_pairs_mut()
+            .append_pair("latitude", &lats.join(","))
+            .append_pair("longitude", &lons.join(","))
+            .append_pair("hourly", &hourly.join(","))
+            .append_pair("timeformat", "unixtime")
+            .append_pair("timezone", "GMT")
+            .append_pair("start_hour", &hour_text(start))
+            .append_pair("end_hour", &hour_text(end));
+        let body = http::get_body(self.client.get(url), SERVICE, &self.config.base_url).await?;
+        let doc: Json = serde_json::from_slice(&body).map_err(|e| {
+            SourceError::InvalidResponse(format!("{SERVICE} sent invalid JSON: {e}"))
+        })?;
+        let locations: Vec<&Json> = match &doc {
+            Json::Array(list) => list.iter().collect(),
+            Json::Object(o) if o.get("error").and_then(Json::as_bool) == Some(true) => {
+                let reason = o
+                    .get("reason")
+                    .and_then(Json::as_str)
+                    .unwrap_or("no reason given");
+                return Err(SourceError::Refused(format!(
+                    "{SERVICE} refused the request: {reason}"
+                )));
+            }
+            obj @ Json::Object(_) => vec![obj],
+            _ => {
+                return Err(SourceError::InvalidResponse(format!(
+                    "{SERVICE} sent neither an object nor a list"
+                )));
+            }
+        };
+        if locations.len() != chunk.len() {
+            return Err(SourceError::InvalidResponse(format!(
+                "{SERVICE} answered {} locations for {} requested",
+                locations.len(),
+                chunk.len()
+            )));
+        }
+        let mut out = Vec::new();
+        for (&(cell, _), location) in chunk.iter().zip(locations) {
+            let by_hour = parse_location(location)?;
+            for hour in start..=end {
+                let values = by_hour.get(&hour).copied().unwrap_or(Values::MISSING);
+                out.push(((cell.0, cell.1, hour), values));
+            }
+        }
+        Ok(out)
+    }
+
+    async fn hourly(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        let keys: Vec<Key> = positions
+            .iter()
+            .flat_map(|&p| {
+                (0..=i64::from(hours)).map(move |h| self.key(p, start + chrono::Duration::hours(h)))
+            })
+            .collect();
+        let found = self.lookup(&keys).await?;
+        let per = hours as usize + 1;
+        Ok(keys
+            .chunks(per)
+            .map(|ks| {
+                let values: Vec<_> = ks
+                    .iter()
+                    .map(|k| {
+                        found
+                            .get(k)
+                            .and_then(|v| v.air_sample(&self.config.bands))
+                            .map(|s| s.ci)
+                    })
+                    .collect();
+                values
+                    .iter()
+                    .any(Option::is_some)
+                    .then_some(HourlyCi { start, values })
+            })
+            .collect())
+    }
+
+    async fn pollen(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
+        let per = 1 + (days as usize + 1) * 24;
+        let mut keys = Vec::with_capacity(positions.len() * per);
+        for &p in positions {
+            keys.push(self.key(p, at));
+            let day0 = solar_day_start(p.lon(), at);
+            for h in 0..(i64::from(days) + 1) * 24 {
+                let t = DateTime::<Utc>::from_timestamp(day0 + h * 3600, 0).unwrap_or(at);
+                keys.push(self.key(p, t));
+            }
+        }
+        let found = self.lookup(&keys).await?;
+        let get = |k: &Key| found.get(k).copied().unwrap_or(Values::MISSING);
+        Ok(keys
+            .chunks(per)
+            .map(|ks| {
+                let now = get(&ks[0]);
+                let mut seen = now.has_pollen();
+                let days = ks[1..]
+                    .chunks(24)
+                    .map(|day| {
+                        let mut peak = Values::MISSING;
+                        for k in day {
+                            peak.max_with(&get(k));
+                        }
+                        seen |= peak.has_pollen();
+                        peak.pollen_levels(&self.config.pollen)
+                    })
+                    .collect();
+                seen.then(|| PollenOutlook {
+                    now: now.pollen_levels(&self.config.pollen),
+                    days,
+                })
+            })
+            .collect())
+    }
+}
+
+fn invalid(message: String) -> SourceError {
+    SourceError::InvalidResponse(format!("{SERVICE}: {message}"))
+}
+
+/// One location's hourly values by hour since the epoch.
+fn parse_location(location: &Json) -> Result<HashMap<i64, Values>, SourceError> {
+    let hourly = location
+        .get("hourly")
+        .and_then(Json::as_object)
+        .ok_or_else(|| invalid("a location has no `hourly` object".to_owned()))?;
+    let units = location.get("hourly_units").and_then(Json::as_object);
+    let times = hourly
+        .get("time")
+        .and_then(Json::as_array)
+        .ok_or_else(|| invalid("`hourly.time` is missing".to_owned()))?;
+    let hours: Vec<i64> = times
+        .iter()
+        .map(|t| match t {
+            Json::Number(n) => n
+                .as_i64()
+                .map(|s| s.div_euclid(3600))
+                .ok_or_else(|| invalid(format!("time {n} is not whole seconds"))),
+            Json::String(s) => NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M")
+                .map(|t| t.and_utc().timestamp().div_euclid(3600))
+                .map_err(|_| invalid(format!("time `{s}` is not yyyy-mm-ddThh:mm"))),
+            other => Err(invalid(format!("time {other} is neither seconds nor text"))),
+        })
+        .collect::<Result<_, _>>()?;
+    let mut rows: Vec<Values> = vec![Values::MISSING; hours.len()];
+    let column = |var: &str, expected: &str| -> Result<Option<&Vec<Json>>, SourceError> {
+        let Some(values) = hourly.get(var) else {
+            return Ok(None);
+        };
+        let values = values
+            .as_array()
+            .ok_or_else(|| invalid(format!("`hourly.{var}` is not a list")))?;
+        if values.len() != hours.len() {
+            return Err(invalid(format!(
+                "`hourly.{var}` has {} values for {} times",
+                values.len(),
+                hours.len()
+            )));
+        }
+        if let Some(unit) = units.and_then(|u| u.get(var)).and_then(Json::as_str)
+            && http::normalise_unit(unit) != expected
+        {
+            return Err(invalid(format!(
+                "`{var}` is in `{unit}`, expected {expected}"
+            )));
+        }
+        Ok(Some(values))
+    };
+    let number = |v: &Json| v.as_f64().filter(|x| x.is_finite() && *x >= 0.0);
+    for (var, pollutant) in POLLUTANT_VARS {
+        if let Some(values) = column(var, "µg/m³")? {
+            let i = Values::pollutant_index(pollutant);
+            for (row, v) in rows.iter_mut().zip(values) {
+                if let Some(x) = number(v) {
+                    row.0[i] = x;
+                }
+            }
+        }
+    }
+    for (var, kind) in POLLEN_VARS {
+        if let Some(values) = column(var, "grains/m³")? {
+            let i = Values::pollen_index(kind);
+            for (row, v) in rows.iter_mut().zip(values) {
+                if let Some(x) = number(v) {
+                    // Types made of several plants add up; the first value replaces "missing".
+                    row.0[i] = if row.0[i].is_nan() { x } else { row.0[i] + x };
+                }
+            }
+        }
+    }
+    Ok(hours.into_iter().zip(rows).collect())
+}
+
+fn info() -> SourceInfo {
+    SourceInfo {
+        attribution: Some(
+            "Air quality and pollen from Open-Meteo.com (CC BY 4.0), based on Copernicus \
+             Atmosphere Monitoring Service (CAMS) forecasts"
+                .to_owned(),
+        ),
+        ..SourceInfo::real(NAME)
+    }
+}
+
+#[async_trait]
+impl AirQualitySource for OpenMeteo {
+    fn info(&self) -> SourceInfo {
+        info()
+    }
+
+    async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
+        let keys: Vec<Key> = queries
+            .iter()
+            .map(|q| self.key(q.position, q.time))
+            .collect();
+        let found = self.lookup(&keys).await?;
+        Ok(keys
+            .iter()
+            .map(|k| found.get(k).and_then(|v| v.air_sample(&self.config.bands)))
+            .collect())
+    }
+}
+
+#[async_trait]
+impl ForecastSource for OpenMeteo {
+    fn info(&self) -> SourceInfo {
+        info()
+    }
+
+    async fn hourly_ci(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        self.hourly(positions, start, hours).await
+    }
+
+    /// Pollen levels: now from the hour nearest `at`, and each day's peak hour, days being
+    /// local solar days (UTC offset from the longitude). Not covered where every hour lacks all
+    /// pollen (outside Europe, or out of season).
+    async fn daily_pollen(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
+        self.pollen(positions, at, days).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU16, Ordering};
+
+    use aq_core::runtime::FixedClock;
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    use super::*;
+    use crate::conformance::{self, Expectations, ForecastExpectations};
+    use crate::test_server::{Reply, Request, TestServer, dead_base_url};
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap()
+    }
+
+    fn pos(lon: f64, lat: f64) -> Position {
+        Position::new(lon, lat).unwrap()
+    }
+
+    fn q(lon: f64, lat: f64, t: DateTime<Utc>) -> SampleQuery {
+        SampleQuery {
+            position: pos(lon, lat),
+            time: t,
+        }
+    }
+
+    /// Answers like Open-Meteo: one structure per requested location (a bare object for one,
+    /// a list for several), hourly values from start_hour to end_hour. North of 60° every
+    /// value is null; PM2.5 rises by one each hour of the day so times matter; ozone is never
+    /// sent; olive pollen is null.
+    fn fixture(req: &Request) -> Reply {
+        let lats: Vec<f64> = req
+            .param("latitude")
+            .unwrap()
+            .split(',')
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let parse = |s: &str| {
+            NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M")
+                .unwrap()
+                .and_utc()
+                .timestamp()
+        };
+        let (start, end) = (
+            parse(req.param("start_hour").unwrap()),
+            parse(req.param("end_hour").unwrap()),
+        );
+        let times: Vec<i64> = (start..=end).step_by(3600).collect();
+        let locations: Vec<Json> = lats
+            .iter()
+            .map(|&lat| {
+                let v = |f: &dyn Fn(i64) -> f64| -> Vec<Json> {
+                    times
+                        .iter()
+                        .map(|&t| if lat >= 60.0 { Json::Null } else { json!(f(t)) })
+                        .collect()
+                };
+                json!({
+                    "latitude": lat, "longitude": 13.4, "generationtime_ms": 0.5,
+                    "utc_offset_seconds": 0, "timezone": "GMT", "timezone_abbreviation": "GMT",
+                    "hourly_units": {"time": "unixtime", "pm10": "μg/m³", "pm2_5": "µg/m³",
+                        "nitrogen_dioxide": "μg/m³", "sulphur_dioxide": "μg/m³",
+                        "carbon_monoxide": "μg/m³", "alder_pollen": "grains/m³",
+                        "birch_pollen": "grains/m³", "olive_pollen": "grains/m³",
+                        "grass_pollen": "grains/m³", "mugwort_pollen": "grains/m³",
+                        "ragweed_pollen": "grains/m³"},
+                    "hourly": {
+                        "time": times,
+                        "pm10": v(&|_| 12.0),
+                        "pm2_5": v(&|t| 1.0 + f64::from(u8::try_from((t / 3600) % 24).unwrap())),
+                        "nitrogen_dioxide": v(&|_| 5.0),
+                        "sulphur_dioxide": v(&|_| 1.0),
+                        "carbon_monoxide": v(&|_| 150.0),
+                        "alder_pollen": v(&|_| 5.0),
+                        "birch_pollen": v(&|_| 20.0),
+                        "olive_pollen": times.iter().map(|_| Json::Null).collect::<Vec<_>>(),
+                        "grass_pollen": v(&|_| 3.0),
+                        "mugwort_pollen": v(&|_| 0.0),
+                        "ragweed_pollen": v(&|_| 0.0),
+                    }
+                })
+            })
+            .collect();
+        let body = if locations.len() == 1 {
+            locations[0].clone()
+        } else {
+            Json::Array(locations)
+        };
+        Reply::json(body.to_string())
+    }
+
+    fn source(base_url: &str) -> OpenMeteo {
+        OpenMeteo::new(OpenMeteoConfig {
+            base_url: base_url.to_owned(),
+            timeout_ms: 2_000,
+            ..OpenMeteoConfig::default()
+        })
+        .unwrap()
+        .with_clock(Arc::new(FixedClock::new(now())))
+    }
+
+    fn pm25(s: Option<AirSample>) -> f64 {
+        s.unwrap()
+            .concentrations
+            .unwrap()
+            .get(Pollutant::Pm25)
+            .unwrap()
+            .ug_m3()
+    }
+
+    #[tokio::test]
+    async fn batches_cells_into_one_request_and_caches() {
+        let server = TestServer::start(fixture).await;
+        let s = source(&server.base_url);
+        let queries = [
+            q(13.40, 52.52, now()),
+            q(13.41, 52.51, now() + chrono::Duration::minutes(29)),
+            q(2.35, 48.86, now() + chrono::Duration::hours(2)),
+            q(2.35, 70.0, now()),
+        ];
+        let answers = s.sample(&queries).await.unwrap();
+        assert_eq!(answers.len(), 4);
+        // 08:00 and 08:29 read the 08:00 value (9 µg/m³); 10:00 reads 11.
+        assert_eq!(pm25(answers[0]), 9.0);
+        assert_eq!(pm25(answers[1]), 9.0);
+        assert_eq!(pm25(answers[2]), 11.0);
+        assert!(answers[3].is_none(), "all nulls: not covered");
+        // No ozone was sent: the CI comes from the rest (PM2.5 9 µg/m³, sub-index 28).
+        let c = answers[0].unwrap().concentrations.unwrap();
+        assert!(c.get(Pollutant::O3).is_none());
+        assert!((answers[0].unwrap().ci.value() - 72.0).abs() < 1e-9);
+
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1, "three cells, one request");
+        let r = &requests[0];
+        assert_eq!(r.path, "/v1/air-quality");
+        assert_eq!(r.param("latitude").unwrap().split(',').count(), 3);
+        assert_eq!(r.param("timeformat"), Some("unixtime"));
+        assert_eq!(r.param("start_hour"), Some("2026-05-04T08:00"));
+        assert_eq!(r.param("end_hour"), Some("2026-05-04T10:00"));
+        for var in [
+            "pm10",
+            "pm2_5",
+            "nitrogen_dioxide",
+            "ozone",
+            "sulphur_dioxide",
+            "carbon_monoxide",
+            "alder_pollen",
+            "birch_pollen",
+            "grass_pollen",
+            "mugwort_pollen",
+            "olive_pollen",
+            "ragweed_pollen",
+        ] {
+            assert!(
+                r.param("hourly").unwrap().split(',').any(|v| v == var),
+                "{var}"
+            );
+        }
+
+        // The same cells and hours again: from the cache.
+        let again = s.sample(&queries).await.unwrap();
+        assert_eq!(again, answers);
+        assert_eq!(server.requests().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn cells_are_split_across_requests() {
+        let server = TestServer::start(fixture).await;
+        let s = OpenMeteo::new(OpenMeteoConfig {
+            base_url: server.base_url.clone(),
+            max_locations_per_request: 2,
+            ..OpenMeteoConfig::default()
+        })
+        .unwrap()
+        .with_clock(Arc::new(FixedClock::new(now())));
+        let queries: Vec<_> = (0..5).map(|i| q(f64::from(i), 10.0, now())).collect();
+        let answers = s.sample(&queries).await.unwrap();
+        assert!(answers.iter().all(Option::is_some));
+        assert_eq!(server.requests().len(), 3);
+    }
+
+    #[tokio::test]
+    async fn hours_outside_the_api_window_need_no_request() {
+        let server = TestServer::start(fixture).await;
+        let s = source(&server.base_url);
+        let answers = s
+            .sample(&[
+                q(1.0, 1.0, now() + chrono::Duration::days(8)),
+                q(1.0, 1.0, now() - chrono::Duration::days(93)),
+            ])
+            .await
+            .unwrap();
+        assert_eq!(answers, [None, None]);
+        assert!(server.requests().is_empty());
+    }
+
+    #[tokio::test]
+    async fn pollen_adds_up_plants_and_takes_daily_peaks() {
+        let server = TestServer::start(fixture).await;
+        let s = source(&server.base_url);
+        let out = s
+            .daily_pollen(&[pos(13.4, 52.5), pos(13.4, 65.0)], now(), 1)
+            .await
+            .unwrap();
+        let o = out[0].as_ref().unwrap();
+        // Tree: alder 5 + birch 20 (+ olive null) = 25 grains/m³ → level 3 (15 to 90).
+        assert_eq!(o.now.get(PollenType::Tree).unwrap().value(), 3);
+        // Grass 3 → level 2; weed 0 → level 0.
+        assert_eq!(o.now.get(PollenType::Grass).unwrap().value(), 2);
+        assert_eq!(o.now.get(PollenType::Weed).unwrap().value(), 0);
+        assert_eq!(o.days.len(), 2);
+        assert!(out[1].is_none(), "only nulls: no pollen outlook");
+        let series = s.hourly_ci(&[pos(13.4, 52.5)], now(), 3).await.unwrap();
+        assert_eq!(series[0].as_ref().unwrap().values.len(), 4);
+    }
+
+    #[tokio::test]
+    async fn server_errors_are_unavailable_and_bad_requests_refused() {
+        let status = Arc::new(AtomicU16::new(500));
+        let st = Arc::clone(&status);
+        let server = TestServer::start(move |_| {
+            let code = st.load(Ordering::SeqCst);
+            Reply::status(
+                code,
+                r#"{"error":true,"reason":"Parameter 'start_hour' is out of allowed range"}"#,
+            )
+        })
+        .await;
+        let s = source(&server.base_url);
+        let e = s.sample(&[q(1.0, 1.0, now())]).await.unwrap_err();
+        assert!(
+            matches!(&e, SourceError::Unavailable(m) if m.contains("HTTP 500")),
+            "{e}"
+        );
+        status.store(400, Ordering::SeqCst);
+        let e = s.sample(&[q(1.0, 1.0, now())]).await.unwrap_err();
+        assert!(
+            matches!(&e, SourceError::Refused(m) if m.contains("out of allowed range")),
+            "{e}"
+        );
+        // Failures are not cached: a later call asks again.
+        assert_eq!(server.requests().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn slow_answers_time_out_and_dead_servers_are_unavailable() {
+        let server = TestServer::start(|r| fixture(r).after(Duration::from_secs(3))).await;
+        let s = OpenMeteo::new(OpenMeteoConfig {
+            base_url: server.base_url.clone(),
+            timeout_ms: 200,
+            ..OpenMeteoConfig::default()
+        })
+        .unwrap()
+        .with_clock(Arc::new(FixedClock::new(now())));
+        assert_eq!(
+            s.sample(&[q(1.0, 1.0, now())]).await,
+            Err(SourceError::Timeout)
+        );
+
+        let dead = source(&dead_base_url().await);
+        let e = dead.sample(&[q(1.0, 1.0, now())]).await.unwrap_err();
+        assert!(
+            matches!(&e, SourceError::Unavailable(m) if m.contains("cannot be reached")),
+            "{e}"
+        );
+    }
+
+    #[tokio::test]
+    async fn malformed_answers_are_invalid() {
+        for (body, expect) in [
+            ("not json", "invalid JSON"),
+            (r#"[{"hourly":{"time":[1]}}]"#, "2 requested"),
+            (
+                r#"{"hourly":{"time":[1777881600],"pm2_5":[1,2]}}"#,
+                "2 values for 1 times",
+            ),
+            (
+                r#"{"hourly_units":{"pm2_5":"ppm"},"hourly":{"time":[1777881600],"pm2_5":[1]}}"#,
+                "expected µg/m³",
+            ),
+        ] {
+            let server = TestServer::start(move |_| Reply::json(body)).await;
+            let s = source(&server.base_url);
+            let e = s.sample(&[q(1.0, 1.0, now()), q(2.0, 1.0, now())]).await;
+            let e = if expect == "2 requested" {
+                e.unwrap_err()
+            } else {
+                s.sample(&[q(1.0, 1.0, now())]).await.unwrap_err()
+            };
+            assert!(
+                matches!(&e, SourceError::InvalidResponse(m) if m.contains(expect)),
+                "{body}: {e}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn conforms_to_the_ports() {
+        let server = TestServer::start(fixture).await;
+        let s = source(&server.base_url);
+        conformance::check_air_quality(
+            &s,
+            &Expectations {
+                covered: vec![
+                    q(13.4, 52.5, now()),
+                    q(13.4, 52.5, now() + chrono::Duration::hours(5)),
+                    q(-70.0, -30.0, now()),
+                ],
+                uncovered: vec![
+                    q(13.4, 70.0, now()),
+                    q(13.4, 52.5, now() + chrono::Duration::days(9)),
+                ],
+            },
+        )
+        .await;
+        conformance::check_forecast(
+            &s,
+            &ForecastExpectations {
+                covered: vec![pos(13.4, 52.5), pos(100.0, -10.0)],
+                uncovered: vec![pos(13.4, 75.0)],
+                start: now(),
+                hours: 12,
+                pollen_covered: true,
+            },
+        )
+        .await;
+    }
+}

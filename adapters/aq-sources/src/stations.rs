@@ -1,0 +1,1237 @@
+//! Station files: fixed monitoring stations and their readings, loaded from CSV or GeoJSON and
+//! interpolated by inverse-distance weighting ([`crate::idw`]).
+//!
+//! # File formats
+//!
+//! Both formats hold *readings*: one station at one time with any of the values below. A
+//! station may have many readings; its position must be the same in all of them.
+//!
+//! | name | meaning | unit |
+//! |---|---|---|
+//! | `station_id` | the station's identifier (any text) | |
+//! | `lon`, `lat` | position, WGS 84 | degrees |
+//! | `time` | when the value was measured, RFC 3339 with an offset (`2026-05-04T08:00:00Z`) | |
+//! | `pm25`, `pm10`, `no2`, `o3`, `so2`, `co` | hourly mean concentrations | µg/m³ |
+//! | `tree_pollen`, `grass_pollen`, `weed_pollen` | pollen counts | grains/m³ |
+//!
+//! Every value is optional; an empty CSV cell or a JSON `null` means "not measured". Values must
+//! be finite and not negative.
+//!
+//! **CSV**: a header row naming the columns (in any order, case-insensitive; `pm2_5` and
+//! `pm2.5` are accepted for `pm25`, `longitude`/`latitude` for `lon`/`lat`), then one reading a
+//! row. Lines starting with `#` are comments. Columns whose name starts with `_` are ignored;
+//! any other unknown column is an error, so that a misspelt pollutant is not silently dropped.
+//!
+//! ```csv
+//! station_id,lon,lat,time,pm25,no2
+//! DEBE010,13.3494,52.5432,2026-05-04T08:00:00Z,11.5,38
+//! DEBE010,13.3494,52.5432,2026-05-04T09:00:00Z,12.0,
+//! ```
+//!
+//! **GeoJSON**: a `FeatureCollection` of `Point` features. The station id is
+//! `properties.station_id`, or else the feature's `id`. Either the properties hold one reading
+//! (`time` and values), or `properties.readings` is an array of such objects. Other properties
+//! are ignored.
+//!
+//! ```json
+//! {"type": "FeatureCollection", "features": [
+//!   {"type": "Feature", "geometry": {"type": "Point", "coordinates": [13.3494, 52.5432]},
+//!    "properties": {"station_id": "DEBE010", "readings": [
+//!      {"time": "2026-05-04T08:00:00Z", "pm25": 11.5, "no2": 38},
+//!      {"time": "2026-05-04T09:00:00Z", "pm25": 12.0, "no2": null}]}}]}
+//! ```
+//!
+//! # Answering a query
+//!
+//! For a query at position *p* and time *t*, the nearest stations within
+//! [`IdwConfig::radius_m`] are visited in order of distance (an R-tree over points on the unit
+//! sphere, so distances are true great-circle distances with no seam at the antimeridian). A
+//! station's value of a quantity is its latest reading of it taken at or before *t* and no more
+//! than [`StationFileConfig::max_age_s`] before *t*: readings from after the query time are never
+//! used, so replaying a file answers what was known then. The first [`IdwConfig::neighbours`]
+//! stations that have any such value are used; each quantity is weighted over the stations
+//! that have it, and the CI comes from the interpolated concentrations. No usable station within
+//! the radius, or no pollutant with an EAQI band, means not covered.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use rstar::RTree;
+use rstar::primitives::GeomWithData;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use thiserror::Error;
+
+use aq_core::{
+    AirQualitySource, AirSample, Concentrations, EaqiBands, ForecastSource, GrainThresholds,
+    HourlyCi, PollenOutlook, PollenType, Pollutant, Position, SampleQuery, SourceError, SourceInfo,
+};
+
+use crate::geo::{chord_to_m, m_to_chord, solar_day_start, unit_vector};
+use crate::idw::{Accumulator, IdwConfig, IdwConfigError};
+use crate::values::{N_VARS, POLLEN_START, Values};
+
+/// Pollen counts in grains/m³; `None` where not measured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PollenCounts {
+    /// Tree pollen.
+    pub tree: Option<f64>,
+    /// Grass pollen.
+    pub grass: Option<f64>,
+    /// Weed pollen.
+    pub weed: Option<f64>,
+}
+
+/// One station's values at one time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StationReading {
+    /// The station's identifier.
+    pub station_id: String,
+    /// Where the station is.
+    pub position: Position,
+    /// When the values were measured.
+    pub time: DateTime<Utc>,
+    /// Measured concentrations, µg/m³.
+    pub concentrations: Concentrations,
+    /// Measured pollen counts, grains/m³.
+    pub pollen: PollenCounts,
+}
+
+/// How a [`StationFile`] answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StationFileConfig {
+    /// The interpolation: power 5, 10 neighbours, 25 km radius by default ([`IdwConfig`]).
+    pub idw: IdwConfig,
+    /// Readings older than this many seconds before the query time are ignored. Default
+    /// 10,800 (3 hours): hourly networks publish with a delay of one or two hours, and air
+    /// three hours old is a poor guide to the air now.
+    pub max_age_s: u64,
+    /// The bands that turn concentrations into a CI (EAQI 2024 by default).
+    pub bands: EaqiBands,
+    /// The grain-count thresholds for pollen levels (NAB-based by default).
+    pub pollen: GrainThresholds,
+    /// The source name shown in [`SourceInfo`]. Default `station-file`.
+    pub name: String,
+}
+
+impl Default for StationFileConfig {
+    fn default() -> Self {
+        Self {
+            idw: IdwConfig::default(),
+            max_age_s: 10_800,
+            bands: EaqiBands::default(),
+            pollen: GrainThresholds::default(),
+            name: "station-file".to_owned(),
+        }
+    }
+}
+
+/// Why a station file could not be loaded.
+#[derive(Debug, Error)]
+pub enum StationFileError {
+    /// The file could not be read.
+    #[error("cannot read station file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file name does not say which format it is.
+    #[error("station file {0}: unknown format; name it *.csv, *.geojson or *.json")]
+    UnknownFormat(PathBuf),
+    /// The CSV could not be parsed at all at a line (bad quoting, ragged rows, bad UTF-8).
+    #[error("station CSV line {line}: {message}")]
+    Csv {
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The header row is unusable.
+    #[error("station CSV header: {0}")]
+    CsvHeader(String),
+    /// A CSV cell holds a bad value.
+    #[error("station CSV line {line}, column `{column}`: {message}")]
+    CsvField {
+        /// 1-based line number.
+        line: u64,
+        /// The column's name as written in the header.
+        column: String,
+        /// What is wrong and what is expected.
+        message: String,
+    },
+    /// The GeoJSON is not a FeatureCollection (or Feature) at all.
+    #[error("station GeoJSON: {0}")]
+    GeoJson(String),
+    /// A GeoJSON feature holds a bad value.
+    #[error("station GeoJSON feature {feature}, `{field}`: {message}")]
+    GeoJsonField {
+        /// 0-based index of the feature in `features`.
+        feature: usize,
+        /// The field's path inside the feature, such as `properties.readings[2].pm25`.
+        field: String,
+        /// What is wrong and what is expected.
+        message: String,
+    },
+    /// A station appears at two different positions.
+    #[error(
+        "{at}: station `{id}` is at {lon}, {lat} here but elsewhere in the file at {first_lon}, \
+         {first_lat}; give each station one position or distinct ids"
+    )]
+    MovedStation {
+        /// Where the conflicting reading is (line or feature).
+        at: String,
+        /// The station id.
+        id: String,
+        /// Longitude here.
+        lon: f64,
+        /// Latitude here.
+        lat: f64,
+        /// Longitude first seen.
+        first_lon: f64,
+        /// Latitude first seen.
+        first_lat: f64,
+    },
+    /// The file holds no readings.
+    #[error("the station file holds no readings; add at least one station with a value")]
+    Empty,
+    /// The configuration is invalid.
+    #[error("station file configuration: {0}")]
+    Config(#[from] IdwConfigError),
+}
+
+#[derive(Debug, Clone)]
+struct Station {
+    position: Position,
+    /// Sorted by time (seconds since the epoch).
+    readings: Vec<(i64, Values)>,
+}
+
+/// Stations and readings, an [`AirQualitySource`] and [`ForecastSource`] by inverse-distance
+/// weighting. See the [module documentation](self) for the formats and the rules.
+///
+/// ```
+/// use aq_core::{Position, Pollutant};
+/// use aq_sources::{StationFile, StationFileConfig};
+/// use chrono::{TimeZone, Utc};
+///
+/// let csv = "station_id,lon,lat,time,pm25\n\
+///            a,13.40,52.52,2026-05-04T08:00:00Z,10\n\
+///            b,13.50,52.52,2026-05-04T08:00:00Z,20\n";
+/// let file = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
+/// let nine = Utc.with_ymd_and_hms(2026, 5, 4, 9, 0, 0).unwrap();
+/// // Halfway between the two stations, both weigh the same.
+/// let mid = Position::new(13.45, 52.52).unwrap();
+/// let pm = file.sample_at(mid, nine).unwrap().concentrations.unwrap().get(Pollutant::Pm25);
+/// assert!((pm.unwrap().ug_m3() - 15.0).abs() < 1e-6);
+/// // 10 µg/m³ at station a: sub-index 30, CI 70.
+/// let at_a = file.sample_at(Position::new(13.40, 52.52).unwrap(), nine).unwrap();
+/// assert_eq!(at_a.ci.value(), 70.0);
+/// // Before the readings, and 100 km away, there is nothing to say.
+/// let seven = Utc.with_ymd_and_hms(2026, 5, 4, 7, 0, 0).unwrap();
+/// assert!(file.sample_at(mid, seven).is_none());
+/// assert!(file.sample_at(Position::new(15.0, 52.52).unwrap(), nine).is_none());
+/// ```
+#[derive(Debug, Clone)]
+pub struct StationFile {
+    stations: Vec<Station>,
+    tree: RTree<GeomWithData<[f64; 3], u32>>,
+    config: StationFileConfig,
+    max_chord2: f64,
+    readings: usize,
+}
+
+/// Collects readings into stations, checking that each station keeps its position.
+#[derive(Default)]
+struct Builder {
+    by_id: HashMap<String, usize>,
+    stations: Vec<Station>,
+    readings: usize,
+}
+
+impl Builder {
+    fn add(
+        &mut self,
+        id: &str,
+        position: Position,
+        time: i64,
+        values: Values,
+        at: impl FnOnce() -> String,
+    ) -> Result<(), StationFileError> {
+        let index = match self.by_id.get(id) {
+            Some(&i) => {
+                let first = self.stations[i].position;
+                // Within a metre counts as the same place: files round coordinates differently.
+                if first.distance_m(position) > 1.0 {
+                    return Err(StationFileError::MovedStation {
+                        at: at(),
+                        id: id.to_owned(),
+                        lon: position.lon(),
+                        lat: position.lat(),
+                        first_lon: first.lon(),
+                        first_lat: first.lat(),
+                    });
+                }
+                i
+            }
+            None => {
+                self.stations.push(Station {
+                    position,
+                    readings: Vec::new(),
+                });
+                self.by_id.insert(id.to_owned(), self.stations.len() - 1);
+                self.stations.len() - 1
+            }
+        };
+        self.stations[index].readings.push((time, values));
+        self.readings += 1;
+        Ok(())
+    }
+
+    fn finish(mut self, config: StationFileConfig) -> Result<StationFile, StationFileError> {
+        config.idw.validate()?;
+        if self.readings == 0 {
+            return Err(StationFileError::Empty);
+        }
+        for s in &mut self.stations {
+            // Stable, so of two readings at the same time the later row wins in lookups.
+            s.readings.sort_by_key(|r| r.0);
+        }
+        let points = self
+            .stations
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                // Station counts far below 2³² are all a file can hold in memory anyway.
+                #[allow(clippy::cast_possible_truncation)]
+                GeomWithData::new(unit_vector(s.position), i as u32)
+            })
+            .collect();
+        let chord = m_to_chord(config.idw.radius_m);
+        Ok(StationFile {
+            stations: self.stations,
+            tree: RTree::bulk_load(points),
+            max_chord2: chord * chord,
+            readings: self.readings,
+            config,
+        })
+    }
+}
+
+/// The quantity a column or property names, as an index into [`Values`].
+fn quantity(name: &str) -> Option<usize> {
+    let p = |p: Pollutant| Some(Values::pollutant_index(p));
+    let k = |k: PollenType| Some(Values::pollen_index(k));
+    match name.to_ascii_lowercase().as_str() {
+        "pm25" | "pm2_5" | "pm2.5" => p(Pollutant::Pm25),
+        "pm10" => p(Pollutant::Pm10),
+        "no2" => p(Pollutant::No2),
+        "o3" => p(Pollutant::O3),
+        "so2" => p(Pollutant::So2),
+        "co" => p(Pollutant::Co),
+        "tree_pollen" => k(PollenType::Tree),
+        "grass_pollen" => k(PollenType::Grass),
+        "weed_pollen" => k(PollenType::Weed),
+        _ => None,
+    }
+}
+
+fn unit_of(index: usize) -> &'static str {
+    if index >= POLLEN_START {
+        "grains/m³"
+    } else {
+        "µg/m³"
+    }
+}
+
+fn check_value(index: usize, v: f64) -> Result<f64, String> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{v} is not a value in {}: it must be finite and not negative",
+            unit_of(index)
+        ))
+    }
+}
+
+fn parse_time(s: &str) -> Result<i64, String> {
+    DateTime::parse_from_rfc3339(s.trim())
+        .map(|t| t.timestamp())
+        .map_err(|e| {
+            format!(
+                "`{s}` is not an RFC 3339 time with an offset, such as 2026-05-04T08:00:00Z ({e})"
+            )
+        })
+}
+
+const EXPECTED_COLUMNS: &str = "station_id, lon, lat, time, pm25, pm10, no2, o3, so2, co, \
+                                tree_pollen, grass_pollen, weed_pollen";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Column {
+    Id,
+    Lon,
+    Lat,
+    Time,
+    Value(usize),
+    Ignored,
+}
+
+impl StationFile {
+    /// Builds a source from readings already in memory.
+    ///
+    /// # Errors
+    /// [`StationFileError::MovedStation`] when one id has two positions,
+    /// [`StationFileError::Empty`] for no readings, [`StationFileError::Config`] for a bad
+    /// configuration.
+    pub fn from_readings(
+        readings: impl IntoIterator<Item = StationReading>,
+        config: StationFileConfig,
+    ) -> Result<Self, StationFileError> {
+        let mut b = Builder::default();
+        for (i, r) in readings.into_iter().enumerate() {
+            let mut values = Values::MISSING;
+            for (p, c) in r.concentrations.iter() {
+                values.0[Values::pollutant_index(p)] = c.ug_m3();
+            }
+            let counts = [r.pollen.tree, r.pollen.grass, r.pollen.weed];
+            for (k, count) in PollenType::ALL.into_iter().zip(counts) {
+                if let Some(v) = count.filter(|v| v.is_finite() && *v >= 0.0) {
+                    values.0[Values::pollen_index(k)] = v;
+                }
+            }
+            b.add(
+                &r.station_id,
+                r.position,
+                r.time.timestamp(),
+                values,
+                || format!("reading {i}"),
+            )?;
+        }
+        b.finish(config)
+    }
+
+    /// Loads a CSV station file (see the [module documentation](self)).
+    ///
+    /// # Errors
+    /// [`StationFileError`] naming the line and column of the first problem.
+    pub fn from_csv_reader(
+        reader: impl Read,
+        config: StationFileConfig,
+    ) -> Result<Self, StationFileError> {
+        let mut csv = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .comment(Some(b'#'))
+            .from_reader(reader);
+        let header = csv
+            .headers()
+            .map_err(|e| StationFileError::CsvHeader(e.to_string()))?
+            .clone();
+        let mut columns = Vec::with_capacity(header.len());
+        for name in &header {
+            let lower = name.to_ascii_lowercase();
+            let column = match lower.as_str() {
+                "station_id" => Column::Id,
+                "lon" | "longitude" => Column::Lon,
+                "lat" | "latitude" => Column::Lat,
+                "time" => Column::Time,
+                _ if lower.starts_with('_') => Column::Ignored,
+                _ => match quantity(&lower) {
+                    Some(i) => Column::Value(i),
+                    None => {
+                        return Err(StationFileError::CsvHeader(format!(
+                            "unknown column `{name}`; expected {EXPECTED_COLUMNS} (prefix a \
+                             column with `_` to have it ignored)"
+                        )));
+                    }
+                },
+            };
+            if column != Column::Ignored && columns.contains(&column) {
+                return Err(StationFileError::CsvHeader(format!(
+                    "column `{name}` appears twice"
+                )));
+            }
+            columns.push(column);
+        }
+        for (needed, name) in [
+            (Column::Id, "station_id"),
+            (Column::Lon, "lon"),
+            (Column::Lat, "lat"),
+            (Column::Time, "time"),
+        ] {
+            if !columns.contains(&needed) {
+                return Err(StationFileError::CsvHeader(format!(
+                    "missing column `{name}`; expected {EXPECTED_COLUMNS}"
+                )));
+            }
+        }
+
+        let mut b = Builder::default();
+        let mut record = csv::StringRecord::new();
+        loop {
+            match csv.read_record(&mut record) {
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(e) => {
+                    let line = e.position().map_or(0, csv::Position::line);
+                    return Err(StationFileError::Csv {
+                        line,
+                        message: e.to_string(),
+                    });
+                }
+            }
+            let line = record.position().map_or(0, csv::Position::line);
+            let field_err = |col: usize, message: String| StationFileError::CsvField {
+                line,
+                column: header.get(col).unwrap_or_default().to_owned(),
+                message,
+            };
+            let (mut id, mut lon, mut lat, mut time) = (None, None, None, None);
+            let mut values = Values::MISSING;
+            for (col, cell) in record.iter().enumerate() {
+                let number = || {
+                    cell.parse::<f64>()
+                        .map_err(|_| field_err(col, format!("`{cell}` is not a number")))
+                };
+                match columns[col] {
+                    Column::Id if cell.is_empty() => {
+                        return Err(field_err(col, "the station id is empty".to_owned()));
+                    }
+                    Column::Id => id = Some(cell),
+                    Column::Lon => lon = Some(number()?),
+                    Column::Lat => lat = Some(number()?),
+                    Column::Time => time = Some(parse_time(cell).map_err(|m| field_err(col, m))?),
+                    Column::Value(_) if cell.is_empty() => {}
+                    Column::Value(i) => {
+                        values.0[i] = check_value(i, number()?).map_err(|m| field_err(col, m))?;
+                    }
+                    Column::Ignored => {}
+                }
+            }
+            let col_of = |c: Column| columns.iter().position(|&x| x == c).unwrap_or(0);
+            let (Some(id), Some(lon), Some(lat), Some(time)) = (id, lon, lat, time) else {
+                return Err(StationFileError::Csv {
+                    line,
+                    message: "the row is missing station_id, lon, lat or time".to_owned(),
+                });
+            };
+            let position = Position::new(lon, lat).map_err(|e| {
+                let col = if lon.is_finite() && (-180.0..=180.0).contains(&lon) {
+                    col_of(Column::Lat)
+                } else {
+                    col_of(Column::Lon)
+                };
+                field_err(col, e.to_string())
+            })?;
+            b.add(id, position, time, values, || format!("CSV line {line}"))?;
+        }
+        b.finish(config)
+    }
+
+    /// [`StationFile::from_csv_reader`] on a string.
+    ///
+    /// # Errors
+    /// As [`StationFile::from_csv_reader`].
+    pub fn from_csv_str(csv: &str, config: StationFileConfig) -> Result<Self, StationFileError> {
+        Self::from_csv_reader(csv.as_bytes(), config)
+    }
+
+    /// Loads a GeoJSON station file (see the [module documentation](self)).
+    ///
+    /// # Errors
+    /// [`StationFileError`] naming the feature and field of the first problem.
+    pub fn from_geojson_reader(
+        reader: impl Read,
+        config: StationFileConfig,
+    ) -> Result<Self, StationFileError> {
+        let doc: Json = serde_json::from_reader(reader)
+            .map_err(|e| StationFileError::GeoJson(format!("not valid JSON: {e}")))?;
+        let features: Vec<&Json> = match doc.get("type").and_then(Json::as_str) {
+            Some("FeatureCollection") => doc
+                .get("features")
+                .and_then(Json::as_array)
+                .ok_or_else(|| StationFileError::GeoJson("`features` must be an array".to_owned()))?
+                .iter()
+                .collect(),
+            Some("Feature") => vec![&doc],
+            other => {
+                return Err(StationFileError::GeoJson(format!(
+                    "expected a FeatureCollection of Point features, found type {other:?}"
+                )));
+            }
+        };
+        let mut b = Builder::default();
+        for (index, feature) in features.into_iter().enumerate() {
+            let err = |field: &str, message: String| StationFileError::GeoJsonField {
+                feature: index,
+                field: field.to_owned(),
+                message,
+            };
+            let geometry = feature
+                .get("geometry")
+                .ok_or_else(|| err("geometry", "missing; expected a Point".to_owned()))?;
+            if geometry.get("type").and_then(Json::as_str) != Some("Point") {
+                return Err(err("geometry.type", "expected \"Point\"".to_owned()));
+            }
+            let coords = geometry
+                .get("coordinates")
+                .and_then(Json::as_array)
+                .filter(|c| c.len() >= 2)
+                .ok_or_else(|| {
+                    err(
+                        "geometry.coordinates",
+                        "expected [lon, lat] in degrees".to_owned(),
+                    )
+                })?;
+            let (Some(lon), Some(lat)) = (coords[0].as_f64(), coords[1].as_f64()) else {
+                return Err(err(
+                    "geometry.coordinates",
+                    "expected [lon, lat] as numbers".to_owned(),
+                ));
+            };
+            let position =
+                Position::new(lon, lat).map_err(|e| err("geometry.coordinates", e.to_string()))?;
+            let props = feature
+                .get("properties")
+                .and_then(Json::as_object)
+                .ok_or_else(|| err("properties", "expected an object".to_owned()))?;
+            let id = match props.get("station_id").or_else(|| feature.get("id")) {
+                Some(Json::String(s)) if !s.is_empty() => s.clone(),
+                Some(Json::Number(n)) => n.to_string(),
+                _ => {
+                    return Err(err(
+                        "properties.station_id",
+                        "missing; give each feature a station_id property or an id".to_owned(),
+                    ));
+                }
+            };
+            let mut add = |reading: &serde_json::Map<String, Json>,
+                           prefix: String|
+             -> Result<(), StationFileError> {
+                let time = match reading.get("time") {
+                    Some(Json::String(s)) => {
+                        parse_time(s).map_err(|m| err(&format!("{prefix}time"), m))?
+                    }
+                    _ => {
+                        return Err(err(
+                            &format!("{prefix}time"),
+                            "missing; expected an RFC 3339 string".to_owned(),
+                        ));
+                    }
+                };
+                let mut values = Values::MISSING;
+                for (key, v) in reading {
+                    let Some(i) = quantity(key) else { continue };
+                    match v {
+                        Json::Null => {}
+                        Json::Number(n) => {
+                            let n = n.as_f64().unwrap_or(f64::NAN);
+                            values.0[i] =
+                                check_value(i, n).map_err(|m| err(&format!("{prefix}{key}"), m))?;
+                        }
+                        other => {
+                            return Err(err(
+                                &format!("{prefix}{key}"),
+                                format!(
+                                    "expected a number in {} or null, found {other}",
+                                    unit_of(i)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                b.add(&id, position, time, values, || {
+                    format!("GeoJSON feature {index}")
+                })
+            };
+            match props.get("readings") {
+                Some(Json::Array(list)) => {
+                    for (j, r) in list.iter().enumerate() {
+                        let r = r.as_object().ok_or_else(|| {
+                            err(
+                                &format!("properties.readings[{j}]"),
+                                "expected an object".to_owned(),
+                            )
+                        })?;
+                        add(r, format!("properties.readings[{j}]."))?;
+                    }
+                }
+                Some(_) => {
+                    return Err(err(
+                        "properties.readings",
+                        "expected an array of readings".to_owned(),
+                    ));
+                }
+                None => add(props, "properties.".to_owned())?,
+            }
+        }
+        b.finish(config)
+    }
+
+    /// [`StationFile::from_geojson_reader`] on a string.
+    ///
+    /// # Errors
+    /// As [`StationFile::from_geojson_reader`].
+    pub fn from_geojson_str(
+        geojson: &str,
+        config: StationFileConfig,
+    ) -> Result<Self, StationFileError> {
+        Self::from_geojson_reader(geojson.as_bytes(), config)
+    }
+
+    /// Loads a file, CSV for `*.csv`, GeoJSON for `*.geojson` and `*.json`.
+    ///
+    /// # Errors
+    /// [`StationFileError::Io`] when the file cannot be read,
+    /// [`StationFileError::UnknownFormat`] for another extension, and the parse errors.
+    pub fn open(
+        path: impl AsRef<Path>,
+        config: StationFileConfig,
+    ) -> Result<Self, StationFileError> {
+        let path = path.as_ref();
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let is_csv = match ext.as_deref() {
+            Some("csv") => true,
+            Some("geojson" | "json") => false,
+            _ => return Err(StationFileError::UnknownFormat(path.to_owned())),
+        };
+        let file = std::fs::File::open(path).map_err(|source| StationFileError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let reader = std::io::BufReader::new(file);
+        if is_csv {
+            Self::from_csv_reader(reader, config)
+        } else {
+            Self::from_geojson_reader(reader, config)
+        }
+    }
+
+    /// The number of distinct stations.
+    #[must_use]
+    pub fn station_count(&self) -> usize {
+        self.stations.len()
+    }
+
+    /// The number of readings over all stations.
+    #[must_use]
+    pub fn reading_count(&self) -> usize {
+        self.readings
+    }
+
+    /// The configuration in force.
+    #[must_use]
+    pub fn config(&self) -> &StationFileConfig {
+        &self.config
+    }
+
+    /// Every quantity interpolated at `position` and `time` (seconds); NaN where no station
+    /// within reach has it.
+    fn interpolate(&self, position: Position, time: i64) -> Values {
+        let idw = &self.config.idw;
+        let max_age = i64::try_from(self.config.max_age_s).unwrap_or(i64::MAX);
+        let mut acc = [Accumulator::default(); N_VARS];
+        let mut used = 0;
+        for (point, d2) in self
+            .tree
+            .nearest_neighbor_iter_with_distance_2(unit_vector(position))
+        {
+            if d2 > self.max_chord2 {
+                break;
+            }
+            let station = &self.stations[point.data as usize];
+            let distance = chord_to_m(d2.sqrt());
+            let known = station.readings.partition_point(|r| r.0 <= time);
+            let recent = station.readings[..known]
+                .iter()
+                .rev()
+                .take_while(|r| time - r.0 <= max_age);
+            let mut any = false;
+            for (i, a) in acc.iter_mut().enumerate() {
+                if let Some(v) = recent.clone().find_map(|r| r.1.get(i)) {
+                    a.add(distance, v, idw.power);
+                    any = true;
+                }
+            }
+            if any {
+                used += 1;
+                if used == idw.neighbours {
+                    break;
+                }
+            }
+        }
+        let mut out = Values::MISSING;
+        for (o, a) in out.0.iter_mut().zip(acc.iter()) {
+            *o = a.value().unwrap_or(f64::NAN);
+        }
+        out
+    }
+
+    /// The air at `position` and `time`, or `None` when not covered.
+    #[must_use]
+    pub fn sample_at(&self, position: Position, time: DateTime<Utc>) -> Option<AirSample> {
+        self.interpolate(position, time.timestamp())
+            .air_sample(&self.config.bands)
+    }
+
+    fn pollen_outlook(
+        &self,
+        position: Position,
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Option<PollenOutlook> {
+        let now = self.interpolate(position, at.timestamp());
+        let day0 = solar_day_start(position.lon(), at);
+        let mut seen = now.has_pollen();
+        let days = (0..=i64::from(days))
+            .map(|d| {
+                let mut peak = Values::MISSING;
+                for h in 0..24 {
+                    peak.max_with(&self.interpolate(position, day0 + d * 86_400 + h * 3600));
+                }
+                seen |= peak.has_pollen();
+                peak.pollen_levels(&self.config.pollen)
+            })
+            .collect();
+        seen.then(|| PollenOutlook {
+            now: now.pollen_levels(&self.config.pollen),
+            days,
+        })
+    }
+}
+
+#[async_trait]
+impl AirQualitySource for StationFile {
+    fn info(&self) -> SourceInfo {
+        SourceInfo::real(self.config.name.clone())
+    }
+
+    async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
+        Ok(queries
+            .iter()
+            .map(|q| self.sample_at(q.position, q.time))
+            .collect())
+    }
+}
+
+#[async_trait]
+impl ForecastSource for StationFile {
+    fn info(&self) -> SourceInfo {
+        SourceInfo::real(self.config.name.clone())
+    }
+
+    /// The CI the stations give at each hour, as replayed from the file: hours without fresh
+    /// readings are `None`, and a position with no value at any hour is not covered.
+    async fn hourly_ci(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        Ok(positions
+            .iter()
+            .map(|&p| {
+                let values: Vec<_> = (0..=i64::from(hours))
+                    .map(|h| {
+                        self.sample_at(p, start + chrono::Duration::hours(h))
+                            .map(|s| s.ci)
+                    })
+                    .collect();
+                values
+                    .iter()
+                    .any(Option::is_some)
+                    .then_some(HourlyCi { start, values })
+            })
+            .collect())
+    }
+
+    /// Pollen from the file's pollen columns; a position where no station within reach has any
+    /// pollen value is not covered.
+    async fn daily_pollen(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
+        Ok(positions
+            .iter()
+            .map(|&p| self.pollen_outlook(p, at, days))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+    use proptest::prelude::*;
+
+    use aq_core::Concentration;
+
+    use super::*;
+
+    fn pos(lon: f64, lat: f64) -> Position {
+        Position::new(lon, lat).unwrap()
+    }
+
+    fn t(h: u32, m: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 5, 4, h, m, 0).unwrap()
+    }
+
+    fn pm25(s: Option<AirSample>) -> f64 {
+        s.unwrap()
+            .concentrations
+            .unwrap()
+            .get(Pollutant::Pm25)
+            .unwrap()
+            .ug_m3()
+    }
+
+    #[test]
+    fn csv_errors_name_line_and_column() {
+        let c = StationFileConfig::default();
+        let e = StationFile::from_csv_str(
+            "station_id,lon,lat,time,pm25\na,1,2,2026-05-04T08:00:00Z,5\nb,1,2,2026-05-04T08:00:00Z,-3\n",
+            c.clone(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "station CSV line 3, column `pm25`: -3 is not a value in µg/m³: it must be finite and not negative"
+        );
+        let e = StationFile::from_csv_str("station_id,lon,lat,time\na,1,2,yesterday\n", c.clone())
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("station CSV line 2, column `time`: `yesterday` is not an RFC 3339"),
+            "{e}"
+        );
+        let e =
+            StationFile::from_csv_str("station_id,lon,lat,time,pm2.6\n", c.clone()).unwrap_err();
+        assert!(e.to_string().contains("unknown column `pm2.6`"), "{e}");
+        let e = StationFile::from_csv_str("station_id,lon,time\n", c.clone()).unwrap_err();
+        assert!(e.to_string().contains("missing column `lat`"), "{e}");
+        let e = StationFile::from_csv_str(
+            "station_id,lon,lat,time\na,1,95,2026-05-04T08:00:00Z\n",
+            c.clone(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("line 2, column `lat`: latitude 95"),
+            "{e}"
+        );
+        let e = StationFile::from_csv_str(
+            "station_id,lon,lat,time\na,1,2,2026-05-04T08:00:00Z\na,1.5,2,2026-05-04T09:00:00Z\n",
+            c.clone(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("CSV line 3: station `a` is at 1.5, 2"),
+            "{e}"
+        );
+        let e =
+            StationFile::from_csv_str("station_id,lon,lat,time\na,1,2\n", c.clone()).unwrap_err();
+        assert!(e.to_string().starts_with("station CSV line 2:"), "{e}");
+        assert!(matches!(
+            StationFile::from_csv_str("station_id,lon,lat,time\n", c),
+            Err(StationFileError::Empty)
+        ));
+    }
+
+    #[test]
+    fn csv_accepts_aliases_comments_and_ignored_columns() {
+        let csv = "# exported 2026-05-04\nStation_ID,Longitude,Latitude,time,PM2_5,_name\n\
+                   a,1,2,2026-05-04T08:00:00+02:00,5,Somewhere, far\n";
+        // The unquoted comma makes a ragged row: reported with its line.
+        let e = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap_err();
+        assert!(e.to_string().contains("line 3"), "{e}");
+        let csv = csv.replace("Somewhere, far", "\"Somewhere, far\"");
+        let f = StationFile::from_csv_str(&csv, StationFileConfig::default()).unwrap();
+        assert_eq!((f.station_count(), f.reading_count()), (1, 1));
+        // 08:00+02:00 is 06:00 UTC.
+        assert!(f.sample_at(pos(1.0, 2.0), t(5, 59)).is_none());
+        assert_eq!(pm25(f.sample_at(pos(1.0, 2.0), t(6, 0))), 5.0);
+    }
+
+    #[test]
+    fn geojson_both_layouts_and_errors() {
+        let doc = r#"{"type":"FeatureCollection","features":[
+          {"type":"Feature","id":17,"geometry":{"type":"Point","coordinates":[13.40,52.52]},
+           "properties":{"time":"2026-05-04T08:00:00Z","pm25":10,"name":"ignored"}},
+          {"type":"Feature","geometry":{"type":"Point","coordinates":[13.50,52.52,34.0]},
+           "properties":{"station_id":"b","readings":[
+             {"time":"2026-05-04T07:00:00Z","pm25":30},
+             {"time":"2026-05-04T08:00:00Z","pm25":20,"no2":null,"grass_pollen":12}]}}]}"#;
+        let f = StationFile::from_geojson_str(doc, StationFileConfig::default()).unwrap();
+        assert_eq!((f.station_count(), f.reading_count()), (2, 3));
+        assert!((pm25(f.sample_at(pos(13.45, 52.52), t(9, 0))) - 15.0).abs() < 1e-6);
+
+        let bad = doc.replace("\"pm25\":20", "\"pm25\":\"high\"");
+        let e = StationFile::from_geojson_str(&bad, StationFileConfig::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "station GeoJSON feature 1, `properties.readings[1].pm25`: expected a number in µg/m³ or null, found \"high\""
+        );
+        let bad = doc.replace("\"id\":17,", "");
+        let e = StationFile::from_geojson_str(&bad, StationFileConfig::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("feature 0, `properties.station_id`"),
+            "{e}"
+        );
+        let bad = doc.replace(
+            "\"Point\",\"coordinates\":[13.40",
+            "\"LineString\",\"coordinates\":[13.40",
+        );
+        let e = StationFile::from_geojson_str(&bad, StationFileConfig::default()).unwrap_err();
+        assert!(e.to_string().contains("feature 0, `geometry.type`"), "{e}");
+        let e = StationFile::from_geojson_str("[1,2]", StationFileConfig::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("expected a FeatureCollection"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn open_picks_format_by_extension_and_reports_io() {
+        let dir = std::env::temp_dir().join(format!("aq-sources-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.csv");
+        std::fs::write(
+            &path,
+            "station_id,lon,lat,time,no2\na,1,2,2026-05-04T08:00:00Z,30\n",
+        )
+        .unwrap();
+        assert_eq!(
+            StationFile::open(&path, StationFileConfig::default())
+                .unwrap()
+                .station_count(),
+            1
+        );
+        let e =
+            StationFile::open(dir.join("missing.csv"), StationFileConfig::default()).unwrap_err();
+        assert!(e.to_string().contains("cannot read station file"), "{e}");
+        let e = StationFile::open(dir.join("s.txt"), StationFileConfig::default()).unwrap_err();
+        assert!(e.to_string().contains("unknown format"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn stale_and_future_readings_are_ignored() {
+        let csv = "station_id,lon,lat,time,pm25\n\
+                   a,0,0,2026-05-04T08:00:00Z,10\n\
+                   a,0,0,2026-05-04T12:00:00Z,40\n";
+        let f = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
+        let here = pos(0.0, 0.0);
+        assert_eq!(pm25(f.sample_at(here, t(11, 0))), 10.0);
+        assert!(f.sample_at(here, t(11, 1)).is_none(), "older than 3 hours");
+        assert_eq!(pm25(f.sample_at(here, t(12, 0))), 40.0);
+        assert!(
+            f.sample_at(here, t(7, 59)).is_none(),
+            "nothing measured yet"
+        );
+    }
+
+    #[test]
+    fn radius_and_neighbour_count_are_honoured() {
+        // Stations every 0.1° of longitude along the equator (about 11.1 km apart).
+        let readings = (0..10).map(|i| StationReading {
+            station_id: format!("s{i}"),
+            position: pos(f64::from(i) * 0.1, 0.0),
+            time: t(8, 0),
+            concentrations: Concentrations::default()
+                .with(Pollutant::Pm25, Concentration::new(f64::from(i)).unwrap()),
+            pollen: PollenCounts::default(),
+        });
+        let readings: Vec<_> = readings.collect();
+        let one = StationFileConfig {
+            idw: IdwConfig {
+                neighbours: 1,
+                ..IdwConfig::default()
+            },
+            ..StationFileConfig::default()
+        };
+        let f = StationFile::from_readings(readings.clone(), one).unwrap();
+        assert_eq!(pm25(f.sample_at(pos(0.52, 0.0), t(8, 0))), 5.0);
+        let f = StationFile::from_readings(readings, StationFileConfig::default()).unwrap();
+        assert!(
+            f.sample_at(pos(1.1, 0.0), t(8, 0)).is_some(),
+            "22 km from s9"
+        );
+        assert!(
+            f.sample_at(pos(1.05, 0.1), t(8, 0)).is_some(),
+            "20 km from s9"
+        );
+        assert!(
+            f.sample_at(pos(1.2, 0.0), t(8, 0)).is_none(),
+            "33 km from s9"
+        );
+        // Across the antimeridian there is no seam.
+        let f = StationFile::from_csv_str(
+            "station_id,lon,lat,time,pm25\na,179.95,0,2026-05-04T08:00:00Z,7\n",
+            StationFileConfig::default(),
+        )
+        .unwrap();
+        assert_eq!(pm25(f.sample_at(pos(-179.95, 0.0), t(8, 0))), 7.0);
+    }
+
+    #[test]
+    fn a_station_with_only_co_gives_no_ci() {
+        let f = StationFile::from_csv_str(
+            "station_id,lon,lat,time,co\na,0,0,2026-05-04T08:00:00Z,400\n",
+            StationFileConfig::default(),
+        )
+        .unwrap();
+        assert!(f.sample_at(pos(0.0, 0.0), t(8, 0)).is_none());
+    }
+
+    #[test]
+    fn bad_config_is_refused() {
+        let c = StationFileConfig {
+            idw: IdwConfig {
+                power: -1.0,
+                ..IdwConfig::default()
+            },
+            ..StationFileConfig::default()
+        };
+        let e =
+            StationFile::from_csv_str("station_id,lon,lat,time\na,0,0,2026-05-04T08:00:00Z\n", c)
+                .unwrap_err();
+        assert!(e.to_string().contains("IDW power -1"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn forecast_replays_the_file() {
+        let csv = "station_id,lon,lat,time,pm25,tree_pollen\n\
+                   a,0,0,2026-05-04T08:00:00Z,10,\n\
+                   a,0,0,2026-05-04T10:00:00Z,50,100\n";
+        let f = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
+        let here = pos(0.0, 0.0);
+        let far = pos(50.0, 0.0);
+        let series = f.hourly_ci(&[here, far], t(7, 0), 3).await.unwrap();
+        let values: Vec<_> = series[0]
+            .as_ref()
+            .unwrap()
+            .values
+            .iter()
+            .map(|v| v.map(|c| c.rounded()))
+            .collect();
+        assert_eq!(values, [None, Some(70), Some(70), Some(40)]);
+        assert!(series[1].is_none());
+        let pollen = f.daily_pollen(&[here, far], t(9, 0), 1).await.unwrap();
+        let outlook = pollen[0].as_ref().unwrap();
+        assert_eq!(outlook.now.get(PollenType::Tree), None);
+        assert_eq!(outlook.days[0].get(PollenType::Tree).unwrap().value(), 4);
+        assert!(pollen[1].is_none());
+    }
+
+    #[tokio::test]
+    async fn conforms_to_the_ports() {
+        use crate::conformance::{self, Expectations, ForecastExpectations};
+        let csv = "station_id,lon,lat,time,pm25,no2,grass_pollen\n\
+                   a,13.40,52.52,2026-05-04T08:00:00Z,10,30,4\n\
+                   a,13.40,52.52,2026-05-04T09:00:00Z,40,60,8\n\
+                   b,13.50,52.50,2026-05-04T08:30:00Z,20,,\n";
+        let f = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
+        let q = |lon, lat, t| SampleQuery {
+            position: pos(lon, lat),
+            time: t,
+        };
+        conformance::check_air_quality(
+            &f,
+            &Expectations {
+                covered: vec![
+                    q(13.40, 52.52, t(8, 10)),
+                    q(13.40, 52.52, t(9, 10)),
+                    q(13.45, 52.51, t(8, 45)),
+                ],
+                uncovered: vec![
+                    q(13.40, 52.52, t(7, 59)),
+                    q(14.5, 52.52, t(8, 30)),
+                    q(13.40, 52.52, t(12, 1)),
+                ],
+            },
+        )
+        .await;
+        conformance::check_forecast(
+            &f,
+            &ForecastExpectations {
+                covered: vec![pos(13.40, 52.52), pos(13.50, 52.50)],
+                uncovered: vec![pos(10.0, 50.0)],
+                start: t(6, 0),
+                hours: 8,
+                pollen_covered: true,
+            },
+        )
+        .await;
+    }
+
+    fn station_strategy() -> impl Strategy<Value = Vec<(f64, f64, f64)>> {
+        prop::collection::vec((-0.2f64..0.2, -0.2f64..0.2, 0.0f64..300.0), 1..25)
+    }
+
+    proptest! {
+        #[test]
+        fn interpolation_lies_between_stations_used(
+            stations in station_strategy(),
+            qlon in -0.2f64..0.2,
+            qlat in -0.2f64..0.2,
+            power in 1.0f64..6.0,
+        ) {
+            let readings: Vec<_> = stations.iter().enumerate().map(|(i, &(lon, lat, v))| StationReading {
+                station_id: i.to_string(),
+                position: pos(lon, lat),
+                time: t(8, 0),
+                concentrations: Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()),
+                pollen: PollenCounts::default(),
+            }).collect();
+            let config = StationFileConfig { idw: IdwConfig { power, ..IdwConfig::default() }, ..StationFileConfig::default() };
+            let f = StationFile::from_readings(readings, config).unwrap();
+            let q = pos(qlon, qlat);
+            // The stations used: the ten nearest within 25 km.
+            let mut near: Vec<_> = stations.iter()
+                .map(|&(lon, lat, v)| (pos(lon, lat).distance_m(q), v))
+                .filter(|&(d, _)| d <= 25_000.0)
+                .collect();
+            near.sort_by(|a, b| a.0.total_cmp(&b.0));
+            near.truncate(10);
+            match f.sample_at(q, t(8, 30)) {
+                None => prop_assert!(near.is_empty()),
+                Some(s) => {
+                    let v = s.concentrations.unwrap().get(Pollutant::Pm25).unwrap().ug_m3();
+                    let min = near.iter().map(|n| n.1).fold(f64::INFINITY, f64::min);
+                    let max = near.iter().map(|n| n.1).fold(f64::NEG_INFINITY, f64::max);
+                    prop_assert!(v >= min - 1e-9 && v <= max + 1e-9, "{v} not in [{min}, {max}]");
+                }
+            }
+        }
+
+        #[test]
+        fn a_station_at_the_query_point_dominates(
+            stations in station_strategy(),
+            pick in any::<prop::sample::Index>(),
+        ) {
+            let readings: Vec<_> = stations.iter().enumerate().map(|(i, &(lon, lat, v))| StationReading {
+                station_id: i.to_string(),
+                position: pos(lon, lat),
+                time: t(8, 0),
+                concentrations: Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()),
+                pollen: PollenCounts::default(),
+            }).collect();
+            let f = StationFile::from_readings(readings, StationFileConfig::default()).unwrap();
+            let (lon, lat, v) = stations[pick.index(stations.len())];
+            // Stations within a metre of each other share the answer; skip those draws.
+            let crowded = stations.iter().filter(|s| pos(s.0, s.1).distance_m(pos(lon, lat)) < 1.0).count() > 1;
+            prop_assume!(!crowded);
+            prop_assert_eq!(pm25(f.sample_at(pos(lon, lat), t(9, 0))), v);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The nine quantities the sources carry, in one flat array so that hot loops need no allocation.
+
+use aq_core::{
+    Concentration, Concentrations, EaqiBands, GrainThresholds, PollenLevels, PollenType, Pollutant,
+};
+
+/// Number of quantities: the six pollutants of [`Pollutant::ALL`], then tree, grass and weed
+/// pollen (grains/m³).
+pub(crate) const N_VARS: usize = 9;
+
+/// Index of the first pollen quantity.
+pub(crate) const POLLEN_START: usize = 6;
+
+/// Concentrations in µg/m³ (indices 0..6, [`Pollutant::ALL`] order) and pollen counts in
+/// grains/m³ (indices 6..9, [`PollenType::ALL`] order); NaN marks a missing value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Values(pub(crate) [f64; N_VARS]);
+
+impl Default for Values {
+    fn default() -> Self {
+        Self::MISSING
+    }
+}
+
+impl Values {
+    pub(crate) const MISSING: Values = Values([f64::NAN; N_VARS]);
+
+    pub(crate) fn get(&self, i: usize) -> Option<f64> {
+        let v = self.0[i];
+        (!v.is_nan()).then_some(v)
+    }
+
+    pub(crate) fn pollutant_index(p: Pollutant) -> usize {
+        match p {
+            Pollutant::Pm25 => 0,
+            Pollutant::Pm10 => 1,
+            Pollutant::No2 => 2,
+            Pollutant::O3 => 3,
+            Pollutant::So2 => 4,
+            Pollutant::Co => 5,
+        }
+    }
+
+    pub(crate) fn pollen_index(kind: PollenType) -> usize {
+        match kind {
+            PollenType::Tree => POLLEN_START,
+            PollenType::Grass => POLLEN_START + 1,
+            PollenType::Weed => POLLEN_START + 2,
+        }
+    }
+
+    pub(crate) fn concentrations(&self) -> Concentrations {
+        let mut c = Concentrations::default();
+        for p in Pollutant::ALL {
+            if let Some(v) = self.get(Self::pollutant_index(p))
+                && let Ok(conc) = Concentration::new(v)
+            {
+                c.set(p, conc);
+            }
+        }
+        c
+    }
+
+    /// The air sample these values give, or `None` when no pollutant with an EAQI band is
+    /// present (carbon monoxide alone cannot make a CI).
+    pub(crate) fn air_sample(&self, bands: &EaqiBands) -> Option<aq_core::AirSample> {
+        let concentrations = self.concentrations();
+        bands.ci(&concentrations).map(|ci| aq_core::AirSample {
+            ci,
+            concentrations: Some(concentrations),
+        })
+    }
+
+    pub(crate) fn has_pollen(&self) -> bool {
+        self.0[POLLEN_START..].iter().any(|v| !v.is_nan())
+    }
+
+    pub(crate) fn pollen_levels(&self, thresholds: &GrainThresholds) -> PollenLevels {
+        let mut levels = PollenLevels::default();
+        for kind in PollenType::ALL {
+            if let Some(v) = self.get(Self::pollen_index(kind))
+                && let Ok(level) = thresholds.level(kind, v)
+            {
+                levels.set(kind, level);
+            }
+        }
+        levels
+    }
+
+    /// Keeps, per quantity, the larger of the two (a missing value loses to a present one).
+    pub(crate) fn max_with(&mut self, other: &Values) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            if !b.is_nan() && (a.is_nan() || *b > *a) {
+                *a = *b;
+            }
+        }
+    }
+}
