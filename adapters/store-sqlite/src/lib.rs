@@ -1,0 +1,351 @@
+//! The embedded store: accounts, API keys, alert rules, alert requests with their job queue, and
+//! the delivery log, in one SQLite file. It implements the `alerts-core` ports
+//! [`RuleStore`](alerts_core::ports::RuleStore), [`AccountStore`](alerts_core::ports::AccountStore),
+//! [`JobQueue`](alerts_core::ports::JobQueue) and [`DeliveryLog`](alerts_core::ports::DeliveryLog),
+//! and passes their conformance suite.
+//!
+//! The database runs in WAL mode (readers never wait for the writer) with `synchronous = FULL`
+//! (a request acknowledged to a client survives a power cut), foreign keys on, and a busy
+//! timeout, so that concurrent writers queue rather than fail. Every transaction that writes
+//! starts with `BEGIN IMMEDIATE`, which takes the write lock up front: a transaction that read
+//! first and then tried to write could otherwise fail at once with `SQLITE_BUSY`. No
+//! transaction is held across anything outside the database.
+//!
+//! The schema is created and upgraded by the migrations in `migrations/`, embedded in the
+//! binary and applied by [`SqliteStore::open`]; applying them again is a no-op.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use store_sqlite::{SqliteOptions, SqliteStore};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! // The parent directory is created when it is missing.
+//! let path = dir.path().join("data").join("insights.sqlite3");
+//! let store = SqliteStore::open(SqliteOptions::file(&path)).await.unwrap();
+//! store.ping().await.unwrap();
+//! assert!(path.exists());
+//!
+//! // A database for tests that lives as long as the store.
+//! let scratch = SqliteStore::open(SqliteOptions::memory()).await.unwrap();
+//! scratch.ping().await.unwrap();
+//! # });
+//! ```
+
+mod accounts;
+mod jobs;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use alerts_core::ports::{JobOutcome, JobStage, StoreError};
+use chrono::{DateTime, Utc};
+use sqlx::SqlitePool;
+use sqlx::error::ErrorKind;
+use sqlx::migrate::MigrateError;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+/// The migrations of this crate's schema, embedded at compile time.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Where the database lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SqliteLocation {
+    /// A database file; it and its parent directory are created when missing.
+    File(PathBuf),
+    /// A private in-memory database that lives as long as the store: for tests and demos.
+    Memory,
+}
+
+/// How to open a [`SqliteStore`].
+///
+/// ```
+/// use std::time::Duration;
+/// use store_sqlite::{SqliteLocation, SqliteOptions};
+///
+/// let options = SqliteOptions::parse("sqlite:///var/lib/insights/insights.sqlite3")
+///     .max_connections(8)
+///     .busy_timeout(Duration::from_secs(10));
+/// assert_eq!(
+///     options.location(),
+///     &SqliteLocation::File("/var/lib/insights/insights.sqlite3".into())
+/// );
+/// assert_eq!(SqliteOptions::parse("sqlite::memory:").location(), &SqliteLocation::Memory);
+/// assert_eq!(
+///     SqliteOptions::parse("data/insights.sqlite3").location(),
+///     &SqliteLocation::File("data/insights.sqlite3".into())
+/// );
+/// ```
+#[derive(Debug, Clone)]
+pub struct SqliteOptions {
+    location: SqliteLocation,
+    max_connections: u32,
+    busy_timeout: Duration,
+    acquire_timeout: Duration,
+}
+
+impl SqliteOptions {
+    /// A database file at `path`, with the default settings: 4 connections, a busy timeout
+    /// of 5 s and a connection wait of 10 s.
+    #[must_use]
+    pub fn file(path: impl AsRef<Path>) -> Self {
+        Self::at(SqliteLocation::File(path.as_ref().to_path_buf()))
+    }
+
+    /// A private in-memory database. It has a single connection, since every SQLite
+    /// connection to `:memory:` would otherwise see a database of its own.
+    #[must_use]
+    pub fn memory() -> Self {
+        Self::at(SqliteLocation::Memory)
+    }
+
+    /// Reads a location as the server's `--database-url` gives it: `sqlite::memory:`,
+    /// `sqlite://<path>` (`sqlite:///abs/path` for an absolute one), `sqlite:<path>`, or a
+    /// plain path.
+    #[must_use]
+    pub fn parse(url: &str) -> Self {
+        if matches!(url, "sqlite::memory:" | ":memory:" | "sqlite://:memory:") {
+            return Self::memory();
+        }
+        let path = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+            .unwrap_or(url);
+        Self::file(path)
+    }
+
+    fn at(location: SqliteLocation) -> Self {
+        Self {
+            location,
+            max_connections: 4,
+            busy_timeout: Duration::from_secs(5),
+            acquire_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// Where the database lives.
+    #[must_use]
+    pub fn location(&self) -> &SqliteLocation {
+        &self.location
+    }
+
+    /// The most connections the store opens (at least 1). Readers run in parallel; writers
+    /// take turns whatever this says. Ignored for in-memory databases.
+    #[must_use]
+    pub fn max_connections(mut self, n: u32) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+
+    /// How long a writer waits for another writer to finish before the operation fails with
+    /// [`StoreError::Unavailable`].
+    #[must_use]
+    pub fn busy_timeout(mut self, timeout: Duration) -> Self {
+        self.busy_timeout = timeout;
+        self
+    }
+
+    /// How long an operation waits for a free connection before it fails with
+    /// [`StoreError::Unavailable`].
+    #[must_use]
+    pub fn acquire_timeout(mut self, timeout: Duration) -> Self {
+        self.acquire_timeout = timeout;
+        self
+    }
+}
+
+/// The embedded store. Cheap to clone: clones share one connection pool.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating when missing) the database and applies the migrations it lacks.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the file or its directory cannot be created or opened,
+    /// or a migration fails; the message names the path and what to check.
+    pub async fn open(options: SqliteOptions) -> Result<Self, StoreError> {
+        let (connect, pool_options) = match &options.location {
+            SqliteLocation::File(path) => {
+                create_parent_dir(path)?;
+                let connect = SqliteConnectOptions::new()
+                    .filename(path)
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .synchronous(SqliteSynchronous::Full);
+                let pool = SqlitePoolOptions::new().max_connections(options.max_connections);
+                (connect, pool)
+            }
+            SqliteLocation::Memory => {
+                let connect = SqliteConnectOptions::from_str("sqlite::memory:")
+                    .map_err(|e| StoreError::Unavailable(format!("SQLite in memory: {e}")))?;
+                // The database dies with its last connection: keep exactly one, forever.
+                let pool = SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .min_connections(1)
+                    .idle_timeout(None)
+                    .max_lifetime(None);
+                (connect, pool)
+            }
+        };
+        let connect = connect
+            .foreign_keys(true)
+            .busy_timeout(options.busy_timeout);
+        let describe = || match &options.location {
+            SqliteLocation::File(path) => format!("the SQLite database {}", path.display()),
+            SqliteLocation::Memory => "the in-memory SQLite database".to_owned(),
+        };
+        let pool = pool_options
+            .acquire_timeout(options.acquire_timeout)
+            .connect_with(connect)
+            .await
+            .map_err(|e| {
+                StoreError::Unavailable(format!(
+                    "cannot open {}: {e}; check that the path is a writable file or directory \
+                     the server may create",
+                    describe()
+                ))
+            })?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| migrate_error(&describe(), &e))?;
+        Ok(Self { pool })
+    }
+
+    /// Checks that the database answers, for readiness probes.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when it does not.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1")
+            .execute(&self.pool)
+            .await
+            .map(|_| ())
+            .map_err(db_error)
+    }
+
+    /// Closes every connection, waiting for operations under way; later operations fail with
+    /// [`StoreError::Unavailable`].
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+fn create_parent_dir(path: &Path) -> Result<(), StoreError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir).map_err(|e| {
+            StoreError::Unavailable(format!(
+                "cannot create the data directory {}: {e}; create it or choose another \
+                     --data-dir",
+                dir.display()
+            ))
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn migrate_error(what: &str, e: &MigrateError) -> StoreError {
+    let advice = match e {
+        MigrateError::VersionMissing(_) | MigrateError::VersionNotPresent(_) => {
+            "the database was created by a newer version of this server; run that version or \
+             restore a backup"
+        }
+        MigrateError::VersionMismatch(_) => {
+            "an applied migration was changed after release; this is a bug, please report it"
+        }
+        _ => "check that the database file is writable and not damaged",
+    };
+    StoreError::Unavailable(format!("cannot migrate {what}: {e}; {advice}"))
+}
+
+/// Maps a database error to the port's error. Unique violations are conflicts and foreign-key
+/// violations a missing parent record; decoding failures mean stored data is damaged; anything
+/// else (a busy database, I/O, a closed pool) is worth retrying later.
+pub(crate) fn db_error(e: sqlx::Error) -> StoreError {
+    match &e {
+        sqlx::Error::Database(db) => match db.kind() {
+            ErrorKind::UniqueViolation => StoreError::Conflict(db.message().to_owned()),
+            ErrorKind::ForeignKeyViolation => StoreError::NotFound,
+            ErrorKind::CheckViolation | ErrorKind::NotNullViolation => {
+                StoreError::Corrupt(db.message().to_owned())
+            }
+            _ => StoreError::Unavailable(format!("SQLite: {e}")),
+        },
+        sqlx::Error::RowNotFound => StoreError::NotFound,
+        sqlx::Error::ColumnDecode { .. }
+        | sqlx::Error::Decode(_)
+        | sqlx::Error::ColumnNotFound(_)
+        | sqlx::Error::TypeNotFound { .. }
+        | sqlx::Error::ColumnIndexOutOfBounds { .. } => StoreError::Corrupt(e.to_string()),
+        _ => StoreError::Unavailable(format!("SQLite: {e}")),
+    }
+}
+
+/// Like [`db_error`], with a message of the caller's for a unique violation.
+pub(crate) fn db_error_or_conflict(
+    message: impl FnOnce() -> String,
+) -> impl FnOnce(sqlx::Error) -> StoreError {
+    move |e| match db_error(e) {
+        StoreError::Conflict(_) => StoreError::Conflict(message()),
+        other => other,
+    }
+}
+
+/// Times are stored as microseconds since the Unix epoch: exact to compare and to sort.
+pub(crate) fn micros(t: DateTime<Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+pub(crate) fn from_micros(us: i64) -> Result<DateTime<Utc>, StoreError> {
+    DateTime::from_timestamp_micros(us)
+        .ok_or_else(|| StoreError::Corrupt(format!("time {us} µs is out of range")))
+}
+
+pub(crate) fn opt_from_micros(us: Option<i64>) -> Result<Option<DateTime<Utc>>, StoreError> {
+    us.map(from_micros).transpose()
+}
+
+pub(crate) fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn to_u64(n: i64, what: &str) -> Result<u64, StoreError> {
+    u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("{what} is negative: {n}")))
+}
+
+pub(crate) fn to_u32(n: i64, what: &str) -> Result<u32, StoreError> {
+    u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("{what} is out of range: {n}")))
+}
+
+pub(crate) fn parse_stage(s: &str) -> Result<JobStage, StoreError> {
+    match s {
+        "evaluate" => Ok(JobStage::Evaluate),
+        "deliver" => Ok(JobStage::Deliver),
+        "done" => Ok(JobStage::Done),
+        other => Err(StoreError::Corrupt(format!("unknown job stage `{other}`"))),
+    }
+}
+
+pub(crate) fn outcome_name(outcome: JobOutcome) -> &'static str {
+    match outcome {
+        JobOutcome::Delivered => "delivered",
+        JobOutcome::Gone => "gone",
+        JobOutcome::GaveUp => "gave_up",
+        JobOutcome::Cancelled => "cancelled",
+    }
+}
+
+pub(crate) fn parse_outcome(s: &str) -> Result<JobOutcome, StoreError> {
+    match s {
+        "delivered" => Ok(JobOutcome::Delivered),
+        "gone" => Ok(JobOutcome::Gone),
+        "gave_up" => Ok(JobOutcome::GaveUp),
+        "cancelled" => Ok(JobOutcome::Cancelled),
+        other => Err(StoreError::Corrupt(format!(
+            "unknown job outcome `{other}`"
+        ))),
+    }
+}

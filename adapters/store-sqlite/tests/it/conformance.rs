@@ -1,0 +1,41 @@
+//! The port conformance suite, on a database file and in memory.
+
+use alerts_core::conformance::stores;
+use store_sqlite::{SqliteOptions, SqliteStore};
+
+use crate::support::FileStore;
+
+#[tokio::test]
+async fn file_store_passes_the_store_suite() {
+    let file = FileStore::new().await;
+    stores::run_all(&file.store).await;
+}
+
+#[tokio::test]
+async fn in_memory_store_passes_the_store_suite() {
+    let store = SqliteStore::open(SqliteOptions::memory()).await.unwrap();
+    stores::run_all(&store).await;
+}
+
+#[tokio::test]
+async fn the_suite_passes_again_on_a_store_it_ran_on() {
+    // Ids are fresh on every run, and leftover jobs are drained: a database that has seen the
+    // suite (or real traffic) does not disturb it.
+    let file = FileStore::new().await;
+    stores::run_all(&file.store).await;
+    file.store.close().await;
+    let reopened = SqliteStore::open(SqliteOptions::file(file.path()))
+        .await
+        .unwrap();
+    stores::run_all(&reopened).await;
+}
+
+#[tokio::test]
+async fn a_single_connection_store_passes_the_store_suite() {
+    // One connection serialises everything, including the concurrent-claim suite's claimers.
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(SqliteOptions::file(FileStore::path_in(&dir)).max_connections(1))
+        .await
+        .unwrap();
+    stores::run_all(&store).await;
+}
