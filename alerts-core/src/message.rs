@@ -1,0 +1,574 @@
+//! Alert messages: the default descriptions of `scoring.md`, custom descriptions with their
+//! placeholders, and the predefined recommendations.
+//!
+//! A message has two parts. The description is the rule's choice: the default text, or the
+//! customer's own with `{hours}`, `{days}`, `{aqi}`, `{kind}` and `{category}` filled in. The
+//! recommendation is never customisable: it is picked from a fixed table by the direction of
+//! the change and the category the air or pollen reaches.
+//!
+//! ```
+//! use alerts_core::evaluate::{AqChange, Change};
+//! use alerts_core::message::{render, MessageConfig};
+//! use alerts_core::rule::MessageSpec;
+//! use aq_core::{CleanlinessIndex, Position};
+//!
+//! let ci = |v| CleanlinessIndex::new(v).unwrap();
+//! let change = Change::Aq(AqChange { hours: 3, now: ci(72.0), forecast: ci(31.4) });
+//! let here = Position::new(2.35, 48.85).unwrap();
+//! let msg = render(&MessageSpec::Default, &change, here, &MessageConfig::default());
+//! assert_eq!(msg.description, "In 3 hours the air quality is expected to be worse (31 AQI).");
+//! assert_eq!(
+//!     msg.recommendation,
+//!     "Limit prolonged or heavy outdoor exertion, especially if you are sensitive to air pollution."
+//! );
+//! ```
+
+use std::cell::RefCell;
+use std::fmt::{self, Write as _};
+use std::sync::Arc;
+
+use aq_core::{CiCategory, CleanlinessIndex, PollenLevel, PollenType, Position};
+
+use crate::evaluate::{AqChange, Change, Direction, PollenChange};
+use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity, for_each_part};
+
+/// Computes the "local AQI" shown in air-quality descriptions in place of the forecast CI, for
+/// deployments that report a national index (such as the US EPA AQI) to their users.
+pub trait LocalAqi: Send + Sync {
+    /// The local AQI at `position`, `hours` from now, when the forecast CI there is `forecast`;
+    /// `None` to fall back to the CI.
+    fn aqi(&self, position: Position, hours: u32, forecast: CleanlinessIndex) -> Option<u32>;
+}
+
+/// How messages are rendered.
+#[derive(Clone, Default)]
+pub struct MessageConfig {
+    /// The local AQI shown as `<aqi>`; `None` (the default) shows the forecast CI, rounded.
+    pub local_aqi: Option<Arc<dyn LocalAqi>>,
+}
+
+impl fmt::Debug for MessageConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MessageConfig")
+            .field("local_aqi", &self.local_aqi.as_ref().map(|_| "configured"))
+            .finish()
+    }
+}
+
+impl MessageConfig {
+    /// The number shown as `<aqi>` for an air-quality change at `position`.
+    #[must_use]
+    pub fn aqi(&self, position: Position, change: &AqChange) -> u32 {
+        self.local_aqi
+            .as_ref()
+            .and_then(|l| l.aqi(position, change.hours, change.forecast))
+            .unwrap_or_else(|| u32::from(change.forecast.rounded()))
+    }
+}
+
+/// A rendered message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedMessage {
+    /// The description: default or custom.
+    pub description: String,
+    /// The predefined recommendation.
+    pub recommendation: &'static str,
+}
+
+/// Renders the message of `change` for a rule whose message selector is `spec`.
+#[must_use]
+pub fn render(
+    spec: &MessageSpec,
+    change: &Change,
+    position: Position,
+    config: &MessageConfig,
+) -> RenderedMessage {
+    let mut description = String::new();
+    write_description(&mut description, spec, change, position, config);
+    RenderedMessage {
+        description,
+        recommendation: recommendation(change),
+    }
+}
+
+/// Appends the description of `change` to `out`: the evaluator's allocation-free path, which
+/// reuses one buffer for every alert.
+pub fn write_description(
+    out: &mut String,
+    spec: &MessageSpec,
+    change: &Change,
+    position: Position,
+    config: &MessageConfig,
+) {
+    let aqi = match change {
+        Change::Aq(aq) => config.aqi(position, aq),
+        Change::Pollen(_) => 0,
+    };
+    write_with_aqi(out, spec, change, aqi);
+}
+
+fn write_with_aqi(out: &mut String, spec: &MessageSpec, change: &Change, aqi: u32) {
+    match spec {
+        MessageSpec::Default => write_default(out, change, aqi),
+        MessageSpec::Custom {
+            deterioration,
+            improvement,
+        } => {
+            let (field, template) = match change.direction() {
+                Direction::Deterioration => ("deterioration", deterioration),
+                Direction::Improvement => ("improvement", improvement),
+            };
+            let start = out.len();
+            // Both callbacks append to the same buffer, one at a time.
+            let cell = RefCell::new(&mut *out);
+            let rendered = for_each_part(
+                field,
+                template,
+                |literal| cell.borrow_mut().push_str(literal),
+                |name| {
+                    // Cannot fail: the placeholder sink only appends to a String.
+                    let _ = write_placeholder(&mut cell.borrow_mut(), name, change, aqi);
+                    Ok(())
+                },
+            );
+            // A stored rule was validated when saved, so this only guards against a template
+            // that was tampered with in storage: the customer still gets a sensible message.
+            if rendered.is_err() {
+                out.truncate(start);
+                write_default(out, change, aqi);
+            }
+        }
+    }
+}
+
+fn write_placeholder(out: &mut String, name: &str, change: &Change, aqi: u32) -> fmt::Result {
+    match (name, change) {
+        ("hours", Change::Aq(c)) => write!(out, "{}", c.hours),
+        ("aqi", Change::Aq(_)) => write!(out, "{aqi}"),
+        ("category", Change::Aq(c)) => out.write_str(c.forecast.category().name()),
+        ("days", Change::Pollen(c)) => write!(out, "{}", c.day),
+        ("kind", Change::Pollen(c)) => out.write_str(c.kind.name()),
+        ("category", Change::Pollen(c)) => out.write_str(c.forecast.name()),
+        // Validation refuses placeholders that the data type does not fill; one that slipped
+        // through stays visible as written rather than vanishing.
+        (other, _) => write!(out, "{{{other}}}"),
+    }
+}
+
+fn write_default(out: &mut String, change: &Change, aqi: u32) {
+    // Writing to a String cannot fail.
+    let _ = match change {
+        Change::Aq(c) => {
+            let hours = if c.hours == 1 { "hour" } else { "hours" };
+            let way = match c.direction() {
+                Direction::Deterioration => "worse",
+                Direction::Improvement => "better",
+            };
+            write!(
+                out,
+                "In {} {hours} the air quality is expected to be {way} ({aqi} AQI).",
+                c.hours
+            )
+        }
+        Change::Pollen(c) => {
+            match c.day {
+                0 => out.push_str("Today"),
+                1 => out.push_str("Tomorrow"),
+                n => {
+                    let _ = write!(out, "In {n} days");
+                }
+            }
+            let size = match c.levels() {
+                1 => "slightly",
+                2 => "moderately",
+                _ => "drastically",
+            };
+            let way = match c.direction() {
+                Direction::Deterioration => "rise",
+                Direction::Improvement => "drop",
+            };
+            write!(out, " {} pollen levels will {size} {way}.", c.kind.name())
+        }
+    };
+}
+
+/// The predefined recommendation for `change`, chosen by its direction and the category it
+/// reaches (the CI category for air quality, the level for pollen).
+///
+/// | change | reaches | advice |
+/// |---|---|---|
+/// | air worse | Excellent, Good | no change needed |
+/// | air worse | Moderate | sensitive people take it easier |
+/// | air worse | Low | limit prolonged outdoor exertion |
+/// | air worse | Poor | avoid strenuous outdoor activity, stay indoors |
+/// | air better | Excellent, Good | a good time to be outdoors and air the home |
+/// | air better | Moderate | most people can resume outdoor activity |
+/// | air better | Low, Poor | still unhealthy, keep limiting exertion |
+/// | pollen rises | None to Low | most allergy sufferers unaffected |
+/// | pollen rises | Moderate | keep medication at hand |
+/// | pollen rises | High, Very high | take medication early, limit time outdoors |
+/// | pollen drops | None to Low | a good time outdoors for allergy sufferers |
+/// | pollen drops | Moderate | easing, stay prepared |
+/// | pollen drops | High, Very high | easing but high, keep taking precautions |
+#[must_use]
+pub fn recommendation(change: &Change) -> &'static str {
+    match change {
+        Change::Aq(c) => aq_recommendation(c.direction(), c.forecast.category()),
+        Change::Pollen(c) => pollen_recommendation(c.direction(), c.forecast),
+    }
+}
+
+fn aq_recommendation(direction: Direction, reaches: CiCategory) -> &'static str {
+    match (direction, reaches) {
+        (Direction::Deterioration, CiCategory::Excellent | CiCategory::Good) => {
+            "Air quality stays good for most people; no change to outdoor plans is needed."
+        }
+        (Direction::Deterioration, CiCategory::Moderate) => {
+            "People sensitive to air pollution should consider shorter or lighter outdoor activity."
+        }
+        (Direction::Deterioration, CiCategory::Low) => {
+            "Limit prolonged or heavy outdoor exertion, especially if you are sensitive to air pollution."
+        }
+        (Direction::Deterioration, CiCategory::Poor) => {
+            "Avoid strenuous outdoor activity; move exercise indoors and keep windows closed."
+        }
+        (Direction::Improvement, CiCategory::Excellent | CiCategory::Good) => {
+            "A good time for outdoor activity and for airing your home."
+        }
+        (Direction::Improvement, CiCategory::Moderate) => {
+            "Air quality is improving; most people can resume normal outdoor activity."
+        }
+        (Direction::Improvement, CiCategory::Low | CiCategory::Poor) => {
+            "Air quality is improving but still unhealthy; keep limiting prolonged outdoor exertion."
+        }
+    }
+}
+
+fn pollen_recommendation(direction: Direction, reaches: PollenLevel) -> &'static str {
+    match (direction, reaches.value()) {
+        (Direction::Deterioration, 0..=2) => {
+            "Pollen stays low; most allergy sufferers will not be affected."
+        }
+        (Direction::Deterioration, 3) => "Allergy sufferers should keep their medication at hand.",
+        (Direction::Deterioration, _) => {
+            "Allergy sufferers should take their medication early, limit time outdoors and keep windows closed."
+        }
+        (Direction::Improvement, 0..=2) => {
+            "A good time for outdoor activity, even with a pollen allergy."
+        }
+        (Direction::Improvement, 3) => {
+            "Pollen is easing but still moderate; allergy sufferers should stay prepared."
+        }
+        (Direction::Improvement, _) => {
+            "Pollen is easing but remains high; allergy sufferers should keep taking precautions."
+        }
+    }
+}
+
+/// A representative change for a rule, so that the dashboard can show the message the rule
+/// would produce: at the rule's horizon, in `direction`, of a size that trips its sensitivity
+/// with the default thresholds (grass pollen for pollen rules).
+#[must_use]
+pub fn sample_change(spec: &RuleSpec, direction: Direction) -> Change {
+    let step = match spec.sensitivity() {
+        Sensitivity::High => 1u8,
+        Sensitivity::Medium => 2,
+        Sensitivity::Low => 3,
+    };
+    match spec.data_type() {
+        DataType::Aq => {
+            let hours = match spec.forecast() {
+                Forecast::Hours(h) => u32::from(h),
+                Forecast::Today | Forecast::Days(_) => 1,
+            };
+            // 8, 15 or 30 CI points: past the 5, 10 and 20 point defaults.
+            let delta = [8.0, 15.0, 30.0][usize::from(step - 1)];
+            let (now, forecast) = match direction {
+                Direction::Deterioration => (70.0, 70.0 - delta),
+                Direction::Improvement => (40.0, 40.0 + delta),
+            };
+            Change::Aq(AqChange {
+                hours,
+                now: CleanlinessIndex::clamped(now),
+                forecast: CleanlinessIndex::clamped(forecast),
+            })
+        }
+        DataType::Pollen => {
+            let day = match spec.forecast() {
+                Forecast::Days(d) => u32::from(d),
+                Forecast::Today | Forecast::Hours(_) => 0,
+            };
+            let level = |v: u8| PollenLevel::new(v.min(5)).unwrap_or(PollenLevel::VERY_HIGH);
+            let (now, forecast) = match direction {
+                Direction::Deterioration => (level(1), level(1 + step)),
+                Direction::Improvement => (level(4), level(4 - step)),
+            };
+            Change::Pollen(PollenChange {
+                kind: PollenType::Grass,
+                day,
+                now,
+                forecast,
+            })
+        }
+    }
+}
+
+/// The message a rule would produce for a sample change in `direction` ("preview" in the
+/// dashboard's rule form).
+///
+/// ```
+/// use alerts_core::evaluate::Direction;
+/// use alerts_core::message::{preview, MessageConfig};
+/// use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+///
+/// let spec = RuleSpec::new(DataType::Pollen, Forecast::Days(1), Sensitivity::Medium,
+///     MessageSpec::Custom {
+///         deterioration: "{kind} pollen up to {category}, {days} day(s) ahead".into(),
+///         improvement: "{kind} pollen easing".into(),
+///     }).unwrap();
+/// let msg = preview(&spec, Direction::Deterioration, &MessageConfig::default());
+/// assert_eq!(msg.description, "grass pollen up to Moderate, 1 day(s) ahead");
+///
+/// let default = RuleSpec::new(DataType::Pollen, Forecast::Days(1), Sensitivity::Medium,
+///     MessageSpec::Default).unwrap();
+/// let msg = preview(&default, Direction::Improvement, &MessageConfig::default());
+/// assert_eq!(msg.description, "Tomorrow grass pollen levels will moderately drop.");
+/// ```
+#[must_use]
+pub fn preview(spec: &RuleSpec, direction: Direction, config: &MessageConfig) -> RenderedMessage {
+    let change = sample_change(spec, direction);
+    // A local AQI needs a place; a preview has none, so it is asked about (0, 0).
+    let aqi = match (&change, Position::new(0.0, 0.0)) {
+        (Change::Aq(c), Ok(p)) => config.aqi(p, c),
+        (Change::Aq(c), Err(_)) => u32::from(c.forecast.rounded()),
+        (Change::Pollen(_), _) => 0,
+    };
+    let mut description = String::new();
+    write_with_aqi(&mut description, spec.message(), &change, aqi);
+    RenderedMessage {
+        description,
+        recommendation: recommendation(&change),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ci(v: f64) -> CleanlinessIndex {
+        CleanlinessIndex::new(v).unwrap()
+    }
+
+    fn lvl(v: u8) -> PollenLevel {
+        PollenLevel::new(v).unwrap()
+    }
+
+    fn here() -> Position {
+        Position::new(13.4, 52.5).unwrap()
+    }
+
+    fn aq(hours: u32, now: f64, forecast: f64) -> Change {
+        Change::Aq(AqChange {
+            hours,
+            now: ci(now),
+            forecast: ci(forecast),
+        })
+    }
+
+    fn pollen(kind: PollenType, day: u32, now: u8, forecast: u8) -> Change {
+        Change::Pollen(PollenChange {
+            kind,
+            day,
+            now: lvl(now),
+            forecast: lvl(forecast),
+        })
+    }
+
+    fn default_text(change: &Change) -> String {
+        render(
+            &MessageSpec::Default,
+            change,
+            here(),
+            &MessageConfig::default(),
+        )
+        .description
+    }
+
+    #[test]
+    fn air_quality_defaults() {
+        assert_eq!(
+            default_text(&aq(1, 80.0, 60.0)),
+            "In 1 hour the air quality is expected to be worse (60 AQI)."
+        );
+        assert_eq!(
+            default_text(&aq(2, 60.0, 80.0)),
+            "In 2 hours the air quality is expected to be better (80 AQI)."
+        );
+        assert_eq!(
+            default_text(&aq(96, 50.0, 44.5)),
+            "In 96 hours the air quality is expected to be worse (45 AQI)."
+        );
+    }
+
+    #[test]
+    fn pollen_defaults_cover_every_day_size_and_direction() {
+        assert_eq!(
+            default_text(&pollen(PollenType::Tree, 0, 1, 2)),
+            "Today tree pollen levels will slightly rise."
+        );
+        assert_eq!(
+            default_text(&pollen(PollenType::Grass, 1, 4, 2)),
+            "Tomorrow grass pollen levels will moderately drop."
+        );
+        assert_eq!(
+            default_text(&pollen(PollenType::Weed, 3, 0, 3)),
+            "In 3 days weed pollen levels will drastically rise."
+        );
+        assert_eq!(
+            default_text(&pollen(PollenType::Weed, 4, 5, 0)),
+            "In 4 days weed pollen levels will drastically drop."
+        );
+    }
+
+    #[test]
+    fn custom_descriptions_fill_every_placeholder() {
+        let spec = MessageSpec::Custom {
+            deterioration: "{hours}h: {aqi} ({category})".into(),
+            improvement: "better by {hours}h".into(),
+        };
+        let msg = render(&spec, &aq(6, 70.0, 35.0), here(), &MessageConfig::default());
+        assert_eq!(msg.description, "6h: 35 (Low)");
+        let msg = render(&spec, &aq(6, 35.0, 70.0), here(), &MessageConfig::default());
+        assert_eq!(msg.description, "better by 6h");
+
+        let spec = MessageSpec::Custom {
+            deterioration: "{kind} to {category} in {days}d".into(),
+            improvement: "{kind} down to {category}".into(),
+        };
+        let c = pollen(PollenType::Tree, 2, 1, 5);
+        assert_eq!(
+            render(&spec, &c, here(), &MessageConfig::default()).description,
+            "tree to Very high in 2d"
+        );
+        let c = pollen(PollenType::Weed, 0, 4, 0);
+        assert_eq!(
+            render(&spec, &c, here(), &MessageConfig::default()).description,
+            "weed down to None"
+        );
+    }
+
+    #[test]
+    fn tampered_templates_never_panic() {
+        let unclosed = MessageSpec::Custom {
+            deterioration: "oops {hours".into(),
+            improvement: "x".into(),
+        };
+        assert_eq!(
+            render(
+                &unclosed,
+                &aq(1, 80.0, 60.0),
+                here(),
+                &MessageConfig::default()
+            )
+            .description,
+            "In 1 hour the air quality is expected to be worse (60 AQI)."
+        );
+        let foreign = MessageSpec::Custom {
+            deterioration: "{kind} {nope}".into(),
+            improvement: "x".into(),
+        };
+        assert_eq!(
+            render(
+                &foreign,
+                &aq(1, 80.0, 60.0),
+                here(),
+                &MessageConfig::default()
+            )
+            .description,
+            "{kind} {nope}"
+        );
+    }
+
+    struct Epa;
+    impl LocalAqi for Epa {
+        fn aqi(&self, _: Position, hours: u32, forecast: CleanlinessIndex) -> Option<u32> {
+            (hours < 10).then(|| 200 - u32::from(forecast.rounded()))
+        }
+    }
+
+    #[test]
+    fn a_local_aqi_replaces_the_ci_where_it_answers() {
+        let config = MessageConfig {
+            local_aqi: Some(Arc::new(Epa)),
+        };
+        let msg = render(&MessageSpec::Default, &aq(3, 80.0, 50.0), here(), &config);
+        assert_eq!(
+            msg.description,
+            "In 3 hours the air quality is expected to be worse (150 AQI)."
+        );
+        let msg = render(&MessageSpec::Default, &aq(12, 80.0, 50.0), here(), &config);
+        assert_eq!(
+            msg.description,
+            "In 12 hours the air quality is expected to be worse (50 AQI)."
+        );
+    }
+
+    #[test]
+    fn recommendations_follow_direction_and_reached_category() {
+        let worse = |to| recommendation(&aq(1, 100.0, to));
+        let better = |to| recommendation(&aq(1, 0.0, to));
+        assert!(worse(85.0).contains("no change"));
+        assert!(worse(65.0).contains("no change"));
+        assert!(worse(45.0).contains("sensitive"));
+        assert!(worse(25.0).starts_with("Limit prolonged"));
+        assert!(worse(5.0).starts_with("Avoid strenuous"));
+        assert!(better(85.0).starts_with("A good time"));
+        assert!(better(61.0).starts_with("A good time"));
+        assert!(better(50.0).contains("resume"));
+        assert!(better(30.0).contains("still unhealthy"));
+        assert!(better(10.0).contains("still unhealthy"));
+
+        let up = |to| recommendation(&pollen(PollenType::Grass, 0, 0, to));
+        let down = |to| recommendation(&pollen(PollenType::Grass, 0, 5, to));
+        assert!(up(1).starts_with("Pollen stays low"));
+        assert!(up(2).starts_with("Pollen stays low"));
+        assert!(up(3).contains("medication at hand"));
+        assert!(up(4).contains("limit time outdoors"));
+        assert!(up(5).contains("limit time outdoors"));
+        assert!(down(0).starts_with("A good time"));
+        assert!(down(3).contains("still moderate"));
+        assert!(down(4).contains("remains high"));
+    }
+
+    #[test]
+    fn previews_match_the_rule_horizon_and_sensitivity() {
+        for s in Sensitivity::ALL {
+            for &f in DataType::Aq.horizons() {
+                let spec = RuleSpec::new(DataType::Aq, f, s, MessageSpec::Default).unwrap();
+                let worse = preview(&spec, Direction::Deterioration, &MessageConfig::default());
+                let Forecast::Hours(h) = f else { panic!() };
+                let unit = if h == 1 { "hour" } else { "hours" };
+                assert!(
+                    worse.description.starts_with(&format!(
+                        "In {h} {unit} the air quality is expected to be worse"
+                    )),
+                    "{}",
+                    worse.description
+                );
+                let better = preview(&spec, Direction::Improvement, &MessageConfig::default());
+                assert!(better.description.contains("better"));
+            }
+            for &f in DataType::Pollen.horizons() {
+                let spec = RuleSpec::new(DataType::Pollen, f, s, MessageSpec::Default).unwrap();
+                let msg = preview(&spec, Direction::Deterioration, &MessageConfig::default());
+                let size = match s {
+                    Sensitivity::High => "slightly",
+                    Sensitivity::Medium => "moderately",
+                    Sensitivity::Low => "drastically",
+                };
+                assert!(msg.description.contains(size), "{}", msg.description);
+                assert!(msg.description.ends_with("rise."), "{}", msg.description);
+            }
+        }
+    }
+}

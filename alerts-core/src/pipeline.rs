@@ -1,0 +1,661 @@
+//! The alert pipeline: accept a request, evaluate it into an NDJSON file, deliver the webhook.
+//!
+//! ```text
+//! accept ──enqueue──▶ [Evaluate] ──file written──▶ [Deliver] ──2xx──▶ Done(Delivered)
+//!                          │                          │ ├─410──▶ Done(Gone)
+//!                          │ key revoked              │ ├─fail─▶ [Deliver] at the next retry time
+//!                          ▼                          │ └─fail past the window─▶ Done(GaveUp)
+//!                    Done(Cancelled) ◀──key revoked or webhook URL removed
+//! ```
+//!
+//! Every step goes through a port, and every state change is a [`JobUpdate`] under the
+//! worker's lease, so any worker can pick up any job and a crash anywhere is repaired by the
+//! next claim:
+//! - The output file's name depends on the token alone ([`FileKey::for_token`]); a job that
+//!   finds its file written already (the worker died between writing it and recording it)
+//!   does not evaluate again, so one request never yields two different files.
+//! - The `webhook-id` depends on the token alone ([`message_id`]), so a delivery repeated after
+//!   a crash carries the same id and receivers deduplicate it.
+//! - A step that fails on an unavailable dependency keeps its lease; the job is claimed again
+//!   when the lease expires, which spaces the retries by the lease length. Evaluation is given
+//!   up, like delivery, once the retry window after the request has passed.
+//! - Delivery attempts are recorded before the job's state changes; after a crash between the
+//!   two the attempt is repeated (at least once, as `api.md` promises).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use aq_core::ForecastSource;
+use aq_core::SourceError;
+use aq_core::runtime::{Clock, IdGenerator};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use crate::evaluate::Evaluator;
+use crate::ids::{KeyId, Token};
+use crate::ndjson::{EncodeError, NdjsonEncoder, count_lines};
+use crate::ports::{
+    AlertJob, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, FileWriter, JobOutcome,
+    JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertRequest, RuleStore, StoreError, UrlSigner,
+    WebhookSender,
+};
+use crate::request::{AlertPoint, AlertRequest};
+use crate::rule::AlertRule;
+use crate::webhook::{DeliveryPayload, message_id, signed_request};
+
+/// When failed deliveries are tried again: fixed delays after the first attempts, then a
+/// steady interval, each with a deterministic jitter, until a window after the first attempt
+/// has passed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RetrySchedule {
+    /// The delay after the 1st, 2nd, ... failed attempt (default 5 s, 30 s, 2 min, 10 min,
+    /// 30 min, 1 h).
+    #[serde(with = "secs_list")]
+    pub delays: Vec<Duration>,
+    /// The delay after every later failed attempt (default 1 h).
+    #[serde(with = "secs")]
+    pub then_every: Duration,
+    /// No attempt is scheduled later than this after the first one (default 24 h).
+    #[serde(with = "secs")]
+    pub window: Duration,
+    /// The jitter as a fraction of each delay, 0 to 1 (default 0.1: ±10 %). It is derived
+    /// from a hash of the token and the attempt number, so that retries of many deliveries
+    /// spread out while every run of the same job computes the same times.
+    pub jitter: f64,
+}
+
+impl Default for RetrySchedule {
+    fn default() -> Self {
+        Self {
+            delays: [5, 30, 120, 600, 1800, 3600]
+                .map(Duration::from_secs)
+                .to_vec(),
+            then_every: Duration::from_secs(3600),
+            window: Duration::from_secs(24 * 3600),
+            jitter: 0.1,
+        }
+    }
+}
+
+impl RetrySchedule {
+    /// The delay after failed attempt number `attempt` (1-based) of `token`, jitter included.
+    ///
+    /// ```
+    /// use alerts_core::ids::Token;
+    /// use alerts_core::pipeline::RetrySchedule;
+    /// use std::time::Duration;
+    ///
+    /// let schedule = RetrySchedule::default();
+    /// let token = Token(uuid::Uuid::from_u128(7));
+    /// let first = schedule.delay(token, 1);
+    /// assert!(first >= Duration::from_millis(4_500) && first <= Duration::from_millis(5_500));
+    /// assert_eq!(schedule.delay(token, 1), first, "deterministic");
+    /// let late = schedule.delay(token, 20);
+    /// assert!(late >= Duration::from_secs(3_240) && late <= Duration::from_secs(3_960));
+    /// ```
+    #[must_use]
+    pub fn delay(&self, token: Token, attempt: u32) -> Duration {
+        let index = usize::try_from(attempt.saturating_sub(1)).unwrap_or(usize::MAX);
+        let base = self.delays.get(index).copied().unwrap_or(self.then_every);
+        let jitter = if self.jitter.is_finite() {
+            self.jitter.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        base.mul_f64(1.0 + jitter * unit_hash(token, attempt))
+    }
+
+    /// When to try again after failed attempt `attempt` made at `now`, or `None` when that
+    /// would be later than [`RetrySchedule::window`] after `first_attempt_at`.
+    #[must_use]
+    pub fn next_attempt(
+        &self,
+        token: Token,
+        attempt: u32,
+        first_attempt_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Option<DateTime<Utc>> {
+        let at = add(now, self.delay(token, attempt))?;
+        let deadline = add(first_attempt_at, self.window)?;
+        (at <= deadline).then_some(at)
+    }
+}
+
+/// A number in [-1, 1] derived from the token and the attempt number.
+fn unit_hash(token: Token, attempt: u32) -> f64 {
+    let digest = Sha256::new()
+        .chain_update(token.uuid().as_bytes())
+        .chain_update(attempt.to_be_bytes())
+        .finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    // 53 bits fill an f64 mantissa exactly, so the conversion is lossless.
+    let bits = u64::from_be_bytes(first) >> 11;
+    #[allow(clippy::cast_precision_loss)]
+    let unit = bits as f64 / ((1u64 << 53) - 1) as f64;
+    unit * 2.0 - 1.0
+}
+
+fn add(t: DateTime<Utc>, d: Duration) -> Option<DateTime<Utc>> {
+    t.checked_add_signed(chrono::Duration::from_std(d).ok()?)
+}
+
+mod secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_secs())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_secs)
+    }
+}
+
+mod secs_list {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(d: &[Duration], s: S) -> Result<S::Ok, S::Error> {
+        d.iter()
+            .map(Duration::as_secs)
+            .collect::<Vec<_>>()
+            .serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Duration>, D::Error> {
+        Vec::<u64>::deserialize(d).map(|v| v.into_iter().map(Duration::from_secs).collect())
+    }
+}
+
+/// The pipeline's settings.
+#[derive(Debug, Clone)]
+pub struct PipelineConfig {
+    /// When failed deliveries are tried again (default: [`RetrySchedule::default`]).
+    pub retry: RetrySchedule,
+    /// How long a delivered file URL stays valid (default 900 s, as the spec says).
+    pub url_valid_for: Duration,
+    /// How long a claimed job stays with its worker before others may take it (default
+    /// 5 min). It must exceed the time one claim batch takes to process; it also spaces the
+    /// retries of steps that fail on an unavailable dependency.
+    pub lease_for: Duration,
+    /// The most jobs one [`AlertPipeline::run_once`] claims (default 8).
+    pub claim_batch: usize,
+    /// Points evaluated per forecast call (default 1,000). Larger chunks mean fewer source
+    /// calls and more memory for buffered alert lines.
+    pub points_chunk: usize,
+    /// File bytes buffered before a chunk is written (default 64 KiB).
+    pub file_chunk_bytes: usize,
+    /// Thresholds and message settings.
+    pub evaluator: Evaluator,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        Self {
+            retry: RetrySchedule::default(),
+            url_valid_for: Duration::from_secs(900),
+            lease_for: Duration::from_secs(300),
+            claim_batch: 8,
+            points_chunk: 1000,
+            file_chunk_bytes: crate::ndjson::DEFAULT_CHUNK_BYTES,
+            evaluator: Evaluator::default(),
+        }
+    }
+}
+
+/// Every port the pipeline uses. One adapter value may serve several (a database adapter is
+/// typically the rule store, the job queue and the delivery log at once).
+#[derive(Clone)]
+pub struct PipelinePorts {
+    /// Keys and their rules.
+    pub rules: Arc<dyn RuleStore>,
+    /// The job queue.
+    pub jobs: Arc<dyn JobQueue>,
+    /// The record of delivery attempts.
+    pub deliveries: Arc<dyn DeliveryLog>,
+    /// Where output files go.
+    pub files: Arc<dyn FileStore>,
+    /// Signs file URLs.
+    pub signer: Arc<dyn UrlSigner>,
+    /// Sends webhooks.
+    pub sender: Arc<dyn WebhookSender>,
+    /// Air-quality and pollen forecasts.
+    pub forecast: Arc<dyn ForecastSource>,
+    /// The time.
+    pub clock: Arc<dyn Clock>,
+    /// Tokens and lease ids.
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+impl std::fmt::Debug for PipelinePorts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PipelinePorts")
+            .field("forecast", &self.forecast.info().name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why an alert request was refused before it was stored.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AcceptError {
+    /// The key does not exist or was revoked since it was authenticated.
+    #[error("the API key is unknown or revoked")]
+    UnknownKey,
+    /// The key has no webhook URL to deliver to.
+    #[error(
+        "this API key has no webhook URL; set one for the key in the dashboard before requesting alerts"
+    )]
+    WebhookNotConfigured,
+    /// The key has no enabled alert rule, so the request could never raise an alert.
+    #[error(
+        "this API key has no enabled alert rule; add one in the dashboard before requesting alerts"
+    )]
+    NoAlertRules,
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl AcceptError {
+    /// The `error.code` of `api.md`.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            AcceptError::UnknownKey => "invalid_api_key",
+            AcceptError::WebhookNotConfigured => "webhook_not_configured",
+            AcceptError::NoAlertRules => "no_alert_rules",
+            AcceptError::Store(StoreError::Unavailable(_)) => "unavailable",
+            AcceptError::Store(_) => "internal_error",
+        }
+    }
+
+    /// The HTTP status of `api.md`.
+    #[must_use]
+    pub fn http_status(&self) -> u16 {
+        match self {
+            AcceptError::UnknownKey => 401,
+            AcceptError::WebhookNotConfigured | AcceptError::NoAlertRules => 400,
+            AcceptError::Store(StoreError::Unavailable(_)) => 503,
+            AcceptError::Store(_) => 500,
+        }
+    }
+}
+
+/// Why processing a job stopped early. The job keeps its lease and is claimed again when the
+/// lease expires.
+#[derive(Debug, Error)]
+pub enum PipelineError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The file store or URL signer failed.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The forecast source failed.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// An alert line could not be encoded.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+}
+
+/// What processing a job did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Processed {
+    /// The file was written (or found written by an earlier run) with `alerts` lines; the job
+    /// is due for delivery at once.
+    Written {
+        /// Lines in the file.
+        alerts: u64,
+        /// True when the file was found from an earlier run and not evaluated again.
+        reused: bool,
+    },
+    /// A delivery attempt failed; the next is due at `at`.
+    Retrying {
+        /// The attempt that failed (1-based).
+        attempt: u32,
+        /// When the next attempt is due.
+        at: DateTime<Utc>,
+    },
+    /// The job finished.
+    Finished {
+        /// How.
+        outcome: JobOutcome,
+        /// Delivery attempts made.
+        attempts: u32,
+    },
+    /// Another worker took the job over (this worker's lease expired); nothing was changed.
+    LeaseLost,
+    /// The job was finished already; nothing was done.
+    AlreadyDone,
+}
+
+/// What one [`AlertPipeline::run_once`] did.
+#[derive(Debug, Default)]
+pub struct RunReport {
+    /// Jobs that made progress, with what they did.
+    pub processed: Vec<(Token, Processed)>,
+    /// Jobs that stopped on an error; they are retried when their lease expires.
+    pub failed: Vec<(Token, PipelineError)>,
+}
+
+impl RunReport {
+    /// Jobs claimed in this run.
+    #[must_use]
+    pub fn claimed(&self) -> usize {
+        self.processed.len() + self.failed.len()
+    }
+}
+
+/// The alert pipeline over its ports. See the [crate documentation](crate) for how a service
+/// wires it.
+#[derive(Debug, Clone)]
+pub struct AlertPipeline {
+    ports: PipelinePorts,
+    config: PipelineConfig,
+}
+
+impl AlertPipeline {
+    /// A pipeline over `ports` with `config`.
+    #[must_use]
+    pub fn new(ports: PipelinePorts, config: PipelineConfig) -> Self {
+        Self { ports, config }
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// Accepts a validated alert request made with `key_id`: checks that the key can receive
+    /// alerts, stores the request and its job durably, and returns the token. A crash after
+    /// this returns loses nothing.
+    ///
+    /// # Errors
+    /// [`AcceptError`], whose [`code`](AcceptError::code) and
+    /// [`http_status`](AcceptError::http_status) are those of `api.md`.
+    pub async fn accept(&self, key_id: KeyId, request: AlertRequest) -> Result<Token, AcceptError> {
+        let now = self.ports.clock.now();
+        let config = self
+            .ports
+            .rules
+            .key_config(key_id, now)
+            .await?
+            .ok_or(AcceptError::UnknownKey)?;
+        if webhook_url(&config).is_none() {
+            return Err(AcceptError::WebhookNotConfigured);
+        }
+        if !config.rules.iter().any(|r| r.enabled) {
+            return Err(AcceptError::NoAlertRules);
+        }
+        let token = Token(self.ports.ids.new_id());
+        self.ports
+            .jobs
+            .enqueue(&NewAlertRequest {
+                token,
+                key_id,
+                points: request.points,
+                received_at: now,
+            })
+            .await?;
+        Ok(token)
+    }
+
+    /// Claims up to `max` due jobs (at most [`PipelineConfig::claim_batch`]) and processes
+    /// each one step. A service's workers call this in a loop, pausing briefly when it claims
+    /// nothing.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the claim itself fails; failures of single jobs are in the report.
+    pub async fn run_once(&self, max: usize) -> Result<RunReport, StoreError> {
+        let now = self.ports.clock.now();
+        let ids = &self.ports.ids;
+        let lease_id = || ids.new_id();
+        let jobs = self
+            .ports
+            .jobs
+            .claim(
+                now,
+                self.config.lease_for,
+                max.min(self.config.claim_batch),
+                &lease_id,
+            )
+            .await?;
+        let mut report = RunReport::default();
+        for job in jobs {
+            match self.process(&job).await {
+                Ok(done) => report.processed.push((job.token, done)),
+                Err(e) => report.failed.push((job.token, e)),
+            }
+        }
+        Ok(report)
+    }
+
+    /// Takes a claimed job one step: from Evaluate to a written file, or one delivery attempt.
+    ///
+    /// # Errors
+    /// [`PipelineError`] when a dependency failed; the job keeps its lease and is claimed
+    /// again when it expires.
+    pub async fn process(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
+        let step = match job.stage {
+            JobStage::Evaluate => self.evaluate(job).await,
+            JobStage::Deliver => self.deliver(job).await,
+            JobStage::Done => return Ok(Processed::AlreadyDone),
+        };
+        match step {
+            Err(PipelineError::Store(StoreError::LeaseLost)) => Ok(Processed::LeaseLost),
+            other => other,
+        }
+    }
+
+    async fn finish(
+        &self,
+        job: &AlertJob,
+        outcome: JobOutcome,
+        attempts: u32,
+    ) -> Result<Processed, PipelineError> {
+        self.ports
+            .jobs
+            .update(
+                job.token,
+                &job.lease,
+                JobUpdate::Finish { outcome, attempts },
+            )
+            .await?;
+        Ok(Processed::Finished { outcome, attempts })
+    }
+
+    async fn evaluate(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
+        let now = self.ports.clock.now();
+        let key = FileKey::for_token(job.token);
+        let (alerts, reused) = if self.ports.files.exists(&key).await? {
+            // Written by an earlier run that died before recording it: keep that file.
+            let bytes = self.ports.files.read(&key).await?;
+            (count_lines(&bytes), true)
+        } else {
+            let Some(config) = self.ports.rules.key_config(job.key_id, now).await? else {
+                return self.finish(job, JobOutcome::Cancelled, job.attempts).await;
+            };
+            match self.write_file(job, &key, &config.rules, now).await {
+                Ok(alerts) => (alerts, false),
+                Err(e) => {
+                    let past_window = add(job.received_at, self.config.retry.window)
+                        .is_some_and(|deadline| now > deadline);
+                    if past_window && !matches!(e, PipelineError::Store(StoreError::LeaseLost)) {
+                        return self.finish(job, JobOutcome::GaveUp, job.attempts).await;
+                    }
+                    return Err(e);
+                }
+            }
+        };
+        let run_at = self.ports.clock.now();
+        self.ports
+            .jobs
+            .update(job.token, &job.lease, JobUpdate::Written { alerts, run_at })
+            .await?;
+        Ok(Processed::Written { alerts, reused })
+    }
+
+    async fn write_file(
+        &self,
+        job: &AlertJob,
+        key: &FileKey,
+        rules: &[AlertRule],
+        now: DateTime<Utc>,
+    ) -> Result<u64, PipelineError> {
+        let points = self.ports.jobs.points(job.token).await?;
+        let mut writer = self.ports.files.create(key).await?;
+        match self.stream(writer.as_mut(), &points, rules, now).await {
+            Ok(alerts) => {
+                writer.finish().await?;
+                Ok(alerts)
+            }
+            Err(e) => {
+                // The original error is the one worth reporting; an abort failure leaves at
+                // most an invisible partial upload for the store to clean up.
+                let _ = writer.abort().await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn stream(
+        &self,
+        writer: &mut dyn FileWriter,
+        points: &[AlertPoint],
+        rules: &[AlertRule],
+        now: DateTime<Utc>,
+    ) -> Result<u64, PipelineError> {
+        let evaluator = &self.config.evaluator;
+        let mut encoder = NdjsonEncoder::with_chunk_bytes(self.config.file_chunk_bytes);
+        for chunk in points.chunks(self.config.points_chunk.max(1)) {
+            let forecast = evaluator
+                .fetch(self.ports.forecast.as_ref(), rules, chunk, now)
+                .await?;
+            let mut failure = None;
+            evaluator.evaluate_chunk(rules, chunk, &forecast, |alert| {
+                if failure.is_none() {
+                    failure = encoder.encode(&alert.line()).err();
+                }
+            });
+            if let Some(e) = failure {
+                return Err(e.into());
+            }
+            if let Some(bytes) = encoder.take_chunk() {
+                writer.write(bytes).await?;
+            }
+        }
+        let alerts = encoder.lines();
+        let rest = encoder.finish();
+        if !rest.is_empty() {
+            writer.write(rest).await?;
+        }
+        Ok(alerts)
+    }
+
+    async fn deliver(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
+        let now = self.ports.clock.now();
+        let config = self.ports.rules.key_config(job.key_id, now).await?;
+        let Some((config, url)) =
+            config.and_then(|c| webhook_url(&c).map(str::to_owned).map(|u| (c, u)))
+        else {
+            return self.finish(job, JobOutcome::Cancelled, job.attempts).await;
+        };
+
+        // A fresh URL on every attempt, so a late success still has its full validity.
+        let file_url = self
+            .ports
+            .signer
+            .signed_url(
+                &FileKey::for_token(job.token),
+                now,
+                self.config.url_valid_for,
+            )
+            .await?;
+        let body = DeliveryPayload {
+            key: &config.prefix,
+            token: job.token,
+            url: &file_url,
+        }
+        .to_bytes();
+        let secrets = config
+            .secrets
+            .iter()
+            .filter(|s| s.valid_until.is_none_or(|until| until > now))
+            .map(|s| &s.secret);
+        let request = signed_request(&url, secrets, &message_id(job.token), now.timestamp(), body);
+
+        let response = self.ports.sender.send(&request).await;
+        let attempt = job.attempts.saturating_add(1);
+        self.ports
+            .deliveries
+            .record_attempt(&DeliveryAttempt {
+                token: job.token,
+                attempt,
+                at: now,
+                status: response.status,
+                latency_ms: u64::try_from(response.latency.as_millis()).unwrap_or(u64::MAX),
+                error: response.error,
+            })
+            .await?;
+
+        let ok =
+            response.error.is_none() && response.status.is_none_or(|s| (200..300).contains(&s));
+        if ok {
+            return self.finish(job, JobOutcome::Delivered, attempt).await;
+        }
+        if response.status == Some(410) {
+            return self.finish(job, JobOutcome::Gone, attempt).await;
+        }
+        let first_attempt_at = if attempt == 1 {
+            now
+        } else {
+            self.ports
+                .deliveries
+                .list_attempts(job.key_id, job.token)
+                .await?
+                .first()
+                .map_or(job.received_at, |a| a.at)
+        };
+        match self
+            .config
+            .retry
+            .next_attempt(job.token, attempt, first_attempt_at, now)
+        {
+            Some(at) => {
+                self.ports
+                    .jobs
+                    .update(
+                        job.token,
+                        &job.lease,
+                        JobUpdate::Retry {
+                            attempts: attempt,
+                            run_at: at,
+                        },
+                    )
+                    .await?;
+                Ok(Processed::Retrying { attempt, at })
+            }
+            None => self.finish(job, JobOutcome::GaveUp, attempt).await,
+        }
+    }
+}
+
+fn webhook_url(config: &KeyConfig) -> Option<&str> {
+    config
+        .webhook_url
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+}
+
+#[cfg(test)]
+mod tests;

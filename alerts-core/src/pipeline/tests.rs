@@ -1,0 +1,930 @@
+//! Interaction tests of the pipeline: in-memory stores and files, with mockall standing in for
+//! the sender, the signer and the forecast source where the test is about how they are called.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use aq_core::memory::MemoryForecast;
+use aq_core::runtime::{Clock, FixedClock, IdGenerator, SequentialIds};
+use aq_core::{
+    CleanlinessIndex, ForecastSource, HourlyCi, PollenOutlook, Position, SourceError, SourceInfo,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, TimeZone, Utc};
+use mockall::mock;
+use uuid::Uuid;
+
+use super::*;
+use crate::ids::{AccountId, RuleId};
+use crate::keys::{ApiKey, WebhookSecret};
+use crate::memory::{MemoryFiles, MemoryStore, RecordingSender};
+use crate::ndjson::decode_all;
+use crate::ports::{
+    Account, AccountStore, DeliveryErrorKind, Lease, WebhookRequest, WebhookResponse,
+};
+use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use crate::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
+
+mock! {
+    Sender {}
+    #[async_trait]
+    impl WebhookSender for Sender {
+        async fn send(&self, request: &WebhookRequest) -> WebhookResponse;
+    }
+}
+
+mock! {
+    Signer {}
+    #[async_trait]
+    impl UrlSigner for Signer {
+        async fn signed_url(
+            &self,
+            key: &FileKey,
+            now: DateTime<Utc>,
+            valid_for: Duration,
+        ) -> Result<String, FileError>;
+    }
+}
+
+mock! {
+    Forecast {}
+    #[async_trait]
+    impl ForecastSource for Forecast {
+        fn info(&self) -> SourceInfo;
+        async fn hourly_ci(
+            &self,
+            positions: &[Position],
+            start: DateTime<Utc>,
+            hours: u32,
+        ) -> Result<Vec<Option<HourlyCi>>, SourceError>;
+        async fn daily_pollen(
+            &self,
+            positions: &[Position],
+            at: DateTime<Utc>,
+            days: u32,
+        ) -> Result<Vec<Option<PollenOutlook>>, SourceError>;
+    }
+}
+
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
+}
+
+fn ci(v: f64) -> Option<CleanlinessIndex> {
+    Some(CleanlinessIndex::new(v).unwrap())
+}
+
+fn paris() -> Position {
+    Position::new(2.35, 48.85).unwrap()
+}
+
+fn status(code: u16) -> WebhookResponse {
+    RecordingSender::status(code)
+}
+
+/// A job queue that fails chosen updates once, as a worker dying at that moment would leave
+/// things: the change is not recorded and the lease is still held.
+struct FlakyQueue {
+    inner: Arc<MemoryStore>,
+    fail_written: AtomicBool,
+    fail_finish: AtomicBool,
+}
+
+#[async_trait]
+impl JobQueue for FlakyQueue {
+    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
+        self.inner.enqueue(request).await
+    }
+    async fn claim(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+        max: usize,
+        lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
+    ) -> Result<Vec<AlertJob>, StoreError> {
+        self.inner.claim(now, lease_for, max, lease_ids).await
+    }
+    async fn points(&self, token: Token) -> Result<Vec<AlertPoint>, StoreError> {
+        self.inner.points(token).await
+    }
+    async fn update(
+        &self,
+        token: Token,
+        lease: &Lease,
+        update: JobUpdate,
+    ) -> Result<(), StoreError> {
+        let fail = match update {
+            JobUpdate::Written { .. } => self.fail_written.swap(false, Ordering::SeqCst),
+            JobUpdate::Finish { .. } => self.fail_finish.swap(false, Ordering::SeqCst),
+            JobUpdate::Retry { .. } => false,
+        };
+        if fail {
+            return Err(StoreError::Unavailable("connection reset".into()));
+        }
+        self.inner.update(token, lease, update).await
+    }
+    async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError> {
+        self.inner.release(token, lease).await
+    }
+    async fn redeliver(
+        &self,
+        key: KeyId,
+        token: Token,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner.redeliver(key, token, at).await
+    }
+}
+
+/// Everything a test needs, with each port replaceable before the pipeline is built.
+struct Harness {
+    clock: Arc<FixedClock>,
+    ids: Arc<SequentialIds>,
+    store: Arc<MemoryStore>,
+    files: Arc<MemoryFiles>,
+    forecast: Arc<MemoryForecast>,
+    key_id: KeyId,
+    api_key: ApiKey,
+    secret: WebhookSecret,
+}
+
+impl Harness {
+    async fn new() -> Self {
+        let clock = Arc::new(FixedClock::new(t0()));
+        let ids = Arc::new(SequentialIds::default());
+        let store = Arc::new(MemoryStore::new());
+        let account = AccountId(ids.new_id());
+        store
+            .create_account(&Account {
+                id: account,
+                email: "dev@example.com".into(),
+                password_hash: "x".into(),
+                created_at: t0(),
+            })
+            .await
+            .unwrap();
+        let api_key = ApiKey::generate(ids.as_ref());
+        let secret = WebhookSecret::generate(ids.as_ref());
+        let key_id = KeyId(ids.new_id());
+        store
+            .create_key(&crate::ports::NewApiKey {
+                id: key_id,
+                account_id: account,
+                label: "test".into(),
+                prefix: api_key.prefix().into(),
+                hash: api_key.hash(),
+                secret: secret.clone(),
+                created_at: t0(),
+            })
+            .await
+            .unwrap();
+        store
+            .set_webhook_url(key_id, Some("https://hooks.example/in"))
+            .await
+            .unwrap();
+        let h = Self {
+            clock,
+            ids,
+            store,
+            files: Arc::new(MemoryFiles::new()),
+            forecast: Arc::new(MemoryForecast::default()),
+            key_id,
+            api_key,
+            secret,
+        };
+        h.add_rule(DataType::Aq, Forecast::Hours(6), Sensitivity::Medium)
+            .await;
+        h.forecast
+            .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(58.0)]);
+        h
+    }
+
+    async fn add_rule(&self, dt: DataType, f: Forecast, s: Sensitivity) {
+        self.store
+            .add_rule(&AlertRule {
+                id: RuleId(self.ids.new_id()),
+                key_id: self.key_id,
+                spec: RuleSpec::new(dt, f, s, MessageSpec::Default).unwrap(),
+                enabled: true,
+                created_at: t0(),
+            })
+            .await
+            .unwrap();
+    }
+
+    fn ports(&self) -> PipelinePorts {
+        PipelinePorts {
+            rules: self.store.clone(),
+            jobs: self.store.clone(),
+            deliveries: self.store.clone(),
+            files: self.files.clone(),
+            signer: self.files.clone(),
+            sender: Arc::new(RecordingSender::new()),
+            forecast: self.forecast.clone(),
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+        }
+    }
+
+    fn request(&self) -> AlertRequest {
+        AlertRequest {
+            points: vec![AlertPoint {
+                position: paris(),
+                id: "user-17".into(),
+                custom_data: r#"{"tier":"gold"}"#.into(),
+            }],
+        }
+    }
+
+    /// Moves the clock to the job's next run time.
+    fn advance_to_run_at(&self, token: Token) {
+        let run_at = self.store.job_state(token).unwrap().run_at;
+        if run_at > self.clock.now() {
+            self.clock.set(run_at);
+        }
+    }
+}
+
+fn header<'a>(req: &'a WebhookRequest, name: &str) -> &'a str {
+    &req.headers.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+#[tokio::test]
+async fn accept_refuses_keys_that_cannot_receive_alerts() {
+    let h = Harness::new().await;
+    let pipeline = AlertPipeline::new(h.ports(), PipelineConfig::default());
+
+    h.store.set_webhook_url(h.key_id, Some("  ")).await.unwrap();
+    let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
+    assert_eq!(err, AcceptError::WebhookNotConfigured);
+    assert_eq!(
+        (err.code(), err.http_status()),
+        ("webhook_not_configured", 400)
+    );
+
+    h.store
+        .set_webhook_url(h.key_id, Some("https://hooks.example/in"))
+        .await
+        .unwrap();
+    for mut rule in h.store.list_rules(h.key_id).await.unwrap() {
+        rule.enabled = false;
+        h.store.update_rule(&rule).await.unwrap();
+    }
+    let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
+    assert_eq!((err.code(), err.http_status()), ("no_alert_rules", 400));
+
+    h.store.revoke_key(h.key_id, t0()).await.unwrap();
+    let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
+    assert_eq!((err.code(), err.http_status()), ("invalid_api_key", 401));
+    assert!(
+        h.store
+            .list_requests(h.key_id, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn accept_stores_the_request_before_returning() {
+    let h = Harness::new().await;
+    let pipeline = AlertPipeline::new(h.ports(), PipelineConfig::default());
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    let state = h.store.job_state(token).unwrap();
+    assert_eq!(state.stage, JobStage::Evaluate);
+    assert_eq!(state.run_at, t0());
+    assert_eq!(h.store.points(token).await.unwrap(), h.request().points);
+}
+
+#[tokio::test]
+async fn a_request_is_evaluated_written_and_delivered_signed() {
+    let h = Harness::new().await;
+    let sender = Arc::new(RecordingSender::new());
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            sender: sender.clone(),
+            ..h.ports()
+        },
+        PipelineConfig::default(),
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    let run = pipeline.run_once(10).await.unwrap();
+    assert_eq!(
+        run.processed,
+        vec![(
+            token,
+            Processed::Written {
+                alerts: 1,
+                reused: false
+            }
+        )]
+    );
+    let run = pipeline.run_once(10).await.unwrap();
+    assert_eq!(
+        run.processed,
+        vec![(
+            token,
+            Processed::Finished {
+                outcome: JobOutcome::Delivered,
+                attempts: 1
+            }
+        )]
+    );
+    assert_eq!(pipeline.run_once(10).await.unwrap().claimed(), 0);
+
+    let sent = sender.requests();
+    assert_eq!(sent.len(), 1);
+    let req = &sent[0];
+    assert_eq!(req.url, "https://hooks.example/in");
+    Verifier::default()
+        .verify(
+            std::slice::from_ref(&h.secret),
+            header(req, HEADER_ID),
+            header(req, HEADER_TIMESTAMP),
+            header(req, HEADER_SIGNATURE),
+            &req.body,
+            h.clock.now(),
+        )
+        .unwrap();
+    let payload: serde_json::Value = serde_json::from_slice(&req.body).unwrap();
+    assert_eq!(payload["KEY"], h.api_key.prefix());
+    assert_eq!(payload["TOKEN"], token.to_string());
+    let url = payload["URL"].as_str().unwrap();
+    assert_eq!(
+        url,
+        format!(
+            "memory://alerts/{token}.ndjson?expires={}",
+            t0().timestamp() + 900
+        )
+    );
+    let lines = decode_all(&h.files.fetch(url, h.clock.now()).unwrap()).unwrap();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0].id, "user-17");
+    assert_eq!(lines[0].custom_data, r#"{"tier":"gold"}"#);
+    assert_eq!(
+        lines[0].description,
+        "In 2 hours the air quality is expected to be worse (58 AQI)."
+    );
+    let attempts = h.store.list_attempts(h.key_id, token).await.unwrap();
+    assert_eq!(attempts.len(), 1);
+    assert_eq!((attempts[0].attempt, attempts[0].status), (1, Some(200)));
+}
+
+#[tokio::test]
+async fn zero_alerts_still_make_a_file_and_a_delivery() {
+    let h = Harness::new().await;
+    h.forecast.set_hourly(paris(), vec![ci(72.0), ci(71.0)]);
+    let sender = Arc::new(RecordingSender::new());
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            sender: sender.clone(),
+            ..h.ports()
+        },
+        PipelineConfig::default(),
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    assert_eq!(sender.requests().len(), 1);
+    let file = h.files.read(&FileKey::for_token(token)).await.unwrap();
+    assert!(file.is_empty());
+    assert_eq!(h.store.job_state(token).unwrap().alerts, Some(0));
+}
+
+/// Retries follow the schedule (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then hourly, each
+/// ±10 %) and stop once the next would be more than 24 h after the first attempt.
+#[tokio::test]
+async fn retries_follow_the_schedule_until_the_window_closes() {
+    let h = Harness::new().await;
+    let mut sender = MockSender::new();
+    let attempts_seen = Arc::new(AtomicUsize::new(0));
+    let seen = attempts_seen.clone();
+    sender.expect_send().returning(move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        status(503)
+    });
+    let config = PipelineConfig::default();
+    let schedule = config.retry.clone();
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            sender: Arc::new(sender),
+            ..h.ports()
+        },
+        config,
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.run_once(1).await.unwrap(); // written
+
+    let first = h.clock.now();
+    let mut attempt = 0u32;
+    loop {
+        h.advance_to_run_at(token);
+        let now = h.clock.now();
+        let run = pipeline.run_once(1).await.unwrap();
+        attempt += 1;
+        match run.processed[0].1 {
+            Processed::Retrying { attempt: a, at } => {
+                assert_eq!(a, attempt);
+                assert_eq!(
+                    at,
+                    now + chrono::Duration::from_std(schedule.delay(token, a)).unwrap()
+                );
+                let nominal = schedule
+                    .delays
+                    .get(a as usize - 1)
+                    .copied()
+                    .unwrap_or(schedule.then_every);
+                let waited = (at - now).to_std().unwrap();
+                assert!(
+                    waited.as_secs_f64() >= nominal.as_secs_f64() * 0.9
+                        && waited.as_secs_f64() <= nominal.as_secs_f64() * 1.1,
+                    "attempt {a}: waited {waited:?}, nominal {nominal:?}"
+                );
+                assert!(at <= first + chrono::Duration::hours(24));
+            }
+            Processed::Finished {
+                outcome: JobOutcome::GaveUp,
+                attempts,
+            } => {
+                assert_eq!(attempts, attempt);
+                let next =
+                    now + chrono::Duration::from_std(schedule.delay(token, attempt)).unwrap();
+                assert!(next > first + chrono::Duration::hours(24));
+                break;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(attempt < 100, "never gave up");
+    }
+    // 6 fixed delays (about 1 h 43 min) then hourly until 24 h: 6 + 22 or 23 more.
+    assert!((27..=30).contains(&attempt), "{attempt} attempts");
+    assert_eq!(attempts_seen.load(Ordering::SeqCst), attempt as usize);
+    let log = h.store.list_attempts(h.key_id, token).await.unwrap();
+    assert_eq!(log.len(), attempt as usize);
+    assert!(
+        log.iter()
+            .enumerate()
+            .all(|(i, a)| a.attempt as usize == i + 1
+                && a.status == Some(503)
+                && a.error == Some(DeliveryErrorKind::Status))
+    );
+}
+
+/// Each attempt gets a freshly signed URL and its own timestamp; the webhook-id stays.
+#[tokio::test]
+async fn each_attempt_gets_a_new_url_and_timestamp_and_the_same_id() {
+    let h = Harness::new().await;
+
+    let mut signer = MockSigner::new();
+    signer
+        .expect_signed_url()
+        .withf(|key, _, valid_for| {
+            key.0.starts_with("alerts/") && *valid_for == Duration::from_secs(900)
+        })
+        .times(3)
+        .returning(|key, now, valid_for| {
+            Ok(format!(
+                "https://files.example/{}?exp={}",
+                key.0,
+                now.timestamp() + i64::try_from(valid_for.as_secs()).unwrap()
+            ))
+        });
+
+    let sent: Arc<Mutex<Vec<WebhookRequest>>> = Arc::default();
+    let log = sent.clone();
+    let mut sender = MockSender::new();
+    let mut answers = vec![
+        status(200),
+        status(502),
+        RecordingSender::failure(DeliveryErrorKind::Timeout),
+    ];
+    sender.expect_send().times(3).returning(move |req| {
+        log.lock().unwrap().push(req.clone());
+        answers.pop().unwrap()
+    });
+
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            sender: Arc::new(sender),
+            signer: Arc::new(signer),
+            ..h.ports()
+        },
+        PipelineConfig::default(),
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        h.advance_to_run_at(token);
+        times.push(h.clock.now());
+        pipeline.run_once(1).await.unwrap();
+    }
+    assert_eq!(
+        h.store.job_state(token).unwrap().outcome,
+        Some(JobOutcome::Delivered)
+    );
+
+    let sent = sent.lock().unwrap();
+    assert_eq!(sent.len(), 3);
+    let ids: Vec<&str> = sent.iter().map(|r| header(r, HEADER_ID)).collect();
+    assert!(
+        ids.iter()
+            .all(|id| *id == crate::webhook::message_id(token))
+    );
+    let stamps: Vec<String> = sent
+        .iter()
+        .map(|r| header(r, HEADER_TIMESTAMP).to_owned())
+        .collect();
+    let expected: Vec<String> = times.iter().map(|t| t.timestamp().to_string()).collect();
+    assert_eq!(stamps, expected);
+    let urls: Vec<String> = sent
+        .iter()
+        .map(|r| {
+            let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+            v["URL"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    for (url, t) in urls.iter().zip(&times) {
+        assert!(
+            url.ends_with(&format!("?exp={}", t.timestamp() + 900)),
+            "{url}"
+        );
+    }
+    assert!(urls[0] != urls[1] && urls[1] != urls[2]);
+    for (req, t) in sent.iter().zip(&times) {
+        Verifier::default()
+            .verify(
+                std::slice::from_ref(&h.secret),
+                header(req, HEADER_ID),
+                header(req, HEADER_TIMESTAMP),
+                header(req, HEADER_SIGNATURE),
+                &req.body,
+                *t,
+            )
+            .unwrap();
+    }
+}
+
+/// The worker dies after the file is written and before the job records it. Another worker
+/// claims the job after the lease expires, finds the file, does not evaluate again, and
+/// delivers once: exactly one file, one delivery.
+#[tokio::test]
+async fn a_crash_between_writing_and_recording_ends_in_one_delivered_file() {
+    let h = Harness::new().await;
+    let queue = Arc::new(FlakyQueue {
+        inner: h.store.clone(),
+        fail_written: AtomicBool::new(true),
+        fail_finish: AtomicBool::new(false),
+    });
+    let mut forecast = MockForecast::new();
+    forecast
+        .expect_info()
+        .returning(|| SourceInfo::demo("mock"));
+    forecast
+        .expect_hourly_ci()
+        .times(1)
+        .returning(|positions, start, _| {
+            Ok(positions
+                .iter()
+                .map(|_| {
+                    Some(HourlyCi {
+                        start,
+                        values: vec![ci(72.0), ci(50.0)],
+                    })
+                })
+                .collect())
+        });
+    forecast.expect_daily_pollen().never();
+    let sender = Arc::new(RecordingSender::new());
+    let config = PipelineConfig::default();
+    let lease_for = config.lease_for;
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            jobs: queue,
+            sender: sender.clone(),
+            forecast: Arc::new(forecast),
+            ..h.ports()
+        },
+        config,
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+
+    let run = pipeline.run_once(1).await.unwrap();
+    assert_eq!(
+        run.failed.len(),
+        1,
+        "the update failed after the file was written"
+    );
+    let first_file = h.files.read(&FileKey::for_token(token)).await.unwrap();
+    assert_eq!(
+        h.store.job_state(token).unwrap().stage,
+        JobStage::Evaluate,
+        "the store never heard of the file"
+    );
+
+    // Still leased: nobody may take the job yet.
+    h.clock.advance(chrono::Duration::seconds(60));
+    assert_eq!(pipeline.run_once(1).await.unwrap().claimed(), 0);
+
+    h.clock
+        .advance(chrono::Duration::from_std(lease_for).unwrap());
+    let run = pipeline.run_once(1).await.unwrap();
+    assert_eq!(
+        run.processed,
+        vec![(
+            token,
+            Processed::Written {
+                alerts: 1,
+                reused: true
+            }
+        )]
+    );
+    pipeline.run_once(1).await.unwrap();
+
+    assert_eq!(h.files.keys(), vec![FileKey::for_token(token)]);
+    assert_eq!(
+        h.files.read(&FileKey::for_token(token)).await.unwrap(),
+        first_file
+    );
+    assert_eq!(sender.requests().len(), 1);
+    assert_eq!(
+        h.store.job_state(token).unwrap().outcome,
+        Some(JobOutcome::Delivered)
+    );
+}
+
+/// The worker dies after the receiver answered 2xx and before the job is finished: the
+/// delivery is repeated (at least once) with the same webhook-id, and the job ends delivered.
+#[tokio::test]
+async fn a_crash_after_sending_repeats_the_delivery_with_the_same_id() {
+    let h = Harness::new().await;
+    let queue = Arc::new(FlakyQueue {
+        inner: h.store.clone(),
+        fail_written: AtomicBool::new(false),
+        fail_finish: AtomicBool::new(true),
+    });
+    let sender = Arc::new(RecordingSender::new());
+    let config = PipelineConfig::default();
+    let lease_for = config.lease_for;
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            jobs: queue,
+            sender: sender.clone(),
+            ..h.ports()
+        },
+        config,
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    assert_eq!(pipeline.run_once(1).await.unwrap().failed.len(), 1);
+    h.clock
+        .advance(chrono::Duration::from_std(lease_for).unwrap() + chrono::Duration::seconds(1));
+    pipeline.run_once(1).await.unwrap();
+
+    let sent = sender.requests();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(header(&sent[0], HEADER_ID), header(&sent[1], HEADER_ID));
+    assert_ne!(
+        header(&sent[0], HEADER_TIMESTAMP),
+        header(&sent[1], HEADER_TIMESTAMP)
+    );
+    // The job never learned of the first send, so the repeat is attempt 1 again, and the
+    // log keeps one record per (token, attempt).
+    let state = h.store.job_state(token).unwrap();
+    assert_eq!(
+        (state.outcome, state.attempts),
+        (Some(JobOutcome::Delivered), 1)
+    );
+    assert_eq!(
+        h.store.list_attempts(h.key_id, token).await.unwrap().len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn gone_stops_at_once_and_revocation_cancels() {
+    let h = Harness::new().await;
+    let sender = Arc::new(RecordingSender::scripted([status(410)]));
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            sender: sender.clone(),
+            ..h.ports()
+        },
+        PipelineConfig::default(),
+    );
+    let gone = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    let state = h.store.job_state(gone).unwrap();
+    assert_eq!((state.outcome, state.attempts), (Some(JobOutcome::Gone), 1));
+
+    let cancelled = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    h.store.set_webhook_url(h.key_id, None).await.unwrap();
+    let run = pipeline.run_once(1).await.unwrap();
+    assert_eq!(
+        run.processed,
+        vec![(
+            cancelled,
+            Processed::Finished {
+                outcome: JobOutcome::Cancelled,
+                attempts: 0
+            }
+        )]
+    );
+    assert_eq!(sender.requests().len(), 1);
+
+    let revoked = {
+        h.store
+            .set_webhook_url(h.key_id, Some("https://hooks.example/in"))
+            .await
+            .unwrap();
+        pipeline.accept(h.key_id, h.request()).await.unwrap()
+    };
+    h.store.revoke_key(h.key_id, h.clock.now()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    assert_eq!(
+        h.store.job_state(revoked).unwrap().outcome,
+        Some(JobOutcome::Cancelled)
+    );
+    assert!(!h.files.exists(&FileKey::for_token(revoked)).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_worker_that_lost_its_lease_changes_nothing() {
+    let h = Harness::new().await;
+    let pipeline = AlertPipeline::new(h.ports(), PipelineConfig::default());
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    let slow = h
+        .store
+        .claim(t0(), Duration::from_secs(10), 1, &|| Uuid::from_u128(999))
+        .await
+        .unwrap()
+        .remove(0);
+    h.clock.advance(chrono::Duration::seconds(11));
+    let fast = pipeline.run_once(1).await.unwrap();
+    assert!(matches!(fast.processed[0].1, Processed::Written { .. }));
+    assert_eq!(pipeline.process(&slow).await.unwrap(), Processed::LeaseLost);
+    assert_eq!(h.store.job_state(token).unwrap().stage, JobStage::Deliver);
+}
+
+#[tokio::test]
+async fn evaluation_failures_keep_the_lease_then_give_up_after_the_window() {
+    let h = Harness::new().await;
+    let mut forecast = MockForecast::new();
+    forecast
+        .expect_info()
+        .returning(|| SourceInfo::demo("mock"));
+    forecast
+        .expect_hourly_ci()
+        .returning(|_, _, _| Err(SourceError::Unavailable("down".into())));
+    let config = PipelineConfig::default();
+    let lease_for = chrono::Duration::from_std(config.lease_for).unwrap();
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            forecast: Arc::new(forecast),
+            ..h.ports()
+        },
+        config,
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    let run = pipeline.run_once(1).await.unwrap();
+    assert!(matches!(run.failed[0].1, PipelineError::Source(_)));
+    assert!(!h.files.exists(&FileKey::for_token(token)).await.unwrap());
+    assert_eq!(
+        h.store.job_state(token).unwrap().leased_until,
+        Some(t0() + lease_for)
+    );
+
+    h.clock.set(t0() + chrono::Duration::hours(24) + lease_for);
+    let run = pipeline.run_once(1).await.unwrap();
+    assert_eq!(
+        run.processed[0].1,
+        Processed::Finished {
+            outcome: JobOutcome::GaveUp,
+            attempts: 0
+        }
+    );
+}
+
+#[tokio::test]
+async fn rotated_secrets_sign_side_by_side_until_their_grace_ends() {
+    let h = Harness::new().await;
+    let new = WebhookSecret::generate(h.ids.as_ref());
+    h.store
+        .rotate_secret(h.key_id, &new, t0() + chrono::Duration::hours(1))
+        .await
+        .unwrap();
+    let sender = Arc::new(RecordingSender::scripted([status(500)]));
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            sender: sender.clone(),
+            ..h.ports()
+        },
+        PipelineConfig::default(),
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    h.clock.advance(chrono::Duration::hours(2));
+    pipeline.run_once(1).await.unwrap();
+    let sent = sender.requests();
+    assert_eq!(
+        h.store.job_state(token).unwrap().outcome,
+        Some(JobOutcome::Delivered)
+    );
+    let during = header(&sent[0], HEADER_SIGNATURE);
+    let after = header(&sent[1], HEADER_SIGNATURE);
+    assert_eq!(during.split(' ').count(), 2);
+    assert_eq!(after.split(' ').count(), 1);
+    for secret in [&new, &h.secret] {
+        Verifier::default()
+            .verify(
+                std::slice::from_ref(secret),
+                header(&sent[0], HEADER_ID),
+                header(&sent[0], HEADER_TIMESTAMP),
+                during,
+                &sent[0].body,
+                t0(),
+            )
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn points_are_fetched_in_chunks_with_one_call_per_data_type() {
+    let h = Harness::new().await;
+    h.add_rule(DataType::Pollen, Forecast::Days(2), Sensitivity::High)
+        .await;
+    type Calls = Arc<Mutex<Vec<(&'static str, usize, u32)>>>;
+    let calls: Calls = Arc::default();
+    let (aq_calls, pollen_calls) = (calls.clone(), calls.clone());
+    let mut forecast = MockForecast::new();
+    forecast
+        .expect_info()
+        .returning(|| SourceInfo::demo("mock"));
+    forecast
+        .expect_hourly_ci()
+        .returning(move |positions, start, hours| {
+            aq_calls
+                .lock()
+                .unwrap()
+                .push(("aq", positions.len(), hours));
+            Ok(positions
+                .iter()
+                .map(|_| {
+                    Some(HourlyCi {
+                        start,
+                        values: vec![ci(72.0), ci(40.0)],
+                    })
+                })
+                .collect())
+        });
+    forecast
+        .expect_daily_pollen()
+        .returning(move |positions, _, days| {
+            pollen_calls
+                .lock()
+                .unwrap()
+                .push(("pollen", positions.len(), days));
+            Ok(vec![None; positions.len()])
+        });
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            forecast: Arc::new(forecast),
+            ..h.ports()
+        },
+        PipelineConfig {
+            points_chunk: 4,
+            file_chunk_bytes: 256,
+            ..PipelineConfig::default()
+        },
+    );
+    let points = (0..10)
+        .map(|i| AlertPoint {
+            position: Position::new(f64::from(i), 10.0).unwrap(),
+            id: format!("p{i}"),
+            custom_data: "{}".into(),
+        })
+        .collect();
+    let token = pipeline
+        .accept(h.key_id, AlertRequest { points })
+        .await
+        .unwrap();
+    pipeline.run_once(1).await.unwrap();
+    assert_eq!(
+        *calls.lock().unwrap(),
+        vec![
+            ("aq", 4, 6),
+            ("pollen", 4, 2),
+            ("aq", 4, 6),
+            ("pollen", 4, 2),
+            ("aq", 2, 6),
+            ("pollen", 2, 2)
+        ]
+    );
+    let lines = decode_all(&h.files.read(&FileKey::for_token(token)).await.unwrap()).unwrap();
+    let ids: Vec<String> = lines.into_iter().map(|l| l.id).collect();
+    assert_eq!(ids, (0..10).map(|i| format!("p{i}")).collect::<Vec<_>>());
+}
