@@ -1,1 +1,91 @@
-//! Placeholder; built in its own issue.
+//! Cleanest-route scoring: the Route Air Cleanliness Score (RACS), 0 to 100, 100 cleanest.
+//!
+//! This crate implements operation 2 of the insights API, "score routes", as a library:
+//!
+//! - [`ScoreRequest::from_json`] parses and checks a request body, reporting problems with their
+//!   JSON path ([`RequestError`]); polylines come as arrays of `[lon, lat]` pairs, as strings
+//!   holding such arrays, or as Google encoded polylines ([`decode_polyline`]).
+//! - [`Scorer`] scores every route concurrently against an [`aq_core::AirQualitySource`]: it
+//!   plans samples evenly in time along the route ([`plan_route`]), asks the source for all of
+//!   them in one call, and takes the time-weighted mean cleanliness index ([`score_samples`]),
+//!   each route under its own deadline. Routes that cannot be scored get error 100, 101 or 102
+//!   ([`ErrorCode`]) without affecting the others.
+//! - [`assemble_response`] orders the results ([`sort_order`]), sets the
+//!   [`CompletionStatus`] and adds the `CleanestRoute` and `LowestExposure` recommendations.
+//!
+//! Every tunable number is a field of [`RacsConfig`] or [`Limits`], with the documented default.
+//! The crate does no I/O and reads no clock: the air comes through the source port, time,
+//! deadlines and ids through [`aq_core::runtime`].
+//!
+//! # Scoring routes from a Rust service
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use aq_core::memory::FnSource;
+//! use aq_core::runtime::{FixedClock, SequentialIds};
+//! use aq_core::{CleanlinessIndex, Position};
+//! use chrono::{TimeZone, Utc};
+//! use insights_system::TokioTimer;
+//! use racs_core::{CompletionStatus, ErrorCode, Limits, ScoreRequest, Scorer};
+//! use serde_json::json;
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+//! // Air that is cleaner to the east of 13.40° E (demo data).
+//! let field = FnSource::new("demo", |p: Position, _| {
+//!     CleanlinessIndex::new(if p.lon() > 13.40 { 80.0 } else { 55.0 }).ok()
+//! });
+//! let scorer = Scorer::new(
+//!     Arc::new(field),
+//!     Arc::new(FixedClock::new(Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap())),
+//!     Arc::new(TokioTimer),
+//!     Arc::new(SequentialIds::default()),
+//! );
+//!
+//! let body = json!({
+//!     "routes": [
+//!         {"id": "west", "polyline": [[13.395, 52.520], [13.399, 52.525]], "routeDuration": 8},
+//!         {"id": "east", "polyline": [[13.405, 52.520], [13.409, 52.525]], "routeDuration": 9},
+//!         {"id": "dot", "polyline": [[13.405, 52.520]], "routeDuration": 1}
+//!     ],
+//!     "routesSort": "desc"
+//! });
+//! let request = ScoreRequest::from_json(&body, &Limits::default())?;
+//! let response = scorer.score(&request).await;
+//!
+//! let order: Vec<_> = response.racss.iter().map(|r| (r.route_id.as_str(), r.racs)).collect();
+//! assert_eq!(order, [("east", Some(80)), ("west", Some(55)), ("dot", None)]);
+//! assert_eq!(response.racss[2].error, ErrorCode::NotGranular);
+//! assert_eq!(response.completion_status, CompletionStatus::CompletedWithErrors);
+//! assert_eq!(response.recommendations[0].additional_data.value, "east");
+//!
+//! let wire = serde_json::to_value(&response)?;
+//! assert_eq!(wire["racss"][0]["error"], json!({"code": 0, "text": "EMPTY"}));
+//! assert_eq!(wire["racss"][2]["RACS"], json!(null));
+//! assert_eq!(wire["time"], json!("2026-05-01T08:00:00Z"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+mod config;
+mod plan;
+mod polylines;
+#[cfg(test)]
+mod properties;
+mod request;
+mod response;
+mod score;
+mod scorer;
+mod units;
+
+pub use config::{ConfigError, Limits, RacsConfig, Ventilation};
+pub use plan::{GranularityProblem, RoutePlan, plan_route, polyline_length_m};
+pub use polylines::{EncodedPolylineError, decode_polyline, encode_polyline};
+pub use request::{RequestError, RouteId, RouteInput, ScoreRequest};
+pub use response::{
+    AdditionalData, AdditionalDataType, CompletionStatus, ErrorCode, RacsEntry, Recommendation,
+    RecommendationCode, RouteDetails, ScoreResponse, assemble_response, sort_order,
+};
+pub use score::{InsufficientCoverage, RouteScore, score_samples};
+pub use scorer::{RouteFailure, RouteOutcome, ScoreReport, Scorer};
+pub use units::{DurationUnit, LengthUnit, RoutesSort, TravelMode};

@@ -1,0 +1,406 @@
+//! The score-routes response: its types, the sort orders, `completionStatus` and the
+//! recommendations, and [`assemble_response`], which builds it from per-route outcomes.
+
+use aq_core::runtime::IdGenerator;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::config::RacsConfig;
+use crate::plan::polyline_length_m;
+use crate::request::{RouteId, ScoreRequest};
+use crate::scorer::RouteOutcome;
+use crate::units::{LengthUnit, RoutesSort};
+
+/// The per-route result code of the spec, serialised as `{"code": ..., "text": ...}` with the
+/// spec's texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "ErrorBody", try_from = "ErrorBody")]
+pub enum ErrorCode {
+    /// 0, `EMPTY`: the RACS was calculated.
+    Empty,
+    /// 100: not enough air-quality data along the route.
+    InsufficientData,
+    /// 101: the route's calculation ran out of time.
+    TimedOut,
+    /// 102: the route is not granular enough (too few vertices, too long a segment).
+    NotGranular,
+}
+
+impl ErrorCode {
+    /// The numeric code: 0, 100, 101 or 102.
+    #[must_use]
+    pub fn code(self) -> u16 {
+        match self {
+            Self::Empty => 0,
+            Self::InsufficientData => 100,
+            Self::TimedOut => 101,
+            Self::NotGranular => 102,
+        }
+    }
+
+    /// The spec's text for the code.
+    #[must_use]
+    pub fn text(self) -> &'static str {
+        match self {
+            Self::Empty => "EMPTY",
+            Self::InsufficientData => {
+                "Insufficient data to calculate RACS for the provided route information"
+            }
+            Self::TimedOut => "RACS calculation timed out",
+            Self::NotGranular => {
+                "Provided route information is not sufficient for accurate RACS calculation"
+            }
+        }
+    }
+
+    /// The code with the number `code`, if the spec defines one.
+    #[must_use]
+    pub fn from_code(code: u16) -> Option<Self> {
+        match code {
+            0 => Some(Self::Empty),
+            100 => Some(Self::InsufficientData),
+            101 => Some(Self::TimedOut),
+            102 => Some(Self::NotGranular),
+            _ => None,
+        }
+    }
+}
+
+/// The wire shape of [`ErrorCode`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ErrorBody {
+    code: u16,
+    text: String,
+}
+
+impl From<ErrorCode> for ErrorBody {
+    fn from(e: ErrorCode) -> Self {
+        Self {
+            code: e.code(),
+            text: e.text().to_owned(),
+        }
+    }
+}
+
+impl TryFrom<ErrorBody> for ErrorCode {
+    type Error = String;
+
+    fn try_from(body: ErrorBody) -> Result<Self, Self::Error> {
+        Self::from_code(body.code).ok_or_else(|| format!("unknown RACS error code {}", body.code))
+    }
+}
+
+/// One entry of `racss`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RacsEntry {
+    /// This calculation's id.
+    #[serde(rename = "RACSid")]
+    pub racs_id: Uuid,
+    /// The route's id from the request.
+    #[serde(rename = "routeId")]
+    pub route_id: RouteId,
+    /// The score, 0 to 100, 100 cleanest; `null` unless `error` is [`ErrorCode::Empty`].
+    #[serde(rename = "RACS")]
+    pub racs: Option<u8>,
+    /// The outcome.
+    pub error: ErrorCode,
+    /// Extension, present only when [`RacsConfig::include_details`] is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<RouteDetails>,
+}
+
+/// Extra figures about a route (extension member `details` of a `racss` entry).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteDetails {
+    /// The route's great-circle length, in `lengthUnits`.
+    pub length: f64,
+    /// The unit of `length` (the request's `lengthUnits`).
+    pub length_units: LengthUnit,
+    /// The share of the route's time with air-quality data, 0 to 1, when sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
+    /// The inhaled-dose proxy behind `LowestExposure`, when scored: CI-point minutes, times the
+    /// ventilation in m³/min when `travelMode` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exposure: Option<f64>,
+}
+
+/// The closed list of recommendation types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RecommendationCode {
+    /// The route with the highest RACS.
+    CleanestRoute,
+    /// The route with the least inhaled pollution, counting how long each route takes.
+    LowestExposure,
+}
+
+/// The type of a recommendation's `additionalData`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AdditionalDataType {
+    /// `value` is a route id.
+    #[serde(rename = "routeId")]
+    RouteId,
+}
+
+/// A recommendation's `additionalData`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdditionalData {
+    /// What `value` is.
+    #[serde(rename = "type")]
+    pub kind: AdditionalDataType,
+    /// The value, e.g. a route id.
+    pub value: String,
+}
+
+/// One entry of `recommendations`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recommendation {
+    /// This recommendation's id.
+    pub recommendation_id: Uuid,
+    /// Its type.
+    pub code: RecommendationCode,
+    /// A short name, e.g. `Cleanest Route`.
+    pub name: String,
+    /// A sentence for the traveller.
+    pub text: String,
+    /// The route it names.
+    pub additional_data: AdditionalData,
+}
+
+/// How many routes were scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CompletionStatus {
+    /// Every route has a RACS.
+    Completed,
+    /// Some routes have a RACS, some an error.
+    CompletedWithErrors,
+    /// No route has a RACS (the response is still a success: the request was valid).
+    Failed,
+}
+
+impl CompletionStatus {
+    /// The status for `scored` routes with a RACS out of `total`.
+    ///
+    /// ```
+    /// use racs_core::CompletionStatus;
+    ///
+    /// assert_eq!(CompletionStatus::from_counts(3, 3), CompletionStatus::Completed);
+    /// assert_eq!(CompletionStatus::from_counts(1, 3), CompletionStatus::CompletedWithErrors);
+    /// assert_eq!(CompletionStatus::from_counts(0, 3), CompletionStatus::Failed);
+    /// ```
+    #[must_use]
+    pub fn from_counts(scored: usize, total: usize) -> Self {
+        if scored == 0 {
+            Self::Failed
+        } else if scored >= total {
+            Self::Completed
+        } else {
+            Self::CompletedWithErrors
+        }
+    }
+}
+
+/// The response of operation 2.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreResponse {
+    /// This response's id.
+    pub response_id: Uuid,
+    /// When computing ended (RFC 3339, UTC).
+    pub time: DateTime<Utc>,
+    /// One entry per route, in the request's `routesSort` order.
+    pub racss: Vec<RacsEntry>,
+    /// `CleanestRoute`, and `LowestExposure` when it names another route; none when no route
+    /// was scored.
+    pub recommendations: Vec<Recommendation>,
+    /// How many routes were scored.
+    pub completion_status: CompletionStatus,
+}
+
+/// The order of routes in `racss`: indices into `racs` (one per route, `None` for a route that
+/// failed), sorted per `sort`. The sort is stable, so ties keep request order; in `desc` and
+/// `asc` failed routes come last, in request order.
+///
+/// ```
+/// use racs_core::{sort_order, RoutesSort};
+///
+/// let racs = [Some(40), None, Some(80), Some(40)];
+/// assert_eq!(sort_order(&racs, RoutesSort::Desc), [2, 0, 3, 1]);
+/// assert_eq!(sort_order(&racs, RoutesSort::Asc), [0, 3, 2, 1]);
+/// assert_eq!(sort_order(&racs, RoutesSort::Original), [0, 1, 2, 3]);
+/// ```
+#[must_use]
+pub fn sort_order(racs: &[Option<u8>], sort: RoutesSort) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..racs.len()).collect();
+    match sort {
+        RoutesSort::Original => {}
+        RoutesSort::Desc => order.sort_by_key(|&i| (racs[i].is_none(), std::cmp::Reverse(racs[i]))),
+        RoutesSort::Asc => order.sort_by_key(|&i| (racs[i].is_none(), racs[i])),
+    }
+    order
+}
+
+/// The route with the highest RACS (first in request order on a tie), and the route with the
+/// lowest dose (likewise) when it is a different one. Indices into `scores`, one per route.
+fn recommended(scores: &[Option<(u8, f64)>]) -> (Option<usize>, Option<usize>) {
+    let mut cleanest: Option<usize> = None;
+    let mut lowest: Option<usize> = None;
+    for (i, s) in scores.iter().enumerate() {
+        let Some((racs, dose)) = *s else { continue };
+        if cleanest.is_none_or(|c| scores[c].is_some_and(|(best, _)| racs > best)) {
+            cleanest = Some(i);
+        }
+        if lowest.is_none_or(|l| scores[l].is_some_and(|(_, least)| dose < least)) {
+            lowest = Some(i);
+        }
+    }
+    (cleanest, lowest.filter(|&l| Some(l) != cleanest))
+}
+
+/// Builds the response from per-route outcomes (in request order, one per route): ids from
+/// `ids` (the response's first, then one per route in request order, then the
+/// recommendations'), `time` as given, the `routesSort` order, `completionStatus` and the
+/// recommendations.
+///
+/// This is the last pure step; a service that schedules planning, the source calls and scoring
+/// itself ends with it.
+#[must_use]
+pub fn assemble_response(
+    request: &ScoreRequest,
+    outcomes: &[RouteOutcome],
+    ids: &dyn IdGenerator,
+    time: DateTime<Utc>,
+    config: &RacsConfig,
+) -> ScoreResponse {
+    let response_id = ids.new_id();
+    let mut entries: Vec<RacsEntry> = request
+        .routes
+        .iter()
+        .enumerate()
+        .map(|(i, route)| {
+            let outcome = outcomes.get(i);
+            let score = outcome.and_then(|o| o.score());
+            RacsEntry {
+                racs_id: ids.new_id(),
+                route_id: route.id.clone(),
+                racs: score.map(|s| s.racs),
+                error: outcome.map_or(ErrorCode::TimedOut, RouteOutcome::code),
+                details: config.include_details.then(|| RouteDetails {
+                    length: request
+                        .length_units
+                        .from_metres(polyline_length_m(&route.polyline)),
+                    length_units: request.length_units,
+                    coverage: outcome.and_then(RouteOutcome::coverage),
+                    exposure: score.map(|s| s.dose),
+                }),
+            }
+        })
+        .collect();
+
+    let scores: Vec<Option<(u8, f64)>> = outcomes
+        .iter()
+        .map(|o| o.score().map(|s| (s.racs, s.dose)))
+        .take(entries.len())
+        .collect();
+    let (cleanest, lowest) = recommended(&scores);
+    let mut recommendations = Vec::new();
+    if let Some(i) = cleanest {
+        let id = &request.routes[i].id;
+        recommendations.push(Recommendation {
+            recommendation_id: ids.new_id(),
+            code: RecommendationCode::CleanestRoute,
+            name: "Cleanest Route".to_owned(),
+            text: format!(
+                "Route {id} has the cleanest air along the way (RACS {}).",
+                entries[i].racs.unwrap_or_default()
+            ),
+            additional_data: AdditionalData {
+                kind: AdditionalDataType::RouteId,
+                value: id.to_string(),
+            },
+        });
+    }
+    if let Some(i) = lowest {
+        let id = &request.routes[i].id;
+        recommendations.push(Recommendation {
+            recommendation_id: ids.new_id(),
+            code: RecommendationCode::LowestExposure,
+            name: "Lowest Exposure".to_owned(),
+            text: format!(
+                "Route {id} means the least pollution breathed in over the whole trip, \
+                 counting how long each route takes."
+            ),
+            additional_data: AdditionalData {
+                kind: AdditionalDataType::RouteId,
+                value: id.to_string(),
+            },
+        });
+    }
+
+    let racs: Vec<Option<u8>> = entries.iter().map(|e| e.racs).collect();
+    let scored = racs.iter().filter(|r| r.is_some()).count();
+    let order = sort_order(&racs, request.routes_sort);
+    let mut slots: Vec<Option<RacsEntry>> = entries.drain(..).map(Some).collect();
+    let racss = order.into_iter().filter_map(|i| slots[i].take()).collect();
+
+    ScoreResponse {
+        response_id,
+        time,
+        racss,
+        recommendations,
+        completion_status: CompletionStatus::from_counts(scored, request.routes.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn error_codes_have_the_spec_texts_and_wire_shape() {
+        assert_eq!(
+            serde_json::to_value(ErrorCode::Empty).unwrap(),
+            json!({"code": 0, "text": "EMPTY"})
+        );
+        assert_eq!(
+            serde_json::to_value(ErrorCode::InsufficientData).unwrap(),
+            json!({"code": 100, "text": "Insufficient data to calculate RACS for the provided route information"})
+        );
+        assert_eq!(
+            serde_json::to_value(ErrorCode::TimedOut).unwrap(),
+            json!({"code": 101, "text": "RACS calculation timed out"})
+        );
+        assert_eq!(
+            serde_json::to_value(ErrorCode::NotGranular).unwrap(),
+            json!({"code": 102, "text": "Provided route information is not sufficient for accurate RACS calculation"})
+        );
+        let back: ErrorCode = serde_json::from_value(json!({"code": 101, "text": "x"})).unwrap();
+        assert_eq!(back, ErrorCode::TimedOut);
+        assert!(serde_json::from_value::<ErrorCode>(json!({"code": 7, "text": "x"})).is_err());
+    }
+
+    #[test]
+    fn desc_and_asc_put_failures_last_and_keep_ties_in_request_order() {
+        let racs = [None, Some(50), Some(70), Some(50), None, Some(90)];
+        assert_eq!(sort_order(&racs, RoutesSort::Desc), [5, 2, 1, 3, 0, 4]);
+        assert_eq!(sort_order(&racs, RoutesSort::Asc), [1, 3, 2, 5, 0, 4]);
+        assert_eq!(sort_order(&racs, RoutesSort::Original), [0, 1, 2, 3, 4, 5]);
+        assert!(sort_order(&[], RoutesSort::Desc).is_empty());
+    }
+
+    #[test]
+    fn recommendations_pick_first_on_ties_and_skip_a_duplicate() {
+        // Cleanest: 1 (80, first of the tie). Lowest dose: 2.
+        let s = [Some((60, 10.0)), Some((80, 9.0)), Some((80, 5.0)), None];
+        assert_eq!(recommended(&s), (Some(1), Some(2)));
+        // The same route wins both: no LowestExposure.
+        let s = [Some((60, 10.0)), Some((80, 5.0)), Some((80, 5.0))];
+        assert_eq!(recommended(&s), (Some(1), None));
+        assert_eq!(recommended(&[None, None]), (None, None));
+    }
+}

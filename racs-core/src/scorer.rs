@@ -1,0 +1,642 @@
+//! Scoring a whole request: plan each route, ask the source once per route, score, all routes
+//! concurrently and each under its own deadline; then assemble the response.
+
+use std::fmt;
+use std::pin::pin;
+use std::sync::Arc;
+
+use aq_core::runtime::{Clock, IdGenerator, Timer};
+use aq_core::{AirQualitySource, Position, SourceError, check_batch_len};
+use chrono::{DateTime, Utc};
+use futures::future::{Either, join_all, select};
+
+use crate::config::RacsConfig;
+use crate::plan::{GranularityProblem, plan_route};
+use crate::request::ScoreRequest;
+use crate::response::{ErrorCode, ScoreResponse, assemble_response};
+use crate::score::{InsufficientCoverage, RouteScore, score_samples};
+
+/// Why a route has no RACS.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RouteFailure {
+    /// The route is not granular enough (error 102).
+    NotGranular(GranularityProblem),
+    /// The source covers too little of the route's time (error 100).
+    InsufficientCoverage(InsufficientCoverage),
+    /// The source could not answer. Reported as error 100 (no data to score with), or as 101
+    /// when the source itself timed out; the cause is kept here for logs and for a service that
+    /// prefers to answer 503 when every route failed this way.
+    Source(SourceError),
+    /// The route's deadline ([`RacsConfig::route_deadline_ms`]) passed (error 101).
+    TimedOut,
+}
+
+impl RouteFailure {
+    /// The code reported in `racss[].error`.
+    #[must_use]
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::NotGranular(_) => ErrorCode::NotGranular,
+            Self::InsufficientCoverage(_) => ErrorCode::InsufficientData,
+            Self::Source(SourceError::Timeout) | Self::TimedOut => ErrorCode::TimedOut,
+            Self::Source(_) => ErrorCode::InsufficientData,
+        }
+    }
+}
+
+impl fmt::Display for RouteFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotGranular(p) => write!(f, "not granular enough: {p}"),
+            Self::InsufficientCoverage(c) => write!(f, "insufficient data: {c}"),
+            Self::Source(e) => e.fmt(f),
+            Self::TimedOut => f.write_str("the route's deadline passed"),
+        }
+    }
+}
+
+impl std::error::Error for RouteFailure {}
+
+/// What became of one route.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RouteOutcome {
+    /// It has a RACS.
+    Scored(RouteScore),
+    /// It has none, for this reason.
+    Failed(RouteFailure),
+}
+
+impl RouteOutcome {
+    /// The code reported in `racss[].error`.
+    #[must_use]
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Scored(_) => ErrorCode::Empty,
+            Self::Failed(f) => f.code(),
+        }
+    }
+
+    /// The score, if the route has one.
+    #[must_use]
+    pub fn score(&self) -> Option<&RouteScore> {
+        match self {
+            Self::Scored(s) => Some(s),
+            Self::Failed(_) => None,
+        }
+    }
+
+    /// The share of the route's time with data, when the source answered.
+    #[must_use]
+    pub fn coverage(&self) -> Option<f64> {
+        match self {
+            Self::Scored(s) => Some(s.coverage),
+            Self::Failed(RouteFailure::InsufficientCoverage(c)) => Some(c.coverage),
+            Self::Failed(_) => None,
+        }
+    }
+}
+
+impl From<Result<RouteScore, RouteFailure>> for RouteOutcome {
+    fn from(r: Result<RouteScore, RouteFailure>) -> Self {
+        match r {
+            Ok(s) => Self::Scored(s),
+            Err(f) => Self::Failed(f),
+        }
+    }
+}
+
+/// A response together with each route's outcome in request order, for logs and metrics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreReport {
+    /// The response to send.
+    pub response: ScoreResponse,
+    /// One outcome per route, in request order.
+    pub outcomes: Vec<RouteOutcome>,
+}
+
+/// Scores requests against an air-quality source, with time and ids from the runtime ports.
+///
+/// Routes of one request are scored concurrently; each is planned, sampled with one batch call
+/// to the source, and scored within [`RacsConfig::route_deadline_ms`], and a route that runs out
+/// of time fails alone with error 101. Planning and scoring are synchronous CPU work between
+/// await points; a service that wants them off its async threads can call [`plan_route`],
+/// [`score_samples`] and [`assemble_response`] itself.
+///
+/// The future is `Send`, so it can be spawned on a multi-threaded runtime.
+#[derive(Clone)]
+pub struct Scorer {
+    source: Arc<dyn AirQualitySource>,
+    clock: Arc<dyn Clock>,
+    timer: Arc<dyn Timer>,
+    ids: Arc<dyn IdGenerator>,
+    config: RacsConfig,
+}
+
+impl fmt::Debug for Scorer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scorer")
+            .field("source", &self.source.info().name)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Scorer {
+    /// A scorer with the default [`RacsConfig`].
+    #[must_use]
+    pub fn new(
+        source: Arc<dyn AirQualitySource>,
+        clock: Arc<dyn Clock>,
+        timer: Arc<dyn Timer>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        Self {
+            source,
+            clock,
+            timer,
+            ids,
+            config: RacsConfig::default(),
+        }
+    }
+
+    /// The same scorer with `config`.
+    #[must_use]
+    pub fn with_config(mut self, config: RacsConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The configuration in use.
+    #[must_use]
+    pub fn config(&self) -> &RacsConfig {
+        &self.config
+    }
+
+    /// What the air-quality source is, so that responses can say when data is synthetic.
+    #[must_use]
+    pub fn source_info(&self) -> aq_core::SourceInfo {
+        self.source.info()
+    }
+
+    /// Scores every route of `request` and builds the response.
+    pub async fn score(&self, request: &ScoreRequest) -> ScoreResponse {
+        self.score_report(request).await.response
+    }
+
+    /// Like [`Scorer::score`], also returning each route's outcome with its cause.
+    pub async fn score_report(&self, request: &ScoreRequest) -> ScoreReport {
+        let departure = request.departure_time.unwrap_or_else(|| self.clock.now());
+        let ventilation = self.config.ventilation.rate(request.travel_mode);
+        let outcomes = join_all(request.routes.iter().map(|route| {
+            self.score_route(
+                &route.polyline,
+                request.duration_s(route),
+                departure,
+                ventilation,
+            )
+        }))
+        .await;
+        let time = self.clock.now();
+        let response = assemble_response(request, &outcomes, &*self.ids, time, &self.config);
+        ScoreReport { response, outcomes }
+    }
+
+    /// Scores one route leaving at `departure` and taking `duration_s` seconds, under the route
+    /// deadline. `ventilation` is the dose proxy's rate ([`crate::Ventilation::rate`]).
+    pub async fn score_route(
+        &self,
+        polyline: &[Position],
+        duration_s: f64,
+        departure: DateTime<Utc>,
+        ventilation: f64,
+    ) -> RouteOutcome {
+        // Polled first, so the deadline starts before any of the route's own work.
+        let deadline = pin!(self.timer.sleep(self.config.route_deadline()));
+        let work = pin!(async {
+            let plan = plan_route(polyline, duration_s, departure, &self.config)
+                .map_err(RouteFailure::NotGranular)?;
+            let answers = self
+                .source
+                .sample(plan.queries())
+                .await
+                .and_then(|a| check_batch_len(plan.queries().len(), a))
+                .map_err(RouteFailure::Source)?;
+            score_samples(&plan, &answers, ventilation, &self.config)
+                .map_err(RouteFailure::InsufficientCoverage)
+        });
+        match select(deadline, work).await {
+            Either::Left(((), _)) => RouteOutcome::Failed(RouteFailure::TimedOut),
+            Either::Right((result, _)) => result.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::time::Duration;
+
+    use aq_core::memory::{FnSource, constant};
+    use aq_core::runtime::{FixedClock, SequentialIds};
+    use aq_core::{AirSample, CleanlinessIndex, SampleQuery, SourceInfo};
+    use async_trait::async_trait;
+    use chrono::TimeZone;
+    use insights_system::TokioTimer;
+    use mockall::mock;
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::config::Limits;
+    use crate::response::{CompletionStatus, RecommendationCode};
+    use crate::units::LengthUnit;
+
+    type Answers = Result<Vec<Option<AirSample>>, SourceError>;
+
+    mock! {
+        // The mocked method hands back a future, so an expectation can make the source slow.
+        Source {
+            fn answer(&self, queries: &[SampleQuery]) -> Pin<Box<dyn Future<Output = Answers> + Send>>;
+        }
+    }
+
+    #[async_trait]
+    impl AirQualitySource for MockSource {
+        fn info(&self) -> SourceInfo {
+            SourceInfo::demo("mock")
+        }
+
+        async fn sample(&self, queries: &[SampleQuery]) -> Answers {
+            self.answer(queries).await
+        }
+    }
+
+    fn t0() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
+    }
+
+    fn ci(v: f64) -> CleanlinessIndex {
+        CleanlinessIndex::new(v).unwrap()
+    }
+
+    fn scorer(source: impl AirQualitySource + 'static) -> Scorer {
+        Scorer::new(
+            Arc::new(source),
+            Arc::new(FixedClock::new(t0())),
+            Arc::new(TokioTimer),
+            Arc::new(SequentialIds::default()),
+        )
+    }
+
+    fn request(body: serde_json::Value) -> ScoreRequest {
+        ScoreRequest::from_json(&body, &Limits::default()).unwrap()
+    }
+
+    /// Three short routes starting at distinct longitudes 10.0, 10.1 and 10.2.
+    fn three_routes(sort: &str) -> ScoreRequest {
+        request(json!({
+            "routes": [
+                {"id": "a", "polyline": [[10.0, 50.0], [10.0, 50.005]], "routeDuration": 5},
+                {"id": "b", "polyline": [[10.1, 50.0], [10.1, 50.005]], "routeDuration": 5},
+                {"id": "c", "polyline": [[10.2, 50.0], [10.2, 50.005]], "routeDuration": 5}
+            ],
+            "routesSort": sort
+        }))
+    }
+
+    fn starts_at(lon: f64) -> impl Fn(&[SampleQuery]) -> bool + Send + 'static {
+        move |q: &[SampleQuery]| q.first().is_some_and(|s| s.position.lon() == lon)
+    }
+
+    fn every(
+        v: f64,
+    ) -> impl FnMut(&[SampleQuery]) -> Pin<Box<dyn Future<Output = Answers> + Send>> {
+        move |q: &[SampleQuery]| {
+            let answers = vec![Some(AirSample::from_ci(ci(v))); q.len()];
+            Box::pin(async move { Ok(answers) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_slow_route_times_out_alone() {
+        let mut source = MockSource::new();
+        source
+            .expect_answer()
+            .withf(starts_at(10.0))
+            .times(1)
+            .returning(every(70.0));
+        source
+            .expect_answer()
+            .withf(starts_at(10.1))
+            .times(1)
+            .returning(|q| {
+                let answers = vec![Some(AirSample::from_ci(ci(99.0))); q.len()];
+                Box::pin(async move {
+                    TokioTimer.sleep(Duration::from_secs(60)).await;
+                    Ok(answers)
+                })
+            });
+        source
+            .expect_answer()
+            .withf(starts_at(10.2))
+            .times(1)
+            .returning(every(40.0));
+        let scorer = scorer(source).with_config(RacsConfig {
+            route_deadline_ms: 200,
+            ..RacsConfig::default()
+        });
+
+        let report = scorer.score_report(&three_routes("desc")).await;
+        let r = &report.response;
+        let got: Vec<_> = r
+            .racss
+            .iter()
+            .map(|e| (e.route_id.as_str(), e.racs, e.error))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", Some(70), ErrorCode::Empty),
+                ("c", Some(40), ErrorCode::Empty),
+                ("b", None, ErrorCode::TimedOut),
+            ]
+        );
+        assert_eq!(
+            report.outcomes[1],
+            RouteOutcome::Failed(RouteFailure::TimedOut)
+        );
+        assert_eq!(r.completion_status, CompletionStatus::CompletedWithErrors);
+    }
+
+    #[tokio::test]
+    async fn a_route_the_source_barely_covers_gets_100() {
+        let mut source = MockSource::new();
+        source
+            .expect_answer()
+            .withf(starts_at(10.0))
+            .times(1)
+            .returning(|q| {
+                // Only the first third of the route has data.
+                let n = q.len();
+                let answers: Vec<_> = (0..n)
+                    .map(|k| (k < n / 3).then(|| AirSample::from_ci(ci(90.0))))
+                    .collect();
+                Box::pin(async move { Ok(answers) })
+            });
+        source
+            .expect_answer()
+            .withf(starts_at(10.1))
+            .times(1)
+            .returning(every(60.0));
+        source
+            .expect_answer()
+            .withf(starts_at(10.2))
+            .times(1)
+            .returning(every(50.0));
+
+        let report = scorer(source).score_report(&three_routes("original")).await;
+        let a = &report.response.racss[0];
+        assert_eq!((a.route_id.as_str(), a.racs), ("a", None));
+        assert_eq!(a.error, ErrorCode::InsufficientData);
+        match &report.outcomes[0] {
+            RouteOutcome::Failed(RouteFailure::InsufficientCoverage(c)) => {
+                assert!(c.coverage < 0.4, "{c:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(report.response.racss[1].racs, Some(60));
+        assert_eq!(report.response.racss[2].racs, Some(50));
+    }
+
+    #[tokio::test]
+    async fn source_failures_are_100_or_101_for_a_source_timeout() {
+        let mut source = MockSource::new();
+        source
+            .expect_answer()
+            .withf(starts_at(10.0))
+            .times(1)
+            .returning(|_| {
+                Box::pin(async { Err(SourceError::Unavailable("connection refused".into())) })
+            });
+        source
+            .expect_answer()
+            .withf(starts_at(10.1))
+            .times(1)
+            .returning(|_| Box::pin(async { Err(SourceError::Timeout) }));
+        source
+            .expect_answer()
+            .withf(starts_at(10.2))
+            .times(1)
+            // One answer short: the port contract is broken, nothing is scored from it.
+            .returning(|q| {
+                let answers = vec![Some(AirSample::from_ci(ci(50.0))); q.len() - 1];
+                Box::pin(async move { Ok(answers) })
+            });
+
+        let report = scorer(source).score_report(&three_routes("asc")).await;
+        let codes: Vec<_> = report.response.racss.iter().map(|e| e.error).collect();
+        assert_eq!(
+            codes,
+            [
+                ErrorCode::InsufficientData,
+                ErrorCode::TimedOut,
+                ErrorCode::InsufficientData
+            ]
+        );
+        assert!(matches!(
+            report.outcomes[2],
+            RouteOutcome::Failed(RouteFailure::Source(SourceError::InvalidResponse(_)))
+        ));
+        assert_eq!(report.response.completion_status, CompletionStatus::Failed);
+        assert!(report.response.recommendations.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_route_that_is_not_granular_never_reaches_the_source() {
+        let mut source = MockSource::new();
+        source.expect_answer().never();
+        let r = request(json!({
+            "routes": [
+                {"id": 1, "polyline": [[10.0, 50.0]], "routeDuration": 5},
+                {"id": 2, "polyline": [[10.0, 50.0], [10.0, 50.05]], "routeDuration": 5}
+            ],
+            "routesSort": "desc"
+        }));
+        let report = scorer(source).score_report(&r).await;
+        assert!(
+            report
+                .response
+                .racss
+                .iter()
+                .all(|e| e.error == ErrorCode::NotGranular)
+        );
+        assert!(matches!(
+            report.outcomes[1],
+            RouteOutcome::Failed(RouteFailure::NotGranular(
+                GranularityProblem::SegmentTooLong { .. }
+            ))
+        ));
+    }
+
+    #[tokio::test]
+    async fn one_route_in_all_three_polyline_forms_scores_the_same() {
+        // Cleaner to the north-west, so every sample matters.
+        let field = FnSource::new("gradient", |p: Position, _| {
+            CleanlinessIndex::new(
+                (50.0 + (p.lat() - 52.0) * 40.0 - (p.lon() - 13.0) * 20.0).clamp(0.0, 100.0),
+            )
+            .ok()
+        });
+        let line = [
+            Position::new(13.40, 52.50).unwrap(),
+            Position::new(13.41, 52.51).unwrap(),
+            Position::new(13.42, 52.51).unwrap(),
+        ];
+        let pairs = serde_json::to_value(line).unwrap();
+        let r = request(json!({
+            "routes": [
+                {"id": "array", "polyline": pairs, "routeDuration": 20},
+                {"id": "string", "polyline": pairs.to_string(), "routeDuration": 20},
+                {"id": "encoded", "polyline": crate::encode_polyline(&line), "routeDuration": 20}
+            ],
+            "routesSort": "original"
+        }));
+        let report = scorer(field).score_report(&r).await;
+        let scores: Vec<_> = report.outcomes.iter().map(|o| o.score().copied()).collect();
+        assert!(scores[0].is_some());
+        assert_eq!(scores[0], scores[1]);
+        assert_eq!(scores[0], scores[2]);
+    }
+
+    #[tokio::test]
+    async fn ids_and_time_come_from_the_ports_and_departure_defaults_to_now() {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let field = FnSource::new("log", move |_, t| {
+            log.lock().unwrap().push(t);
+            Some(ci(80.0))
+        });
+        let clock = Arc::new(FixedClock::new(t0()));
+        let scorer = Scorer::new(
+            Arc::new(field),
+            clock.clone(),
+            Arc::new(TokioTimer),
+            Arc::new(SequentialIds::default()),
+        );
+        let response = scorer.score(&three_routes("desc")).await;
+        assert_eq!(response.response_id, Uuid::from_u128(1));
+        let racs_ids: Vec<_> = response.racss.iter().map(|e| e.racs_id.as_u128()).collect();
+        assert_eq!(racs_ids, [2, 3, 4]);
+        assert_eq!(
+            response.recommendations[0].recommendation_id,
+            Uuid::from_u128(5)
+        );
+        assert_eq!(response.time, t0());
+        let times = seen.lock().unwrap();
+        assert_eq!(times.iter().min(), Some(&t0()));
+        assert_eq!(
+            times.iter().max(),
+            Some(&(t0() + chrono::Duration::minutes(5)))
+        );
+    }
+
+    #[tokio::test]
+    async fn departure_time_moves_the_samples() {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let field = FnSource::new("log", move |_, t| {
+            log.lock().unwrap().push(t);
+            Some(ci(80.0))
+        });
+        let r = request(json!({
+            "routes": [{"id": "a", "polyline": [[10.0, 50.0], [10.0, 50.005]], "routeDuration": 5}],
+            "routesSort": "desc",
+            "departureTime": "2026-06-01T17:30:00Z"
+        }));
+        scorer(field).score(&r).await;
+        let first = Utc.with_ymd_and_hms(2026, 6, 1, 17, 30, 0).unwrap();
+        assert_eq!(seen.lock().unwrap().iter().min(), Some(&first));
+    }
+
+    #[tokio::test]
+    async fn lowest_exposure_names_a_shorter_route_in_slightly_dirtier_air() {
+        // "long" is cleaner (80) but takes 60 min: dose 20 · 60 = 1200 CI-point minutes.
+        // "short" scores 70 in 10 min: dose 30 · 10 = 300.
+        let field = FnSource::new("two", |p: Position, _| {
+            Some(ci(if p.lon() < 10.05 { 80.0 } else { 70.0 }))
+        });
+        let r = request(json!({
+            "routes": [
+                {"id": "long", "polyline": [[10.0, 50.0], [10.0, 50.01]], "routeDuration": 60},
+                {"id": "short", "polyline": [[10.1, 50.0], [10.1, 50.005]], "routeDuration": 10}
+            ],
+            "routesSort": "desc",
+            "travelMode": "walk"
+        }));
+        let report = scorer(field).score_report(&r).await;
+        let recs = &report.response.recommendations;
+        assert_eq!(recs.len(), 2);
+        assert_eq!(recs[0].code, RecommendationCode::CleanestRoute);
+        assert_eq!(recs[0].additional_data.value, "long");
+        assert_eq!(recs[0].name, "Cleanest Route");
+        assert_eq!(recs[1].code, RecommendationCode::LowestExposure);
+        assert_eq!(recs[1].additional_data.value, "short");
+        let doses: Vec<_> = report
+            .outcomes
+            .iter()
+            .map(|o| o.score().unwrap().dose)
+            .collect();
+        // Walking ventilation, 0.025 m³/min.
+        assert!(
+            (doses[0] - 30.0).abs() < 1e-9 && (doses[1] - 7.5).abs() < 1e-9,
+            "{doses:?}"
+        );
+
+        let wire = serde_json::to_value(&report.response).unwrap();
+        assert_eq!(
+            wire["recommendations"][1]["additionalData"],
+            json!({"type": "routeId", "value": "short"})
+        );
+        assert_eq!(wire["completionStatus"], json!("Completed"));
+    }
+
+    #[tokio::test]
+    async fn details_report_length_in_the_requested_unit() {
+        let r = request(json!({
+            "routes": [{"id": "a", "polyline": [[0.0, 0.0], [0.0, 0.01]], "routeDuration": 5}],
+            "routesSort": "desc",
+            "lengthUnits": "km"
+        }));
+        let plain = scorer(constant(ci(50.0))).score(&r).await;
+        assert!(
+            serde_json::to_value(&plain).unwrap()["racss"][0]
+                .get("details")
+                .is_none()
+        );
+
+        let detailed = scorer(constant(ci(50.0)))
+            .with_config(RacsConfig {
+                include_details: true,
+                ..RacsConfig::default()
+            })
+            .score(&r)
+            .await;
+        let d = detailed.racss[0].details.as_ref().unwrap();
+        assert!((d.length - 1.112).abs() < 0.001, "{}", d.length);
+        assert_eq!(d.length_units, LengthUnit::Kilometres);
+        assert_eq!(d.coverage, Some(1.0));
+        // 50 CI points below clean for 5 minutes, no travel mode.
+        assert_eq!(d.exposure, Some(250.0));
+        let wire = serde_json::to_value(&detailed).unwrap();
+        assert_eq!(wire["racss"][0]["details"]["lengthUnits"], json!("km"));
+    }
+
+    #[test]
+    fn scoring_futures_can_be_spawned() {
+        fn assert_send<T: Send>(_: &T) {}
+        let scorer = scorer(constant(ci(50.0)));
+        let r = three_routes("desc");
+        assert_send(&scorer.score(&r));
+    }
+}
