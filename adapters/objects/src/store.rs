@@ -1,0 +1,425 @@
+//! The [`FileStore`] over any [`ObjectStore`]: streamed writes, reads, deletes and the retention
+//! clean-up.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alerts_core::ports::{FileError, FileKey, FileStore, FileWriter};
+use async_trait::async_trait;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path;
+use object_store::{
+    Attribute, Attributes, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions,
+    PutPayloadMut, WriteMultipart,
+};
+
+/// How long output files are kept by default: 24 hours.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The smallest part of a multipart upload that S3 accepts (5 MiB); every part but the last
+/// must be at least this big.
+pub const MIN_PART_SIZE: usize = 5 * 1024 * 1024;
+
+/// The media type of the output files.
+pub const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
+
+/// How an [`ObjectFileStore`] writes. Build with [`FileStoreOptions::default`] and the `with_`
+/// methods, so that options added later do not break callers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FileStoreOptions {
+    /// Bytes buffered before a write turns into a multipart upload, and the size of each part.
+    /// At least [`MIN_PART_SIZE`]. Default 5 MiB.
+    pub part_size: usize,
+    /// Parts uploaded at once by one writer. Default 4.
+    pub max_concurrency: usize,
+    /// The `Content-Type` stored with each file, for backends that keep one (S3 returns it on
+    /// a presigned GET). `None` for backends that refuse attributes, such as the local
+    /// filesystem. Default `None`.
+    pub content_type: Option<String>,
+}
+
+impl Default for FileStoreOptions {
+    fn default() -> Self {
+        Self {
+            part_size: MIN_PART_SIZE,
+            max_concurrency: 4,
+            content_type: None,
+        }
+    }
+}
+
+impl FileStoreOptions {
+    /// Sets the part size; values below [`MIN_PART_SIZE`] are raised to it.
+    #[must_use]
+    pub fn with_part_size(mut self, part_size: usize) -> Self {
+        self.part_size = part_size.max(MIN_PART_SIZE);
+        self
+    }
+
+    /// Sets how many parts one writer uploads at once (at least 1).
+    #[must_use]
+    pub fn with_max_concurrency(mut self, max_concurrency: usize) -> Self {
+        self.max_concurrency = max_concurrency.max(1);
+        self
+    }
+
+    /// Sets the `Content-Type` stored with each file.
+    #[must_use]
+    pub fn with_content_type(mut self, content_type: impl Into<String>) -> Self {
+        self.content_type = Some(content_type.into());
+        self
+    }
+}
+
+/// Output files in an object store, under an optional prefix.
+///
+/// Small files are written with one atomic `PUT` when they are finished; a file that outgrows
+/// [`FileStoreOptions::part_size`] is streamed as a multipart upload, which the backend makes
+/// visible only when it is completed. Either way a file appears whole or not at all.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use alerts_core::ports::{FileKey, FileStore};
+/// use insights_objects::ObjectFileStore;
+/// use object_store::memory::InMemory;
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let files = ObjectFileStore::new(Arc::new(InMemory::new()));
+/// let key = FileKey("alerts/example.ndjson".to_owned());
+/// let mut writer = files.create(&key).await?;
+/// writer.write("{\"a\":1}\n".into()).await?;
+/// assert!(!files.exists(&key).await?, "invisible until finished");
+/// assert_eq!(writer.finish().await?, 8);
+/// assert_eq!(files.read(&key).await?, "{\"a\":1}\n");
+/// # Ok::<(), alerts_core::ports::FileError>(())
+/// # }).unwrap();
+/// ```
+#[derive(Clone)]
+pub struct ObjectFileStore {
+    store: Arc<dyn ObjectStore>,
+    prefix: Option<Path>,
+    options: FileStoreOptions,
+}
+
+impl fmt::Debug for ObjectFileStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ObjectFileStore")
+            .field("store", &self.store.to_string())
+            .field("prefix", &self.prefix)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl ObjectFileStore {
+    /// Files at the root of `store`, with default options.
+    #[must_use]
+    pub fn new(store: Arc<dyn ObjectStore>) -> Self {
+        Self {
+            store,
+            prefix: None,
+            options: FileStoreOptions::default(),
+        }
+    }
+
+    /// Keeps the files under `prefix` (such as `insights/files`) rather than at the root.
+    ///
+    /// # Errors
+    ///
+    /// [`FileError::Other`] when the prefix is not a valid object path (empty segments, `.` or
+    /// `..`).
+    pub fn with_prefix(mut self, prefix: &str) -> Result<Self, FileError> {
+        let prefix = prefix.trim_matches('/');
+        self.prefix = if prefix.is_empty() {
+            None
+        } else {
+            Some(Path::parse(prefix).map_err(|e| {
+                FileError::Other(format!(
+                    "the prefix {prefix:?} is not a valid object path: {e}"
+                ))
+            })?)
+        };
+        Ok(self)
+    }
+
+    /// Replaces the write options.
+    #[must_use]
+    pub fn with_options(mut self, options: FileStoreOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The object store underneath.
+    #[must_use]
+    pub fn object_store(&self) -> &Arc<dyn ObjectStore> {
+        &self.store
+    }
+
+    /// The object path of `key`, prefix included: what a presigning backend must sign.
+    ///
+    /// # Errors
+    ///
+    /// [`FileError::Other`] when the key is not a valid relative object path.
+    pub fn object_path(&self, key: &FileKey) -> Result<Path, FileError> {
+        object_path(self.prefix.as_ref(), key)
+    }
+
+    /// Deletes every file last modified before `cutoff`, and returns how many it deleted.
+    /// The server runs it periodically with `now - retention` ([`DEFAULT_RETENTION`] unless
+    /// configured). Files deleted meanwhile by another replica are not counted, and are no
+    /// error.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be listed or a deletion fails; files deleted before the failure
+    /// stay deleted, and the next run picks up the rest.
+    pub async fn delete_older_than(&self, cutoff: DateTime<Utc>) -> Result<u64, FileError> {
+        let old: Vec<Path> = self
+            .store
+            .list(self.prefix.as_ref())
+            .try_filter_map(|meta| async move {
+                Ok::<_, object_store::Error>((meta.last_modified < cutoff).then_some(meta.location))
+            })
+            .try_collect()
+            .await
+            .map_err(file_error)?;
+        let mut deleted = 0;
+        let mut results = self
+            .store
+            .delete_stream(futures::stream::iter(old.into_iter().map(Ok)).boxed());
+        while let Some(result) = results.next().await {
+            match result {
+                Ok(_) => deleted += 1,
+                Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(file_error(e)),
+            }
+        }
+        Ok(deleted)
+    }
+}
+
+fn object_path(prefix: Option<&Path>, key: &FileKey) -> Result<Path, FileError> {
+    let relative = Path::parse(&key.0)
+        .ok()
+        .filter(|p| !key.0.is_empty() && p.as_ref() == key.0)
+        .ok_or_else(|| {
+            FileError::Other(format!(
+                "the file key {:?} is not a valid object path (use FileKey::for_token)",
+                key.0
+            ))
+        })?;
+    Ok(match prefix {
+        Some(prefix) => prefix.parts().chain(relative.parts()).collect(),
+        None => relative,
+    })
+}
+
+/// Maps an object-store error to the port's error, keeping its message.
+pub(crate) fn file_error(error: object_store::Error) -> FileError {
+    match error {
+        object_store::Error::NotFound { .. } => FileError::NotFound,
+        // The remote backends report exhausted retries, timeouts and refused connections as
+        // generic errors; all of them are worth trying again later.
+        object_store::Error::Generic { .. } | object_store::Error::JoinError { .. } => {
+            FileError::Unavailable(error.to_string())
+        }
+        object_store::Error::PermissionDenied { .. }
+        | object_store::Error::Unauthenticated { .. } => FileError::Other(format!(
+            "{error} (check the object store's credentials and permissions)"
+        )),
+        other => FileError::Other(other.to_string()),
+    }
+}
+
+#[async_trait]
+impl FileStore for ObjectFileStore {
+    async fn create(&self, key: &FileKey) -> Result<Box<dyn FileWriter>, FileError> {
+        Ok(Box::new(ObjectFileWriter {
+            store: Arc::clone(&self.store),
+            path: self.object_path(key)?,
+            options: self.options.clone(),
+            state: WriterState::Buffering(PutPayloadMut::new()),
+            written: 0,
+        }))
+    }
+
+    async fn exists(&self, key: &FileKey) -> Result<bool, FileError> {
+        match self.store.head(&self.object_path(key)?).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(file_error(e)),
+        }
+    }
+
+    async fn read(&self, key: &FileKey) -> Result<Bytes, FileError> {
+        let result = self
+            .store
+            .get(&self.object_path(key)?)
+            .await
+            .map_err(file_error)?;
+        result.bytes().await.map_err(file_error)
+    }
+
+    async fn delete(&self, key: &FileKey) -> Result<(), FileError> {
+        match self.store.delete(&self.object_path(key)?).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(file_error(e)),
+        }
+    }
+}
+
+/// A file being written to an [`ObjectFileStore`].
+///
+/// It buffers up to one part; past that it streams parts as a multipart upload. Dropping it
+/// before [`FileWriter::finish`] abandons the upload: in the background when a tokio runtime
+/// is running, otherwise as far as the backend cleans up on its own (the local filesystem
+/// removes its staging file; S3 keeps the invisible parts until a bucket lifecycle rule for
+/// incomplete multipart uploads removes them).
+pub struct ObjectFileWriter {
+    store: Arc<dyn ObjectStore>,
+    path: Path,
+    options: FileStoreOptions,
+    state: WriterState,
+    written: u64,
+}
+
+enum WriterState {
+    Buffering(PutPayloadMut),
+    Uploading(WriteMultipart),
+    /// A part failed and the upload was abandoned; the writer can only be dropped.
+    Failed,
+}
+
+impl fmt::Debug for ObjectFileWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match self.state {
+            WriterState::Buffering(_) => "buffering",
+            WriterState::Uploading(_) => "uploading",
+            WriterState::Failed => "failed",
+        };
+        f.debug_struct("ObjectFileWriter")
+            .field("path", &self.path)
+            .field("state", &state)
+            .field("written", &self.written)
+            .finish()
+    }
+}
+
+impl ObjectFileWriter {
+    fn attributes(&self) -> Attributes {
+        let mut attributes = Attributes::new();
+        if let Some(content_type) = &self.options.content_type {
+            attributes.insert(Attribute::ContentType, content_type.clone().into());
+        }
+        attributes
+    }
+
+    // `&mut self` keeps the future `Send`: the writer is `Send` but, holding a multipart upload,
+    // not `Sync`.
+    async fn start_upload(&mut self, buffered: PutPayloadMut) -> Result<WriteMultipart, FileError> {
+        let opts = PutMultipartOptions {
+            attributes: self.attributes(),
+            ..PutMultipartOptions::default()
+        };
+        let upload = self
+            .store
+            .put_multipart_opts(&self.path, opts)
+            .await
+            .map_err(file_error)?;
+        let mut upload = WriteMultipart::new_with_chunk_size(upload, self.options.part_size);
+        for chunk in buffered.freeze() {
+            upload.put(chunk);
+        }
+        Ok(upload)
+    }
+}
+
+#[async_trait]
+impl FileWriter for ObjectFileWriter {
+    async fn write(&mut self, chunk: Bytes) -> Result<(), FileError> {
+        let len = chunk.len() as u64;
+        match std::mem::replace(&mut self.state, WriterState::Failed) {
+            WriterState::Buffering(mut buffer) => {
+                if buffer.content_length().saturating_add(chunk.len()) < self.options.part_size {
+                    buffer.push(chunk);
+                    self.state = WriterState::Buffering(buffer);
+                } else {
+                    let mut upload = self.start_upload(buffer).await?;
+                    upload.put(chunk);
+                    self.state = WriterState::Uploading(upload);
+                }
+            }
+            WriterState::Uploading(mut upload) => {
+                if let Err(e) = upload.wait_for_capacity(self.options.max_concurrency).await {
+                    // Best effort: the upload is invisible either way, and the caller hears
+                    // about the error that matters.
+                    let _ = upload.abort().await;
+                    return Err(file_error(e));
+                }
+                upload.put(chunk);
+                self.state = WriterState::Uploading(upload);
+            }
+            WriterState::Failed => {
+                return Err(FileError::Other(
+                    "this file's upload failed earlier; abandon the writer and create the file again"
+                        .to_owned(),
+                ));
+            }
+        }
+        self.written += len;
+        Ok(())
+    }
+
+    async fn finish(mut self: Box<Self>) -> Result<u64, FileError> {
+        match std::mem::replace(&mut self.state, WriterState::Failed) {
+            WriterState::Buffering(buffer) => {
+                let opts = PutOptions {
+                    attributes: self.attributes(),
+                    ..PutOptions::default()
+                };
+                self.store
+                    .put_opts(&self.path, buffer.freeze(), opts)
+                    .await
+                    .map_err(file_error)?;
+            }
+            // `finish` aborts the upload itself when a part or the completion fails.
+            WriterState::Uploading(upload) => {
+                upload.finish().await.map_err(file_error)?;
+            }
+            WriterState::Failed => {
+                return Err(FileError::Other(
+                    "this file's upload failed earlier; create the file again".to_owned(),
+                ));
+            }
+        }
+        Ok(self.written)
+    }
+
+    async fn abort(mut self: Box<Self>) -> Result<(), FileError> {
+        match std::mem::replace(&mut self.state, WriterState::Failed) {
+            WriterState::Uploading(upload) => upload.abort().await.map_err(file_error),
+            WriterState::Buffering(_) | WriterState::Failed => Ok(()),
+        }
+    }
+}
+
+impl Drop for ObjectFileWriter {
+    fn drop(&mut self) {
+        let state = std::mem::replace(&mut self.state, WriterState::Failed);
+        if let (WriterState::Uploading(upload), Ok(runtime)) =
+            (state, tokio::runtime::Handle::try_current())
+        {
+            let path = self.path.clone();
+            runtime.spawn(async move {
+                if let Err(e) = upload.abort().await {
+                    tracing::warn!(%path, error = %e, "could not abandon an unfinished upload");
+                }
+            });
+        }
+    }
+}
