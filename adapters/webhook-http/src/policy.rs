@@ -251,15 +251,13 @@ impl AddressPolicy {
     /// (`169.254.169.254`) remains out of reach.
     pub fn private_networks() -> Self {
         let mut networks = loopback_networks();
-        networks.extend(
-            [
-                IpNet::from(ipnet::Ipv4Net::new_assert(Ipv4Addr::new(10, 0, 0, 0), 8)),
-                ipnet::Ipv4Net::new_assert(Ipv4Addr::new(172, 16, 0, 0), 12).into(),
-                ipnet::Ipv4Net::new_assert(Ipv4Addr::new(192, 168, 0, 0), 16).into(),
-                ipnet::Ipv4Net::new_assert(Ipv4Addr::new(100, 64, 0, 0), 10).into(),
-                ipnet::Ipv6Net::new_assert(Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0), 7).into(),
-            ],
-        );
+        networks.extend([
+            IpNet::from(ipnet::Ipv4Net::new_assert(Ipv4Addr::new(10, 0, 0, 0), 8)),
+            ipnet::Ipv4Net::new_assert(Ipv4Addr::new(172, 16, 0, 0), 12).into(),
+            ipnet::Ipv4Net::new_assert(Ipv4Addr::new(192, 168, 0, 0), 16).into(),
+            ipnet::Ipv4Net::new_assert(Ipv4Addr::new(100, 64, 0, 0), 10).into(),
+            ipnet::Ipv6Net::new_assert(Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0), 7).into(),
+        ]);
         Self::allowing(networks)
     }
 

@@ -96,10 +96,13 @@ mod tests {
         .map(|text| text.parse().unwrap())
         .collect();
         let (allowed, blocked) = filter_addresses(&AddressPolicy::strict(), addresses);
-        assert_eq!(allowed, vec![
-            "8.8.8.8:0".parse::<SocketAddr>().unwrap(),
-            "[2606:4700:4700::1111]:0".parse().unwrap(),
-        ]);
+        assert_eq!(
+            allowed,
+            vec![
+                "8.8.8.8:0".parse::<SocketAddr>().unwrap(),
+                "[2606:4700:4700::1111]:0".parse().unwrap(),
+            ]
+        );
         assert_eq!(blocked.len(), 3);
     }
 

@@ -17,10 +17,14 @@ pub const MAX_WEBHOOK_URL_LEN: usize = 2048;
 #[non_exhaustive]
 pub enum WebhookUrlError {
     /// Nothing was given.
-    #[error("the webhook URL is empty; enter the full address of your receiver, such as https://example.com/webhooks")]
+    #[error(
+        "the webhook URL is empty; enter the full address of your receiver, such as https://example.com/webhooks"
+    )]
     Empty,
     /// Longer than [`MAX_WEBHOOK_URL_LEN`].
-    #[error("the webhook URL is {len} bytes long, more than the limit of {max}; use a shorter address")]
+    #[error(
+        "the webhook URL is {len} bytes long, more than the limit of {max}; use a shorter address"
+    )]
     TooLong {
         /// The URL's length in bytes.
         len: usize,
@@ -28,7 +32,9 @@ pub enum WebhookUrlError {
         max: usize,
     },
     /// Not a URL at all.
-    #[error("the webhook URL is not a valid URL ({0}); enter a full address such as https://example.com/webhooks")]
+    #[error(
+        "the webhook URL is not a valid URL ({0}); enter a full address such as https://example.com/webhooks"
+    )]
     Invalid(#[from] url::ParseError),
     /// A scheme other than `http` or `https`.
     #[error("webhook URLs must start with https:// or http://, not {scheme}:")]
@@ -37,7 +43,9 @@ pub enum WebhookUrlError {
         scheme: String,
     },
     /// No host to send to.
-    #[error("the webhook URL has no host name; enter a full address such as https://example.com/webhooks")]
+    #[error(
+        "the webhook URL has no host name; enter a full address such as https://example.com/webhooks"
+    )]
     MissingHost,
     /// A user name or password in the URL.
     #[error(
@@ -131,14 +139,26 @@ mod tests {
 
     #[test]
     fn other_schemes_are_refused() {
-        for input in ["ftp://example.com/", "file:///etc/passwd", "gopher://example.com/", "javascript:alert(1)"] {
-            assert!(matches!(strict(input), Err(WebhookUrlError::Scheme { .. })), "{input}");
+        for input in [
+            "ftp://example.com/",
+            "file:///etc/passwd",
+            "gopher://example.com/",
+            "javascript:alert(1)",
+        ] {
+            assert!(
+                matches!(strict(input), Err(WebhookUrlError::Scheme { .. })),
+                "{input}"
+            );
         }
     }
 
     #[test]
     fn credentials_are_refused() {
-        for input in ["https://user@example.com/", "https://user:secret@example.com/", "https://:secret@example.com/"] {
+        for input in [
+            "https://user@example.com/",
+            "https://user:secret@example.com/",
+            "https://:secret@example.com/",
+        ] {
             assert_eq!(strict(input), Err(WebhookUrlError::Credentials), "{input}");
         }
     }
@@ -146,15 +166,27 @@ mod tests {
     #[test]
     fn empty_hostless_and_garbage_urls_are_refused() {
         assert_eq!(strict("   "), Err(WebhookUrlError::Empty));
-        assert!(matches!(strict("http://"), Err(WebhookUrlError::Invalid(_))));
-        assert!(matches!(strict("example.com/hook"), Err(WebhookUrlError::Invalid(_))));
-        assert!(matches!(strict("https://exa mple.com/"), Err(WebhookUrlError::Invalid(_))));
+        assert!(matches!(
+            strict("http://"),
+            Err(WebhookUrlError::Invalid(_))
+        ));
+        assert!(matches!(
+            strict("example.com/hook"),
+            Err(WebhookUrlError::Invalid(_))
+        ));
+        assert!(matches!(
+            strict("https://exa mple.com/"),
+            Err(WebhookUrlError::Invalid(_))
+        ));
     }
 
     #[test]
     fn overlong_urls_are_refused() {
         let long = format!("https://example.com/{}", "a".repeat(MAX_WEBHOOK_URL_LEN));
-        assert!(matches!(strict(&long), Err(WebhookUrlError::TooLong { .. })));
+        assert!(matches!(
+            strict(&long),
+            Err(WebhookUrlError::TooLong { .. })
+        ));
     }
 
     #[test]
@@ -167,12 +199,17 @@ mod tests {
             ("http://[::1]/", SpecialRange::Loopback),
             ("http://[::ffff:127.0.0.1]/", SpecialRange::Loopback),
             ("http://[::ffff:a9fe:a9fe]/", SpecialRange::LinkLocal),
-            ("http://169.254.169.254/latest/meta-data/", SpecialRange::LinkLocal),
+            (
+                "http://169.254.169.254/latest/meta-data/",
+                SpecialRange::LinkLocal,
+            ),
             ("https://10.0.0.5:8443/", SpecialRange::Private),
             ("https://[fd00:ec2::254]/", SpecialRange::UniqueLocal),
         ] {
             match strict(input) {
-                Err(WebhookUrlError::Blocked(blocked)) => assert_eq!(blocked.range, range, "{input}"),
+                Err(WebhookUrlError::Blocked(blocked)) => {
+                    assert_eq!(blocked.range, range, "{input}")
+                }
                 other => panic!("{input}: {other:?}"),
             }
         }

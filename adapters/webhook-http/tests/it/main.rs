@@ -1,0 +1,9 @@
+//! The webhook sender against real receivers on loopback: what arrives, how every kind of
+//! answer is classified, what the address policy refuses, and the sender inside the alert
+//! pipeline's retries.
+
+mod delivery;
+mod pipeline;
+mod receiver;
+mod ssrf;
+mod support;
