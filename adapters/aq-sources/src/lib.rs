@@ -9,7 +9,7 @@
 //! | [`OpenAq`] | the latest measurements of OpenAQ v3 stations near a point | within a radius of a station with a fresh reading |
 //!
 //! Every source answers a batch in one call, one answer per query in order, `None` where it has
-//! no value; [`conformance`] (behind the `conformance` feature) checks exactly that and is run on
+//! no value; the `conformance` module (behind the `conformance` feature) checks exactly that and is run on
 //! all four here.
 //!
 //! ```
