@@ -7,12 +7,14 @@
 //! conformance suites; they are not meant for production (nothing survives the process).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::{Bytes, BytesMut};
 use chrono::{DateTime, Utc};
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
 use uuid::Uuid;
 
 use crate::ids::{AccountId, KeyId, RuleId, Token};
@@ -177,12 +179,13 @@ impl RuleStore for MemoryStore {
                 .filter(|s| s.valid_until.is_some_and(|until| until > now))
                 .cloned(),
         );
-        let rules = state
+        let mut rules: Vec<AlertRule> = state
             .rules
             .iter()
             .filter(|r| r.key_id == key_id && r.enabled)
             .cloned()
             .collect();
+        rules.sort_by_key(|r| r.created_at);
         Ok(Some(KeyConfig {
             key_id,
             prefix: key.info.prefix.clone(),
@@ -550,31 +553,65 @@ impl DeliveryLog for MemoryStore {
 // Files.
 // ---------------------------------------------------------------------------------------------
 
-/// Files in memory, with URLs of the form `memory://alerts/<token>.ndjson?expires=<unix>`
-/// that [`MemoryFiles::fetch`] resolves as a file server would.
-#[derive(Debug, Default)]
+/// Files in memory, with signed URLs of the form
+/// `memory://alerts/<token>.ndjson?expires=<unix>&signature=<hex>` that [`MemoryFiles::fetch`]
+/// checks and resolves as a file server would. The signature is an HMAC-SHA256 of the path and
+/// the expiry under the store's own key, so a URL cannot be pointed at another file or
+/// extended.
+#[derive(Debug)]
 pub struct MemoryFiles {
-    files: std::sync::Arc<Mutex<HashMap<FileKey, Bytes>>>,
+    files: Arc<Mutex<HashMap<FileKey, Bytes>>>,
+    url_key: [u8; 32],
+}
+
+impl Default for MemoryFiles {
+    fn default() -> Self {
+        Self::with_url_key(*b"memory-files url key, tests only")
+    }
 }
 
 impl MemoryFiles {
-    /// An empty file store.
+    /// An empty file store with a fixed URL-signing key.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// An empty file store signing URLs with `url_key`.
+    #[must_use]
+    pub fn with_url_key(url_key: [u8; 32]) -> Self {
+        Self {
+            files: Arc::default(),
+            url_key,
+        }
+    }
+
+    fn url_mac(&self, path: &str, expires: i64) -> Hmac<Sha256> {
+        // HMAC takes keys of any length; the fallback is never taken.
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.url_key)
+            .unwrap_or_else(|_| Hmac::<Sha256>::new(&Default::default()));
+        mac.update(path.as_bytes());
+        mac.update(b"\n");
+        mac.update(expires.to_string().as_bytes());
+        mac
+    }
+
     /// Fetches a URL made by this signer at time `now`, as the file server would: the file
-    /// when the URL has not expired.
+    /// when the signature matches and the URL has not expired.
     ///
     /// # Errors
-    /// [`FileError::Other`] for a URL this store did not make or that has expired;
-    /// [`FileError::NotFound`] for a file that is gone.
+    /// [`FileError::Other`] for a URL this store did not sign, a tampered one, or one that has
+    /// expired; [`FileError::NotFound`] for a file that is gone.
     pub fn fetch(&self, url: &str, now: DateTime<Utc>) -> Result<Bytes, FileError> {
-        let bad = || FileError::Other(format!("not a valid memory URL: {url}"));
+        let bad = || FileError::Other(format!("not a URL signed by this store: {url}"));
         let rest = url.strip_prefix("memory://").ok_or_else(bad)?;
         let (path, query) = rest.split_once("?expires=").ok_or_else(bad)?;
-        let expires: i64 = query.parse().map_err(|_| bad())?;
+        let (expires, signature) = query.split_once("&signature=").ok_or_else(bad)?;
+        let expires: i64 = expires.parse().map_err(|_| bad())?;
+        let signature = hex::decode(signature).map_err(|_| bad())?;
+        self.url_mac(path, expires)
+            .verify_slice(&signature)
+            .map_err(|_| bad())?;
         if now.timestamp() > expires {
             return Err(FileError::Other(format!("the URL expired at {expires}")));
         }
@@ -594,7 +631,7 @@ impl MemoryFiles {
 }
 
 struct MemoryWriter {
-    files: std::sync::Arc<Mutex<HashMap<FileKey, Bytes>>>,
+    files: Arc<Mutex<HashMap<FileKey, Bytes>>>,
     key: FileKey,
     buf: BytesMut,
 }
@@ -621,7 +658,7 @@ impl FileWriter for MemoryWriter {
 impl FileStore for MemoryFiles {
     async fn create(&self, key: &FileKey) -> Result<Box<dyn FileWriter>, FileError> {
         Ok(Box::new(MemoryWriter {
-            files: std::sync::Arc::clone(&self.files),
+            files: Arc::clone(&self.files),
             key: key.clone(),
             buf: BytesMut::new(),
         }))
@@ -652,10 +689,11 @@ impl UrlSigner for MemoryFiles {
         now: DateTime<Utc>,
         valid_for: Duration,
     ) -> Result<String, FileError> {
+        let expires = after(now, valid_for).timestamp();
+        let signature = hex::encode(self.url_mac(&key.0, expires).finalize().into_bytes());
         Ok(format!(
-            "memory://{}?expires={}",
-            key.0,
-            after(now, valid_for).timestamp()
+            "memory://{}?expires={expires}&signature={signature}",
+            key.0
         ))
     }
 }
@@ -729,5 +767,71 @@ impl WebhookSender for RecordingSender {
         lock(&self.script)
             .pop_front()
             .unwrap_or_else(|| Self::status(200))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aq_core::runtime::{Clock, FixedClock, IdGenerator, SequentialIds};
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::conformance;
+
+    #[async_trait]
+    impl conformance::files::Fetcher for MemoryFiles {
+        async fn get(&self, url: &str, now: DateTime<Utc>) -> Result<Bytes, String> {
+            self.fetch(url, now).map_err(|e| e.to_string())
+        }
+
+        async fn wait(&self, now: DateTime<Utc>, duration: Duration) -> DateTime<Utc> {
+            after(now, duration)
+        }
+    }
+
+    #[tokio::test]
+    async fn memory_store_passes_the_store_suites() {
+        conformance::stores::run_all(&MemoryStore::new()).await;
+    }
+
+    #[tokio::test]
+    async fn memory_files_pass_the_file_and_signer_suites() {
+        let files = MemoryFiles::new();
+        conformance::files::run_file_store_suite(&files).await;
+        let now = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+        conformance::files::run_url_signer_suite(&files, &files, &files, now).await;
+    }
+
+    #[tokio::test]
+    async fn urls_expire_and_cannot_be_altered() {
+        let files = MemoryFiles::new();
+        let clock = FixedClock::new(Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap());
+        let key = FileKey::for_token(Token(SequentialIds::default().new_id()));
+        let mut w = files.create(&key).await.unwrap();
+        w.write(Bytes::from_static(b"x\n")).await.unwrap();
+        w.finish().await.unwrap();
+        let url = files
+            .signed_url(&key, clock.now(), Duration::from_secs(900))
+            .await
+            .unwrap();
+        assert!(
+            url.starts_with(&format!("memory://{}?expires=", key.0)),
+            "{url}"
+        );
+        assert_eq!(
+            files.fetch(&url, clock.now()).unwrap(),
+            Bytes::from_static(b"x\n")
+        );
+        clock.advance(chrono::Duration::seconds(900));
+        assert!(
+            files.fetch(&url, clock.now()).is_ok(),
+            "valid through its last second"
+        );
+        clock.advance(chrono::Duration::seconds(1));
+        assert!(files.fetch(&url, clock.now()).is_err());
+        let extended = url.replace("expires=1777", "expires=1778");
+        assert!(files.fetch(&extended, clock.now()).is_err());
+        let other = MemoryFiles::with_url_key([9; 32]);
+        assert!(other.fetch(&url, clock.now()).is_err());
     }
 }
