@@ -1,0 +1,369 @@
+//! Accounts, API keys, signing secrets and alert rules: the rule store and the account store.
+
+use alerts_core::ids::{AccountId, KeyId, RuleId};
+use alerts_core::keys::{KeyHash, WebhookSecret};
+use alerts_core::ports::{
+    Account, AccountStore, ApiKeyInfo, KeyConfig, NewApiKey, RuleStore, SigningSecret, StoreError,
+};
+use alerts_core::rule::{AlertRule, RuleSpec};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::{PgStore, db_error, db_error_or_conflict};
+
+type KeyRow = (
+    Uuid,
+    Uuid,
+    String,
+    String,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+    Option<String>,
+    String,
+);
+
+/// A query of keys with their current secret, filtered by `$filter`.
+macro_rules! select_keys {
+    ($filter:literal) => {
+        concat!(
+            "SELECT k.id, k.account_id, k.label, k.prefix, k.created_at, k.last_used_at, ",
+            "k.revoked_at, k.webhook_url, s.secret FROM api_keys k ",
+            "JOIN webhook_secrets s ON s.key_id = k.id AND s.valid_until IS NULL ",
+            $filter
+        )
+    };
+}
+
+fn key_info(row: KeyRow) -> Result<ApiKeyInfo, StoreError> {
+    let (id, account_id, label, prefix, created, used, revoked, url, secret) = row;
+    Ok(ApiKeyInfo {
+        id: KeyId(id),
+        account_id: AccountId(account_id),
+        label,
+        prefix,
+        created_at: created,
+        last_used_at: used,
+        revoked_at: revoked,
+        webhook_url: url,
+        secret: parse_secret(&secret)?,
+    })
+}
+
+fn parse_secret(s: &str) -> Result<WebhookSecret, StoreError> {
+    WebhookSecret::parse(s).map_err(|e| StoreError::Corrupt(format!("webhook secret: {e}")))
+}
+
+type RuleRow = (Uuid, Uuid, String, bool, DateTime<Utc>);
+
+fn rule(row: RuleRow) -> Result<AlertRule, StoreError> {
+    let (id, key_id, spec, enabled, created) = row;
+    let spec: RuleSpec = serde_json::from_str(&spec)
+        .map_err(|e| StoreError::Corrupt(format!("alert rule {id}: {e}")))?;
+    Ok(AlertRule {
+        id: RuleId(id),
+        key_id: KeyId(key_id),
+        spec,
+        enabled,
+        created_at: created,
+    })
+}
+
+fn encode_spec(spec: &RuleSpec) -> Result<String, StoreError> {
+    serde_json::to_string(spec)
+        .map_err(|e| StoreError::Corrupt(format!("alert rule could not be encoded: {e}")))
+}
+
+async fn rules_of(
+    conn: &mut PgConnection,
+    key: KeyId,
+    only_enabled: bool,
+) -> Result<Vec<AlertRule>, StoreError> {
+    let rows: Vec<RuleRow> = sqlx::query_as(
+        "SELECT id, key_id, spec::text, enabled, created_at FROM alert_rules \
+         WHERE key_id = $1 AND (enabled OR NOT $2) ORDER BY created_at, seq",
+    )
+    .bind(key.0)
+    .bind(only_enabled)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_error)?;
+    rows.into_iter().map(rule).collect()
+}
+
+fn affected_one(rows: u64) -> Result<(), StoreError> {
+    if rows == 0 {
+        Err(StoreError::NotFound)
+    } else {
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl RuleStore for PgStore {
+    async fn authenticate(
+        &self,
+        hash: &KeyHash,
+        now: DateTime<Utc>,
+    ) -> Result<Option<KeyId>, StoreError> {
+        let id: Option<Uuid> = sqlx::query_scalar(
+            "UPDATE api_keys SET last_used_at = $1 \
+             WHERE key_hash = $2 AND revoked_at IS NULL RETURNING id",
+        )
+        .bind(now)
+        .bind(hash.to_hex())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db_error)?;
+        Ok(id.map(KeyId))
+    }
+
+    async fn key_config(
+        &self,
+        key_id: KeyId,
+        now: DateTime<Utc>,
+    ) -> Result<Option<KeyConfig>, StoreError> {
+        // A read transaction: the key, its secrets and its rules from one snapshot.
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        let key: Option<(String, Option<String>)> = sqlx::query_as(
+            "SELECT prefix, webhook_url FROM api_keys WHERE id = $1 AND revoked_at IS NULL",
+        )
+        .bind(key_id.0)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        let Some((prefix, webhook_url)) = key else {
+            return Ok(None);
+        };
+        let secrets: Vec<(String, Option<DateTime<Utc>>)> = sqlx::query_as(
+            "SELECT secret, valid_until FROM webhook_secrets \
+             WHERE key_id = $1 AND (valid_until IS NULL OR valid_until >= $2) \
+             ORDER BY valid_until IS NOT NULL, valid_until DESC, seq DESC",
+        )
+        .bind(key_id.0)
+        .bind(now)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        let rules = rules_of(&mut tx, key_id, true).await?;
+        tx.commit().await.map_err(db_error)?;
+        let secrets = secrets
+            .into_iter()
+            .map(|(secret, until)| {
+                Ok(SigningSecret {
+                    secret: parse_secret(&secret)?,
+                    valid_until: until,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(Some(KeyConfig {
+            key_id,
+            prefix,
+            webhook_url,
+            secrets,
+            rules,
+        }))
+    }
+}
+
+#[async_trait]
+impl AccountStore for PgStore {
+    async fn create_account(&self, account: &Account) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO accounts (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(account.id.0)
+        .bind(&account.email)
+        .bind(&account.password_hash)
+        .bind(account.created_at)
+        .execute(&self.pool)
+        .await
+        .map_err(db_error_or_conflict(|| {
+            format!("an account with the email {} exists already", account.email)
+        }))?;
+        Ok(())
+    }
+
+    async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError> {
+        let row: Option<(Uuid, String, String, DateTime<Utc>)> = sqlx::query_as(
+            "SELECT id, email, password_hash, created_at FROM accounts WHERE email = $1",
+        )
+        .bind(email.trim().to_lowercase())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db_error)?;
+        row.map(account).transpose()
+    }
+
+    async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
+        let row: Option<(Uuid, String, String, DateTime<Utc>)> = sqlx::query_as(
+            "SELECT id, email, password_hash, created_at FROM accounts WHERE id = $1",
+        )
+        .bind(id.0)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db_error)?;
+        row.map(account).transpose()
+    }
+
+    async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        sqlx::query(
+            "INSERT INTO api_keys (id, account_id, label, prefix, key_hash, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(key.id.0)
+        .bind(key.account_id.0)
+        .bind(&key.label)
+        .bind(&key.prefix)
+        .bind(key.hash.to_hex())
+        .bind(key.created_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_error_or_conflict(|| {
+            format!("the API key {} exists already", key.prefix)
+        }))?;
+        sqlx::query("INSERT INTO webhook_secrets (key_id, secret) VALUES ($1, $2)")
+            .bind(key.id.0)
+            .bind(key.secret.expose())
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        tx.commit().await.map_err(db_error)
+    }
+
+    async fn list_keys(&self, account: AccountId) -> Result<Vec<ApiKeyInfo>, StoreError> {
+        let rows: Vec<KeyRow> = sqlx::query_as(select_keys!(
+            "WHERE k.account_id = $1 ORDER BY k.created_at DESC, k.seq DESC"
+        ))
+        .bind(account.0)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_error)?;
+        rows.into_iter().map(key_info).collect()
+    }
+
+    async fn key_info(&self, key: KeyId) -> Result<Option<ApiKeyInfo>, StoreError> {
+        let row: Option<KeyRow> = sqlx::query_as(select_keys!("WHERE k.id = $1"))
+            .bind(key.0)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db_error)?;
+        row.map(key_info).transpose()
+    }
+
+    async fn set_key_label(&self, key: KeyId, label: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE api_keys SET label = $1 WHERE id = $2")
+            .bind(label)
+            .bind(key.0)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        affected_one(done.rows_affected())
+    }
+
+    async fn revoke_key(&self, key: KeyId, at: DateTime<Utc>) -> Result<(), StoreError> {
+        let done =
+            sqlx::query("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2")
+                .bind(at)
+                .bind(key.0)
+                .execute(&self.pool)
+                .await
+                .map_err(db_error)?;
+        affected_one(done.rows_affected())
+    }
+
+    async fn set_webhook_url(&self, key: KeyId, url: Option<&str>) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE api_keys SET webhook_url = $1 WHERE id = $2")
+            .bind(url)
+            .bind(key.0)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        affected_one(done.rows_affected())
+    }
+
+    async fn rotate_secret(
+        &self,
+        key: KeyId,
+        new: &WebhookSecret,
+        previous_valid_until: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        let done = sqlx::query(
+            "UPDATE webhook_secrets SET valid_until = $1 WHERE key_id = $2 AND valid_until IS NULL",
+        )
+        .bind(previous_valid_until)
+        .bind(key.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        affected_one(done.rows_affected())?;
+        sqlx::query("INSERT INTO webhook_secrets (key_id, secret) VALUES ($1, $2)")
+            .bind(key.0)
+            .bind(new.expose())
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        tx.commit().await.map_err(db_error)
+    }
+
+    async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO alert_rules (id, key_id, spec, enabled, created_at) \
+             VALUES ($1, $2, $3::jsonb, $4, $5)",
+        )
+        .bind(rule.id.0)
+        .bind(rule.key_id.0)
+        .bind(encode_spec(&rule.spec)?)
+        .bind(rule.enabled)
+        .bind(rule.created_at)
+        .execute(&self.pool)
+        .await
+        .map_err(db_error_or_conflict(|| {
+            format!("the alert rule {} exists already", rule.id)
+        }))?;
+        Ok(())
+    }
+
+    async fn list_rules(&self, key: KeyId) -> Result<Vec<AlertRule>, StoreError> {
+        let mut conn = self.pool.acquire().await.map_err(db_error)?;
+        rules_of(&mut conn, key, false).await
+    }
+
+    async fn update_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE alert_rules SET spec = $1::jsonb, enabled = $2 WHERE id = $3 AND key_id = $4",
+        )
+        .bind(encode_spec(&rule.spec)?)
+        .bind(rule.enabled)
+        .bind(rule.id.0)
+        .bind(rule.key_id.0)
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
+        affected_one(done.rows_affected())
+    }
+
+    async fn delete_rule(&self, key: KeyId, rule: RuleId) -> Result<(), StoreError> {
+        let done = sqlx::query("DELETE FROM alert_rules WHERE id = $1 AND key_id = $2")
+            .bind(rule.0)
+            .bind(key.0)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        affected_one(done.rows_affected())
+    }
+}
+
+fn account(row: (Uuid, String, String, DateTime<Utc>)) -> Result<Account, StoreError> {
+    let (id, email, password_hash, created) = row;
+    Ok(Account {
+        id: AccountId(id),
+        email,
+        password_hash,
+        created_at: created,
+    })
+}

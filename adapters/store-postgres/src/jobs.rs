@@ -1,0 +1,354 @@
+//! Alert requests, their jobs, and the delivery log: the job queue and the delivery log.
+
+use std::time::Duration;
+
+use alerts_core::ids::{KeyId, Token};
+use alerts_core::ports::{
+    AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobQueue, JobUpdate, Lease,
+    NewAlertRequest, RequestSummary, StoreError,
+};
+use alerts_core::request::AlertPoint;
+use async_trait::async_trait;
+use chrono::{DateTime, TimeDelta, Utc};
+use uuid::Uuid;
+
+use crate::{
+    PgStore, db_error, db_error_or_conflict, outcome_name, parse_outcome, parse_stage, to_i32,
+    to_i64, to_u32, to_u64,
+};
+
+/// The end of a lease taken at `now` for `lease_for`; absurdly long leases end at the end of
+/// time rather than overflow.
+fn lease_end(now: DateTime<Utc>, lease_for: Duration) -> DateTime<Utc> {
+    TimeDelta::from_std(lease_for)
+        .ok()
+        .and_then(|d| now.checked_add_signed(d))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+fn error_name(kind: DeliveryErrorKind) -> &'static str {
+    match kind {
+        DeliveryErrorKind::Connect => "connect",
+        DeliveryErrorKind::Timeout => "timeout",
+        DeliveryErrorKind::Status => "status",
+        DeliveryErrorKind::Forbidden => "forbidden",
+    }
+}
+
+fn parse_error(s: &str) -> Result<DeliveryErrorKind, StoreError> {
+    match s {
+        "connect" => Ok(DeliveryErrorKind::Connect),
+        "timeout" => Ok(DeliveryErrorKind::Timeout),
+        "status" => Ok(DeliveryErrorKind::Status),
+        "forbidden" => Ok(DeliveryErrorKind::Forbidden),
+        other => Err(StoreError::Corrupt(format!(
+            "unknown delivery error `{other}`"
+        ))),
+    }
+}
+
+impl PgStore {
+    /// After an update matched no row: the job is unknown, or another worker holds it.
+    async fn lease_lost_or_missing(&self, token: Token) -> StoreError {
+        let exists = sqlx::query_scalar::<_, i32>("SELECT 1 FROM alert_jobs WHERE token = $1")
+            .bind(token.0)
+            .fetch_optional(&self.pool)
+            .await;
+        match exists {
+            Ok(Some(_)) => StoreError::LeaseLost,
+            Ok(None) => StoreError::NotFound,
+            Err(e) => db_error(e),
+        }
+    }
+}
+
+#[async_trait]
+impl JobQueue for PgStore {
+    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
+        let points = serde_json::to_string(&request.points)
+            .map_err(|e| StoreError::Corrupt(format!("points could not be encoded: {e}")))?;
+        let received = request.received_at;
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        sqlx::query(
+            "INSERT INTO alert_requests (token, key_id, points, point_count, received_at) \
+             VALUES ($1, $2, $3::json, $4, $5)",
+        )
+        .bind(request.token.0)
+        .bind(request.key_id.0)
+        .bind(points)
+        .bind(to_i64(request.points.len() as u64))
+        .bind(received)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_error_or_conflict(|| {
+            format!("the alert request {} exists already", request.token)
+        }))?;
+        sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES ($1, 'evaluate', $2)")
+            .bind(request.token.0)
+            .bind(received)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        tx.commit().await.map_err(db_error)
+    }
+
+    async fn claim(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+        max: usize,
+        lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
+    ) -> Result<Vec<AlertJob>, StoreError> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
+        let until = lease_end(now, lease_for);
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        // SKIP LOCKED: concurrent claimers pass over the rows another one is taking instead of
+        // waiting for it; a row whose lease was taken and committed meanwhile fails the WHERE
+        // clause when it is rechecked under the lock.
+        let due: Vec<(Uuid, Uuid, DateTime<Utc>, String, i32)> = sqlx::query_as(
+            "SELECT j.token, r.key_id, r.received_at, j.stage, j.attempts FROM alert_jobs j \
+             JOIN alert_requests r ON r.token = j.token \
+             WHERE j.stage <> 'done' AND j.run_at <= $1 \
+               AND (j.lease_until IS NULL OR j.lease_until <= $1) \
+             ORDER BY j.run_at, j.token LIMIT $2 \
+             FOR UPDATE OF j SKIP LOCKED",
+        )
+        .bind(now)
+        .bind(to_i64(max as u64))
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        if due.is_empty() {
+            tx.commit().await.map_err(db_error)?;
+            return Ok(Vec::new());
+        }
+        let mut jobs = Vec::with_capacity(due.len());
+        for (token, key_id, received_at, stage, attempts) in due {
+            jobs.push(AlertJob {
+                token: Token(token),
+                key_id: KeyId(key_id),
+                stage: parse_stage(&stage)?,
+                attempts: to_u32(i64::from(attempts), "attempts")?,
+                received_at,
+                lease: Lease {
+                    id: lease_ids(),
+                    until,
+                },
+            });
+        }
+        let tokens: Vec<Uuid> = jobs.iter().map(|j| j.token.0).collect();
+        let leases: Vec<Uuid> = jobs.iter().map(|j| j.lease.id).collect();
+        let updated = sqlx::query(
+            "UPDATE alert_jobs AS j SET lease_id = u.lease_id, lease_until = $3 \
+             FROM unnest($1::uuid[], $2::uuid[]) AS u(token, lease_id) WHERE j.token = u.token",
+        )
+        .bind(&tokens)
+        .bind(&leases)
+        .bind(until)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        if updated.rows_affected() != tokens.len() as u64 {
+            // The rows are locked by this transaction: this cannot happen short of a bug.
+            return Err(StoreError::Corrupt(format!(
+                "claim leased {} of {} locked jobs",
+                updated.rows_affected(),
+                tokens.len()
+            )));
+        }
+        tx.commit().await.map_err(db_error)?;
+        Ok(jobs)
+    }
+
+    async fn points(&self, token: Token) -> Result<Vec<AlertPoint>, StoreError> {
+        let points: String =
+            sqlx::query_scalar("SELECT points::text FROM alert_requests WHERE token = $1")
+                .bind(token.0)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db_error)?
+                .ok_or(StoreError::NotFound)?;
+        serde_json::from_str(&points)
+            .map_err(|e| StoreError::Corrupt(format!("points of request {token}: {e}")))
+    }
+
+    async fn update(
+        &self,
+        token: Token,
+        lease: &Lease,
+        update: JobUpdate,
+    ) -> Result<(), StoreError> {
+        // Each update is one statement that checks the lease and ends it: atomic on its own.
+        let query = match update {
+            JobUpdate::Written { alerts, run_at } => sqlx::query(
+                "UPDATE alert_jobs SET stage = 'deliver', alerts = $1, run_at = $2, \
+                 lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
+            )
+            .bind(to_i64(alerts))
+            .bind(run_at),
+            JobUpdate::Retry { attempts, run_at } => sqlx::query(
+                "UPDATE alert_jobs SET attempts = $1, run_at = $2, \
+                 lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
+            )
+            .bind(to_i32(attempts))
+            .bind(run_at),
+            JobUpdate::Finish { outcome, attempts } => sqlx::query(
+                "UPDATE alert_jobs SET stage = 'done', outcome = $1, attempts = $2, \
+                 lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
+            )
+            .bind(outcome_name(outcome))
+            .bind(to_i32(attempts)),
+        };
+        let done = query
+            .bind(token.0)
+            .bind(lease.id)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        if done.rows_affected() == 0 {
+            return Err(self.lease_lost_or_missing(token).await);
+        }
+        Ok(())
+    }
+
+    async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE alert_jobs SET lease_id = NULL, lease_until = NULL \
+             WHERE token = $1 AND lease_id = $2",
+        )
+        .bind(token.0)
+        .bind(lease.id)
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
+        if done.rows_affected() == 0 {
+            return Err(self.lease_lost_or_missing(token).await);
+        }
+        Ok(())
+    }
+
+    async fn redeliver(
+        &self,
+        key: KeyId,
+        token: Token,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE alert_jobs SET stage = 'deliver', outcome = NULL, run_at = $1, \
+             lease_id = NULL, lease_until = NULL \
+             WHERE token = $2 AND alerts IS NOT NULL \
+               AND EXISTS (SELECT 1 FROM alert_requests r WHERE r.token = $2 AND r.key_id = $3)",
+        )
+        .bind(at)
+        .bind(token.0)
+        .bind(key.0)
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+}
+
+type AttemptRow = (Uuid, i32, DateTime<Utc>, Option<i32>, i64, Option<String>);
+
+fn attempt(row: AttemptRow) -> Result<DeliveryAttempt, StoreError> {
+    let (token, attempt, at, status, latency, error) = row;
+    Ok(DeliveryAttempt {
+        token: Token(token),
+        attempt: to_u32(i64::from(attempt), "attempt")?,
+        at,
+        status: status
+            .map(|s| {
+                u16::try_from(s)
+                    .map_err(|_| StoreError::Corrupt(format!("HTTP status {s} is out of range")))
+            })
+            .transpose()?,
+        latency_ms: to_u64(latency, "latency")?,
+        error: error.as_deref().map(parse_error).transpose()?,
+    })
+}
+
+type SummaryRow = (
+    Uuid,
+    DateTime<Utc>,
+    i64,
+    Option<i64>,
+    String,
+    Option<String>,
+    i32,
+);
+
+fn summary(row: SummaryRow) -> Result<RequestSummary, StoreError> {
+    let (token, received, points, alerts, stage, outcome, attempts) = row;
+    Ok(RequestSummary {
+        token: Token(token),
+        received_at: received,
+        points: to_u64(points, "point count")?,
+        alerts: alerts.map(|a| to_u64(a, "alert count")).transpose()?,
+        stage: parse_stage(&stage)?,
+        outcome: outcome.as_deref().map(parse_outcome).transpose()?,
+        attempts: to_u32(i64::from(attempts), "attempts")?,
+    })
+}
+
+#[async_trait]
+impl DeliveryLog for PgStore {
+    async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO delivery_attempts (token, attempt, at, status, latency_ms, error) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (token, attempt) DO NOTHING",
+        )
+        .bind(attempt.token.0)
+        .bind(to_i32(attempt.attempt))
+        .bind(attempt.at)
+        .bind(attempt.status.map(i32::from))
+        .bind(to_i64(attempt.latency_ms))
+        .bind(attempt.error.map(error_name))
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
+        Ok(())
+    }
+
+    async fn list_requests(
+        &self,
+        key: KeyId,
+        limit: usize,
+    ) -> Result<Vec<RequestSummary>, StoreError> {
+        let rows: Vec<SummaryRow> = sqlx::query_as(
+            "SELECT r.token, r.received_at, r.point_count, j.alerts, j.stage, j.outcome, \
+                    j.attempts \
+             FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
+             WHERE r.key_id = $1 ORDER BY r.received_at DESC, r.token DESC LIMIT $2",
+        )
+        .bind(key.0)
+        .bind(to_i64(limit as u64))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_error)?;
+        rows.into_iter().map(summary).collect()
+    }
+
+    async fn list_attempts(
+        &self,
+        key: KeyId,
+        token: Token,
+    ) -> Result<Vec<DeliveryAttempt>, StoreError> {
+        let rows: Vec<AttemptRow> = sqlx::query_as(
+            "SELECT a.token, a.attempt, a.at, a.status, a.latency_ms, a.error \
+             FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
+             WHERE a.token = $1 AND r.key_id = $2 ORDER BY a.attempt",
+        )
+        .bind(token.0)
+        .bind(key.0)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_error)?;
+        rows.into_iter().map(attempt).collect()
+    }
+}

@@ -1,0 +1,353 @@
+//! The scale-out store: accounts, API keys, alert rules, alert requests with their job queue,
+//! and the delivery log, on PostgreSQL. It implements the `alerts-core` ports
+//! [`RuleStore`](alerts_core::ports::RuleStore), [`AccountStore`](alerts_core::ports::AccountStore),
+//! [`JobQueue`](alerts_core::ports::JobQueue) and [`DeliveryLog`](alerts_core::ports::DeliveryLog),
+//! and passes their conformance suite.
+//!
+//! Any number of replicas share one database: workers claim jobs with
+//! `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait for one another nor
+//! get the same job, and a job whose lease expired (its worker died) is claimed again. No
+//! transaction is held across anything outside the database.
+//!
+//! The schema is created and upgraded by the migrations in `migrations/`, embedded in the
+//! binary and applied by [`PgStore::open`]; replicas starting together take turns (an advisory
+//! lock), and applied migrations are skipped.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), alerts_core::ports::StoreError> {
+//! use store_postgres::{PgOptions, PgStore};
+//!
+//! let store = PgStore::open(
+//!     PgOptions::new("postgres://insights@db.internal/insights")
+//!         .schema("alerts")
+//!         .max_connections(16),
+//! )
+//! .await?;
+//! store.ping().await?;
+//! # Ok(()) }
+//! ```
+
+mod accounts;
+mod jobs;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use alerts_core::ports::{JobOutcome, JobStage, StoreError};
+use sqlx::PgPool;
+use sqlx::error::ErrorKind;
+use sqlx::migrate::MigrateError;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+/// The migrations of this crate's schema, embedded at compile time.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// The longest schema name PostgreSQL keeps (longer ones are cut, which would be a surprise).
+const MAX_SCHEMA_LEN: usize = 63;
+
+/// How to connect a [`PgStore`].
+///
+/// ```
+/// use std::time::Duration;
+/// use store_postgres::PgOptions;
+///
+/// let options = PgOptions::new("postgres://insights@127.0.0.1/insights")
+///     .schema("alerts_staging")
+///     .max_connections(8)
+///     .acquire_timeout(Duration::from_secs(3));
+/// assert_eq!(options.schema_name(), Some("alerts_staging"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct PgOptions {
+    url: String,
+    schema: Option<String>,
+    max_connections: u32,
+    acquire_timeout: Duration,
+}
+
+impl PgOptions {
+    /// A connection URL such as `postgres://user:password@host:5432/database`, with the
+    /// defaults: the `public` schema, 10 connections, and a 10 s wait for a free connection.
+    #[must_use]
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            schema: None,
+            max_connections: 10,
+            acquire_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// Keeps every table in this schema (created when missing) rather than in `public`: to
+    /// share a database with other applications, or to isolate tests. A lower-case SQL
+    /// identifier: letters, digits and `_`, starting with a letter or `_`, at most 63 bytes.
+    #[must_use]
+    pub fn schema(mut self, name: impl Into<String>) -> Self {
+        self.schema = Some(name.into());
+        self
+    }
+
+    /// The schema chosen with [`PgOptions::schema`].
+    #[must_use]
+    pub fn schema_name(&self) -> Option<&str> {
+        self.schema.as_deref()
+    }
+
+    /// The most connections this store opens (at least 1).
+    #[must_use]
+    pub fn max_connections(mut self, n: u32) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+
+    /// How long an operation waits for a free connection before it fails with
+    /// [`StoreError::Unavailable`].
+    #[must_use]
+    pub fn acquire_timeout(mut self, timeout: Duration) -> Self {
+        self.acquire_timeout = timeout;
+        self
+    }
+}
+
+/// The scale-out store. Cheap to clone: clones share one connection pool.
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+impl PgStore {
+    /// Connects with the default options; see [`PgStore::open`].
+    ///
+    /// # Errors
+    /// As [`PgStore::open`].
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::open(PgOptions::new(url)).await
+    }
+
+    /// Connects, creates the schema when one is chosen and missing, and applies the
+    /// migrations the database lacks.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the URL is malformed, the server cannot be reached or
+    /// refuses the login, the schema name is not allowed, or a migration fails; the message
+    /// says what to check. The password in the URL is never part of a message.
+    pub async fn open(options: PgOptions) -> Result<Self, StoreError> {
+        let bad_url = |why: String| {
+            StoreError::Unavailable(format!(
+                "the database URL is not valid ({why}); expected \
+                 postgres://user:password@host:port/database"
+            ))
+        };
+        if !(options.url.starts_with("postgres://") || options.url.starts_with("postgresql://")) {
+            return Err(bad_url("it does not start with postgres://".to_owned()));
+        }
+        let mut connect =
+            PgConnectOptions::from_str(&options.url).map_err(|e| bad_url(e.to_string()))?;
+        let target = format!(
+            "PostgreSQL at {}:{}/{}",
+            connect.get_host(),
+            connect.get_port(),
+            connect.get_database().unwrap_or("(default database)")
+        );
+        if let Some(schema) = &options.schema {
+            check_schema_name(schema)?;
+            // A start-up parameter, so every connection of the pool uses the schema, also
+            // those opened after a server restart.
+            connect = connect.options([("search_path", schema.as_str())]);
+        }
+        let pool = PgPoolOptions::new()
+            .max_connections(options.max_connections)
+            .acquire_timeout(options.acquire_timeout)
+            .connect_with(connect)
+            .await
+            .map_err(|e| {
+                StoreError::Unavailable(format!(
+                    "cannot connect to {target}: {e}; check that the server runs, the URL's \
+                     host, port, user, password and database, and that the database exists"
+                ))
+            })?;
+        if let Some(schema) = &options.schema {
+            // The name was checked above to be a plain identifier, so quoting it is enough.
+            let create = format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"");
+            sqlx::raw_sql(sqlx::AssertSqlSafe(create))
+                .execute(&pool)
+                .await
+                .map_err(|e| {
+                    StoreError::Unavailable(format!(
+                        "cannot create the schema {schema} on {target}: {e}; create it, or \
+                         grant the user CREATE on the database"
+                    ))
+                })?;
+        }
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| migrate_error(&target, &e))?;
+        Ok(Self { pool })
+    }
+
+    /// Checks that the database answers, for readiness probes.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when it does not.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1")
+            .execute(&self.pool)
+            .await
+            .map(|_| ())
+            .map_err(db_error)
+    }
+
+    /// Closes every connection, waiting for operations under way; later operations fail with
+    /// [`StoreError::Unavailable`]. A worker that stops this way leaves its leased jobs to be
+    /// reclaimed by the others once the leases expire.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+fn check_schema_name(name: &str) -> Result<(), StoreError> {
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_');
+    let rest_ok = chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if first_ok && rest_ok && name.len() <= MAX_SCHEMA_LEN {
+        Ok(())
+    } else {
+        Err(StoreError::Unavailable(format!(
+            "the schema name `{name}` is not allowed: use lower-case letters, digits and `_`, \
+             starting with a letter or `_`, at most {MAX_SCHEMA_LEN} characters"
+        )))
+    }
+}
+
+fn migrate_error(target: &str, e: &MigrateError) -> StoreError {
+    let advice = match e {
+        MigrateError::VersionMissing(_) | MigrateError::VersionNotPresent(_) => {
+            "the database was migrated by a newer version of this server; run that version or \
+             restore a backup"
+        }
+        MigrateError::VersionMismatch(_) => {
+            "an applied migration was changed after release; this is a bug, please report it"
+        }
+        _ => "check that the user may create tables in the database (or schema)",
+    };
+    StoreError::Unavailable(format!("cannot migrate {target}: {e}; {advice}"))
+}
+
+/// Maps a database error to the port's error. Unique violations are conflicts and foreign-key
+/// violations a missing parent record; decoding failures mean stored data is damaged; anything
+/// else (a lost connection, a timeout, a server shutting down, a serialisation failure) is
+/// worth retrying later.
+pub(crate) fn db_error(e: sqlx::Error) -> StoreError {
+    match &e {
+        sqlx::Error::Database(db) => match db.kind() {
+            ErrorKind::UniqueViolation => StoreError::Conflict(db.message().to_owned()),
+            ErrorKind::ForeignKeyViolation => StoreError::NotFound,
+            ErrorKind::CheckViolation | ErrorKind::NotNullViolation => {
+                StoreError::Corrupt(db.message().to_owned())
+            }
+            _ => StoreError::Unavailable(format!("PostgreSQL: {e}")),
+        },
+        sqlx::Error::RowNotFound => StoreError::NotFound,
+        sqlx::Error::ColumnDecode { .. }
+        | sqlx::Error::Decode(_)
+        | sqlx::Error::ColumnNotFound(_)
+        | sqlx::Error::TypeNotFound { .. }
+        | sqlx::Error::ColumnIndexOutOfBounds { .. } => StoreError::Corrupt(e.to_string()),
+        _ => StoreError::Unavailable(format!("PostgreSQL: {e}")),
+    }
+}
+
+/// Like [`db_error`], with a message of the caller's for a unique violation.
+pub(crate) fn db_error_or_conflict(
+    message: impl FnOnce() -> String,
+) -> impl FnOnce(sqlx::Error) -> StoreError {
+    move |e| match db_error(e) {
+        StoreError::Conflict(_) => StoreError::Conflict(message()),
+        other => other,
+    }
+}
+
+pub(crate) fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn to_i32(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+pub(crate) fn to_u64(n: i64, what: &str) -> Result<u64, StoreError> {
+    u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("{what} is negative: {n}")))
+}
+
+pub(crate) fn to_u32(n: i64, what: &str) -> Result<u32, StoreError> {
+    u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("{what} is out of range: {n}")))
+}
+
+pub(crate) fn parse_stage(s: &str) -> Result<JobStage, StoreError> {
+    match s {
+        "evaluate" => Ok(JobStage::Evaluate),
+        "deliver" => Ok(JobStage::Deliver),
+        "done" => Ok(JobStage::Done),
+        other => Err(StoreError::Corrupt(format!("unknown job stage `{other}`"))),
+    }
+}
+
+pub(crate) fn outcome_name(outcome: JobOutcome) -> &'static str {
+    match outcome {
+        JobOutcome::Delivered => "delivered",
+        JobOutcome::Gone => "gone",
+        JobOutcome::GaveUp => "gave_up",
+        JobOutcome::Cancelled => "cancelled",
+    }
+}
+
+pub(crate) fn parse_outcome(s: &str) -> Result<JobOutcome, StoreError> {
+    match s {
+        "delivered" => Ok(JobOutcome::Delivered),
+        "gone" => Ok(JobOutcome::Gone),
+        "gave_up" => Ok(JobOutcome::GaveUp),
+        "cancelled" => Ok(JobOutcome::Cancelled),
+        other => Err(StoreError::Corrupt(format!(
+            "unknown job outcome `{other}`"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_names_are_plain_identifiers() {
+        for good in ["alerts", "_t", "insights_test_0a1b", &"s".repeat(63)] {
+            assert!(check_schema_name(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "Alerts",
+            "1abc",
+            "a-b",
+            "a b",
+            "x\"; DROP TABLE accounts; --",
+            &"s".repeat(64),
+        ] {
+            assert!(check_schema_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn job_names_round_trip() {
+        for o in [
+            JobOutcome::Delivered,
+            JobOutcome::Gone,
+            JobOutcome::GaveUp,
+            JobOutcome::Cancelled,
+        ] {
+            assert_eq!(parse_outcome(outcome_name(o)).unwrap(), o);
+        }
+        assert!(matches!(parse_stage("later"), Err(StoreError::Corrupt(_))));
+    }
+}
