@@ -1,0 +1,242 @@
+//! `POST /insights/v1/cleanest-route`: one path, two operations, told apart by the body.
+
+use std::time::Instant;
+
+use alerts_core::ids::KeyId;
+use alerts_core::keys::ApiKey;
+use alerts_core::request::AlertRequest;
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use racs_core::ScoreRequest;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{ApiError, ErrorCode};
+use crate::state::AppState;
+use crate::{RequestId, store_unavailable};
+
+/// The query string of the API: the key.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct KeyQuery {
+    /// The API key.
+    pub key: Option<String>,
+}
+
+/// The response of an accepted alert request.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct AlertAccepted {
+    /// Null on success.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Value>,
+    /// Holds the token.
+    pub data: TokenData,
+    /// Null on success.
+    #[schema(value_type = Option<Object>)]
+    pub error: Option<Value>,
+}
+
+/// `data` of [`AlertAccepted`].
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct TokenData {
+    /// Identifies this request; repeated as `TOKEN` in the webhook delivery.
+    pub token: String,
+}
+
+/// Which operation a body asks for.
+enum Operation {
+    Alerts(AlertRequest),
+    Routes(ScoreRequest),
+}
+
+/// Handles both operations of the shared path.
+pub(crate) async fn cleanest_route(
+    State(state): State<AppState>,
+    request_id: RequestId,
+    Query(query): Query<KeyQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let key_id = authenticate(&state, query.key.as_deref()).await?;
+    state.check_rate(key_id)?;
+    check_content_type(&headers)?;
+    let limit = state.config().max_body_bytes;
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
+        if is_length_limit(&e) {
+            ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("the body is larger than the limit of {limit} bytes"),
+            )
+        } else {
+            ApiError::invalid(format!("the body could not be read: {e}"))
+        }
+    })?;
+
+    // Parsing and validating a large body is CPU work: keep it off the async core threads.
+    let parse_state = state.clone();
+    let operation = tokio::task::spawn_blocking(move || parse_body(&parse_state, &bytes))
+        .await
+        .map_err(|e| ApiError::internal(&request_id.0, &e))??;
+
+    match operation {
+        Operation::Alerts(request) => {
+            let token = state
+                .alerts()
+                .accept(key_id, request)
+                .await
+                .map_err(|e| accept_error(&request_id, e))?;
+            Ok(Json(AlertAccepted {
+                metadata: None,
+                data: TokenData {
+                    token: token.to_string(),
+                },
+                error: None,
+            })
+            .into_response())
+        }
+        Operation::Routes(request) => {
+            let started = Instant::now();
+            let scorer = state.scorer().clone();
+            // Scoring samples and weighs thousands of points per route: run it on the blocking
+            // pool so that a large request cannot stall other connections.
+            let handle = tokio::runtime::Handle::current();
+            let response =
+                tokio::task::spawn_blocking(move || handle.block_on(scorer.score(&request)))
+                    .await
+                    .map_err(|e| ApiError::internal(&request_id.0, &e))?;
+            tracing::debug!(
+                routes = response.racss.len(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "routes scored"
+            );
+            Ok(Json(response).into_response())
+        }
+    }
+}
+
+/// Resolves the `key` parameter to a key id: 401 when missing, malformed, unknown or revoked.
+pub(crate) async fn authenticate(state: &AppState, key: Option<&str>) -> Result<KeyId, ApiError> {
+    let Some(key) = key.filter(|k| !k.is_empty()) else {
+        return Err(ApiError::new(
+            ErrorCode::MissingApiKey,
+            "pass your API key in the `key` query parameter: ?key=ik_...",
+        ));
+    };
+    let invalid = || {
+        ApiError::new(
+            ErrorCode::InvalidApiKey,
+            "the API key is not valid: check it in the dashboard, or create a new one",
+        )
+    };
+    let key = ApiKey::parse(key).map_err(|_| invalid())?;
+    let found = state
+        .keys()
+        .authenticate(&key.hash(), state.clock().now())
+        .await
+        .map_err(store_unavailable)?;
+    found.ok_or_else(invalid)
+}
+
+fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        // Clients that send no type at all get the benefit of the doubt; the body must still
+        // be JSON.
+        return Ok(());
+    };
+    let media = value
+        .to_str()
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if media == "application/json" || media.ends_with("+json") {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            format!("the body must be JSON: send `Content-Type: application/json` (got `{media}`)"),
+        ))
+    }
+}
+
+fn is_length_limit(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
+}
+
+fn parse_body(state: &AppState, bytes: &[u8]) -> Result<Operation, ApiError> {
+    let body: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::invalid(format!("the body is not valid JSON: {e}")))?;
+    let Some(object) = body.as_object() else {
+        return Err(ApiError::invalid(
+            "the body must be a JSON object with either `points` (alert request) or `routes` \
+             (route scoring)",
+        ));
+    };
+    match (object.contains_key("points"), object.contains_key("routes")) {
+        (true, false) => AlertRequest::from_json(&body, &state.config().point_limits)
+            .map(Operation::Alerts)
+            .map_err(|e| {
+                let code = if e.http_status() == 413 {
+                    ErrorCode::PayloadTooLarge
+                } else {
+                    ErrorCode::InvalidRequest
+                };
+                ApiError::new(code, e.to_string())
+            }),
+        (false, true) => ScoreRequest::from_json(&body, &state.config().route_limits)
+            .map(Operation::Routes)
+            .map_err(|e| {
+                let code = if e.is_too_large() {
+                    ErrorCode::PayloadTooLarge
+                } else {
+                    ErrorCode::InvalidRequest
+                };
+                ApiError::new(code, e.to_string())
+            }),
+        (true, true) => Err(ApiError::invalid(
+            "the body has both `points` and `routes`; send an alert request (`points`) and a \
+             route-scoring request (`routes`) separately",
+        )),
+        (false, false) => Err(ApiError::invalid(
+            "the body has neither `points` (alert request) nor `routes` (route scoring)",
+        )),
+    }
+}
+
+fn accept_error(request_id: &RequestId, e: alerts_core::pipeline::AcceptError) -> ApiError {
+    use alerts_core::pipeline::AcceptError;
+    match e {
+        AcceptError::WebhookNotConfigured => ApiError::new(
+            ErrorCode::WebhookNotConfigured,
+            "this API key has no webhook URL: set one in the dashboard under Alerts settings",
+        ),
+        AcceptError::NoAlertRules => ApiError::new(
+            ErrorCode::NoAlertRules,
+            "this API key has no enabled alert rule: add one in the dashboard under Add new alert",
+        ),
+        AcceptError::Store(e) => store_unavailable_or_internal(request_id, e),
+        other => ApiError::internal(&request_id.0, &other),
+    }
+}
+
+fn store_unavailable_or_internal(
+    request_id: &RequestId,
+    e: alerts_core::ports::StoreError,
+) -> ApiError {
+    match e {
+        alerts_core::ports::StoreError::Unavailable(_) => store_unavailable(e),
+        other => ApiError::internal(&request_id.0, &other),
+    }
+}

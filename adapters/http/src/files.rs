@@ -1,0 +1,92 @@
+//! `GET` and `HEAD /insights/v1/files/{name}`: the output files of alert requests, behind the
+//! server's own signed, time-limited URLs (the embedded default; with S3, clients fetch from the
+//! bucket with presigned URLs instead).
+
+use alerts_core::ports::{FileError, FileKey};
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, Method, Uri, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+
+use crate::error::{ApiError, ErrorCode};
+use crate::state::AppState;
+use crate::{RequestId, files_unavailable};
+
+/// The media type of the output files.
+pub const NDJSON: &str = "application/x-ndjson";
+
+/// Why a file URL was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileUrlRejection {
+    /// The URL is not one the server makes (missing or malformed parameters): 403.
+    Malformed(String),
+    /// The signature does not match, or its key is unknown: 403 `forbidden`.
+    BadSignature,
+    /// The URL's validity has passed: 403 `expired_url`.
+    Expired,
+}
+
+/// Checks the URLs the server signs for its own files. Implemented by the file adapter that
+/// signs them, and wired in by the server.
+pub trait FileUrlVerifier: Send + Sync {
+    /// The file a request for `path` with `query` may fetch at `now`.
+    ///
+    /// # Errors
+    /// [`FileUrlRejection`] saying why the URL is refused.
+    fn verify(
+        &self,
+        path: &str,
+        query: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<FileKey, FileUrlRejection>;
+}
+
+pub(crate) async fn download(
+    State(state): State<AppState>,
+    request_id: RequestId,
+    method: Method,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let Some(verifier) = state.file_urls() else {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such path"));
+    };
+    let key = verifier
+        .verify(uri.path(), uri.query(), state.clock().now())
+        .map_err(|rejection| match rejection {
+            FileUrlRejection::Expired => ApiError::new(
+                ErrorCode::ExpiredUrl,
+                "this file URL has expired (URLs are valid for 15 minutes); a webhook retry brings a fresh one",
+            ),
+            FileUrlRejection::BadSignature => {
+                ApiError::new(ErrorCode::Forbidden, "the URL's signature is not valid")
+            }
+            FileUrlRejection::Malformed(why) => {
+                ApiError::new(ErrorCode::Forbidden, format!("not a valid file URL: {why}"))
+            }
+        })?;
+    let bytes = state.files().read(&key).await.map_err(|e| match e {
+        FileError::NotFound => ApiError::new(
+            ErrorCode::NotFound,
+            "the file is gone: files are kept for a limited time after the request",
+        ),
+        FileError::Unavailable(_) => files_unavailable(&e),
+        FileError::Other(_) => ApiError::internal(&request_id.0, &e),
+    })?;
+    let len = bytes.len();
+    let body = if method == Method::HEAD {
+        Body::empty()
+    } else {
+        Body::from(bytes)
+    };
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(NDJSON));
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    // Signed URLs are capabilities: keep them and their content out of shared caches.
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    Ok(response)
+}

@@ -1,0 +1,218 @@
+//! The HTTP face of the insights engine, on axum: the API of both products, the output-file
+//! downloads, the OpenAPI document, health checks and metrics.
+//!
+//! | path | what |
+//! |---|---|
+//! | `POST /insights/v1/cleanest-route?key=` | alert request (`points`) or route scoring (`routes`) |
+//! | `GET`, `HEAD /insights/v1/files/{name}` | an output file, behind a signed, expiring URL |
+//! | `GET /insights/v1/openapi.json` | the OpenAPI 3.1 document of this API |
+//! | `GET /insights/v1/docs` | the API reference, rendered from vendored assets |
+//! | `GET /healthz` | the process is up |
+//! | `GET /readyz` | the database and the object store answer |
+//! | `GET /metrics` | Prometheus metrics (OpenMetrics text) |
+//!
+//! The crate holds no storage or scoring logic of its own: [`AppStateBuilder`] takes the ports
+//! (key store, alert pipeline, route scorer, file store) and [`router`] serves them. The server
+//! binary wires the real adapters in.
+
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+mod api;
+mod docs;
+pub mod error;
+pub mod files;
+pub mod metrics;
+pub mod openapi;
+pub mod state;
+
+pub use error::{ApiError, ErrorCode};
+pub use files::{FileUrlRejection, FileUrlVerifier};
+pub use metrics::Metrics;
+pub use state::{ApiConfig, AppState, AppStateBuilder, ReadinessCheck};
+
+/// The header that carries each request's id, in requests and responses.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// How long clients are asked to wait when a dependency is down.
+const RETRY_AFTER_UNAVAILABLE: Duration = Duration::from_secs(5);
+
+/// The router of the whole API over `state`.
+pub fn router(state: AppState) -> Router {
+    let timeout = state.config().request_timeout;
+    Router::new()
+        .route("/insights/v1/cleanest-route", post(api::cleanest_route))
+        .route(
+            "/insights/v1/files/{name}",
+            get(files::download).head(files::download),
+        )
+        .route("/insights/v1/openapi.json", get(openapi::serve))
+        .route("/insights/v1/docs", get(docs::page))
+        .route("/insights/v1/docs/{asset}", get(docs::asset))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics_text))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(middleware::from_fn(move |req, next| {
+            with_timeout(timeout, req, next)
+        }))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let id = req
+                .headers()
+                .get(REQUEST_ID_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            // The path only: query strings carry API keys and URL signatures.
+            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+        }))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .with_state(state)
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then stops accepting and lets
+/// in-flight requests finish.
+///
+/// # Errors
+/// The I/O error that ended serving.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// The request's id, as set by the request-id layer; for logs and 500 details.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestId {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(RequestId(
+            parts
+                .headers
+                .get(REQUEST_ID_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("unknown")
+                .to_owned(),
+        ))
+    }
+}
+
+/// 503 for a store that cannot be reached; the cause goes to the log, not to the client.
+pub(crate) fn store_unavailable(e: alerts_core::ports::StoreError) -> ApiError {
+    tracing::warn!(error = %e, "store unavailable");
+    ApiError::unavailable(
+        "the database is unavailable; retry shortly",
+        RETRY_AFTER_UNAVAILABLE,
+    )
+}
+
+/// 503 for a file store that cannot be reached.
+pub(crate) fn files_unavailable(e: &alerts_core::ports::FileError) -> ApiError {
+    tracing::warn!(error = %e, "file store unavailable");
+    ApiError::unavailable(
+        "the file store is unavailable; retry shortly",
+        RETRY_AFTER_UNAVAILABLE,
+    )
+}
+
+async fn observe(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", MatchedPath::as_str)
+        .to_owned();
+    let method = req.method().as_str().to_owned();
+    let response = next.run(req).await;
+    state.metrics().observe_request(
+        &route,
+        &method,
+        response.status().as_u16(),
+        started.elapsed(),
+    );
+    response
+}
+
+async fn with_timeout(timeout: Duration, req: Request, next: Next) -> Response {
+    match tokio::time::timeout(timeout, next.run(req)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::unavailable(
+            format!(
+                "the request took longer than {} s; retry shortly",
+                timeout.as_secs()
+            ),
+            RETRY_AFTER_UNAVAILABLE,
+        )
+        .into_response(),
+    }
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        "no such path; the API is under /insights/v1/ (see /insights/v1/openapi.json)",
+    )
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        "this path does not serve that method (see /insights/v1/openapi.json)",
+    )
+}
+
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+async fn readyz(State(state): State<AppState>) -> Response {
+    let mut report = String::new();
+    let mut ready = true;
+    for check in state.readiness() {
+        match check.check().await {
+            Ok(()) => report.push_str(&format!("{}: ok\n", check.name())),
+            Err(why) => {
+                ready = false;
+                tracing::warn!(dependency = check.name(), %why, "not ready");
+                report.push_str(&format!("{}: unavailable\n", check.name()));
+            }
+        }
+    }
+    if ready {
+        (StatusCode::OK, report).into_response()
+    } else {
+        let mut response = (StatusCode::SERVICE_UNAVAILABLE, report).into_response();
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(RETRY_AFTER_UNAVAILABLE.as_secs()),
+        );
+        response
+    }
+}
+
+async fn metrics_text(State(state): State<AppState>) -> Response {
+    let mut response = state.metrics().render().into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+    );
+    response
+}

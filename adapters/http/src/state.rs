@@ -1,0 +1,244 @@
+//! What the handlers share: the ports, the configuration, the metrics and the rate limiter.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alerts_core::ids::KeyId;
+use alerts_core::pipeline::AlertPipeline;
+use alerts_core::ports::{FileStore, RuleStore};
+use alerts_core::request::RequestLimits;
+use aq_core::runtime::Clock;
+use async_trait::async_trait;
+use governor::clock::{Clock as _, DefaultClock};
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+use racs_core::{Limits, Scorer};
+
+use crate::error::{ApiError, ErrorCode};
+use crate::files::FileUrlVerifier;
+use crate::metrics::Metrics;
+
+/// Limits and knobs of the API. Defaults suit one machine serving many clients.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// The largest body accepted, in bytes. Default 32 MiB: enough for 50 routes of 20,000
+    /// vertices written as JSON arrays.
+    pub max_body_bytes: usize,
+    /// Route-scoring limits (routes per request, vertices per route, ...).
+    pub route_limits: Limits,
+    /// Alert-request limits (points per request, ...).
+    pub point_limits: RequestLimits,
+    /// The longest a request may take before it is answered 503. Default 30 s.
+    pub request_timeout: Duration,
+    /// Requests per second allowed per API key, sustained. Default 50.
+    pub rate_per_second: NonZeroU32,
+    /// Requests a key may send in a burst above the sustained rate. Default 100.
+    pub rate_burst: NonZeroU32,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: 32 * 1024 * 1024,
+            route_limits: Limits::default(),
+            point_limits: RequestLimits::default(),
+            request_timeout: Duration::from_secs(30),
+            rate_per_second: NonZeroU32::new(50).unwrap_or(NonZeroU32::MIN),
+            rate_burst: NonZeroU32::new(100).unwrap_or(NonZeroU32::MIN),
+        }
+    }
+}
+
+/// A dependency that `/readyz` checks: the database, the object store.
+#[async_trait]
+pub trait ReadinessCheck: Send + Sync {
+    /// A short name, such as `database`.
+    fn name(&self) -> &str;
+
+    /// `Ok` when the dependency answers; otherwise what is wrong.
+    async fn check(&self) -> Result<(), String>;
+}
+
+type KeyedLimiter = RateLimiter<KeyId, DefaultKeyedStateStore<KeyId>, DefaultClock>;
+
+struct Inner {
+    config: ApiConfig,
+    keys: Arc<dyn RuleStore>,
+    alerts: Arc<AlertPipeline>,
+    scorer: Scorer,
+    files: Arc<dyn FileStore>,
+    file_urls: Option<Arc<dyn FileUrlVerifier>>,
+    readiness: Vec<Arc<dyn ReadinessCheck>>,
+    clock: Arc<dyn Clock>,
+    metrics: Metrics,
+    limiter: KeyedLimiter,
+    demo_data: bool,
+}
+
+/// The state shared by every handler. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`AppState`] from the ports.
+pub struct AppStateBuilder {
+    config: ApiConfig,
+    keys: Arc<dyn RuleStore>,
+    alerts: Arc<AlertPipeline>,
+    scorer: Scorer,
+    files: Arc<dyn FileStore>,
+    clock: Arc<dyn Clock>,
+    file_urls: Option<Arc<dyn FileUrlVerifier>>,
+    readiness: Vec<Arc<dyn ReadinessCheck>>,
+    metrics: Metrics,
+}
+
+impl AppStateBuilder {
+    /// The parts every server needs: the key store, the alert pipeline, the route scorer, the
+    /// file store and the clock.
+    pub fn new(
+        keys: Arc<dyn RuleStore>,
+        alerts: Arc<AlertPipeline>,
+        scorer: Scorer,
+        files: Arc<dyn FileStore>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            config: ApiConfig::default(),
+            keys,
+            alerts,
+            scorer,
+            files,
+            clock,
+            file_urls: None,
+            readiness: Vec::new(),
+            metrics: Metrics::new(),
+        }
+    }
+
+    /// Replaces the default [`ApiConfig`].
+    #[must_use]
+    pub fn config(mut self, config: ApiConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Serves files under `/insights/v1/files/` with URLs that `verifier` checks: the embedded
+    /// default, where the server signs its own URLs. Without it, that path answers 404 (with S3,
+    /// clients fetch files from the bucket directly).
+    #[must_use]
+    pub fn file_urls(mut self, verifier: Arc<dyn FileUrlVerifier>) -> Self {
+        self.file_urls = Some(verifier);
+        self
+    }
+
+    /// Adds a dependency to `/readyz`.
+    #[must_use]
+    pub fn readiness(mut self, check: Arc<dyn ReadinessCheck>) -> Self {
+        self.readiness.push(check);
+        self
+    }
+
+    /// Shares `metrics` with the caller (the worker loop counts deliveries into it).
+    #[must_use]
+    pub fn metrics(mut self, metrics: Metrics) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// The state.
+    #[must_use]
+    pub fn build(self) -> AppState {
+        let quota =
+            Quota::per_second(self.config.rate_per_second).allow_burst(self.config.rate_burst);
+        let demo_data = self.scorer.source_info().demo;
+        AppState {
+            inner: Arc::new(Inner {
+                limiter: RateLimiter::keyed(quota),
+                config: self.config,
+                keys: self.keys,
+                alerts: self.alerts,
+                scorer: self.scorer,
+                files: self.files,
+                file_urls: self.file_urls,
+                readiness: self.readiness,
+                clock: self.clock,
+                metrics: self.metrics,
+                demo_data,
+            }),
+        }
+    }
+}
+
+impl AppState {
+    /// The API configuration.
+    #[must_use]
+    pub fn config(&self) -> &ApiConfig {
+        &self.inner.config
+    }
+
+    pub(crate) fn keys(&self) -> &dyn RuleStore {
+        self.inner.keys.as_ref()
+    }
+
+    pub(crate) fn alerts(&self) -> &AlertPipeline {
+        &self.inner.alerts
+    }
+
+    pub(crate) fn scorer(&self) -> &Scorer {
+        &self.inner.scorer
+    }
+
+    pub(crate) fn files(&self) -> &dyn FileStore {
+        self.inner.files.as_ref()
+    }
+
+    pub(crate) fn file_urls(&self) -> Option<&dyn FileUrlVerifier> {
+        self.inner.file_urls.as_deref()
+    }
+
+    pub(crate) fn readiness(&self) -> &[Arc<dyn ReadinessCheck>] {
+        &self.inner.readiness
+    }
+
+    pub(crate) fn clock(&self) -> &dyn Clock {
+        self.inner.clock.as_ref()
+    }
+
+    /// The metrics the server records.
+    #[must_use]
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    /// True when route scores come from synthetic demo data, which responses then say.
+    #[must_use]
+    pub fn demo_data(&self) -> bool {
+        self.inner.demo_data
+    }
+
+    /// 429 with `Retry-After` when `key` is over its rate.
+    pub(crate) fn check_rate(&self, key: KeyId) -> Result<(), ApiError> {
+        self.inner.limiter.check_key(&key).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            ApiError {
+                code: ErrorCode::RateLimited,
+                detail: format!(
+                    "this key may send {} requests per second (bursts of {}); slow down and retry after the Retry-After header's seconds",
+                    self.inner.config.rate_per_second, self.inner.config.rate_burst
+                ),
+                retry_after: Some(wait.max(Duration::from_secs(1))),
+            }
+        })
+    }
+}

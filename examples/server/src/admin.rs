@@ -1,0 +1,325 @@
+//! `insights-server admin ...`: accounts, keys, webhooks, rules and deliveries from a terminal.
+//! The commands go through the same management use cases as the dashboard, so they apply the
+//! same validation and say the same things; they work while a server runs on the same store,
+//! which sees each change at once.
+
+use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
+use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use anyhow::{Context, Result, anyhow};
+use clap::Subcommand;
+use serde_json::json;
+
+use crate::config::Settings;
+use crate::wiring::{Stores, manager, open_stores};
+
+/// The admin commands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AdminCommand {
+    /// Create a dashboard account.
+    CreateAccount {
+        /// The sign-in email.
+        #[arg(long)]
+        email: String,
+        /// The password (at least 10 characters). It shows in your shell history: prefer
+        /// signing up in the dashboard for a personal account.
+        #[arg(long)]
+        password: String,
+    },
+    /// Create an API key for an account; prints the key and its webhook signing secret. The
+    /// key is shown only this once.
+    CreateKey {
+        /// The account's email.
+        #[arg(long)]
+        email: String,
+        /// A label to tell keys apart.
+        #[arg(long, default_value = "default")]
+        label: String,
+    },
+    /// List an account's keys.
+    ListKeys {
+        /// The account's email.
+        #[arg(long)]
+        email: String,
+    },
+    /// Set (or, with an empty URL, clear) where a key's alert deliveries go.
+    SetWebhook {
+        /// The API key.
+        #[arg(long)]
+        key: String,
+        /// The receiver's URL (http or https).
+        #[arg(long)]
+        url: String,
+    },
+    /// Replace a key's webhook signing secret; the old one keeps signing for a day.
+    RotateSecret {
+        /// The API key.
+        #[arg(long)]
+        key: String,
+    },
+    /// Add an alert rule to a key.
+    AddRule {
+        /// The API key.
+        #[arg(long)]
+        key: String,
+        /// `aq` (air quality) or `pollen`.
+        #[arg(long = "type", value_name = "TYPE")]
+        data_type: String,
+        /// How far ahead: 1h, 2h, 3h, 6h, 12h, 24h, 48h, 72h or 96h for air quality; today, 1d,
+        /// 2d, 3d or 4d for pollen.
+        #[arg(long)]
+        forecast: String,
+        /// `high` (small changes), `medium` or `low` (large changes only).
+        #[arg(long)]
+        sensitivity: String,
+        /// A custom description for changes for the worse (needs --improvement too).
+        #[arg(long)]
+        deterioration: Option<String>,
+        /// A custom description for changes for the better (needs --deterioration too).
+        #[arg(long)]
+        improvement: Option<String>,
+    },
+    /// List a key's alert rules.
+    ListRules {
+        /// The API key.
+        #[arg(long)]
+        key: String,
+    },
+    /// List a key's latest alert requests and their delivery attempts.
+    ListDeliveries {
+        /// The API key.
+        #[arg(long)]
+        key: String,
+        /// How many requests to show.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+}
+
+/// Runs one admin command, printing JSON when `json` is set.
+pub(crate) async fn run(settings: &Settings, command: AdminCommand, json: bool) -> Result<()> {
+    let stores = open_stores(settings).await?;
+    let manager = manager(&stores, settings);
+    let out = execute(&manager, &stores, command).await?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&out.json)?);
+    } else {
+        println!("{}", out.text);
+    }
+    Ok(())
+}
+
+/// What a command prints, in both forms.
+struct Output {
+    text: String,
+    json: serde_json::Value,
+}
+
+async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> Result<Output> {
+    match command {
+        AdminCommand::CreateAccount { email, password } => {
+            let account = manager.create_account(&email, &password).await?;
+            Ok(Output {
+                text: format!("created account {} ({})", account.email, account.id),
+                json: json!({"id": account.id.to_string(), "email": account.email}),
+            })
+        }
+        AdminCommand::CreateKey { email, label } => {
+            let account = manager.account_by_email(&email).await.map_err(|_| {
+                anyhow!(
+                    "no account with the email {email}; create it first with `admin create-account`"
+                )
+            })?;
+            let created = manager.create_key(account.id, &label).await?;
+            let secret = created.info.secret.expose().to_owned();
+            Ok(Output {
+                text: format!(
+                    "API key:        {}\nwebhook secret: {}\n\nKeep the key safe: it is shown only now. Deliveries are signed with the secret (Standard Webhooks).",
+                    created.key.expose(),
+                    secret
+                ),
+                json: json!({"key": created.key.expose(), "webhook_secret": secret,
+                             "prefix": created.info.prefix, "id": created.info.id.to_string()}),
+            })
+        }
+        AdminCommand::ListKeys { email } => {
+            let account = manager.account_by_email(&email).await?;
+            let keys = manager.list_keys(account.id).await?;
+            let text = keys
+                .iter()
+                .map(|k| {
+                    format!(
+                        "{}…  {:<20} created {}  {}  webhook: {}",
+                        k.prefix,
+                        k.label,
+                        k.created_at.format("%Y-%m-%d %H:%M"),
+                        if k.revoked_at.is_some() {
+                            "revoked"
+                        } else {
+                            "active"
+                        },
+                        k.webhook_url.as_deref().unwrap_or("(none)")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            let json = keys
+                .iter()
+                .map(|k| {
+                    json!({"id": k.id.to_string(), "prefix": k.prefix, "label": k.label,
+                           "created_at": k.created_at, "last_used_at": k.last_used_at,
+                           "revoked_at": k.revoked_at, "webhook_url": k.webhook_url})
+                })
+                .collect();
+            Ok(Output {
+                text: if text.is_empty() {
+                    "no keys".to_owned()
+                } else {
+                    text
+                },
+                json: serde_json::Value::Array(json),
+            })
+        }
+        AdminCommand::SetWebhook { key, url } => {
+            let info = key_info(manager, &key).await?;
+            let stored = manager
+                .set_webhook_url(info.account_id, info.id, Some(&url))
+                .await?;
+            Ok(Output {
+                text: match &stored {
+                    Some(u) => format!("deliveries for {}… go to {u}", info.prefix),
+                    None => format!("webhook URL of {}… cleared", info.prefix),
+                },
+                json: json!({"prefix": info.prefix, "webhook_url": stored}),
+            })
+        }
+        AdminCommand::RotateSecret { key } => {
+            let info = key_info(manager, &key).await?;
+            let secret = manager
+                .rotate_secret(info.account_id, info.id, DEFAULT_SECRET_GRACE)
+                .await?;
+            Ok(Output {
+                text: format!(
+                    "new webhook secret: {}\nThe previous secret keeps signing deliveries for 24 hours.",
+                    secret.expose()
+                ),
+                json: json!({"prefix": info.prefix, "webhook_secret": secret.expose()}),
+            })
+        }
+        AdminCommand::AddRule {
+            key,
+            data_type,
+            forecast,
+            sensitivity,
+            deterioration,
+            improvement,
+        } => {
+            let info = key_info(manager, &key).await?;
+            let message = match (deterioration, improvement) {
+                (None, None) => MessageSpec::Default,
+                (Some(deterioration), Some(improvement)) => MessageSpec::Custom {
+                    deterioration,
+                    improvement,
+                },
+                _ => {
+                    return Err(anyhow!(
+                        "a custom message needs both --deterioration and --improvement"
+                    ));
+                }
+            };
+            let spec = RuleSpec::new(
+                data_type.parse::<DataType>()?,
+                forecast.parse::<Forecast>()?,
+                sensitivity.parse::<Sensitivity>()?,
+                message,
+            )?;
+            let rule = manager.add_rule(info.account_id, info.id, spec).await?;
+            Ok(Output {
+                text: format!(
+                    "added rule {}: {} {} sensitivity {}",
+                    rule.id,
+                    rule.spec.data_type().label(),
+                    rule.spec.forecast().label(),
+                    rule.spec.sensitivity().as_str()
+                ),
+                json: json!({"id": rule.id.to_string(), "rule": rule.spec}),
+            })
+        }
+        AdminCommand::ListRules { key } => {
+            let info = key_info(manager, &key).await?;
+            let rules = manager.list_rules(info.account_id, info.id).await?;
+            let text = rules
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}  {} {} {}{}",
+                        r.id,
+                        r.spec.data_type().as_str(),
+                        r.spec.forecast(),
+                        r.spec.sensitivity().as_str(),
+                        if r.enabled { "" } else { " (disabled)" }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            let json = rules
+                .iter()
+                .map(|r| json!({"id": r.id.to_string(), "enabled": r.enabled, "rule": r.spec}))
+                .collect();
+            Ok(Output {
+                text: if text.is_empty() {
+                    "no rules".to_owned()
+                } else {
+                    text
+                },
+                json: serde_json::Value::Array(json),
+            })
+        }
+        AdminCommand::ListDeliveries { key, limit } => {
+            let info = key_info(manager, &key).await?;
+            let requests = stores.deliveries.list_requests(info.id, limit).await?;
+            let mut text = Vec::new();
+            let mut json = Vec::new();
+            for r in requests {
+                let attempts = stores.deliveries.list_attempts(info.id, r.token).await?;
+                text.push(format!(
+                    "{}  {}  points {}  alerts {}  {:?}{}",
+                    r.token,
+                    r.received_at.format("%Y-%m-%d %H:%M:%S"),
+                    r.points,
+                    r.alerts.map_or("-".to_owned(), |a| a.to_string()),
+                    r.stage,
+                    r.outcome.map(|o| format!(" ({o:?})")).unwrap_or_default()
+                ));
+                for a in &attempts {
+                    text.push(format!(
+                        "    attempt {} at {}: {} in {} ms{}",
+                        a.attempt,
+                        a.at.format("%H:%M:%S"),
+                        a.status.map_or("no response".to_owned(), |s| s.to_string()),
+                        a.latency_ms,
+                        a.error.map(|e| format!(" ({e:?})")).unwrap_or_default()
+                    ));
+                }
+                json.push(json!({
+                    "token": r.token.to_string(), "received_at": r.received_at,
+                    "points": r.points, "alerts": r.alerts, "stage": r.stage,
+                    "outcome": r.outcome, "attempts": attempts,
+                }));
+            }
+            Ok(Output {
+                text: if text.is_empty() {
+                    "no requests yet".to_owned()
+                } else {
+                    text.join("\n")
+                },
+                json: serde_json::Value::Array(json),
+            })
+        }
+    }
+}
+
+async fn key_info(manager: &Manager, key: &str) -> Result<alerts_core::ports::ApiKeyInfo> {
+    manager.key_by_text(key).await.context(
+        "no active key with that text: pass the full key (ik_...) as printed by create-key",
+    )
+}

@@ -1,0 +1,276 @@
+//! The server's settings: each from a command-line flag, else an `INSIGHTS_*` environment
+//! variable, else the TOML file named by `--config`, else its default. Every default lets
+//! `insights-server` run with no setup at all: SQLite and files under `./insights-data`, the
+//! demo air-quality field, listening on 127.0.0.1:8080.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Deserialize;
+use thiserror::Error;
+
+/// Settings shared by `serve` and `admin`, accepted before or after the subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct GlobalArgs {
+    /// A TOML file with any of these settings (flags and environment variables win over it).
+    #[arg(long, env = "INSIGHTS_CONFIG", global = true, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// Where the embedded default keeps its SQLite database and files [default: ./insights-data].
+    #[arg(long, env = "INSIGHTS_DATA_DIR", global = true, value_name = "DIR")]
+    pub(crate) data_dir: Option<PathBuf>,
+
+    /// The database: `sqlite://PATH` or `postgres://...` [default: SQLite in the data directory].
+    #[arg(long, env = "INSIGHTS_DATABASE_URL", global = true, value_name = "URL")]
+    pub(crate) database_url: Option<String>,
+
+    /// Where output files go: `file://DIR` or `s3://BUCKET` (endpoint and credentials from the
+    /// usual AWS_* variables) [default: the data directory].
+    #[arg(long, env = "INSIGHTS_OBJECT_STORE", global = true, value_name = "URL")]
+    pub(crate) object_store: Option<String>,
+
+    /// The address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, env = "INSIGHTS_LISTEN", global = true, value_name = "ADDR")]
+    pub(crate) listen: Option<SocketAddr>,
+
+    /// The address clients reach this server at, used in file URLs and the dashboard
+    /// [default: http:// and the listen address].
+    #[arg(long, env = "INSIGHTS_PUBLIC_URL", global = true, value_name = "URL")]
+    pub(crate) public_url: Option<String>,
+
+    /// The air-quality source: `demo`, `stations:FILE` (CSV or GeoJSON), `open-meteo` or
+    /// `openaq` (key in OPENAQ_API_KEY) [default: demo].
+    #[arg(long, env = "INSIGHTS_AQ_SOURCE", global = true, value_name = "SOURCE")]
+    pub(crate) aq_source: Option<String>,
+
+    /// Allow webhook URLs on private, loopback and link-local networks. Without it only
+    /// loopback is allowed, and only while the server itself listens on loopback.
+    #[arg(long, env = "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS", global = true, num_args = 0..=1,
+          default_missing_value = "true", value_name = "BOOL")]
+    pub(crate) allow_private_webhooks: Option<bool>,
+
+    /// Log as JSON lines instead of text.
+    #[arg(long, env = "INSIGHTS_LOG_JSON", global = true, num_args = 0..=1,
+          default_missing_value = "true", value_name = "BOOL")]
+    pub(crate) log_json: Option<bool>,
+}
+
+/// The same settings as they may appear in the TOML file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FileSettings {
+    data_dir: Option<PathBuf>,
+    database_url: Option<String>,
+    object_store: Option<String>,
+    listen: Option<SocketAddr>,
+    public_url: Option<String>,
+    aq_source: Option<String>,
+    allow_private_webhooks: Option<bool>,
+    log_json: Option<bool>,
+    /// Most points in one alert request.
+    max_points: Option<usize>,
+    /// Most routes in one scoring request.
+    max_routes: Option<usize>,
+    /// Largest request body, in bytes.
+    max_body_bytes: Option<usize>,
+    /// Requests per second per API key.
+    rate_per_second: Option<u32>,
+    /// How long output files are kept, in hours.
+    retention_hours: Option<u64>,
+}
+
+/// The resolved settings.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Settings {
+    /// The data directory.
+    pub(crate) data_dir: PathBuf,
+    /// The database URL.
+    pub(crate) database_url: String,
+    /// The object-store location.
+    pub(crate) object_store: String,
+    /// The listen address.
+    pub(crate) listen: SocketAddr,
+    /// The public base URL, without a trailing slash; `None` means `http://` and the address
+    /// the server actually listens on (so that `--listen 127.0.0.1:0` works).
+    pub(crate) public_url: Option<String>,
+    /// The air-quality source.
+    pub(crate) aq_source: String,
+    /// Whether private networks may receive webhooks.
+    pub(crate) allow_private_webhooks: bool,
+    /// JSON logs.
+    pub(crate) log_json: bool,
+    /// Most points per alert request.
+    pub(crate) max_points: usize,
+    /// Most routes per scoring request.
+    pub(crate) max_routes: usize,
+    /// Largest body, in bytes.
+    pub(crate) max_body_bytes: usize,
+    /// Requests per second per key.
+    pub(crate) rate_per_second: u32,
+    /// Output-file retention, in hours.
+    pub(crate) retention_hours: u64,
+}
+
+/// A setting that could not be resolved.
+#[derive(Debug, Error)]
+pub(crate) enum ConfigError {
+    /// The config file could not be read.
+    #[error("cannot read the config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The config file is not valid TOML of the expected shape.
+    #[error("the config file {path} is invalid: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, naming the key.
+        message: String,
+    },
+    /// A value is out of its range.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Settings {
+    /// Resolves `args` over the config file (if any) and the defaults.
+    ///
+    /// # Errors
+    /// [`ConfigError`] for an unreadable or invalid file, or a value out of range.
+    pub(crate) fn resolve(args: &GlobalArgs) -> Result<Self, ConfigError> {
+        let file = match &args.config {
+            Some(path) => read_file(path)?,
+            None => FileSettings::default(),
+        };
+        Self::merge(args, file)
+    }
+
+    fn merge(args: &GlobalArgs, file: FileSettings) -> Result<Self, ConfigError> {
+        let data_dir = args
+            .data_dir
+            .clone()
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from("insights-data"));
+        let listen = args
+            .listen
+            .or(file.listen)
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080)));
+        let database_url = args
+            .database_url
+            .clone()
+            .or(file.database_url)
+            .unwrap_or_else(|| default_database_url(&data_dir));
+        let object_store = args
+            .object_store
+            .clone()
+            .or(file.object_store)
+            .unwrap_or_default();
+        let public_url = args
+            .public_url
+            .clone()
+            .or(file.public_url)
+            .map(|u| u.trim_end_matches('/').to_owned());
+        if let Some(url) = &public_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(ConfigError::Invalid(format!(
+                "public URL `{url}` must start with http:// or https://"
+            )));
+        }
+        let settings = Self {
+            data_dir,
+            database_url,
+            object_store,
+            listen,
+            public_url,
+            aq_source: args
+                .aq_source
+                .clone()
+                .or(file.aq_source)
+                .unwrap_or_else(|| "demo".to_owned()),
+            allow_private_webhooks: args
+                .allow_private_webhooks
+                .or(file.allow_private_webhooks)
+                .unwrap_or(false),
+            log_json: args.log_json.or(file.log_json).unwrap_or(false),
+            max_points: file.max_points.unwrap_or(10_000),
+            max_routes: file.max_routes.unwrap_or(50),
+            max_body_bytes: file.max_body_bytes.unwrap_or(32 * 1024 * 1024),
+            rate_per_second: file.rate_per_second.unwrap_or(50),
+            retention_hours: file.retention_hours.unwrap_or(24),
+        };
+        if settings.max_points == 0 || settings.max_routes == 0 || settings.rate_per_second == 0 {
+            return Err(ConfigError::Invalid(
+                "max_points, max_routes and rate_per_second must be at least 1".to_owned(),
+            ));
+        }
+        Ok(settings)
+    }
+}
+
+fn default_database_url(data_dir: &Path) -> String {
+    format!("sqlite://{}", data_dir.join("insights.db").display())
+}
+
+fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_need_no_setting() {
+        let s = Settings::merge(&GlobalArgs::default(), FileSettings::default()).unwrap();
+        assert_eq!(s.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(s.data_dir, PathBuf::from("insights-data"));
+        assert_eq!(s.database_url, "sqlite://insights-data/insights.db");
+        assert_eq!(s.public_url, None);
+        assert_eq!(s.aq_source, "demo");
+        assert!(!s.allow_private_webhooks);
+    }
+
+    #[test]
+    fn flags_win_over_the_file_and_the_file_over_defaults() {
+        let file: FileSettings = toml::from_str(
+            "listen = \"0.0.0.0:9000\"\naq_source = \"open-meteo\"\nmax_points = 5\n",
+        )
+        .unwrap();
+        let args = GlobalArgs {
+            aq_source: Some("demo".into()),
+            ..GlobalArgs::default()
+        };
+        let s = Settings::merge(&args, file).unwrap();
+        assert_eq!(s.listen.to_string(), "0.0.0.0:9000");
+        assert_eq!(s.aq_source, "demo");
+        assert_eq!(s.max_points, 5);
+        assert_eq!(s.public_url, None);
+    }
+
+    #[test]
+    fn unknown_file_keys_are_named() {
+        let err = toml::from_str::<FileSettings>("listn = \"x\"").unwrap_err();
+        assert!(err.to_string().contains("listn"), "{err}");
+    }
+
+    #[test]
+    fn a_public_url_must_be_http() {
+        let args = GlobalArgs {
+            public_url: Some("ftp://x".into()),
+            ..GlobalArgs::default()
+        };
+        assert!(Settings::merge(&args, FileSettings::default()).is_err());
+    }
+}

@@ -1,0 +1,89 @@
+//! `insights-server`: the environmental-insights server. With no arguments it serves the API
+//! on 127.0.0.1:8080 with SQLite and files under `./insights-data` and the demo air-quality
+//! field; `insights-server admin ...` manages accounts, keys and rules from a terminal.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod admin;
+mod config;
+mod serve;
+mod wiring;
+
+/// The environmental-insights server: cleanest-route scoring and air-quality and pollen alerts.
+#[derive(Debug, Parser)]
+#[command(name = "insights-server", version, about)]
+struct Cli {
+    #[command(flatten)]
+    global: config::GlobalArgs,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the API and deliver alerts (the default).
+    Serve,
+    /// Manage accounts, keys, webhooks and rules.
+    Admin {
+        /// Print JSON instead of text.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        command: admin::AdminCommand,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let settings = match config::Settings::resolve(&cli.global) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let serving = !matches!(cli.command, Some(Command::Admin { .. }));
+    init_tracing(settings.log_json, serving);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            None | Some(Command::Serve) => serve::run(settings).await,
+            Some(Command::Admin { json, command }) => admin::run(&settings, command, json).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr, so that admin output on stdout stays machine-readable. `RUST_LOG`
+/// overrides the level.
+fn init_tracing(json: bool, serving: bool) {
+    let default = if serving { "info" } else { "warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}

@@ -1,0 +1,282 @@
+//! `insights-server serve`: the API, the alert workers and the file retention sweep, until
+//! SIGINT or SIGTERM.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alerts_core::pipeline::{AlertPipeline, Processed};
+use alerts_core::ports::JobOutcome;
+use anyhow::{Context, Result};
+use insights_http::{ApiConfig, AppStateBuilder, FileUrlRejection, FileUrlVerifier, Metrics};
+use insights_objects::{LocalUrlSigner, VerifyError};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::config::Settings;
+use crate::wiring::{Service, open_service};
+
+/// Alert workers per process. Each claims a batch of jobs at a time; more workers deliver
+/// more webhooks in parallel when receivers are slow.
+const WORKERS: usize = 4;
+/// How long an idle worker waits before it looks for due jobs again.
+const IDLE_POLL: Duration = Duration::from_millis(200);
+/// How long a worker waits after the store failed before it tries again.
+const ERROR_BACKOFF: Duration = Duration::from_secs(2);
+/// How often expired output files are deleted.
+const RETENTION_SWEEP: Duration = Duration::from_secs(600);
+/// How long shutdown waits for workers to finish the jobs they hold.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+
+/// The local file URLs, checked by the signer that made them.
+struct LocalUrls(Arc<LocalUrlSigner>);
+
+impl FileUrlVerifier for LocalUrls {
+    fn verify(
+        &self,
+        path: &str,
+        query: Option<&str>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<alerts_core::ports::FileKey, FileUrlRejection> {
+        self.0
+            .verify(path, query.unwrap_or(""), now)
+            .map_err(|e| match e {
+                VerifyError::Expired => FileUrlRejection::Expired,
+                VerifyError::BadSignature | VerifyError::UnknownKey => {
+                    FileUrlRejection::BadSignature
+                }
+                VerifyError::Malformed(why) => FileUrlRejection::Malformed(why.to_owned()),
+            })
+    }
+}
+
+/// Runs the server until a shutdown signal.
+pub(crate) async fn run(settings: Settings) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(settings.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", settings.listen))?;
+    let local = listener.local_addr().context("no local address")?;
+    let public_url = settings
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{local}"));
+    let service = open_service(&settings, &public_url).await?;
+    let metrics = Metrics::new();
+    let state = app_state(&settings, &service, metrics.clone());
+    announce(&settings, &service, local, &public_url);
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut background = JoinSet::new();
+    for worker in 0..WORKERS {
+        background.spawn(work(
+            worker,
+            service.pipeline.clone(),
+            metrics.clone(),
+            stop_rx.clone(),
+        ));
+    }
+    background.spawn(sweep_files(
+        service.clone_files_store(),
+        settings.retention_hours,
+        stop_rx.clone(),
+    ));
+
+    let router = insights_http::router(state);
+    insights_http::serve(listener, router, shutdown_signal())
+        .await
+        .context("the HTTP server failed")?;
+
+    tracing::info!("shutting down: finishing the jobs in hand");
+    let _ = stop_tx.send(true);
+    if tokio::time::timeout(SHUTDOWN_GRACE, async {
+        while background.join_next().await.is_some() {}
+    })
+    .await
+    .is_err()
+    {
+        // Jobs still held are not lost: their leases expire and any replica takes them over.
+        tracing::warn!(
+            "workers did not finish in time; their jobs will be taken over after the lease"
+        );
+    }
+    Ok(())
+}
+
+fn app_state(settings: &Settings, service: &Service, metrics: Metrics) -> insights_http::AppState {
+    let mut config = ApiConfig {
+        max_body_bytes: settings.max_body_bytes,
+        rate_per_second: NonZeroU32::new(settings.rate_per_second).unwrap_or(NonZeroU32::MIN),
+        ..ApiConfig::default()
+    };
+    config.route_limits.max_routes = settings.max_routes;
+    config.point_limits.max_points = settings.max_points;
+    let mut builder = AppStateBuilder::new(
+        service.stores.rules.clone(),
+        service.pipeline.clone(),
+        service.scorer.clone(),
+        service.files.file_store(),
+        service.clock.clone(),
+    )
+    .config(config)
+    .metrics(metrics)
+    .readiness(service.stores.readiness.clone());
+    if let Some(local) = &service.files.local_urls {
+        builder = builder.file_urls(Arc::new(LocalUrls(local.clone())));
+    }
+    builder.build()
+}
+
+fn announce(settings: &Settings, service: &Service, local: std::net::SocketAddr, public_url: &str) {
+    tracing::info!(
+        listen = %local,
+        database = service.stores.kind,
+        source = %settings.aq_source,
+        "insights-server is up"
+    );
+    let base = public_url;
+    println!("insights-server listening on http://{local}");
+    println!(
+        "  database: {} ({})",
+        service.stores.kind,
+        redact_url(&settings.database_url)
+    );
+    println!("  air quality: {}", settings.aq_source);
+    println!("  API reference: {base}/insights/v1/docs");
+    if settings.aq_source == "demo" {
+        println!(
+            "  note: route scores and alerts use the synthetic demo field, not real measurements"
+        );
+    }
+    println!(
+        "  get started: insights-server admin create-account --email you@example.org --password '...'\n               then: insights-server admin create-key --email you@example.org"
+    );
+}
+
+/// The database URL without its password, for printing.
+fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{}{}:***{}", &url[..scheme + 3], user, &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+async fn work(
+    worker: usize,
+    pipeline: Arc<AlertPipeline>,
+    metrics: Metrics,
+    mut stop: watch::Receiver<bool>,
+) {
+    let batch = pipeline.config().claim_batch;
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        let pause = match pipeline.run_once(batch).await {
+            Ok(report) => {
+                for (token, processed) in &report.processed {
+                    count(&metrics, processed);
+                    tracing::debug!(worker, %token, ?processed, "job progressed");
+                }
+                for (token, error) in &report.failed {
+                    tracing::warn!(worker, %token, %error, "job stopped; it is retried after its lease");
+                }
+                if report.claimed() == 0 {
+                    IDLE_POLL
+                } else {
+                    Duration::ZERO
+                }
+            }
+            Err(e) => {
+                tracing::warn!(worker, error = %e, "cannot claim jobs");
+                ERROR_BACKOFF
+            }
+        };
+        if !pause.is_zero() {
+            tokio::select! {
+                () = tokio::time::sleep(pause) => {}
+                _ = stop.changed() => return,
+            }
+        }
+    }
+}
+
+fn count(metrics: &Metrics, processed: &Processed) {
+    match processed {
+        Processed::Retrying { .. } => metrics.count_delivery("failed"),
+        Processed::Finished { outcome, .. } => metrics.count_delivery(match outcome {
+            JobOutcome::Delivered => "delivered",
+            JobOutcome::Gone => "gone",
+            JobOutcome::GaveUp => "gave_up",
+            JobOutcome::Cancelled => "cancelled",
+        }),
+        _ => {}
+    }
+}
+
+async fn sweep_files(
+    store: Arc<insights_objects::ObjectFileStore>,
+    retention_hours: u64,
+    mut stop: watch::Receiver<bool>,
+) {
+    let retention = chrono::Duration::hours(i64::try_from(retention_hours).unwrap_or(24));
+    loop {
+        let cutoff = chrono::Utc::now() - retention;
+        match store.delete_older_than(cutoff).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(deleted = n, "expired output files deleted"),
+            Err(e) => tracing::warn!(error = %e, "retention sweep failed"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(RETENTION_SWEEP) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}
+
+impl Service {
+    fn clone_files_store(&self) -> Arc<insights_objects::ObjectFileStore> {
+        self.files.store.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_url;
+
+    #[test]
+    fn passwords_never_print() {
+        assert_eq!(
+            redact_url("postgres://app:s3cret@db:5432/insights"),
+            "postgres://app:***@db:5432/insights"
+        );
+        assert_eq!(
+            redact_url("sqlite://insights-data/insights.db"),
+            "sqlite://insights-data/insights.db"
+        );
+    }
+}

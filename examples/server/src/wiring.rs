@@ -1,0 +1,252 @@
+//! From settings to running parts: the store, the files, the air-quality sources, the webhook
+//! sender, and the cores over them. `serve` and `admin` open the same things the same way.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use alerts_core::manage::{Manager, WebhookUrlCheck};
+use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
+use alerts_core::ports::{AccountStore, DeliveryLog, JobQueue, RuleStore};
+use anyhow::{Context, Result, bail};
+use aq_core::runtime::{Clock, IdGenerator};
+use aq_core::{AirQualitySource, ForecastSource};
+use aq_sources::{DemoField, OpenAq, OpenAqConfig, OpenMeteo, OpenMeteoConfig, StationFile};
+use async_trait::async_trait;
+use insights_http::ReadinessCheck;
+use insights_objects::Files;
+use insights_system::{RandomIds, SystemClock, TokioTimer};
+use racs_core::Scorer;
+use store_postgres::PgStore;
+use store_sqlite::{SqliteOptions, SqliteStore};
+use webhook_http::{AddressPolicy, HttpWebhookSender, WebhookHttpConfig, validate_webhook_url};
+
+use crate::config::Settings;
+
+/// The seed of the demo field: fixed, so that every installation shows the same demo data.
+const DEMO_SEED: u64 = 2026;
+
+/// The database, as every port the cores need.
+#[derive(Clone)]
+pub(crate) struct Stores {
+    /// Which backend, for messages.
+    pub(crate) kind: &'static str,
+    /// Keys and rules, as the API reads them.
+    pub(crate) rules: Arc<dyn RuleStore>,
+    /// Accounts, keys and rules, as the dashboard and the admin command manage them.
+    pub(crate) accounts: Arc<dyn AccountStore>,
+    /// The job queue.
+    pub(crate) jobs: Arc<dyn JobQueue>,
+    /// The delivery log.
+    pub(crate) deliveries: Arc<dyn DeliveryLog>,
+    /// `/readyz`'s check of the database.
+    pub(crate) readiness: Arc<dyn ReadinessCheck>,
+}
+
+struct SqlitePing(Arc<SqliteStore>);
+struct PgPing(Arc<PgStore>);
+
+#[async_trait]
+impl ReadinessCheck for SqlitePing {
+    fn name(&self) -> &str {
+        "database"
+    }
+    async fn check(&self) -> Result<(), String> {
+        self.0.ping().await.map_err(|e| e.to_string())
+    }
+}
+
+#[async_trait]
+impl ReadinessCheck for PgPing {
+    fn name(&self) -> &str {
+        "database"
+    }
+    async fn check(&self) -> Result<(), String> {
+        self.0.ping().await.map_err(|e| e.to_string())
+    }
+}
+
+/// Opens the database named by `settings.database_url`, applying migrations.
+pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
+    let url = settings.database_url.as_str();
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        let store = Arc::new(
+            PgStore::connect(url)
+                .await
+                .context("cannot open the PostgreSQL database (check --database-url)")?,
+        );
+        Ok(Stores {
+            kind: "PostgreSQL",
+            rules: store.clone(),
+            accounts: store.clone(),
+            jobs: store.clone(),
+            deliveries: store.clone(),
+            readiness: Arc::new(PgPing(store)),
+        })
+    } else if url.starts_with("sqlite:") {
+        let store = Arc::new(
+            SqliteStore::open(SqliteOptions::parse(url))
+                .await
+                .with_context(|| format!("cannot open the SQLite database {url}"))?,
+        );
+        Ok(Stores {
+            kind: "SQLite",
+            rules: store.clone(),
+            accounts: store.clone(),
+            jobs: store.clone(),
+            deliveries: store.clone(),
+            readiness: Arc::new(SqlitePing(store)),
+        })
+    } else {
+        bail!("--database-url must start with sqlite: or postgres://, got `{url}`")
+    }
+}
+
+/// Which networks webhooks may go to. Loopback is allowed while the server itself listens on
+/// loopback (the local quick start: nobody else can reach it, so nobody else can aim its
+/// webhooks); private networks only when the operator says so.
+pub(crate) fn webhook_policy(settings: &Settings) -> AddressPolicy {
+    if settings.allow_private_webhooks {
+        AddressPolicy::private_networks()
+    } else if is_loopback(settings.listen.ip()) {
+        AddressPolicy::loopback()
+    } else {
+        AddressPolicy::strict()
+    }
+}
+
+fn is_loopback(ip: IpAddr) -> bool {
+    ip.is_loopback()
+}
+
+/// The webhook URL check of the dashboard and the admin command: the sender's own.
+pub(crate) struct SenderUrlCheck(pub AddressPolicy);
+
+impl WebhookUrlCheck for SenderUrlCheck {
+    fn check(&self, url: &str) -> Result<String, String> {
+        validate_webhook_url(url, &self.0)
+            .map(|u| u.to_string())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The management use cases over `stores`.
+pub(crate) fn manager(stores: &Stores, settings: &Settings) -> Manager {
+    Manager::new(
+        stores.accounts.clone(),
+        stores.rules.clone(),
+        Arc::new(SystemClock),
+        Arc::new(RandomIds),
+        Arc::new(SenderUrlCheck(webhook_policy(settings))),
+    )
+}
+
+/// The air-quality source for route scoring, and the forecast source for alerts.
+pub(crate) struct Sources {
+    /// For route scoring.
+    pub(crate) air: Arc<dyn AirQualitySource>,
+    /// For alerts.
+    pub(crate) forecast: Arc<dyn ForecastSource>,
+}
+
+/// Opens the source named by `settings.aq_source`.
+pub(crate) fn open_sources(settings: &Settings) -> Result<Sources> {
+    let spec = settings.aq_source.as_str();
+    if spec == "demo" {
+        let field = Arc::new(DemoField::new(DEMO_SEED));
+        return Ok(Sources {
+            air: field.clone(),
+            forecast: field,
+        });
+    }
+    if spec == "open-meteo" {
+        let source = Arc::new(
+            OpenMeteo::new(OpenMeteoConfig::default()).context("cannot set up Open-Meteo")?,
+        );
+        return Ok(Sources {
+            air: source.clone(),
+            forecast: source,
+        });
+    }
+    if spec == "openaq" {
+        let api_key = std::env::var("OPENAQ_API_KEY")
+            .context("--aq-source openaq needs the OPENAQ_API_KEY environment variable")?;
+        let source = Arc::new(
+            OpenAq::new(OpenAqConfig {
+                api_key,
+                ..OpenAqConfig::default()
+            })
+            .context("cannot set up OpenAQ")?,
+        );
+        // OpenAQ reports measurements, not forecasts: alerts read Open-Meteo's model.
+        let forecast = Arc::new(
+            OpenMeteo::new(OpenMeteoConfig::default()).context("cannot set up Open-Meteo")?,
+        );
+        return Ok(Sources {
+            air: source,
+            forecast,
+        });
+    }
+    if let Some(path) = spec.strip_prefix("stations:") {
+        let source = Arc::new(
+            StationFile::open(path, Default::default())
+                .with_context(|| format!("cannot load the station file {path}"))?,
+        );
+        return Ok(Sources {
+            air: source.clone(),
+            forecast: source,
+        });
+    }
+    bail!("--aq-source must be demo, open-meteo, openaq or stations:FILE, got `{spec}`")
+}
+
+/// Everything `serve` runs.
+pub(crate) struct Service {
+    /// The database.
+    pub(crate) stores: Stores,
+    /// The output files.
+    pub(crate) files: Files,
+    /// The alert pipeline.
+    pub(crate) pipeline: Arc<AlertPipeline>,
+    /// The route scorer.
+    pub(crate) scorer: Scorer,
+    /// The clock.
+    pub(crate) clock: Arc<dyn Clock>,
+}
+
+/// Opens and wires everything for `serve`; file URLs start with `public_url`.
+pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Result<Service> {
+    let stores = open_stores(settings).await?;
+    let files =
+        insights_objects::open_files(&settings.object_store, &settings.data_dir, public_url)
+            .context("cannot set up file storage (check --object-store and --data-dir)")?;
+    let sources = open_sources(settings)?;
+    let sender = HttpWebhookSender::new(WebhookHttpConfig {
+        policy: webhook_policy(settings),
+        ..WebhookHttpConfig::default()
+    })
+    .context("cannot set up the webhook sender")?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
+    let pipeline = Arc::new(AlertPipeline::new(
+        PipelinePorts {
+            rules: stores.rules.clone(),
+            jobs: stores.jobs.clone(),
+            deliveries: stores.deliveries.clone(),
+            files: files.file_store(),
+            signer: files.signer.clone(),
+            sender: Arc::new(sender),
+            forecast: sources.forecast,
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
+        PipelineConfig::default(),
+    ));
+    let scorer = Scorer::new(sources.air, clock.clone(), Arc::new(TokioTimer), ids);
+    Ok(Service {
+        stores,
+        files,
+        pipeline,
+        scorer,
+        clock,
+    })
+}
