@@ -251,12 +251,14 @@ fn parse_pairs(
         .iter()
         .enumerate()
         .map(|(j, item)| {
-            let here = format!("{path}[{j}]");
+            // Paths are only spelt out for errors: formatting one per vertex would dominate
+            // parsing a long polyline.
+            let here = || format!("{path}[{j}]");
             let pair = match item {
                 Value::Array(pair) if pair.len() == 2 => pair,
                 Value::Array(other) => {
                     return Err(RequestError::invalid(
-                        here,
+                        here(),
                         format!(
                             "expected a [lon, lat] pair, found an array of {} elements",
                             other.len()
@@ -265,7 +267,7 @@ fn parse_pairs(
                 }
                 other => {
                     return Err(RequestError::invalid(
-                        here,
+                        here(),
                         format!("expected a [lon, lat] pair, found {}", kind(other)),
                     ));
                 }
@@ -273,14 +275,14 @@ fn parse_pairs(
             let number = |k: usize, name: &str| {
                 pair[k].as_f64().ok_or_else(|| {
                     RequestError::invalid(
-                        format!("{here}[{k}]"),
+                        format!("{}[{k}]", here()),
                         format!("expected a number ({name}), found {}", kind(&pair[k])),
                     )
                 })
             };
             let lon = number(0, "longitude")?;
             let lat = number(1, "latitude")?;
-            Position::new(lon, lat).map_err(|e| RequestError::invalid(&here, e.to_string()))
+            Position::new(lon, lat).map_err(|e| RequestError::invalid(here(), e.to_string()))
         })
         .collect()
 }

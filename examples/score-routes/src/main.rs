@@ -1,2 +1,137 @@
-//! Placeholder; built in its own issue.
-fn main() {}
+//! Scores routes by linking `racs-core` directly and prints the response of the score-routes
+//! operation as JSON.
+//!
+//! ```sh
+//! cargo run -p score-routes                          # the sample routes in sample-request.json
+//! cargo run -p score-routes -- my-request.json       # a request body of your own
+//! cargo run -p score-routes -- --details my-request.json   # plus length, coverage and dose
+//! ```
+//!
+//! The air-quality data is a made-up field around central Berlin (see [`demo_ci`]), not
+//! measurements; the program says so on stderr.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use aq_core::memory::FnSource;
+use aq_core::{CleanlinessIndex, Position};
+use insights_system::{RandomIds, SystemClock, TokioTimer};
+use racs_core::{Limits, RacsConfig, ScoreRequest, Scorer};
+
+/// The request the README shows: four walks from Zoologischer Garten to the Brandenburg Gate.
+const SAMPLE_REQUEST: &str = include_str!("../sample-request.json");
+
+/// Made-up air over central Berlin: an east-west avenue along 52.5163° N is dirty, the park
+/// south of it and the canal further south are cleaner. Outside a box around the centre there is
+/// no data, so routes elsewhere get error 100.
+fn demo_ci(p: Position) -> Option<CleanlinessIndex> {
+    if !(13.25..=13.50).contains(&p.lon()) || !(52.45..=52.56).contains(&p.lat()) {
+        return None;
+    }
+    let metres_from_avenue = (p.lat() - 52.5163).abs() * 111_200.0;
+    let traffic = 38.0 * (-(metres_from_avenue / 150.0).powi(2)).exp();
+    let park = (13.338..=13.376).contains(&p.lon()) && (52.5095..=52.5150).contains(&p.lat());
+    let canal = (52.5050..=52.5085).contains(&p.lat());
+    let green = if canal {
+        13.0
+    } else if park {
+        7.0
+    } else {
+        0.0
+    };
+    CleanlinessIndex::new((72.0 - traffic + green).clamp(0.0, 100.0)).ok()
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let mut details = false;
+    let mut path = None;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--details" => details = true,
+            "-h" | "--help" => {
+                eprintln!("usage: score-routes [--details] [REQUEST.json]");
+                return ExitCode::SUCCESS;
+            }
+            _ => path = Some(arg),
+        }
+    }
+
+    let text = match &path {
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: cannot read {p}: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => SAMPLE_REQUEST.to_owned(),
+    };
+    let body: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: the request is not JSON: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let request = match ScoreRequest::from_json(&body, &Limits::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            let kind = if e.is_too_large() {
+                "too large"
+            } else {
+                "invalid"
+            };
+            eprintln!("error: {kind} request: {e}");
+            return ExitCode::from(2);
+        }
+    };
+
+    eprintln!(
+        "note: DEMO DATA. The air quality below comes from a made-up field around central \
+         Berlin, not from measurements."
+    );
+    let source = FnSource::new("demo-berlin", |p: Position, _| demo_ci(p));
+    let scorer = Scorer::new(
+        Arc::new(source),
+        Arc::new(SystemClock),
+        Arc::new(TokioTimer),
+        Arc::new(RandomIds),
+    )
+    .with_config(RacsConfig {
+        include_details: details,
+        ..RacsConfig::default()
+    });
+    let response = scorer.score(&request).await;
+
+    match serde_json::to_string_pretty(&response) {
+        Ok(json) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: cannot encode the response: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_request_is_valid() {
+        let body: serde_json::Value = serde_json::from_str(SAMPLE_REQUEST).unwrap();
+        let request = ScoreRequest::from_json(&body, &Limits::default()).unwrap();
+        assert_eq!(request.routes.len(), 4);
+    }
+
+    #[test]
+    fn the_demo_field_is_dirty_on_the_avenue_and_empty_far_away() {
+        let on_avenue = demo_ci(Position::new(13.36, 52.5163).unwrap()).unwrap();
+        let by_canal = demo_ci(Position::new(13.36, 52.5060).unwrap()).unwrap();
+        assert!(on_avenue.value() < 40.0 && by_canal.value() > 80.0);
+        assert!(demo_ci(Position::new(2.35, 48.85).unwrap()).is_none());
+    }
+}
