@@ -207,6 +207,17 @@ pub struct BlockedAddress {
     pub range: SpecialRange,
 }
 
+/// An allowed network that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error(
+    "`{0}` is not a network; write a CIDR block such as 10.0.0.0/8 or fd00::/8, or a single \
+     address such as 10.1.2.3"
+)]
+pub struct NetworkParseError(
+    /// The text that was given.
+    pub String,
+);
+
 /// Which addresses webhooks may go to: every public address, plus the special ranges inside
 /// [`allowed_networks`](Self::allowed_networks).
 ///
@@ -266,6 +277,36 @@ impl AddressPolicy {
         Self {
             allowed_networks: networks.into_iter().collect(),
         }
+    }
+
+    /// Reads allowed networks as an operator writes them in a configuration file or flag:
+    /// CIDR blocks (`10.0.0.0/8`, `fd00::/8`) or single addresses (`10.1.2.3`, `::1`).
+    ///
+    /// ```
+    /// use webhook_http::AddressPolicy;
+    ///
+    /// let policy = AddressPolicy::parse(["10.20.0.0/16", "::1"]).unwrap();
+    /// assert!(policy.check("10.20.3.4".parse().unwrap()).is_ok());
+    /// assert!(policy.check("::1".parse().unwrap()).is_ok());
+    /// assert!(policy.check("127.0.0.1".parse().unwrap()).is_err());
+    ///
+    /// let error = AddressPolicy::parse(["10.0.0.0/33"]).unwrap_err();
+    /// assert!(error.to_string().contains("10.0.0.0/33"));
+    /// ```
+    pub fn parse<S: AsRef<str>>(
+        networks: impl IntoIterator<Item = S>,
+    ) -> Result<Self, NetworkParseError> {
+        let parse_one = |text: &str| {
+            let text = text.trim();
+            text.parse::<IpNet>()
+                .or_else(|_| text.parse::<IpAddr>().map(IpNet::from))
+                .map_err(|_| NetworkParseError(text.to_owned()))
+        };
+        networks
+            .into_iter()
+            .map(|text| parse_one(text.as_ref()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Self::allowing)
     }
 
     /// Whether `address` is in one of the allowed networks.
@@ -454,6 +495,24 @@ mod tests {
         assert!(policy.check("::ffff:10.1.2.3".parse().unwrap()).is_ok());
         assert!(policy.check("10.2.0.1".parse().unwrap()).is_err());
         assert!(policy.check("127.0.0.1".parse().unwrap()).is_err());
+    }
+
+    #[test]
+    fn networks_parse_as_cidr_blocks_or_single_addresses() {
+        let policy =
+            AddressPolicy::parse([" 10.1.0.0/16 ", "192.168.1.7", "fd00::/8", "::1"]).unwrap();
+        assert_eq!(policy.allowed_networks.len(), 4);
+        assert!(policy.check("10.1.255.1".parse().unwrap()).is_ok());
+        assert!(policy.check("192.168.1.7".parse().unwrap()).is_ok());
+        assert!(policy.check("192.168.1.8".parse().unwrap()).is_err());
+        assert!(policy.check("fd12::1".parse().unwrap()).is_ok());
+        for bad in ["10.0.0.0/33", "example.com", "", "10.0.0/8"] {
+            assert_eq!(
+                AddressPolicy::parse([bad]),
+                Err(NetworkParseError(bad.to_owned())),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

@@ -180,6 +180,20 @@ async fn a_refused_connection_is_a_connect_failure() {
     assert_eq!(response.error, Some(DeliveryErrorKind::Connect));
 }
 
+#[tokio::test]
+async fn https_to_a_receiver_without_tls_is_a_connect_failure() {
+    let receiver = Receiver::start().await;
+    let url = format!("https://{}/ok", receiver.addr);
+
+    let response = loopback_sender(TEN_SECONDS)
+        .send(&signed(&url, &secret()))
+        .await;
+
+    assert_eq!(response.status, None);
+    assert_eq!(response.error, Some(DeliveryErrorKind::Connect));
+    assert!(receiver.hits().is_empty());
+}
+
 #[test]
 fn configurations_that_cannot_work_are_refused() {
     let zero = HttpWebhookSender::new(WebhookHttpConfig {

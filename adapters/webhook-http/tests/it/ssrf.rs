@@ -22,13 +22,29 @@ async fn loopback_without_the_allow_list_is_forbidden_and_never_reached() {
 }
 
 #[tokio::test]
-async fn loopback_written_as_a_mapped_ipv6_address_is_forbidden() {
+async fn every_spelling_of_this_machine_is_forbidden_and_never_reached() {
     let receiver = Receiver::start().await;
-    let url = format!("http://[::ffff:127.0.0.1]:{}/ok", receiver.addr.port());
+    let sender = strict_sender();
+    let port = receiver.addr.port();
 
-    let response = strict_sender().send(&signed(&url, &secret())).await;
-
-    assert_eq!(response.error, Some(DeliveryErrorKind::Forbidden));
+    // 0.0.0.0 and [::] reach the local host on Linux, so they matter as much as 127.0.0.1.
+    for host in [
+        "127.1",
+        "2130706433",
+        "0x7f000001",
+        "127.0.0.1.",
+        "0.0.0.0",
+        "0",
+        "[::ffff:127.0.0.1]",
+        "[::127.0.0.1]",
+        "[::1]",
+        "[::]",
+    ] {
+        let url = format!("http://{host}:{port}/ok");
+        let response = sender.send(&signed(&url, &secret())).await;
+        assert_eq!(response.status, None, "{url}");
+        assert_eq!(response.error, Some(DeliveryErrorKind::Forbidden), "{url}");
+    }
     assert!(receiver.hits().is_empty());
 }
 
