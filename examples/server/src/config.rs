@@ -50,6 +50,11 @@ pub(crate) struct GlobalArgs {
           default_missing_value = "true", value_name = "BOOL")]
     pub(crate) allow_private_webhooks: Option<bool>,
 
+    /// Alert workers in this process; 0 makes an API-only replica that leaves jobs to
+    /// others [default: 4].
+    #[arg(long, env = "INSIGHTS_WORKERS", global = true, value_name = "N")]
+    pub(crate) workers: Option<usize>,
+
     /// Log as JSON lines instead of text.
     #[arg(long, env = "INSIGHTS_LOG_JSON", global = true, num_args = 0..=1,
           default_missing_value = "true", value_name = "BOOL")]
@@ -68,6 +73,7 @@ pub(crate) struct FileSettings {
     aq_source: Option<String>,
     allow_private_webhooks: Option<bool>,
     log_json: Option<bool>,
+    workers: Option<usize>,
     /// Most points in one alert request.
     max_points: Option<usize>,
     /// Most routes in one scoring request.
@@ -100,6 +106,8 @@ pub(crate) struct Settings {
     pub(crate) allow_private_webhooks: bool,
     /// JSON logs.
     pub(crate) log_json: bool,
+    /// Alert workers in this process.
+    pub(crate) workers: usize,
     /// Most points per alert request.
     pub(crate) max_points: usize,
     /// Most routes per scoring request.
@@ -197,6 +205,7 @@ impl Settings {
                 .or(file.allow_private_webhooks)
                 .unwrap_or(false),
             log_json: args.log_json.or(file.log_json).unwrap_or(false),
+            workers: args.workers.or(file.workers).unwrap_or(4),
             max_points: file.max_points.unwrap_or(10_000),
             max_routes: file.max_routes.unwrap_or(50),
             max_body_bytes: file.max_body_bytes.unwrap_or(32 * 1024 * 1024),

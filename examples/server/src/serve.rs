@@ -16,9 +16,6 @@ use tokio::task::JoinSet;
 use crate::config::Settings;
 use crate::wiring::{Service, open_service};
 
-/// Alert workers per process. Each claims a batch of jobs at a time; more workers deliver
-/// more webhooks in parallel when receivers are slow.
-const WORKERS: usize = 4;
 /// How long an idle worker waits before it looks for due jobs again.
 const IDLE_POLL: Duration = Duration::from_millis(200);
 /// How long a worker waits after the store failed before it tries again.
@@ -67,7 +64,9 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut background = JoinSet::new();
-    for worker in 0..WORKERS {
+    // Each worker claims a batch of jobs at a time; more workers deliver more webhooks in
+    // parallel when receivers are slow.
+    for worker in 0..settings.workers {
         background.spawn(work(
             worker,
             service.pipeline.clone(),
