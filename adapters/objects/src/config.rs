@@ -193,5 +193,5 @@ pub fn open_local(dir: &Path) -> Result<ObjectFileStore, FilesConfigError> {
     let local = LocalFileSystem::new_with_prefix(dir)
         .map_err(|e| bad(e.to_string()))?
         .with_fsync(true);
-    Ok(ObjectFileStore::new(Arc::new(local)))
+    Ok(ObjectFileStore::new(Arc::new(local)).with_staging_dir(dir.to_path_buf()))
 }

@@ -2,6 +2,7 @@
 //! clean-up.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -104,6 +105,9 @@ pub struct ObjectFileStore {
     store: Arc<dyn ObjectStore>,
     prefix: Option<Path>,
     options: FileStoreOptions,
+    // Set for the local filesystem, whose staging files of crashed writers are invisible to
+    // listing and so are swept separately.
+    staging_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for ObjectFileStore {
@@ -124,6 +128,7 @@ impl ObjectFileStore {
             store,
             prefix: None,
             options: FileStoreOptions::default(),
+            staging_dir: None,
         }
     }
 
@@ -145,6 +150,15 @@ impl ObjectFileStore {
             })?)
         };
         Ok(self)
+    }
+
+    /// Tells the store that `dir` is the local directory under the object store, so that
+    /// [`ObjectFileStore::delete_older_than`] also removes the staging files that writers of a
+    /// crashed process left there.
+    #[must_use]
+    pub fn with_staging_dir(mut self, dir: PathBuf) -> Self {
+        self.staging_dir = Some(dir);
+        self
     }
 
     /// Replaces the write options.
@@ -199,8 +213,44 @@ impl ObjectFileStore {
                 Err(e) => return Err(file_error(e)),
             }
         }
+        if let Some(dir) = self.staging_dir.clone() {
+            let swept = tokio::task::spawn_blocking(move || sweep_staging_files(&dir, cutoff))
+                .await
+                .map_err(|e| FileError::Other(e.to_string()))?;
+            if swept > 0 {
+                tracing::info!(files = swept, "removed staging files of abandoned uploads");
+            }
+        }
         Ok(deleted)
     }
+}
+
+/// Removes the staging files (`<name>#<n>`, invisible to listing) last modified before
+/// `cutoff` under `dir`: what a process that died mid-upload leaves. Best effort: a file that
+/// cannot be read or removed is left for the next run.
+fn sweep_staging_files(dir: &std::path::Path, cutoff: DateTime<Utc>) -> u64 {
+    let mut swept = 0;
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                dirs.push(entry.path());
+                continue;
+            }
+            let staging = entry.file_name().to_string_lossy().contains('#');
+            let old = meta
+                .modified()
+                .is_ok_and(|modified| DateTime::<Utc>::from(modified) < cutoff);
+            if staging && old && std::fs::remove_file(entry.path()).is_ok() {
+                swept += 1;
+            }
+        }
+    }
+    swept
 }
 
 fn object_path(prefix: Option<&Path>, key: &FileKey) -> Result<Path, FileError> {

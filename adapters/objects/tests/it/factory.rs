@@ -19,6 +19,15 @@ async fn the_embedded_default_writes_under_the_data_dir_and_keeps_its_url_key() 
     writer.write(Bytes::from_static(b"{}\n")).await.unwrap();
     writer.finish().await.unwrap();
     assert!(data.path().join("files").join(&key.0).is_file());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(data.path().join("url-keys"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "the URL key file is private to its owner");
+    }
 
     let now = Utc::now();
     let url = files

@@ -88,6 +88,38 @@ async fn local_files_pass_the_file_store_suite_and_leave_no_staging_files() {
 }
 
 #[tokio::test]
+async fn large_local_files_are_streamed_to_disk_before_they_are_finished() {
+    let dir = TempDir::new();
+    let store = open_local(dir.path()).unwrap();
+    let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
+    let mut writer = store.create(&key).await.unwrap();
+    writer.write(Bytes::from(vec![b'x'; 1024])).await.unwrap();
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "a small file stays in memory until finished"
+    );
+    writer
+        .write(Bytes::from(vec![b'y'; 6 * 1024 * 1024]))
+        .await
+        .unwrap();
+    let staged = files_in(dir.path());
+    assert_eq!(
+        staged.len(),
+        1,
+        "past one part the file is streamed to a staging file"
+    );
+    assert!(
+        !store.exists(&key).await.unwrap(),
+        "the staging file is not the file"
+    );
+    writer.finish().await.unwrap();
+    assert_eq!(
+        files_in(dir.path()),
+        vec![dir.path().join(&key.0).display().to_string()]
+    );
+}
+
+#[tokio::test]
 async fn local_urls_pass_the_url_signer_suite() {
     let dir = TempDir::new();
     let store = Arc::new(open_local(dir.path()).unwrap());
@@ -296,6 +328,39 @@ async fn retention_deletes_only_files_older_than_the_cutoff() {
         Ok(1)
     );
     assert!(!store.exists(&new).await.unwrap());
+}
+
+#[tokio::test]
+async fn retention_sweeps_staging_files_left_by_a_crashed_writer() {
+    let dir = TempDir::new();
+    let store = open_local(dir.path()).unwrap();
+    let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
+    let mut writer = store.create(&key).await.unwrap();
+    writer
+        .write(Bytes::from(vec![b'x'; 6 * 1024 * 1024]))
+        .await
+        .unwrap();
+    // A crash: no destructor runs.
+    std::mem::forget(writer);
+    assert_eq!(files_in(dir.path()).len(), 1);
+    assert_eq!(
+        store
+            .delete_older_than(Utc::now() - TimeDelta::hours(1))
+            .await,
+        Ok(0)
+    );
+    assert_eq!(
+        files_in(dir.path()).len(),
+        1,
+        "a recent upload may still be going on"
+    );
+    assert_eq!(
+        store
+            .delete_older_than(Utc::now() + TimeDelta::minutes(1))
+            .await,
+        Ok(0)
+    );
+    assert_eq!(files_in(dir.path()), Vec::<String>::new());
 }
 
 #[tokio::test]

@@ -55,6 +55,64 @@ async fn s3_passes_the_file_store_suite() {
     let server = S3Server::start();
     let (store, _) = open(&server, "suite");
     run_file_store_suite(&store).await;
+    assert_eq!(
+        server.wait_for_no_uploads().await,
+        Vec::<String>::new(),
+        "aborted and dropped writers leave no parts behind"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_files_are_streamed_in_parts_and_small_ones_put_whole() {
+    let server = S3Server::start();
+    let (store, _) = open(&server, "");
+    let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
+    let mut writer = store.create(&key).await.unwrap();
+    writer.write(Bytes::from(vec![b'x'; 1024])).await.unwrap();
+    assert!(
+        server.upload_files().is_empty(),
+        "a small file is buffered, then put whole"
+    );
+    writer
+        .write(Bytes::from(vec![b'y'; 6 * 1024 * 1024]))
+        .await
+        .unwrap();
+    // Parts are uploaded in the background while the writer goes on.
+    let mut parts = Vec::new();
+    for _ in 0..100 {
+        parts = server.upload_files();
+        if parts.iter().any(|f| f.contains(".part-")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        parts.iter().any(|f| f.contains(".part-")),
+        "past one part, a file is streamed as a multipart upload: {parts:?}"
+    );
+    assert!(!store.exists(&key).await.unwrap());
+    assert_eq!(writer.finish().await.unwrap(), 1024 + 6 * 1024 * 1024);
+    assert_eq!(server.upload_files(), Vec::<String>::new());
+    assert_eq!(
+        store.read(&key).await.unwrap().len(),
+        1024 + 6 * 1024 * 1024
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_large_writer_abandons_its_upload_in_the_background() {
+    let server = S3Server::start();
+    let (store, _) = open(&server, "");
+    let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
+    let mut writer = store.create(&key).await.unwrap();
+    writer
+        .write(Bytes::from(vec![b'z'; 6 * 1024 * 1024]))
+        .await
+        .unwrap();
+    assert!(!server.upload_files().is_empty(), "the upload has started");
+    drop(writer);
+    assert_eq!(server.wait_for_no_uploads().await, Vec::<String>::new());
+    assert!(!store.exists(&key).await.unwrap());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -63,6 +63,7 @@ fn s3s_fs_binary() -> PathBuf {
 pub struct S3Server {
     child: Child,
     pub endpoint: String,
+    root: PathBuf,
     _dir: TempDir,
 }
 
@@ -101,6 +102,7 @@ impl S3Server {
                     return Self {
                         child,
                         endpoint: format!("http://{addr}"),
+                        root,
                         _dir: dir,
                     };
                 }
@@ -111,6 +113,28 @@ impl S3Server {
         }
         let errors = std::fs::read_to_string(dir.path().join("s3s-fs.err")).unwrap_or_default();
         panic!("s3s-fs did not start listening on loopback:\n{errors}");
+    }
+}
+
+impl S3Server {
+    /// The server's files of multipart uploads in progress: their records and their parts.
+    pub fn upload_files(&self) -> Vec<String> {
+        std::fs::read_dir(&self.root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with(".upload"))
+            .collect()
+    }
+
+    /// Waits up to 5 s for every multipart upload to be completed or abandoned.
+    pub async fn wait_for_no_uploads(&self) -> Vec<String> {
+        for _ in 0..100 {
+            if self.upload_files().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.upload_files()
     }
 }
 
