@@ -454,7 +454,8 @@ pub async fn expired_url_is_refused(
 ) {
     let key = fresh_key();
     write_file(store, &key, &[b"short-lived\n"]).await;
-    let valid = Duration::from_secs(3);
+    // Long enough that a loaded machine still fetches in time, short enough to wait out.
+    let valid = Duration::from_secs(5);
     let url = sign(signer, &key, now, valid).await;
     fetcher
         .get(&url, now)
