@@ -47,7 +47,10 @@ async fn account_with_key(store: &impl AccountStore) -> KeyId {
         password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".to_owned(),
         created_at: t0(),
     };
-    store.create_account(&account).await.expect("create account");
+    store
+        .create_account(&account)
+        .await
+        .expect("create account");
     let key = ApiKey::generate(&ids);
     let new = NewApiKey {
         id: KeyId(Uuid::new_v4()),
