@@ -68,6 +68,7 @@ impl ErrorCode {
 }
 
 /// The wire shape of [`ErrorCode`].
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = RacsError))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct ErrorBody {
     code: u16,
@@ -92,6 +93,7 @@ impl TryFrom<ErrorBody> for ErrorCode {
 }
 
 /// One entry of `racss`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RacsEntry {
     /// This calculation's id.
@@ -99,11 +101,14 @@ pub struct RacsEntry {
     pub racs_id: Uuid,
     /// The route's id from the request.
     #[serde(rename = "routeId")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub route_id: RouteId,
     /// The score, 0 to 100, 100 cleanest; `null` unless `error` is [`ErrorCode::Empty`].
     #[serde(rename = "RACS")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 100))]
     pub racs: Option<u8>,
     /// The outcome.
+    #[cfg_attr(feature = "openapi", schema(value_type = ErrorBody))]
     pub error: ErrorCode,
     /// Extension, present only when [`RacsConfig::include_details`] is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +116,7 @@ pub struct RacsEntry {
 }
 
 /// Extra figures about a route (extension member `details` of a `racss` entry).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RouteDetails {
@@ -128,6 +134,7 @@ pub struct RouteDetails {
 }
 
 /// The closed list of recommendation types.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum RecommendationCode {
     /// The route with the highest RACS.
@@ -137,6 +144,7 @@ pub enum RecommendationCode {
 }
 
 /// The type of a recommendation's `additionalData`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AdditionalDataType {
     /// `value` is a route id.
@@ -145,6 +153,7 @@ pub enum AdditionalDataType {
 }
 
 /// A recommendation's `additionalData`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdditionalData {
     /// What `value` is.
@@ -155,6 +164,7 @@ pub struct AdditionalData {
 }
 
 /// One entry of `recommendations`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Recommendation {
@@ -171,6 +181,7 @@ pub struct Recommendation {
 }
 
 /// How many routes were scored.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CompletionStatus {
     /// Every route has a RACS.
@@ -204,6 +215,7 @@ impl CompletionStatus {
 }
 
 /// The response of operation 2.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreResponse {
@@ -266,7 +278,8 @@ fn recommended(scores: &[Option<(u8, f64)>]) -> (Option<usize>, Option<usize>) {
 /// recommendations.
 ///
 /// This is the last pure step; a service that schedules planning, the source calls and scoring
-/// itself ends with it.
+/// itself ends with it. A route without an outcome (`outcomes` too short) is reported as timed
+/// out: its calculation did not finish.
 #[must_use]
 pub fn assemble_response(
     request: &ScoreRequest,

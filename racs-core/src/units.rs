@@ -6,6 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// The unit of every `routeDuration` in a request (`durationUnits`; default minutes).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum DurationUnit {
     /// `s`.
@@ -50,6 +51,7 @@ impl DurationUnit {
 }
 
 /// The unit of every length a response reports (`lengthUnits`; default metres).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LengthUnit {
     /// `m`, the default.
@@ -119,6 +121,7 @@ impl LengthUnit {
 }
 
 /// The order of `racss` in the response (`routesSort`, required).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RoutesSort {
@@ -147,6 +150,7 @@ impl RoutesSort {
 
 /// How the traveller moves (`travelMode`, an optional extension of the API). It sets the
 /// ventilation rate of the inhaled-dose proxy behind the `LowestExposure` recommendation.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TravelMode {

@@ -1,0 +1,7 @@
+//! Handler tests of the API over in-memory ports: every response is checked against the
+//! served OpenAPI document, so the document cannot promise what the server does not do.
+
+#![allow(clippy::unwrap_used)]
+
+mod openapi;
+mod support;

@@ -1,0 +1,197 @@
+//! Real responses against the served OpenAPI document.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use serde_json::{Value, json};
+
+use crate::support::{App, app, post, send};
+
+/// A validator for the component schema `name` of `doc`: the components ride along at the
+/// root so that the document's `#/components/schemas/...` references resolve.
+fn validator(doc: &Value, name: &str) -> jsonschema::Validator {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": doc["components"],
+    });
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+fn assert_valid(doc: &Value, name: &str, instance: &Value) {
+    let v = validator(doc, name);
+    let errors: Vec<String> = v
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{name} does not match the document: {errors:?}\n{instance:#}"
+    );
+}
+
+async fn document(app: &App) -> Value {
+    let (status, doc) = send(
+        app,
+        Request::get("/insights/v1/openapi.json")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    doc
+}
+
+const ROUTES: &str = r#"{"routesSort": "desc", "durationUnits": "m", "routes": [
+    {"id": "1", "polyline": [[-74.0, 40.70], [-74.0, 40.71], [-74.0, 40.72]], "routeDuration": 12},
+    {"id": 2, "polyline": "[[-74.0, 40.70], [-73.99, 40.705], [-74.0, 40.72]]", "routeDuration": 14},
+    {"id": "far", "polyline": [[-74.0, 40.70], [-73.0, 41.7]], "routeDuration": 90}
+]}"#;
+
+#[tokio::test]
+async fn the_document_is_openapi_3_1() {
+    let app = app().await;
+    let doc = document(&app).await;
+    assert!(
+        doc["openapi"].as_str().unwrap().starts_with("3.1"),
+        "{}",
+        doc["openapi"]
+    );
+    assert!(doc["paths"]["/insights/v1/cleanest-route"]["post"].is_object());
+}
+
+#[tokio::test]
+async fn route_scores_match_the_document() {
+    let app = app().await;
+    let doc = document(&app).await;
+    let (status, body) = send(&app, post(Some(&app.key), ROUTES)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // The long straight route is refused (102) while the others score.
+    assert_eq!(body["completionStatus"], "CompletedWithErrors", "{body:#}");
+    assert_valid(&doc, "ScoreResponse", &body);
+    assert_valid(&doc, "CleanestRouteResponse", &body);
+}
+
+#[tokio::test]
+async fn an_accepted_alert_request_matches_the_document() {
+    let app = app().await;
+    let doc = document(&app).await;
+    let (status, body) = send(
+        &app,
+        post(
+            Some(&app.key),
+            r#"{"points": [{"lon": -74.0, "lat": 40.7, "id": 17, "custom_data": {"a": 1}}]}"#,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_valid(&doc, "AlertAccepted", &body);
+    assert_valid(&doc, "CleanestRouteResponse", &body);
+}
+
+#[tokio::test]
+async fn every_error_matches_the_envelope() {
+    let app = app().await;
+    let doc = document(&app).await;
+    let cases: Vec<(Request<Body>, StatusCode, &str)> = vec![
+        (
+            post(None, ROUTES),
+            StatusCode::UNAUTHORIZED,
+            "missing_api_key",
+        ),
+        (
+            post(Some("ik_nope"), ROUTES),
+            StatusCode::UNAUTHORIZED,
+            "invalid_api_key",
+        ),
+        (
+            post(Some(&app.key), "{"),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            post(Some(&app.key), r#"{"points": [], "routes": []}"#),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            post(
+                Some(&app.bare_key),
+                r#"{"points": [{"lon": 1, "lat": 2, "id": "a"}]}"#,
+            ),
+            StatusCode::BAD_REQUEST,
+            "webhook_not_configured",
+        ),
+        (
+            Request::post(format!("/insights/v1/cleanest-route?key={}", app.key))
+                .header("content-type", "text/plain")
+                .body(Body::from(ROUTES))
+                .unwrap(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+        ),
+        (
+            Request::get("/nowhere").body(Body::empty()).unwrap(),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        (
+            Request::get("/insights/v1/cleanest-route")
+                .body(Body::empty())
+                .unwrap(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        ),
+        (
+            Request::get("/insights/v1/files/x.ndjson?expires=1&kid=a&signature=00")
+                .body(Body::empty())
+                .unwrap(),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+    ];
+    for (request, status, code) in cases {
+        let what = format!("{} {}", request.method(), request.uri());
+        let (got, body) = send(&app, request).await;
+        assert_eq!(got, status, "{what}: {body}");
+        assert_eq!(body["error"]["code"], code, "{what}: {body}");
+        assert!(
+            !body["error"]["detail"].as_str().unwrap().is_empty(),
+            "{what}"
+        );
+        assert_valid(&doc, "ErrorEnvelope", &body);
+    }
+}
+
+#[tokio::test]
+async fn validation_errors_name_the_json_path() {
+    let app = app().await;
+    let body = r#"{"routesSort": "desc", "routes": [{"id": "a", "polyline": [[0, 0], [0, 95.1]], "routeDuration": 3}]}"#;
+    let (status, body) = send(&app, post(Some(&app.key), body)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let detail = body["error"]["detail"].as_str().unwrap();
+    assert!(detail.starts_with("routes[0].polyline[1]"), "{detail}");
+    assert!(detail.contains("95.1"), "{detail}");
+}
+
+#[tokio::test]
+async fn the_validator_refuses_what_the_document_does_not_promise() {
+    let app = app().await;
+    let doc = document(&app).await;
+    let (_, mut body) = send(&app, post(Some(&app.key), ROUTES)).await;
+    body["racss"][0]["RACS"] = json!(101);
+    assert!(
+        !validator(&doc, "ScoreResponse").is_valid(&body),
+        "RACS above 100 passed"
+    );
+    body["racss"][0]["RACS"] = json!(50);
+    body["completionStatus"] = json!("Done");
+    assert!(
+        !validator(&doc, "ScoreResponse").is_valid(&body),
+        "an unknown status passed"
+    );
+    let envelope = json!({"metadata": null, "data": null, "error": {"code": "x"}});
+    assert!(
+        !validator(&doc, "ErrorEnvelope").is_valid(&envelope),
+        "an error without detail passed"
+    );
+}

@@ -1,0 +1,116 @@
+//! An app over in-memory ports, with one account, one key, a webhook and a rule.
+
+use std::sync::Arc;
+
+use alerts_core::manage::{AnyWebhookUrl, Manager};
+use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
+use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
+use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use aq_core::CleanlinessIndex;
+use aq_core::memory::{FnSource, MemoryForecast};
+use aq_core::runtime::{FixedClock, SequentialIds};
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use insights_http::{AppStateBuilder, router};
+use racs_core::Scorer;
+use tower::ServiceExt;
+
+/// The app and what a test needs to talk to it.
+pub(crate) struct App {
+    pub(crate) router: axum::Router,
+    /// A key with a webhook and an enabled rule.
+    pub(crate) key: String,
+    /// A key with neither.
+    pub(crate) bare_key: String,
+}
+
+pub(crate) async fn app() -> App {
+    let store = Arc::new(MemoryStore::new());
+    let files = Arc::new(MemoryFiles::new());
+    let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
+    let ids = Arc::new(SequentialIds::default());
+    let manager = Manager::new(
+        store.clone(),
+        store.clone(),
+        clock.clone(),
+        ids.clone(),
+        Arc::new(AnyWebhookUrl),
+    );
+    let account = manager
+        .create_account("ada@example.org", "correct horse battery")
+        .await
+        .unwrap();
+    let key = manager.create_key(account.id, "configured").await.unwrap();
+    manager
+        .set_webhook_url(account.id, key.info.id, Some("http://127.0.0.1:9/hook"))
+        .await
+        .unwrap();
+    let spec = RuleSpec::new(
+        DataType::Aq,
+        Forecast::Hours(6),
+        Sensitivity::High,
+        MessageSpec::Default,
+    )
+    .unwrap();
+    manager
+        .add_rule(account.id, key.info.id, spec)
+        .await
+        .unwrap();
+    let bare = manager.create_key(account.id, "bare").await.unwrap();
+
+    let pipeline = Arc::new(AlertPipeline::new(
+        PipelinePorts {
+            rules: store.clone(),
+            jobs: store.clone(),
+            deliveries: store.clone(),
+            files: files.clone(),
+            signer: files.clone(),
+            sender: Arc::new(RecordingSender::new()),
+            forecast: Arc::new(MemoryForecast::default()),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
+        PipelineConfig::default(),
+    ));
+    // Cleaner towards the north, so that routes score differently.
+    let field = FnSource::new("gradient", |p: aq_core::Position, _| {
+        CleanlinessIndex::new((50.0 + p.lat() / 2.0).clamp(0.0, 100.0)).ok()
+    });
+    let scorer = Scorer::new(
+        Arc::new(field),
+        clock.clone(),
+        Arc::new(insights_system::TokioTimer),
+        ids,
+    );
+    let state = AppStateBuilder::new(store, pipeline, scorer, files, clock).build();
+    App {
+        router: router(state),
+        key: key.key.expose().to_owned(),
+        bare_key: bare.key.expose().to_owned(),
+    }
+}
+
+/// Sends a request and returns the status and the body as JSON (null when it is not JSON).
+pub(crate) async fn send(app: &App, request: Request<Body>) -> (StatusCode, serde_json::Value) {
+    let response = app.router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// A POST of `body` to the shared path with `key`.
+pub(crate) fn post(key: Option<&str>, body: &str) -> Request<Body> {
+    let uri = match key {
+        Some(k) => format!("/insights/v1/cleanest-route?key={k}"),
+        None => "/insights/v1/cleanest-route".to_owned(),
+    };
+    Request::post(uri)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_owned()))
+        .unwrap()
+}
