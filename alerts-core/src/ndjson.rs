@@ -34,7 +34,7 @@
 
 use std::io::BufRead;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -123,11 +123,12 @@ pub struct EncodeError(#[from] serde_json::Error);
 
 /// Streams alert lines into chunks of about `chunk_bytes`.
 ///
-/// The buffer is reused: once a chunk handed out by [`NdjsonEncoder::take_chunk`] has been
-/// written and dropped, the next lines go into the same allocation.
+/// Memory stays at about one chunk however many lines pass through: each chunk handed out by
+/// [`NdjsonEncoder::take_chunk`] is the filled buffer itself (no copy), and its memory returns
+/// to the allocator for the next chunk once it has been written and dropped.
 #[derive(Debug)]
 pub struct NdjsonEncoder {
-    buf: BytesMut,
+    buf: Vec<u8>,
     chunk_bytes: usize,
     lines: u64,
     bytes: u64,
@@ -151,8 +152,7 @@ impl NdjsonEncoder {
     pub fn with_chunk_bytes(chunk_bytes: usize) -> Self {
         let chunk_bytes = chunk_bytes.max(1);
         Self {
-            // One line past the threshold fits without growing in the common case.
-            buf: BytesMut::with_capacity(chunk_bytes.saturating_add(1024)),
+            buf: Vec::with_capacity(capacity(chunk_bytes)),
             chunk_bytes,
             lines: 0,
             bytes: 0,
@@ -165,12 +165,11 @@ impl NdjsonEncoder {
     /// [`EncodeError`] if the line cannot be serialised; the buffer is left as it was.
     pub fn encode(&mut self, line: &AlertLineRef<'_>) -> Result<(), EncodeError> {
         let start = self.buf.len();
-        let mut writer = (&mut self.buf).writer();
-        if let Err(e) = serde_json::to_writer(&mut writer, line) {
+        if let Err(e) = serde_json::to_writer(&mut self.buf, line) {
             self.buf.truncate(start);
             return Err(e.into());
         }
-        self.buf.put_u8(b'\n');
+        self.buf.push(b'\n');
         self.lines += 1;
         self.bytes += (self.buf.len() - start) as u64;
         Ok(())
@@ -189,10 +188,10 @@ impl NdjsonEncoder {
     /// boundary.
     pub fn take_chunk(&mut self) -> Option<Bytes> {
         if self.buf.len() >= self.chunk_bytes {
-            let chunk = self.buf.split().freeze();
-            // Reclaims the allocation of earlier chunks once their holders dropped them.
-            self.buf.reserve(self.chunk_bytes.saturating_add(1024));
-            Some(chunk)
+            // The filled buffer becomes the chunk without a copy; the next one comes from the
+            // allocator, which hands back the memory of chunks already written and dropped.
+            let next = Vec::with_capacity(capacity(self.chunk_bytes));
+            Some(Bytes::from(std::mem::replace(&mut self.buf, next)))
         } else {
             None
         }
@@ -212,9 +211,14 @@ impl NdjsonEncoder {
 
     /// Whatever is still buffered (possibly empty).
     #[must_use]
-    pub fn finish(mut self) -> Bytes {
-        self.buf.split().freeze()
+    pub fn finish(self) -> Bytes {
+        Bytes::from(self.buf)
     }
+}
+
+/// A chunk's allocation: one line past the threshold fits without growing in the common case.
+fn capacity(chunk_bytes: usize) -> usize {
+    chunk_bytes.saturating_add(1024)
 }
 
 /// A line of the file that could not be read.
