@@ -1,6 +1,6 @@
 //! The ports of the alert pipeline: what it needs from storage, files, URL signing and webhook
 //! sending. Adapter crates implement them (SQLite, PostgreSQL, local files, S3, HTTP); the
-//! [`crate::memory`] module has in-memory versions for tests, and [`crate::conformance`] (with
+//! [`crate::memory`] module has in-memory versions for tests, and the `conformance` module (with
 //! the `conformance` feature) has the suites every implementation must pass.
 //!
 //! Time and ids come from [`aq_core::runtime`]; air-quality forecasts from
