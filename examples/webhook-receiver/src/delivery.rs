@@ -121,6 +121,7 @@ pub(crate) async fn receive(
     match fetch_and_print(&receiver, &delivery).await {
         Ok(count) => {
             pending.complete();
+            info!(webhook_id = id, token = %delivery.token, alerts = count, "delivery handled");
             (StatusCode::OK, format!("received {count} alerts\n"))
         }
         Err(e) => {
@@ -168,10 +169,11 @@ fn print_alerts(delivery: &Delivery, alerts: &[AlertLine]) {
     }
     let _ = writeln!(
         out,
-        "TOKEN {} KEY {} {} alerts",
+        "TOKEN {} KEY {} {} alert{}",
         delivery.token,
         delivery.key,
-        alerts.len()
+        alerts.len(),
+        if alerts.len() == 1 { "" } else { "s" }
     );
 }
 

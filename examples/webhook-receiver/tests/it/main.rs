@@ -8,8 +8,8 @@ use support::{
     secret, token,
 };
 
-fn summary(token: alerts_core::ids::Token, count: usize) -> String {
-    format!("TOKEN {token} KEY {KEY} {count} alerts")
+fn summary(token: alerts_core::ids::Token, alerts: usize) -> String {
+    format!("TOKEN {token} KEY {KEY} {alerts} alerts")
 }
 
 #[tokio::test]
