@@ -1,0 +1,12 @@
+//! Black-box tests of `insights-server`: the real binary on port 0 with a store of its own,
+//! driven over HTTP and through its admin commands, as users and operators drive it.
+#![allow(clippy::unwrap_used)]
+
+mod alerts;
+mod crash;
+mod errors;
+mod harness;
+mod health;
+mod receiver;
+mod routes;
+mod scale_out;

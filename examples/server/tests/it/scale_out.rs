@@ -1,0 +1,220 @@
+//! The end-to-end alert test on the scale-out backends: PostgreSQL (a database of the test's
+//! own on 127.0.0.1:5432) and S3 (an `s3s-fs` server on loopback).
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sqlx::{Connection, PgConnection};
+
+use crate::alerts::{Files, add_sensitive_rules, run_end_to_end};
+use crate::harness::{Deployment, PATIENCE};
+use crate::receiver::Receiver;
+
+/// A server whose user may create databases, naming a database that exists.
+fn admin_url() -> String {
+    std::env::var("INSIGHTS_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+/// `url` naming `database` instead.
+fn with_database(url: &str, database: &str) -> String {
+    let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
+    let server_end = base
+        .find("://")
+        .map(|i| i + 3)
+        .and_then(|from| base[from..].find('/').map(|j| from + j))
+        .unwrap_or(base.len());
+    let query = if query.is_empty() {
+        String::new()
+    } else {
+        format!("?{query}")
+    };
+    format!("{}/{database}{query}", &base[..server_end])
+}
+
+/// A database of the test's own, dropped when the value is, also while a failing test
+/// unwinds.
+struct TestDb {
+    admin: String,
+    name: String,
+    url: String,
+}
+
+impl TestDb {
+    async fn create() -> Self {
+        let admin = admin_url();
+        let mut conn = PgConnection::connect(&admin).await.unwrap_or_else(|e| {
+            panic!(
+                "PostgreSQL is not reachable at {admin} ({e}); start it, or set \
+                 INSIGHTS_TEST_POSTGRES_URL to a server whose user may create databases"
+            )
+        });
+        let name = format!("insights_server_it_{}", uuid::Uuid::new_v4().simple());
+        // Other suites create databases at the same time, and template1 allows one copy at a
+        // time: retry for a moment.
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let sql = format!("CREATE DATABASE {name}");
+            match sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(&mut conn)
+                .await
+            {
+                Ok(_) => break,
+                Err(e) if Instant::now() > deadline => panic!("cannot create {name}: {e}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+        let url = with_database(&admin, &name);
+        Self { admin, name, url }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let admin = self.admin.clone();
+        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        // Drop cannot block on the test's runtime: a thread with a runtime of its own.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())?;
+            runtime.block_on(async {
+                let mut conn = PgConnection::connect(&admin)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut conn)
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
+        })
+        .join();
+        if !matches!(dropped, Ok(Ok(()))) {
+            eprintln!(
+                "could not drop the test database {}: {dropped:?}",
+                self.name
+            );
+        }
+    }
+}
+
+const ACCESS_KEY: &str = "insights-it";
+const SECRET_KEY: &str = "insights-it-secret";
+const BUCKET: &str = "insights-files";
+const INSTALL: &str = "install it with `cargo install s3s-fs@0.14.1 --locked --features binary \
+     --root $HOME/.cache/insights/tools`, or point S3S_FS_BIN at the binary";
+
+fn s3s_fs_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("S3S_FS_BIN").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let cached = std::env::var_os("HOME")
+        .map(|home| Path::new(&home).join(".cache/insights/tools/bin/s3s-fs"))
+        .filter(|p| p.is_file());
+    cached
+        .or_else(|| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join("s3s-fs"))
+                    .find(|p| p.is_file())
+            })
+        })
+        .unwrap_or_else(|| panic!("this test needs the s3s-fs server; {INSTALL}"))
+}
+
+/// An `s3s-fs` serving a fresh directory with one bucket; killed when dropped.
+struct S3Server {
+    child: Child,
+    endpoint: String,
+    _dir: tempfile::TempDir,
+}
+
+impl S3Server {
+    fn start() -> Self {
+        let binary = s3s_fs_binary();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        // Each bucket is a directory of the root.
+        std::fs::create_dir_all(root.join(BUCKET)).unwrap();
+        // The port is free when picked; should another process take it first, the server
+        // exits and another port is tried.
+        for _ in 0..5 {
+            let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let mut child = Command::new(&binary)
+                .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+                .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
+                .arg(&root)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("cannot start {}: {e}; {INSTALL}", binary.display()));
+            let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+            let deadline = Instant::now() + Duration::from_secs(15);
+            while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                    return Self {
+                        child,
+                        endpoint: format!("http://{addr}"),
+                        _dir: dir,
+                    };
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("s3s-fs did not start listening on loopback");
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn points_posted_lead_to_a_delivery_and_a_presigned_file_on_postgres_and_s3() {
+    let db = TestDb::create().await;
+    let s3 = S3Server::start();
+    let deployment = Deployment::new()
+        .flag("--database-url", &db.url)
+        .flag("--object-store", &format!("s3://{BUCKET}"))
+        .env("AWS_ENDPOINT_URL", &s3.endpoint)
+        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .env("AWS_REGION", "us-east-1");
+    let key = deployment.new_key();
+    let receiver = Receiver::start(&key.secret).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
+    add_sensitive_rules(&deployment, &key);
+    let server = deployment.serve(&[]);
+    assert!(
+        !deployment.path().join("insights.db").exists(),
+        "nothing goes to SQLite"
+    );
+    run_end_to_end(&deployment, &server, &key, &receiver, Files::S3).await;
+}
+
+#[test]
+fn database_names_replace_the_url_path() {
+    assert_eq!(
+        with_database("postgres://postgres@127.0.0.1:5432/postgres", "t1"),
+        "postgres://postgres@127.0.0.1:5432/t1"
+    );
+    assert_eq!(
+        with_database("postgres://u:p@h/db?sslmode=disable", "t1"),
+        "postgres://u:p@h/t1?sslmode=disable"
+    );
+    assert_eq!(with_database("postgres://h", "t1"), "postgres://h/t1");
+}
