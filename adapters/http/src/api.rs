@@ -7,6 +7,7 @@ use alerts_core::keys::ApiKey;
 use alerts_core::request::AlertRequest;
 use axum::Json;
 use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -56,10 +57,17 @@ enum Operation {
 pub(crate) async fn cleanest_route(
     State(state): State<AppState>,
     request_id: RequestId,
-    Query(query): Query<KeyQuery>,
+    query: Result<Query<KeyQuery>, QueryRejection>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
+    // axum's own rejection is plain text; every error of the API is the envelope.
+    let Query(query) = query.map_err(|e| {
+        ApiError::invalid(format!(
+            "the query string could not be read ({}); pass the key once: ?key=ik_...",
+            e.body_text()
+        ))
+    })?;
     let key_id = authenticate(&state, query.key.as_deref()).await?;
     state.check_rate(key_id)?;
     check_content_type(&headers)?;

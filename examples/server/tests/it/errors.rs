@@ -84,6 +84,18 @@ async fn a_request_without_a_key_is_401_missing_api_key() {
 }
 
 #[tokio::test]
+async fn a_query_string_that_cannot_be_read_is_400_in_the_envelope() {
+    let s = shared();
+    let key = &s.key.key;
+    let url = s
+        .server
+        .url(&format!("/insights/v1/cleanest-route?key={key}&key={key}"));
+    let body = serde_json::to_vec(&routes_body(vec![route(json!("a"))])).unwrap();
+    let reply = post_raw(&client(), &url, Some("application/json"), body).await;
+    reply.assert_error(400, "invalid_request", &["query", "key"]);
+}
+
+#[tokio::test]
 async fn an_unknown_or_malformed_key_is_401_invalid_api_key() {
     let s = shared();
     let body = routes_body(vec![route(json!("a"))]);
