@@ -21,7 +21,7 @@ use crate::ids::{AccountId, KeyId, RuleId, Token};
 use crate::keys::{KeyHash, WebhookSecret};
 use crate::ports::{
     Account, AccountStore, AlertJob, ApiKeyInfo, DeliveryAttempt, DeliveryLog, FileError, FileKey,
-    FileStore, FileWriter, JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, Lease,
+    FileStore, FileWriter, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, Lease,
     NewAlertRequest, NewApiKey, RequestSummary, RuleStore, SigningSecret, StoreError, UrlSigner,
     WebhookRequest, WebhookResponse, WebhookSender,
 };
@@ -498,6 +498,19 @@ impl JobQueue for MemoryStore {
         job.run_at = at;
         job.lease = None;
         Ok(())
+    }
+
+    async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError> {
+        let state = lock(&self.state);
+        let mut counts = JobCounts::default();
+        for job in state.jobs.values().filter(|j| j.stage != JobStage::Done) {
+            if job.lease.is_some_and(|l| l.until > now) {
+                counts.leased += 1;
+            } else {
+                counts.waiting += 1;
+            }
+        }
+        Ok(counts)
     }
 }
 

@@ -299,6 +299,15 @@ pub enum JobUpdate {
     },
 }
 
+/// How many unfinished jobs there are, for the metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobCounts {
+    /// Jobs waiting for a worker: due now or later, not held.
+    pub waiting: u64,
+    /// Jobs a worker holds under a lease that has not expired.
+    pub leased: u64,
+}
+
 /// The durable job queue behind alert requests.
 ///
 /// A job is claimable when it is not done, its run time has come, and it is not leased or its
@@ -344,6 +353,9 @@ pub trait JobQueue: Send + Sync {
         token: Token,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError>;
+
+    /// The unfinished jobs at `now`: waiting, and held under a live lease.
+    async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError>;
 }
 
 /// One attempt to deliver a webhook.
@@ -450,6 +462,23 @@ pub trait FileWriter: Send {
     async fn abort(self: Box<Self>) -> Result<(), FileError>;
 }
 
+/// A file opened for reading: its size, and its bytes as a stream of chunks, so that serving
+/// a large file needs no more memory than a chunk.
+pub struct FileStream {
+    /// The size in bytes.
+    pub size: u64,
+    /// The bytes, in order.
+    pub chunks: futures::stream::BoxStream<'static, Result<Bytes, FileError>>,
+}
+
+impl std::fmt::Debug for FileStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileStream")
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Stores output files.
 #[async_trait]
 pub trait FileStore: Send + Sync {
@@ -461,6 +490,16 @@ pub trait FileStore: Send + Sync {
 
     /// The whole file.
     async fn read(&self, key: &FileKey) -> Result<Bytes, FileError>;
+
+    /// Opens the file for streaming. The default reads it whole; stores that can stream
+    /// override it.
+    async fn open(&self, key: &FileKey) -> Result<FileStream, FileError> {
+        let bytes = self.read(key).await?;
+        Ok(FileStream {
+            size: bytes.len() as u64,
+            chunks: Box::pin(futures::stream::once(async move { Ok(bytes) })),
+        })
+    }
 
     /// Deletes the file; deleting a missing file succeeds.
     async fn delete(&self, key: &FileKey) -> Result<(), FileError>;

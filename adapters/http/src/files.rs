@@ -65,7 +65,7 @@ pub(crate) async fn download(
                 ApiError::new(ErrorCode::Forbidden, format!("not a valid file URL: {why}"))
             }
         })?;
-    let bytes = state.files().read(&key).await.map_err(|e| match e {
+    let file = state.files().open(&key).await.map_err(|e| match e {
         FileError::NotFound => ApiError::new(
             ErrorCode::NotFound,
             "the file is gone: files are kept for a limited time after the request",
@@ -73,16 +73,16 @@ pub(crate) async fn download(
         FileError::Unavailable(_) => files_unavailable(&e),
         FileError::Other(_) => ApiError::internal(&request_id.0, &e),
     })?;
-    let len = bytes.len();
+    // Streamed chunk by chunk: a large file costs no more memory than a chunk.
     let body = if method == Method::HEAD {
         Body::empty()
     } else {
-        Body::from(bytes)
+        Body::from_stream(file.chunks)
     };
     let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(NDJSON));
-    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(file.size));
     // Signed URLs are capabilities: keep them and their content out of shared caches.
     headers.insert(
         header::CACHE_CONTROL,

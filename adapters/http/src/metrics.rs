@@ -80,13 +80,13 @@ impl Metrics {
         let jobs_queued = Gauge::default();
         registry.register(
             "jobs_queued",
-            "Alert jobs waiting to be processed or delivered",
+            "Alert jobs waiting for a worker (due now or later)",
             jobs_queued.clone(),
         );
         let jobs_running = Gauge::default();
         registry.register(
             "jobs_running",
-            "Alert jobs being processed by this process",
+            "Alert jobs held by a worker, in any replica",
             jobs_running.clone(),
         );
         let deliveries = Family::<OutcomeLabels, Counter>::default();
@@ -126,7 +126,7 @@ impl Metrics {
         self.jobs_queued.set(n);
     }
 
-    /// Sets the number of jobs this process is working on.
+    /// Sets the number of jobs held by workers.
     pub fn set_jobs_running(&self, n: i64) {
         self.jobs_running.set(n);
     }

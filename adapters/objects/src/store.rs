@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alerts_core::ports::{FileError, FileKey, FileStore, FileWriter};
+use alerts_core::ports::{FileError, FileKey, FileStore, FileStream, FileWriter};
 use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -313,6 +313,18 @@ impl FileStore for ObjectFileStore {
             .await
             .map_err(file_error)?;
         result.bytes().await.map_err(file_error)
+    }
+
+    async fn open(&self, key: &FileKey) -> Result<FileStream, FileError> {
+        let result = self
+            .store
+            .get(&self.object_path(key)?)
+            .await
+            .map_err(file_error)?;
+        Ok(FileStream {
+            size: result.meta.size,
+            chunks: Box::pin(result.into_stream().map_err(file_error)),
+        })
     }
 
     async fn delete(&self, key: &FileKey) -> Result<(), FileError> {

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{
-    AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobQueue, JobUpdate, Lease,
-    NewAlertRequest, RequestSummary, StoreError,
+    AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
+    Lease, NewAlertRequest, RequestSummary, StoreError,
 };
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
@@ -244,6 +244,22 @@ impl JobQueue for SqliteStore {
             return Err(StoreError::NotFound);
         }
         Ok(())
+    }
+
+    async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError> {
+        let (waiting, leased): (i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(CASE WHEN lease_until IS NULL OR lease_until <= ?1 THEN 1 ELSE 0 END), 0), \
+                    COALESCE(SUM(CASE WHEN lease_until > ?1 THEN 1 ELSE 0 END), 0) \
+             FROM alert_jobs WHERE stage <> 'done'",
+        )
+        .bind(micros(now))
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db_error)?;
+        Ok(JobCounts {
+            waiting: to_u64(waiting, "a job count")?,
+            leased: to_u64(leased, "a job count")?,
+        })
     }
 }
 

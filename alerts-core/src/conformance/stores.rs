@@ -57,6 +57,7 @@ where
     updates(store).await;
     release_and_redeliver(store).await;
     delivery_log(store).await;
+    job_counts(store).await;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1437,6 +1438,76 @@ pub async fn delivery_log<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(sto
         )
         .is_empty(),
         "a request without attempts has none listed"
+    );
+    drain(store).await;
+}
+
+/// `counts` tells waiting jobs from leased ones, counts a job whose lease expired as waiting,
+/// and leaves finished jobs out.
+pub async fn job_counts<S: AccountStore + JobQueue + ?Sized>(store: &S) {
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let now = t0();
+    let count = |at| async move { ok(store.counts(at).await, "counts answers") };
+    assert_eq!(
+        count(now).await,
+        crate::ports::JobCounts::default(),
+        "counts is zero on a drained queue"
+    );
+    let due = request(key.id, 1, now);
+    let later = request(key.id, 1, now + secs(60));
+    enqueue_one(store, &due).await;
+    enqueue_one(store, &later).await;
+    assert_eq!(
+        count(now).await,
+        crate::ports::JobCounts {
+            waiting: 2,
+            leased: 0
+        },
+        "enqueued jobs count as waiting, due or not"
+    );
+    let jobs = claim(store, now, 10, "claim leases the due job").await;
+    assert_eq!(
+        tokens(&jobs),
+        vec![due.token],
+        "only the due job is claimed"
+    );
+    assert_eq!(
+        count(now).await,
+        crate::ports::JobCounts {
+            waiting: 1,
+            leased: 1
+        },
+        "a claimed job counts as leased"
+    );
+    assert_eq!(
+        count(now + lease_span() + secs(1)).await,
+        crate::ports::JobCounts {
+            waiting: 2,
+            leased: 0
+        },
+        "a job whose lease expired counts as waiting again"
+    );
+    ok(
+        store
+            .update(
+                due.token,
+                &jobs[0].lease,
+                JobUpdate::Finish {
+                    outcome: JobOutcome::Delivered,
+                    attempts: 1,
+                },
+            )
+            .await,
+        "update with the lease finishes the job",
+    );
+    assert_eq!(
+        count(now).await,
+        crate::ports::JobCounts {
+            waiting: 1,
+            leased: 0
+        },
+        "finished jobs are not counted"
     );
     drain(store).await;
 }

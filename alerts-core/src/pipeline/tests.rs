@@ -135,6 +135,9 @@ impl JobQueue for FlakyQueue {
     ) -> Result<(), StoreError> {
         self.inner.redeliver(key, token, at).await
     }
+    async fn counts(&self, now: DateTime<Utc>) -> Result<crate::ports::JobCounts, StoreError> {
+        self.inner.counts(now).await
+    }
 }
 
 /// Everything a test needs, with each port replaceable before the pipeline is built.

@@ -22,6 +22,8 @@ const IDLE_POLL: Duration = Duration::from_millis(200);
 const ERROR_BACKOFF: Duration = Duration::from_secs(2);
 /// How often expired output files are deleted.
 const RETENTION_SWEEP: Duration = Duration::from_secs(600);
+/// How often the job gauges of `/metrics` are refreshed.
+const QUEUE_GAUGES: Duration = Duration::from_secs(5);
 /// How long shutdown waits for workers to finish the jobs they hold.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
@@ -74,6 +76,11 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
             stop_rx.clone(),
         ));
     }
+    background.spawn(watch_queue(
+        service.stores.jobs.clone(),
+        metrics.clone(),
+        stop_rx.clone(),
+    ));
     background.spawn(sweep_files(
         service.clone_files_store(),
         settings.retention_hours,
@@ -213,6 +220,26 @@ fn count(metrics: &Metrics, processed: &Processed) {
             JobOutcome::Cancelled => "cancelled",
         }),
         _ => {}
+    }
+}
+
+async fn watch_queue(
+    jobs: Arc<dyn alerts_core::ports::JobQueue>,
+    metrics: Metrics,
+    mut stop: watch::Receiver<bool>,
+) {
+    loop {
+        match jobs.counts(chrono::Utc::now()).await {
+            Ok(counts) => {
+                metrics.set_jobs_queued(i64::try_from(counts.waiting).unwrap_or(i64::MAX));
+                metrics.set_jobs_running(i64::try_from(counts.leased).unwrap_or(i64::MAX));
+            }
+            Err(e) => tracing::debug!(error = %e, "cannot count jobs"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(QUEUE_GAUGES) => {}
+            _ = stop.changed() => return,
+        }
     }
 }
 
