@@ -72,13 +72,14 @@ pub(crate) async fn post_points(server: &Server, key: &Key) -> String {
 
 /// From a key with sensitive rules and a webhook on `receiver` to a checked file: posts the
 /// points, waits for the delivery, and checks the delivery, the file and a tampered URL.
+/// Returns the token and the file URL.
 pub(crate) async fn run_end_to_end(
     deployment: &Deployment,
     server: &Server,
     key: &Key,
     receiver: &Receiver,
     files: Files,
-) {
+) -> (String, String) {
     let token = post_points(server, key).await;
     let delivery = receiver.delivery_for(&token).await;
     check_delivery(&delivery, key, &token);
@@ -95,6 +96,7 @@ pub(crate) async fn run_end_to_end(
     let file = fetch_file(&url, files).await;
     check_file(&file, alerts);
     check_tampered_url(&url, files).await;
+    (token, url)
 }
 
 pub(crate) fn check_delivery(delivery: &crate::receiver::Delivery, key: &Key, token: &str) {
@@ -252,5 +254,26 @@ async fn points_posted_lead_to_a_signed_delivery_and_a_valid_file() {
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
     let server = deployment.serve(&[]);
-    run_end_to_end(&deployment, &server, &key, &receiver, Files::Local).await;
+    let (token, url) = run_end_to_end(&deployment, &server, &key, &receiver, Files::Local).await;
+
+    // Once the file is gone (retention), its URL, still validly signed, answers 404.
+    let name = format!("{token}.ndjson");
+    let path = find_file(deployment.path(), &name).unwrap_or_else(|| panic!("no {name}"));
+    std::fs::remove_file(path).unwrap();
+    let reply = Reply::read(client().get(&url).send().await.unwrap()).await;
+    reply.assert_error(404, "not_found", &["gone"]);
+}
+
+fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()? {
+        let path = entry.ok()?.path();
+        if path.is_dir() {
+            if let Some(found) = find_file(&path, name) {
+                return Some(found);
+            }
+        } else if path.file_name().is_some_and(|n| n == name) {
+            return Some(path);
+        }
+    }
+    None
 }

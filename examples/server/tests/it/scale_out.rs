@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use sqlx::{Connection, PgConnection};
 
 use crate::alerts::{Files, add_sensitive_rules, run_end_to_end};
-use crate::harness::{Deployment, PATIENCE};
+use crate::harness::{Deployment, PATIENCE, Reply, client, post_json};
 use crate::receiver::Receiver;
 
 /// A server whose user may create databases, naming a database that exists.
@@ -68,6 +68,18 @@ impl TestDb {
         }
         let url = with_database(&admin, &name);
         Self { admin, name, url }
+    }
+}
+
+impl TestDb {
+    /// Drops the database now, cutting off whoever is connected, as an outage would.
+    async fn drop_now(&self) {
+        let mut conn = PgConnection::connect(&self.admin).await.unwrap();
+        let sql = format!("DROP DATABASE {} WITH (FORCE)", self.name);
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&mut conn)
+            .await
+            .unwrap();
     }
 }
 
@@ -204,6 +216,43 @@ async fn points_posted_lead_to_a_delivery_and_a_presigned_file_on_postgres_and_s
         "nothing goes to SQLite"
     );
     run_end_to_end(&deployment, &server, &key, &receiver, Files::S3).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_goes_away_is_503_unavailable_with_retry_after() {
+    let db = TestDb::create().await;
+    let deployment = Deployment::new().flag("--database-url", &db.url);
+    let key = deployment.new_key();
+    let server = deployment.serve(&[]);
+    let client = client();
+    let readyz =
+        || async { Reply::read(client.get(server.url("/readyz")).send().await.unwrap()).await };
+    assert_eq!(readyz().await.status, 200);
+
+    db.drop_now().await;
+    let deadline = Instant::now() + PATIENCE;
+    let not_ready = loop {
+        let reply = readyz().await;
+        if reply.status != 200 {
+            break reply;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "/readyz never noticed the outage"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(not_ready.status, 503);
+    assert!(not_ready.header("retry-after").is_some());
+    let text = String::from_utf8_lossy(&not_ready.body).into_owned();
+    assert!(text.contains("database: unavailable"), "{text}");
+
+    let body = serde_json::json!({"routesSort": "desc", "routes": [{"id": "a", "routeDuration": 5,
+        "polyline": [[13.3350, 52.5070], [13.3400, 52.5120]]}]});
+    let reply = post_json(&client, &server, &key.key, &body).await;
+    reply.assert_error(503, "unavailable", &["database"]);
+    let retry_after: u64 = reply.header("retry-after").unwrap().parse().unwrap();
+    assert!(retry_after >= 1);
 }
 
 #[test]
