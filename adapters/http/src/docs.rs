@@ -2,6 +2,7 @@
 //! bundle from the served OpenAPI document. Nothing is fetched from outside.
 
 use axum::extract::Path;
+use axum::extract::rejection::PathRejection;
 use axum::http::{HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 
@@ -38,8 +39,10 @@ pub(crate) async fn page() -> Response {
     response
 }
 
-pub(crate) async fn asset(Path(name): Path<String>) -> Result<Response, ApiError> {
-    if name != "redoc.standalone.js" {
+pub(crate) async fn asset(name: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {
+    // A name that cannot even be decoded names no asset either; axum's own rejection would be
+    // plain text instead of the envelope.
+    if !name.is_ok_and(|Path(name)| name == "redoc.standalone.js") {
         return Err(ApiError::new(ErrorCode::NotFound, "no such asset"));
     }
     let mut response = REDOC_JS.into_response();

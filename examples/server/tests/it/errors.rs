@@ -289,6 +289,16 @@ async fn an_unknown_path_is_404_not_found_in_the_envelope() {
 }
 
 #[tokio::test]
+async fn an_unknown_docs_asset_is_404_not_found_in_the_envelope() {
+    let s = shared();
+    // The second is not even UTF-8 once decoded.
+    for path in ["/insights/v1/docs/other.js", "/insights/v1/docs/%FF"] {
+        let reply = Reply::read(client().get(s.server.url(path)).send().await.unwrap()).await;
+        reply.assert_error(404, "not_found", &["asset"]);
+    }
+}
+
+#[tokio::test]
 async fn a_wrong_method_is_405_method_not_allowed_in_the_envelope() {
     let s = shared();
     let api = s.server.api(&s.key.key);
