@@ -348,13 +348,15 @@ pub struct RunReport {
     pub processed: Vec<(Token, Processed)>,
     /// Jobs that stopped on an error; they are retried when their lease expires.
     pub failed: Vec<(Token, PipelineError)>,
+    /// Jobs claimed but given back untouched because the worker is stopping.
+    pub released: Vec<Token>,
 }
 
 impl RunReport {
     /// Jobs claimed in this run.
     #[must_use]
     pub fn claimed(&self) -> usize {
-        self.processed.len() + self.failed.len()
+        self.processed.len() + self.failed.len() + self.released.len()
     }
 }
 
@@ -420,6 +422,20 @@ impl AlertPipeline {
     /// # Errors
     /// [`StoreError`] when the claim itself fails; failures of single jobs are in the report.
     pub async fn run_once(&self, max: usize) -> Result<RunReport, StoreError> {
+        self.run_once_until(max, &|| false).await
+    }
+
+    /// [`AlertPipeline::run_once`] for a worker that may be told to stop: once `stopping()`
+    /// turns true, the claimed jobs not yet started are released, due at once, for another
+    /// worker or replica to take, instead of waiting for their leases to expire.
+    ///
+    /// # Errors
+    /// [`StoreError`] when claiming failed.
+    pub async fn run_once_until(
+        &self,
+        max: usize,
+        stopping: &(dyn Fn() -> bool + Send + Sync),
+    ) -> Result<RunReport, StoreError> {
         let now = self.ports.clock.now();
         let ids = &self.ports.ids;
         let lease_id = || ids.new_id();
@@ -435,6 +451,12 @@ impl AlertPipeline {
             .await?;
         let mut report = RunReport::default();
         for job in jobs {
+            if stopping() {
+                // A failed release only delays the job until its lease expires.
+                let _ = self.ports.jobs.release(job.token, &job.lease).await;
+                report.released.push(job.token);
+                continue;
+            }
             match self.process(&job).await {
                 Ok(done) => report.processed.push((job.token, done)),
                 Err(e) => report.failed.push((job.token, e)),

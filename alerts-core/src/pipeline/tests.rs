@@ -929,3 +929,38 @@ async fn points_are_fetched_in_chunks_with_one_call_per_data_type() {
     let ids: Vec<String> = lines.into_iter().map(|l| l.id).collect();
     assert_eq!(ids, (0..10).map(|i| format!("p{i}")).collect::<Vec<_>>());
 }
+
+#[tokio::test]
+async fn a_stopping_worker_gives_unstarted_jobs_back() {
+    let h = Harness::new().await;
+    let pipeline = AlertPipeline::new(h.ports(), PipelineConfig::default());
+    let mut tokens = Vec::new();
+    for _ in 0..3 {
+        tokens.push(pipeline.accept(h.key_id, h.request()).await.unwrap());
+    }
+    // Stop after the first job: the other two are released, not left leased.
+    let started = std::sync::atomic::AtomicUsize::new(0);
+    let stopping = || started.fetch_add(1, Ordering::SeqCst) >= 1;
+    let report = pipeline.run_once_until(10, &stopping).await.unwrap();
+    assert_eq!(report.processed.len(), 1);
+    assert_eq!(report.released.len(), 2);
+    assert_eq!(report.claimed(), 3);
+    for token in &report.released {
+        let state = h.store.job_state(*token).unwrap();
+        assert_eq!(
+            state.stage,
+            JobStage::Evaluate,
+            "a released job is unchanged"
+        );
+    }
+    // Without moving the clock, another worker can take them at once.
+    let again = pipeline.run_once(10).await.unwrap();
+    let mut taken: Vec<Token> = again.processed.iter().map(|(t, _)| *t).collect();
+    let mut released = report.released.clone();
+    taken.sort();
+    released.sort();
+    assert!(
+        released.iter().all(|t| taken.contains(t)),
+        "{released:?} not in {taken:?}"
+    );
+}

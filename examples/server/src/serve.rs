@@ -181,11 +181,20 @@ async fn work(
         if *stop.borrow() {
             return;
         }
-        let pause = match pipeline.run_once(batch).await {
+        // On shutdown, jobs claimed but not started go back to the queue at once.
+        let stopping = || *stop.borrow();
+        let pause = match pipeline.run_once_until(batch, &stopping).await {
             Ok(report) => {
                 for (token, processed) in &report.processed {
                     count(&metrics, processed);
                     tracing::debug!(worker, %token, ?processed, "job progressed");
+                }
+                if !report.released.is_empty() {
+                    tracing::info!(
+                        worker,
+                        released = report.released.len(),
+                        "jobs given back on shutdown"
+                    );
                 }
                 for (token, error) in &report.failed {
                     tracing::warn!(worker, %token, %error, "job stopped; it is retried after its lease");
