@@ -256,6 +256,13 @@ async fn points_posted_lead_to_a_signed_delivery_and_a_valid_file() {
     let server = deployment.serve(&[]);
     let (token, url) = run_end_to_end(&deployment, &server, &key, &receiver, Files::Local).await;
 
+    let metrics = Reply::read(client().get(server.url("/metrics")).send().await.unwrap()).await;
+    let metrics = String::from_utf8_lossy(&metrics.body).into_owned();
+    assert!(
+        metrics.contains("insights_webhook_deliveries_total{outcome=\"delivered\"} 1"),
+        "{metrics}"
+    );
+
     // Once the file is gone (retention), its URL, still validly signed, answers 404.
     let name = format!("{token}.ndjson");
     let path = find_file(deployment.path(), &name).unwrap_or_else(|| panic!("no {name}"));

@@ -1,8 +1,8 @@
-//! Crash safety: an alert request answered 200 survives a SIGKILL of the server before its
-//! delivery, and is delivered after a restart.
+//! Stopping the server: cleanly on SIGTERM, and safely on SIGKILL, where an alert request
+//! answered 200 before the crash is delivered after a restart.
 
 use crate::alerts::{add_sensitive_rules, check_delivery, post_points};
-use crate::harness::{Deployment, Reply, client};
+use crate::harness::{Deployment, Reply, client, post_json};
 use crate::receiver::Receiver;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -29,4 +29,22 @@ async fn a_request_accepted_before_a_sigkill_is_delivered_after_a_restart() {
     assert!(url.starts_with(&restarted.base), "{url}");
     let file = Reply::read(client().get(url).send().await.unwrap()).await;
     assert_eq!(file.status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_stops_the_server_with_success_and_a_restart_serves_the_same_store() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let server = deployment.serve(&[]);
+    let status = server.terminate();
+    assert!(status.success(), "exit status {status}");
+
+    let restarted = deployment.serve(&[]);
+    let body = serde_json::json!({"routesSort": "original", "routes": [{"id": 1,
+        "routeDuration": 5, "polyline": [[2.35, 48.86], [2.36, 48.865]]}]});
+    let reply = post_json(&client(), &restarted, &key.key, &body).await;
+    assert_eq!(
+        reply.status, 200,
+        "the key made before the restart still works"
+    );
 }

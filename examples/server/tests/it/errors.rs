@@ -243,6 +243,45 @@ async fn a_body_over_the_configured_size_is_413_naming_the_limit() {
 }
 
 #[tokio::test]
+async fn a_chunked_body_over_the_configured_size_is_413_naming_the_limit() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    // Without a Content-Length the limit can only be found while reading.
+    let s = shared();
+    let addr = s.server.base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /insights/v1/cleanest-route?key={} HTTP/1.1\r\nHost: {addr}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\
+         Connection: close\r\n\r\n",
+        s.key.key
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let chunk = format!("{:x}\r\n{}\r\n", 10_000, "x".repeat(10_000));
+    for _ in 0..8 {
+        // The server may answer and close before every chunk is sent.
+        if stream.write_all(chunk.as_bytes()).await.is_err() {
+            break;
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n").await;
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response).await;
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    let body = &text[text.find("\r\n\r\n").unwrap() + 4..];
+    let body: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(body["error"]["code"], "payload_too_large", "{body}");
+    assert!(
+        body["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("65536 bytes"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
 async fn a_body_that_is_not_json_is_415_unsupported_media_type() {
     let body = serde_json::to_vec(&routes_body(vec![route(json!("a"))])).unwrap();
     let reply = post_bytes(Some("text/plain"), &body).await;

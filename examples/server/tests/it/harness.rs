@@ -356,6 +356,28 @@ impl Server {
         }
     }
 
+    /// Asks the server to stop with SIGTERM, as a service manager does, and waits for it to
+    /// exit; its exit status.
+    pub(crate) fn terminate(mut self) -> std::process::ExitStatus {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not stop on SIGTERM:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Ends the server with SIGKILL, as a crash or an OOM killer would: no shutdown code runs.
     pub(crate) fn kill_hard(mut self) {
         self.child.kill().unwrap();
