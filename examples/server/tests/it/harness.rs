@@ -217,7 +217,7 @@ impl Deployment {
         ]);
     }
 
-    /// `list-deliveries`' entry for `token`, once it is there.
+    /// `list-deliveries`' entry for `token`, which must be listed.
     pub(crate) fn delivery_record(&self, key: &Key, token: &str) -> Value {
         let list = self.admin(&["list-deliveries", "--key", &key.key, "--limit", "100"]);
         list.as_array()
@@ -387,6 +387,10 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // The log goes with the data directory: show it while it can explain a failure.
+        if std::thread::panicking() {
+            eprintln!("--- log of the server at {} ---\n{}", self.base, self.log());
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         if let Some(mut watchdog) = self.watchdog.take() {
@@ -455,6 +459,13 @@ impl Reply {
         assert_eq!(members, ["data", "error", "metadata"], "envelope of {body}");
         assert_eq!(body["metadata"], Value::Null, "{body}");
         assert_eq!(body["data"], Value::Null, "{body}");
+        // The id a 500's detail would quote, and that the logs carry.
+        assert!(
+            self.header("x-request-id")
+                .is_some_and(|id| uuid::Uuid::parse_str(id).is_ok()),
+            "a request id: {:?}",
+            self.headers
+        );
         assert_eq!(body["error"]["code"], code, "{body}");
         assert!(
             body["error"]["title"]
