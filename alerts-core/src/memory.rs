@@ -22,8 +22,8 @@ use crate::keys::{KeyHash, WebhookSecret};
 use crate::ports::{
     Account, AccountStore, AlertJob, ApiKeyInfo, DeliveryAttempt, DeliveryLog, FileError, FileKey,
     FileStore, FileWriter, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, Lease,
-    NewAlertRequest, NewApiKey, RequestSummary, RuleStore, SigningSecret, StoreError, UrlSigner,
-    WebhookRequest, WebhookResponse, WebhookSender,
+    NewAlertRequest, NewApiKey, RequestSummary, RuleStore, Session, SessionStore, SigningSecret,
+    StoreError, UrlSigner, WebhookRequest, WebhookResponse, WebhookSender,
 };
 use crate::request::AlertPoint;
 use crate::rule::AlertRule;
@@ -69,6 +69,7 @@ struct State {
     rules: Vec<AlertRule>,
     jobs: HashMap<Token, JobRecord>,
     attempts: HashMap<Token, Vec<DeliveryAttempt>>,
+    sessions: HashMap<String, Session>,
     seq: u64,
 }
 
@@ -96,8 +97,8 @@ impl State {
     }
 }
 
-/// Accounts, keys, rules, jobs and deliveries in memory: [`RuleStore`], [`AccountStore`],
-/// [`JobQueue`] and [`DeliveryLog`] in one value, as a database adapter would be.
+/// Accounts, keys, rules, jobs, deliveries and sessions in memory: [`RuleStore`],
+/// [`AccountStore`], [`JobQueue`], [`DeliveryLog`] and [`SessionStore`] in one value, as a database adapter would be.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     state: Mutex<State>,
@@ -193,6 +194,46 @@ impl RuleStore for MemoryStore {
             secrets,
             rules,
         }))
+    }
+}
+
+#[async_trait]
+impl SessionStore for MemoryStore {
+    async fn create_session(&self, session: &Session) -> Result<(), StoreError> {
+        let mut state = lock(&self.state);
+        if state.sessions.contains_key(&session.id_hash) {
+            return Err(StoreError::Conflict(
+                "the session exists already".to_owned(),
+            ));
+        }
+        state
+            .sessions
+            .insert(session.id_hash.clone(), session.clone());
+        Ok(())
+    }
+
+    async fn session(
+        &self,
+        id_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Session>, StoreError> {
+        Ok(lock(&self.state)
+            .sessions
+            .get(id_hash)
+            .filter(|s| s.expires_at > now)
+            .cloned())
+    }
+
+    async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError> {
+        lock(&self.state).sessions.remove(id_hash);
+        Ok(())
+    }
+
+    async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let mut state = lock(&self.state);
+        let before = state.sessions.len();
+        state.sessions.retain(|_, s| s.expires_at > now);
+        Ok((before - state.sessions.len()) as u64)
     }
 }
 

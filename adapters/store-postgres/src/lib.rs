@@ -29,6 +29,7 @@
 
 mod accounts;
 mod jobs;
+mod sessions;
 
 use std::str::FromStr;
 use std::time::Duration;

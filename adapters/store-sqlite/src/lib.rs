@@ -33,6 +33,7 @@
 
 mod accounts;
 mod jobs;
+mod sessions;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

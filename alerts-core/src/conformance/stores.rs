@@ -1,4 +1,4 @@
-//! The store suites: rule store, account store, job queue and delivery log.
+//! The store suites: rule store, account store, session store, job queue and delivery log.
 //!
 //! Every store implementation runs [`run_all`] in its tests, or the single suites when it
 //! implements only some of the ports. A suite panics with a message naming the promise of the
@@ -35,7 +35,8 @@ use crate::ids::{AccountId, KeyId, RuleId, Token};
 use crate::keys::{ApiKey, WebhookSecret};
 use crate::ports::{
     Account, AccountStore, AlertJob, ApiKeyInfo, DeliveryAttempt, DeliveryErrorKind, DeliveryLog,
-    JobOutcome, JobQueue, JobStage, JobUpdate, NewAlertRequest, NewApiKey, RuleStore, StoreError,
+    JobOutcome, JobQueue, JobStage, JobUpdate, NewAlertRequest, NewApiKey, RuleStore, Session,
+    SessionStore, StoreError,
 };
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
@@ -43,9 +44,10 @@ use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitiv
 /// Runs every store suite, one after the other, on `store`.
 pub async fn run_all<S>(store: &S)
 where
-    S: RuleStore + AccountStore + JobQueue + DeliveryLog,
+    S: RuleStore + AccountStore + JobQueue + DeliveryLog + SessionStore,
 {
     accounts(store).await;
+    sessions(store).await;
     api_keys(store).await;
     secret_rotation(store).await;
     rules(store).await;
@@ -1510,6 +1512,94 @@ pub async fn job_counts<S: AccountStore + JobQueue + ?Sized>(store: &S) {
         "finished jobs are not counted"
     );
     drain(store).await;
+}
+
+/// Sessions: stored by hash, found until they expire, deleted on sign-out, swept when expired.
+pub async fn sessions<S: AccountStore + SessionStore + ?Sized>(store: &S) {
+    let account = new_account(store).await;
+    let session = |hours: i64| Session {
+        id_hash: format!("{:x}{:x}", Uuid::new_v4().simple(), Uuid::new_v4().simple()),
+        account_id: account.id,
+        csrf_secret: Uuid::new_v4().simple().to_string(),
+        created_at: t0(),
+        expires_at: t0() + chrono::Duration::hours(hours),
+    };
+    let live = session(12);
+    ok(
+        store.create_session(&live).await,
+        "create_session stores a new session",
+    );
+    assert_eq!(
+        ok(store.session(&live.id_hash, t0()).await, "session reads"),
+        Some(live.clone()),
+        "session returns what create_session stored"
+    );
+    expect_err(
+        store.create_session(&live).await,
+        &StoreError::Conflict(String::new()),
+        "create_session refuses a hash that exists already",
+    );
+    assert_eq!(
+        ok(
+            store.session("0".repeat(64).as_str(), t0()).await,
+            "session reads"
+        ),
+        None,
+        "session returns None for an unknown hash"
+    );
+    assert_eq!(
+        ok(
+            store
+                .session(&live.id_hash, live.expires_at - secs(1))
+                .await,
+            "session reads"
+        ),
+        Some(live.clone()),
+        "a session is valid until its last second"
+    );
+    assert_eq!(
+        ok(
+            store.session(&live.id_hash, live.expires_at).await,
+            "session reads"
+        ),
+        None,
+        "a session is not returned once it has expired"
+    );
+
+    let short = session(1);
+    ok(
+        store.create_session(&short).await,
+        "create_session stores a session",
+    );
+    let swept = ok(
+        store.delete_expired_sessions(t0() + secs(3600)).await,
+        "delete_expired_sessions sweeps",
+    );
+    assert!(swept >= 1, "delete_expired_sessions counts what it deleted");
+    assert_eq!(
+        ok(store.session(&short.id_hash, t0()).await, "session reads"),
+        None,
+        "delete_expired_sessions deletes a session that expired"
+    );
+    assert_eq!(
+        ok(store.session(&live.id_hash, t0()).await, "session reads"),
+        Some(live.clone()),
+        "delete_expired_sessions keeps sessions that are still valid"
+    );
+
+    ok(
+        store.delete_session(&live.id_hash).await,
+        "delete_session signs out",
+    );
+    assert_eq!(
+        ok(store.session(&live.id_hash, t0()).await, "session reads"),
+        None,
+        "a deleted session is gone"
+    );
+    ok(
+        store.delete_session(&live.id_hash).await,
+        "deleting a missing session succeeds",
+    );
 }
 
 fn tokens_of(list: &[crate::ports::RequestSummary]) -> Vec<Token> {

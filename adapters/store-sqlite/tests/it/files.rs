@@ -64,7 +64,11 @@ async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
             .fetch_all(&mut conn)
             .await
             .unwrap();
-    assert_eq!(applied, vec![(1, true)], "each migration is recorded once");
+    assert_eq!(
+        applied,
+        vec![(1, true), (2, true)],
+        "each migration is recorded once"
+    );
     let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
         .fetch_one(&mut conn)
         .await
