@@ -227,8 +227,18 @@ fn classify(error: &reqwest::Error) -> DeliveryErrorKind {
 }
 
 /// The error and its causes on one line, for the log.
+/// What went wrong, for the log: the kind of failure and its causes, but not reqwest's own
+/// message, which quotes the whole URL, and a receiver's URL may carry its own credentials.
 fn error_chain(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
+    let mut text = String::from(if error.is_connect() {
+        "connection failed"
+    } else if error.is_timeout() {
+        "timed out"
+    } else if error.is_body() || error.is_decode() {
+        "reading the response failed"
+    } else {
+        "request failed"
+    });
     let mut source = error.source();
     while let Some(cause) = source {
         text.push_str(": ");
@@ -236,4 +246,26 @@ fn error_chain(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod log_tests {
+    use super::error_chain;
+
+    #[tokio::test]
+    async fn logged_errors_leave_the_url_out() {
+        // Port 9 on loopback has nothing listening: a connection error, quickly.
+        let url = "http://127.0.0.1:9/hook?token=s3cret-in-the-url";
+        let error = reqwest::Client::new().post(url).send().await.unwrap_err();
+        assert!(
+            error.to_string().contains("s3cret"),
+            "reqwest quotes the URL: {error}"
+        );
+        let text = error_chain(&error);
+        assert!(text.starts_with("connection failed"), "{text}");
+        assert!(
+            !text.contains("s3cret") && !text.contains("/hook"),
+            "{text}"
+        );
+    }
 }
