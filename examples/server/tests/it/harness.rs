@@ -155,6 +155,22 @@ impl Deployment {
         cmd.output().unwrap()
     }
 
+    /// Like [`Deployment::admin_output`], with the global flags after the subcommand's own
+    /// arguments instead of before `admin`.
+    pub(crate) fn admin_output_flags_last(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new(BINARY);
+        for name in INHERITED_SETTINGS {
+            cmd.env_remove(name);
+        }
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .arg("admin")
+            .arg("--json")
+            .args(args)
+            .args(&self.flags);
+        cmd.output().unwrap()
+    }
+
     /// Runs `insights-server admin --json ARGS`, which must succeed; its JSON.
     pub(crate) fn admin(&self, args: &[&str]) -> Value {
         let out = self.admin_output(args);

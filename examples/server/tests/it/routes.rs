@@ -95,7 +95,9 @@ fn check_shape(response: &Value) {
         "{response}"
     );
     assert!(is_uuid(&response["responseId"]), "{response}");
-    chrono::DateTime::parse_from_rfc3339(response["time"].as_str().unwrap()).unwrap();
+    let time = response["time"].as_str().unwrap();
+    chrono::DateTime::parse_from_rfc3339(time).unwrap();
+    assert!(time.ends_with('Z'), "UTC: {time}");
     let mut ids = HashSet::new();
     for entry in response["racss"].as_array().unwrap() {
         assert!(is_uuid(&entry["RACSid"]), "{entry}");
@@ -210,6 +212,12 @@ async fn check_sample_routes_sorted(sort: &str) {
         cleanest(&response, &request_ids),
         "{response}"
     );
+    // Lowest exposure is only worth saying when it is another route, and a scored one.
+    if let Some(lowest) = recommendation(&response, "LowestExposure") {
+        let value = lowest["additionalData"]["value"].as_str().unwrap();
+        assert_ne!(value, rec["additionalData"]["value"], "{response}");
+        assert!(score_of(&response, value).is_some(), "{response}");
+    }
 }
 
 #[tokio::test]
