@@ -50,6 +50,12 @@ pub(crate) enum AdminCommand {
         #[arg(long)]
         url: String,
     },
+    /// Revoke a key: the API refuses it from then on, and its pending deliveries are cancelled.
+    RevokeKey {
+        /// The API key.
+        #[arg(long)]
+        key: String,
+    },
     /// Replace a key's webhook signing secret; the old one keeps signing for a day.
     RotateSecret {
         /// The API key.
@@ -190,6 +196,14 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                     None => format!("webhook URL of {}… cleared", info.prefix),
                 },
                 json: json!({"prefix": info.prefix, "webhook_url": stored}),
+            })
+        }
+        AdminCommand::RevokeKey { key } => {
+            let info = key_info(manager, &key).await?;
+            manager.revoke_key(info.account_id, info.id).await?;
+            Ok(Output {
+                text: format!("revoked {}…; the API refuses it from now on", info.prefix),
+                json: json!({"prefix": info.prefix, "revoked": true}),
             })
         }
         AdminCommand::RotateSecret { key } => {

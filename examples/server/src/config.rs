@@ -82,6 +82,8 @@ pub(crate) struct FileSettings {
     max_body_bytes: Option<usize>,
     /// Requests per second per API key.
     rate_per_second: Option<u32>,
+    /// Requests a key may send in a burst above that rate.
+    rate_burst: Option<u32>,
     /// How long output files are kept, in hours.
     retention_hours: Option<u64>,
 }
@@ -116,6 +118,8 @@ pub(crate) struct Settings {
     pub(crate) max_body_bytes: usize,
     /// Requests per second per key.
     pub(crate) rate_per_second: u32,
+    /// Burst size per key.
+    pub(crate) rate_burst: u32,
     /// Output-file retention, in hours.
     pub(crate) retention_hours: u64,
 }
@@ -210,11 +214,17 @@ impl Settings {
             max_routes: file.max_routes.unwrap_or(50),
             max_body_bytes: file.max_body_bytes.unwrap_or(32 * 1024 * 1024),
             rate_per_second: file.rate_per_second.unwrap_or(50),
+            rate_burst: file.rate_burst.unwrap_or(100),
             retention_hours: file.retention_hours.unwrap_or(24),
         };
-        if settings.max_points == 0 || settings.max_routes == 0 || settings.rate_per_second == 0 {
+        if settings.max_points == 0
+            || settings.max_routes == 0
+            || settings.rate_per_second == 0
+            || settings.rate_burst == 0
+        {
             return Err(ConfigError::Invalid(
-                "max_points, max_routes and rate_per_second must be at least 1".to_owned(),
+                "max_points, max_routes, rate_per_second and rate_burst must be at least 1"
+                    .to_owned(),
             ));
         }
         Ok(settings)

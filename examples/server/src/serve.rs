@@ -112,6 +112,7 @@ fn app_state(settings: &Settings, service: &Service, metrics: Metrics) -> insigh
     let mut config = ApiConfig {
         max_body_bytes: settings.max_body_bytes,
         rate_per_second: NonZeroU32::new(settings.rate_per_second).unwrap_or(NonZeroU32::MIN),
+        rate_burst: NonZeroU32::new(settings.rate_burst).unwrap_or(NonZeroU32::MIN),
         ..ApiConfig::default()
     };
     config.route_limits.max_routes = settings.max_routes;
