@@ -267,3 +267,51 @@ fn database_names_replace_the_url_path() {
     );
     assert_eq!(with_database("postgres://h", "t1"), "postgres://h/t1");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_on_one_database_and_bucket_share_the_work() {
+    let db = TestDb::create().await;
+    let s3 = S3Server::start();
+    let deployment = Deployment::new()
+        .flag("--database-url", &db.url)
+        .flag("--object-store", &format!("s3://{BUCKET}"))
+        .env("AWS_ENDPOINT_URL", &s3.endpoint)
+        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .env("AWS_REGION", "us-east-1");
+    let key = deployment.new_key();
+    let receiver = Receiver::start(&key.secret).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
+    add_sensitive_rules(&deployment, &key);
+    // Replica A only answers the API; replica B only has workers to spare. Every request A
+    // accepts must therefore be delivered by B, through the shared database and bucket.
+    let api_only = deployment.serve(&["--workers", "0"]);
+    let worker = deployment.serve(&[]);
+    let client = client();
+    let mut tokens = Vec::new();
+    for (i, server) in [&api_only, &worker, &api_only, &api_only]
+        .into_iter()
+        .enumerate()
+    {
+        let body =
+            serde_json::json!({"points": [{"lon": 13.405, "lat": 52.52, "id": format!("p{i}")}]});
+        let reply = post_json(&client, server, &key.key, &body).await;
+        assert_eq!(reply.status, 200, "{:?}", reply.body);
+        tokens.push(reply.json()["data"]["token"].as_str().unwrap().to_owned());
+    }
+    for token in &tokens {
+        let delivery = receiver.delivery_for(token).await;
+        assert_eq!(
+            delivery.verified,
+            Ok(()),
+            "the delivery of {token} is signed"
+        );
+        let url = delivery.body["URL"].as_str().unwrap();
+        let file = client.get(url).send().await.unwrap();
+        assert_eq!(
+            file.status(),
+            200,
+            "the presigned file of {token} downloads"
+        );
+    }
+}
