@@ -234,8 +234,12 @@ fn accept_error(request_id: &RequestId, e: alerts_core::pipeline::AcceptError) -
             ErrorCode::NoAlertRules,
             "this API key has no enabled alert rule: add one in the dashboard under Add new alert",
         ),
+        // Revoked between authentication and acceptance: the same answer as a revoked key.
+        AcceptError::UnknownKey => ApiError::new(
+            ErrorCode::InvalidApiKey,
+            "the API key is not valid: check it in the dashboard, or create a new one",
+        ),
         AcceptError::Store(e) => store_unavailable_or_internal(request_id, e),
-        other => ApiError::internal(&request_id.0, &other),
     }
 }
 
