@@ -213,6 +213,17 @@ impl Manager {
         }
     }
 
+    /// The account with this id (the dashboard shows who is signed in).
+    ///
+    /// # Errors
+    /// [`ManageError::NotFound`], or a store failure.
+    pub async fn account(&self, id: AccountId) -> Result<Account, ManageError> {
+        self.accounts
+            .account(id)
+            .await?
+            .ok_or(ManageError::NotFound)
+    }
+
     /// The account with this email, for the admin command.
     ///
     /// # Errors

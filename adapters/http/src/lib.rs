@@ -10,6 +10,7 @@
 //! | `GET /healthz` | the process is up |
 //! | `GET /readyz` | the database and the object store answer |
 //! | `GET /metrics` | Prometheus metrics (OpenMetrics text) |
+//! | `/dashboard` | the developer dashboard (when built with [`AppStateBuilder::dashboard`]) |
 //!
 //! The crate holds no storage or scoring logic of its own: [`AppStateBuilder`] takes the ports
 //! (key store, alert pipeline, route scorer, file store) and [`router`] serves them. The server
@@ -28,6 +29,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::trace::TraceLayer;
 
 mod api;
+pub mod dashboard;
 mod docs;
 pub mod error;
 pub mod files;
@@ -35,6 +37,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod state;
 
+pub use dashboard::DashboardPorts;
 pub use error::{ApiError, ErrorCode};
 pub use files::{FileUrlRejection, FileUrlVerifier};
 pub use metrics::Metrics;
@@ -49,7 +52,12 @@ const RETRY_AFTER_UNAVAILABLE: Duration = Duration::from_secs(5);
 /// The router of the whole API over `state`.
 pub fn router(state: AppState) -> Router {
     let timeout = state.config().request_timeout;
-    Router::new()
+    let base = if state.dashboard().is_some() {
+        dashboard::routes()
+    } else {
+        Router::new()
+    };
+    base
         .route("/insights/v1/cleanest-route", post(api::cleanest_route))
         .route(
             "/insights/v1/files/{name}",
@@ -91,9 +99,13 @@ pub async fn serve(
     router: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+    // The client address feeds the dashboard's sign-in rate limit.
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }
 
 /// The request's id, as set by the request-id layer; for logs and 500 details.

@@ -15,6 +15,7 @@ use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 use racs_core::{Limits, Scorer};
 
+use crate::dashboard::{Dashboard, DashboardPorts};
 use crate::error::{ApiError, ErrorCode};
 use crate::files::FileUrlVerifier;
 use crate::metrics::Metrics;
@@ -74,6 +75,7 @@ struct Inner {
     metrics: Metrics,
     limiter: KeyedLimiter,
     demo_data: bool,
+    dashboard: Option<Dashboard>,
 }
 
 /// The state shared by every handler. Cheap to clone.
@@ -101,6 +103,7 @@ pub struct AppStateBuilder {
     file_urls: Option<Arc<dyn FileUrlVerifier>>,
     readiness: Vec<Arc<dyn ReadinessCheck>>,
     metrics: Metrics,
+    dashboard: Option<DashboardPorts>,
 }
 
 impl AppStateBuilder {
@@ -123,6 +126,7 @@ impl AppStateBuilder {
             file_urls: None,
             readiness: Vec::new(),
             metrics: Metrics::new(),
+            dashboard: None,
         }
     }
 
@@ -156,6 +160,14 @@ impl AppStateBuilder {
         self
     }
 
+    /// Serves the developer dashboard under `/dashboard` over these ports. Without it, the
+    /// server has the API only.
+    #[must_use]
+    pub fn dashboard(mut self, ports: DashboardPorts) -> Self {
+        self.dashboard = Some(ports);
+        self
+    }
+
     /// The state.
     #[must_use]
     pub fn build(self) -> AppState {
@@ -175,6 +187,7 @@ impl AppStateBuilder {
                 clock: self.clock,
                 metrics: self.metrics,
                 demo_data,
+                dashboard: self.dashboard.map(Dashboard::new),
             }),
         }
     }
@@ -209,6 +222,10 @@ impl AppState {
 
     pub(crate) fn readiness(&self) -> &[Arc<dyn ReadinessCheck>] {
         &self.inner.readiness
+    }
+
+    pub(crate) fn dashboard(&self) -> Option<&Dashboard> {
+        self.inner.dashboard.as_ref()
     }
 
     pub(crate) fn clock(&self) -> &dyn Clock {

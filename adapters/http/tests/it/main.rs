@@ -3,5 +3,6 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod dashboard;
 mod openapi;
 mod support;

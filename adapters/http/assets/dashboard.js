@@ -1,0 +1,10 @@
+// The dashboard's only script: copy buttons. Everything else works without it.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-copy]");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+    button.textContent = "Copied";
+  });
+});

@@ -1,0 +1,274 @@
+//! Sign up, sign in and sign out.
+
+use alerts_core::ids::AccountId;
+use alerts_core::manage::ManageError;
+use alerts_core::ports::Session;
+use axum::Form;
+use axum::extract::State;
+use axum::http::{Extensions, HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::pages::{self, form_error, layout};
+use super::{
+    Dashboard, LOGIN_CSRF_COOKIE, SESSION_COOKIE, SESSION_LIFETIME, SignedIn, client_address,
+    cookie, csrf_refused, random_token, same_token, session_hash, set_cookie,
+};
+use crate::AppState;
+
+/// The sign-up and sign-in form. Missing fields read as empty, so that a form without its
+/// token is refused as such rather than as a malformed body.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Credentials {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// A form with nothing but its CSRF token.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct CsrfOnly {
+    #[serde(default)]
+    pub(crate) csrf: String,
+}
+
+#[derive(Clone, Copy)]
+enum Which {
+    SignUp,
+    SignIn,
+}
+
+fn credentials_form(which: Which, csrf: &str, email: &str, error: Option<&str>) -> Markup {
+    let (action, button, other) = match which {
+        Which::SignUp => (
+            "/dashboard/signup",
+            "Create account",
+            html! { "Already have an account? " a href="/dashboard/signin" { "Sign in" } },
+        ),
+        Which::SignIn => (
+            "/dashboard/signin",
+            "Sign in",
+            html! { "No account yet? " a href="/dashboard/signup" { "Sign up" } },
+        ),
+    };
+    html! {
+        (form_error(error))
+        form.card method="post" action=(action) {
+            input type="hidden" name="csrf" value=(csrf);
+            label for="email" { "Email" }
+            input #email type="email" name="email" value=(email) autocomplete="username" required;
+            label for="password" { "Password" }
+            input #password type="password" name="password" required
+                autocomplete=(if matches!(which, Which::SignUp) { "new-password" } else { "current-password" });
+            @if matches!(which, Which::SignUp) {
+                p.hint { "At least 12 characters." }
+            }
+            button type="submit" { (button) }
+        }
+        p { (other) }
+    }
+}
+
+fn credentials_page(
+    state: &AppState,
+    headers: &HeaderMap,
+    which: Which,
+    status: StatusCode,
+    email: &str,
+    error: Option<&str>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    // The double-submit token is reused while the browser has one, so that two open tabs
+    // do not invalidate each other.
+    let csrf = cookie(headers, LOGIN_CSRF_COOKIE)
+        .filter(|c| c.len() == 64 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map_or_else(|| random_token(dashboard.ports.ids.as_ref()), str::to_owned);
+    let title = match which {
+        Which::SignUp => "Create your account",
+        Which::SignIn => "Sign in",
+    };
+    let mut response = pages::page(
+        status,
+        layout(title, None, &credentials_form(which, &csrf, email, error)),
+    );
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        set_cookie(
+            LOGIN_CSRF_COOKIE,
+            &csrf,
+            SESSION_LIFETIME,
+            dashboard.ports.secure_cookies,
+        ),
+    );
+    response
+}
+
+fn login_csrf_ok(headers: &HeaderMap, form: &Credentials) -> bool {
+    cookie(headers, LOGIN_CSRF_COOKIE).is_some_and(|c| same_token(&form.csrf, c))
+}
+
+pub(crate) async fn signup_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    credentials_page(&state, &headers, Which::SignUp, StatusCode::OK, "", None)
+}
+
+pub(crate) async fn signin_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    credentials_page(&state, &headers, Which::SignIn, StatusCode::OK, "", None)
+}
+
+pub(crate) async fn signup(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<Credentials>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !login_csrf_ok(&headers, &form) {
+        return csrf_refused();
+    }
+    match dashboard
+        .ports
+        .manager
+        .create_account(&form.email, &form.password)
+        .await
+    {
+        Ok(account) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
+        Err(ManageError::Store(e)) => pages::store_error(&e),
+        Err(e) => {
+            let message = match e {
+                ManageError::EmailTaken => {
+                    "An account with this email exists already: sign in instead, or use another email.".to_owned()
+                }
+                other => format!("{}. Correct it and try again.", capitalise(&other.to_string())),
+            };
+            credentials_page(
+                &state,
+                &headers,
+                Which::SignUp,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &form.email,
+                Some(&message),
+            )
+        }
+    }
+}
+
+pub(crate) async fn signin(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    extensions: Extensions,
+    Form(form): Form<Credentials>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !login_csrf_ok(&headers, &form) {
+        return csrf_refused();
+    }
+    if !dashboard.allow_sign_in(&form.email, client_address(&extensions)) {
+        return credentials_page(
+            &state,
+            &headers,
+            Which::SignIn,
+            StatusCode::TOO_MANY_REQUESTS,
+            &form.email,
+            Some("Too many sign-in attempts. Wait a minute, then try again."),
+        );
+    }
+    match dashboard
+        .ports
+        .manager
+        .sign_in(&form.email, &form.password)
+        .await
+    {
+        Ok(account) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
+        Err(ManageError::Store(e)) => pages::store_error(&e),
+        Err(_) => credentials_page(
+            &state,
+            &headers,
+            Which::SignIn,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &form.email,
+            Some("The email or the password is wrong. Check both and try again, or sign up."),
+        ),
+    }
+}
+
+pub(crate) async fn signout(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<CsrfOnly>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return super::csrf_refused();
+    }
+    if let Err(e) = dashboard.ports.sessions.delete_session(&user.id_hash).await {
+        return pages::store_error(&e);
+    }
+    let mut response = Redirect::to("/dashboard/signin").into_response();
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        set_cookie(
+            SESSION_COOKIE,
+            "",
+            std::time::Duration::ZERO,
+            dashboard.ports.secure_cookies,
+        ),
+    );
+    response
+}
+
+async fn start_session(
+    state: &AppState,
+    dashboard: &Dashboard,
+    account: AccountId,
+    to: &str,
+) -> Response {
+    let now = state.clock().now();
+    let id = random_token(dashboard.ports.ids.as_ref());
+    let session = Session {
+        id_hash: session_hash(&id),
+        account_id: account,
+        csrf_secret: random_token(dashboard.ports.ids.as_ref()),
+        created_at: now,
+        expires_at: now
+            + chrono::Duration::from_std(SESSION_LIFETIME).unwrap_or(chrono::Duration::hours(12)),
+    };
+    // Signing in is rare enough to sweep expired sessions on the way, which keeps the table
+    // small without a background task.
+    if let Err(e) = dashboard.ports.sessions.delete_expired_sessions(now).await {
+        tracing::warn!(error = %e, "dashboard: expired sessions not swept");
+    }
+    if let Err(e) = dashboard.ports.sessions.create_session(&session).await {
+        return pages::store_error(&e);
+    }
+    let mut response = Redirect::to(to).into_response();
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        set_cookie(
+            SESSION_COOKIE,
+            &id,
+            SESSION_LIFETIME,
+            dashboard.ports.secure_cookies,
+        ),
+    );
+    response
+}
+
+/// Messages of the core start in lower case, to read well after a prefix; a sentence on a
+/// page starts with a capital.
+pub(crate) fn capitalise(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().chain(chars).collect::<String>()
+    })
+}

@@ -1,0 +1,272 @@
+//! The API keys page: create (the key shown once), label, revoke, list.
+
+use alerts_core::ids::KeyId;
+use alerts_core::manage::{CreatedKey, ManageError};
+use alerts_core::ports::ApiKeyInfo;
+use axum::Form;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::{DateTime, Utc};
+use maud::{Markup, html};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::auth::capitalise;
+use super::pages::{self, form_error, layout};
+use super::{SignedIn, csrf_refused};
+use crate::AppState;
+
+/// The create-key form.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct NewKeyForm {
+    #[serde(default)]
+    label: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// The forms that act on one key.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct KeyForm {
+    #[serde(default)]
+    key: String,
+    #[serde(default)]
+    label: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+pub(crate) async fn home(headers: axum::http::HeaderMap) -> Response {
+    // A stale cookie is caught by the keys page, which sends the browser on to sign in.
+    if super::cookie(&headers, super::SESSION_COOKIE).is_some() {
+        Redirect::to("/dashboard/keys").into_response()
+    } else {
+        Redirect::to("/dashboard/signin").into_response()
+    }
+}
+
+pub(crate) async fn list(State(state): State<AppState>, user: SignedIn) -> Response {
+    render(&state, &user, StatusCode::OK, None, "", None).await
+}
+
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<NewKeyForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    match dashboard
+        .ports
+        .manager
+        .create_key(user.account, &form.label)
+        .await
+    {
+        // The page is answered directly rather than redirected: the key's text exists only in
+        // this response.
+        Ok(created) => render(&state, &user, StatusCode::CREATED, Some(&created), "", None).await,
+        Err(ManageError::Store(e)) => pages::store_error(&e),
+        Err(e) => {
+            let message = format!(
+                "{}. Give the key a label of up to 100 characters, such as \"production\".",
+                capitalise(&e.to_string())
+            );
+            render(
+                &state,
+                &user,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                None,
+                &form.label,
+                Some(&message),
+            )
+            .await
+        }
+    }
+}
+
+pub(crate) async fn revoke(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<KeyForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let Some(key) = parse_key(&form.key) else {
+        return unknown_key();
+    };
+    match dashboard.ports.manager.revoke_key(user.account, key).await {
+        Ok(()) => Redirect::to("/dashboard/keys").into_response(),
+        Err(e) => manage_error(&e),
+    }
+}
+
+pub(crate) async fn rename(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<KeyForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let Some(key) = parse_key(&form.key) else {
+        return unknown_key();
+    };
+    match dashboard
+        .ports
+        .manager
+        .rename_key(user.account, key, &form.label)
+        .await
+    {
+        Ok(()) => Redirect::to("/dashboard/keys").into_response(),
+        Err(e @ ManageError::Label(_)) => {
+            let message = format!(
+                "{}. Give the key a label of up to 100 characters, such as \"production\".",
+                capitalise(&e.to_string())
+            );
+            render(
+                &state,
+                &user,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                None,
+                "",
+                Some(&message),
+            )
+            .await
+        }
+        Err(e) => manage_error(&e),
+    }
+}
+
+pub(crate) fn parse_key(text: &str) -> Option<KeyId> {
+    Uuid::parse_str(text.trim()).ok().map(KeyId)
+}
+
+/// Someone else's key answers exactly like a key that does not exist.
+pub(crate) fn unknown_key() -> Response {
+    pages::error_page(
+        StatusCode::NOT_FOUND,
+        "No such key",
+        "This key does not exist or belongs to another account. Pick a key from your list of API keys.",
+    )
+}
+
+pub(crate) fn manage_error(e: &ManageError) -> Response {
+    match e {
+        ManageError::NotFound => unknown_key(),
+        ManageError::Store(e) => pages::store_error(e),
+        ManageError::Revoked => pages::error_page(
+            StatusCode::CONFLICT,
+            "This key is revoked",
+            "A revoked key cannot be changed. Create a new key on the API keys page.",
+        ),
+        other => pages::error_page(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "The change was refused",
+            &format!(
+                "{}. Go back, correct it and try again.",
+                capitalise(&other.to_string())
+            ),
+        ),
+    }
+}
+
+fn when(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+fn key_row(user: &SignedIn, key: &ApiKeyInfo) -> Markup {
+    html! {
+        tr {
+            td data-label="Label" {
+                @if key.revoked_at.is_none() {
+                    form method="post" action="/dashboard/keys/label" {
+                        input type="hidden" name="csrf" value=(user.csrf);
+                        input type="hidden" name="key" value=(key.id.0);
+                        input type="text" name="label" value=(key.label) aria-label="Label" maxlength="100";
+                        button.secondary type="submit" { "Rename" }
+                    }
+                } @else {
+                    (key.label)
+                }
+            }
+            td data-label="Prefix" { code { (key.prefix) } }
+            td data-label="Created" { (when(key.created_at)) }
+            td data-label="Last used" {
+                @match key.last_used_at {
+                    Some(t) => (when(t)),
+                    None => "never",
+                }
+            }
+            td data-label="Status" {
+                @match key.revoked_at {
+                    Some(t) => { "revoked " (when(t)) },
+                    None => {
+                        form method="post" action="/dashboard/keys/revoke" {
+                            input type="hidden" name="csrf" value=(user.csrf);
+                            input type="hidden" name="key" value=(key.id.0);
+                            button.danger type="submit" { "Revoke" }
+                        }
+                    },
+                }
+            }
+        }
+    }
+}
+
+async fn render(
+    state: &AppState,
+    user: &SignedIn,
+    status: StatusCode,
+    created: Option<&CreatedKey>,
+    label: &str,
+    error: Option<&str>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let keys = match dashboard.ports.manager.list_keys(user.account).await {
+        Ok(keys) => keys,
+        Err(e) => return manage_error(&e),
+    };
+    let body = html! {
+        @if let Some(created) = created {
+            section.notice #new-key {
+                p { "Your new key " strong { (created.info.label) } ". Copy it now: it is shown only once." }
+                code.key #new-key-text { (created.key.expose()) }
+                button.secondary type="button" data-copy="new-key-text" { "Copy" }
+            }
+        }
+        (form_error(error))
+        form.card method="post" action="/dashboard/keys" {
+            input type="hidden" name="csrf" value=(user.csrf);
+            label for="label" { "Label of a new key" }
+            input #label type="text" name="label" value=(label) placeholder="production" maxlength="100" required;
+            button type="submit" { "Create key" }
+        }
+        section {
+            @if keys.is_empty() {
+                p { "No keys yet. Create one above to call the API." }
+            } @else {
+                table {
+                    thead { tr { th { "Label" } th { "Prefix" } th { "Created" } th { "Last used" } th { "Status" } } }
+                    tbody {
+                        @for key in &keys { (key_row(user, key)) }
+                    }
+                }
+            }
+        }
+    };
+    pages::page(status, layout("API keys", Some(user), &body))
+}

@@ -1,0 +1,108 @@
+//! The page layout, the stylesheet and script served from the binary, and error pages.
+
+use alerts_core::ports::StoreError;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use maud::{DOCTYPE, Markup, html};
+
+use super::{SignedIn, secure_page};
+
+const STYLESHEET: &str = include_str!("../../assets/dashboard.css");
+const SCRIPT: &str = include_str!("../../assets/dashboard.js");
+
+/// A whole page: the navigation when signed in, then `body`.
+pub(crate) fn layout(title: &str, user: Option<&SignedIn>, body: &Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Insights dashboard" }
+                link rel="stylesheet" href="/dashboard/assets/dashboard.css";
+                script src="/dashboard/assets/dashboard.js" defer {}
+            }
+            body {
+                header.top {
+                    a.brand href="/dashboard" { "Insights" }
+                    @if let Some(user) = user {
+                        nav {
+                            a href="/dashboard/keys" { "API keys" }
+                        }
+                        form.signout method="post" action="/dashboard/signout" {
+                            input type="hidden" name="csrf" value=(user.csrf);
+                            span.who { (user.email) }
+                            button type="submit" { "Sign out" }
+                        }
+                    }
+                }
+                main {
+                    h1 { (title) }
+                    (body)
+                }
+            }
+        }
+    }
+}
+
+/// Renders `markup` as a dashboard page with `status` and the security headers.
+pub(crate) fn page(status: StatusCode, markup: Markup) -> Response {
+    secure_page((status, Html(markup.into_string())).into_response())
+}
+
+/// A page that says what went wrong and what to do about it.
+pub(crate) fn error_page(status: StatusCode, what: &str, todo: &str) -> Response {
+    page(
+        status,
+        layout(
+            what,
+            None,
+            &html! {
+                p.error { (todo) }
+                p { a href="/dashboard" { "Back to the dashboard" } }
+            },
+        ),
+    )
+}
+
+/// The page shown when the store fails.
+pub(crate) fn store_error(e: &StoreError) -> Response {
+    tracing::warn!(error = %e, "dashboard: store failed");
+    error_page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The database is unavailable",
+        "Nothing was changed. Wait a few seconds and try again.",
+    )
+}
+
+/// An error message above a form, when there is one.
+pub(crate) fn form_error(error: Option<&str>) -> Markup {
+    html! {
+        @if let Some(error) = error {
+            p.error role="alert" { (error) }
+        }
+    }
+}
+
+pub(crate) async fn stylesheet() -> Response {
+    asset(STYLESHEET, "text/css; charset=utf-8")
+}
+
+pub(crate) async fn script() -> Response {
+    asset(SCRIPT, "text/javascript; charset=utf-8")
+}
+
+fn asset(body: &'static str, content_type: &'static str) -> Response {
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}

@@ -1,0 +1,600 @@
+//! The dashboard's forms over in-memory ports: each form valid, invalid, without its CSRF token,
+//! and on someone else's key; sessions, cookies, the security headers and the sign-in limit.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use alerts_core::manage::{AnyWebhookUrl, Manager};
+use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
+use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
+use alerts_core::ports::SessionStore;
+use aq_core::memory::{FnSource, MemoryForecast};
+use aq_core::runtime::{FixedClock, SequentialIds};
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use insights_http::{AppStateBuilder, DashboardPorts, router};
+use racs_core::Scorer;
+use tower::ServiceExt;
+
+const PASSWORD: &str = "correct horse battery";
+
+struct Dash {
+    router: axum::Router,
+    store: Arc<MemoryStore>,
+    manager: Manager,
+}
+
+fn dashboard(secure_cookies: bool) -> Dash {
+    let store = Arc::new(MemoryStore::new());
+    let files = Arc::new(MemoryFiles::new());
+    let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
+    let ids = Arc::new(SequentialIds::default());
+    let manager = Manager::new(
+        store.clone(),
+        store.clone(),
+        clock.clone(),
+        ids.clone(),
+        Arc::new(AnyWebhookUrl),
+    );
+    let pipeline = Arc::new(AlertPipeline::new(
+        PipelinePorts {
+            rules: store.clone(),
+            jobs: store.clone(),
+            deliveries: store.clone(),
+            files: files.clone(),
+            signer: files.clone(),
+            sender: Arc::new(RecordingSender::new()),
+            forecast: Arc::new(MemoryForecast::default()),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
+        PipelineConfig::default(),
+    ));
+    let field = FnSource::new("flat", |_: aq_core::Position, _| {
+        aq_core::CleanlinessIndex::new(50.0).ok()
+    });
+    let scorer = Scorer::new(
+        Arc::new(field),
+        clock.clone(),
+        Arc::new(insights_system::TokioTimer),
+        ids.clone(),
+    );
+    let state = AppStateBuilder::new(store.clone(), pipeline, scorer, files, clock)
+        .dashboard(DashboardPorts {
+            manager: manager.clone(),
+            sessions: store.clone(),
+            deliveries: store.clone(),
+            jobs: store.clone(),
+            ids,
+            secure_cookies,
+        })
+        .build();
+    Dash {
+        router: router(state),
+        store,
+        manager,
+    }
+}
+
+/// A browser: keeps cookies between requests.
+struct Browser<'a> {
+    dash: &'a Dash,
+    cookies: HashMap<String, String>,
+}
+
+struct Page {
+    status: StatusCode,
+    headers: axum::http::HeaderMap,
+    body: String,
+}
+
+impl Page {
+    fn location(&self) -> &str {
+        self.headers
+            .get(header::LOCATION)
+            .map_or("", |v| v.to_str().unwrap())
+    }
+
+    /// The value of the first hidden `csrf` field.
+    fn csrf(&self) -> String {
+        let at = self.body.find("name=\"csrf\" value=\"").unwrap() + 19;
+        self.body[at..at + 64].to_owned()
+    }
+}
+
+impl<'a> Browser<'a> {
+    fn new(dash: &'a Dash) -> Self {
+        Self {
+            dash,
+            cookies: HashMap::new(),
+        }
+    }
+
+    async fn send(&mut self, request: Request<Body>) -> Page {
+        let response = self.dash.router.clone().oneshot(request).await.unwrap();
+        for value in response.headers().get_all(header::SET_COOKIE) {
+            let value = value.to_str().unwrap();
+            let (pair, _) = value.split_once(';').unwrap();
+            let (name, v) = pair.split_once('=').unwrap();
+            if value.contains("Max-Age=0") {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_owned(), v.to_owned());
+            }
+        }
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        Page {
+            status,
+            headers,
+            body: String::from_utf8(bytes.to_vec()).unwrap(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    async fn get(&mut self, path: &str) -> Page {
+        let request = Request::get(path)
+            .header(header::COOKIE, self.cookie_header())
+            .body(Body::empty())
+            .unwrap();
+        self.send(request).await
+    }
+
+    async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let body = fields
+            .iter()
+            .map(|(k, v)| format!("{k}={}", encode(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        let request = Request::post(path)
+            .header(header::COOKIE, self.cookie_header())
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(body))
+            .unwrap();
+        self.send(request).await
+    }
+
+    /// Signs up as `email` and returns the session's CSRF token.
+    async fn sign_up(&mut self, email: &str) -> String {
+        let form = self.get("/dashboard/signup").await;
+        let csrf = form.csrf();
+        let done = self
+            .post(
+                "/dashboard/signup",
+                &[("email", email), ("password", PASSWORD), ("csrf", &csrf)],
+            )
+            .await;
+        assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+        self.get("/dashboard/keys").await.csrf()
+    }
+}
+
+async fn keys_of(dash: &Dash, email: &str) -> usize {
+    let account = dash.manager.account_by_email(email).await.unwrap();
+    dash.manager.list_keys(account.id).await.unwrap().len()
+}
+
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn signing_up_starts_a_session_with_a_locked_down_cookie() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let form = browser.get("/dashboard/signup").await;
+    assert_eq!(form.status, StatusCode::OK);
+    let done = browser
+        .post(
+            "/dashboard/signup",
+            &[
+                ("email", "ada@example.org"),
+                ("password", PASSWORD),
+                ("csrf", &form.csrf()),
+            ],
+        )
+        .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER);
+    assert_eq!(done.location(), "/dashboard/keys");
+    let cookie = done
+        .headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .find(|c| c.starts_with("insights_session="))
+        .unwrap();
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    assert!(cookie.contains("SameSite=Lax"), "{cookie}");
+    assert!(!cookie.contains("Secure"), "{cookie}");
+    let keys = browser.get("/dashboard/keys").await;
+    assert_eq!(keys.status, StatusCode::OK);
+    assert!(keys.body.contains("ada@example.org"));
+}
+
+#[tokio::test]
+async fn cookies_are_secure_when_the_public_url_is_https() {
+    let dash = dashboard(true);
+    let mut browser = Browser::new(&dash);
+    let form = browser.get("/dashboard/signin").await;
+    let cookie = form
+        .headers
+        .get(header::SET_COOKIE)
+        .unwrap()
+        .to_str()
+        .unwrap();
+    assert!(cookie.contains("; Secure"), "{cookie}");
+}
+
+#[tokio::test]
+async fn the_session_store_keeps_only_a_hash_of_the_session_id() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    browser.sign_up("ada@example.org").await;
+    let id = browser.cookies["insights_session"].clone();
+    let now = chrono::Utc::now();
+    assert!(dash.store.session(&id, now).await.unwrap().is_none());
+    let hash = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(id.as_bytes()))
+    };
+    assert!(dash.store.session(&hash, now).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn every_page_has_a_strict_content_security_policy() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    for path in ["/dashboard/signup", "/dashboard/signin"] {
+        let page = browser.get(path).await;
+        let csp = page.headers[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap();
+        assert!(csp.contains("default-src 'none'"), "{path}: {csp}");
+        assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
+        assert!(!csp.contains("unsafe-inline"), "{path}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+    }
+    browser.sign_up("ada@example.org").await;
+    let keys = browser.get("/dashboard/keys").await;
+    assert!(keys.headers.contains_key(header::CONTENT_SECURITY_POLICY));
+    let css = browser.get("/dashboard/assets/dashboard.css").await;
+    assert_eq!(css.status, StatusCode::OK);
+    assert!(
+        css.headers[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/css")
+    );
+}
+
+#[tokio::test]
+async fn an_invalid_sign_up_keeps_the_email_and_says_what_to_do() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.get("/dashboard/signup").await.csrf();
+    let page = browser
+        .post(
+            "/dashboard/signup",
+            &[
+                ("email", "ada@example.org"),
+                ("password", "short"),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        page.body.contains("value=\"ada@example.org\""),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("try again"), "{}", page.body);
+    assert!(!browser.cookies.contains_key("insights_session"));
+}
+
+#[tokio::test]
+async fn signing_up_with_a_taken_email_points_to_sign_in() {
+    let dash = dashboard(false);
+    dash.manager
+        .create_account("ada@example.org", PASSWORD)
+        .await
+        .unwrap();
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.get("/dashboard/signup").await.csrf();
+    let page = browser
+        .post(
+            "/dashboard/signup",
+            &[
+                ("email", "ada@example.org"),
+                ("password", PASSWORD),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(page.body.contains("sign in instead"), "{}", page.body);
+}
+
+#[tokio::test]
+async fn sign_up_and_sign_in_without_the_csrf_token_are_refused() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    browser.get("/dashboard/signup").await;
+    for path in ["/dashboard/signup", "/dashboard/signin"] {
+        let page = browser
+            .post(
+                path,
+                &[("email", "ada@example.org"), ("password", PASSWORD)],
+            )
+            .await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{path}");
+        assert!(page.body.contains("reload the page"), "{path}");
+        let forged = browser
+            .post(
+                path,
+                &[
+                    ("email", "ada@example.org"),
+                    ("password", PASSWORD),
+                    ("csrf", &"0".repeat(64)),
+                ],
+            )
+            .await;
+        assert_eq!(forged.status, StatusCode::FORBIDDEN, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn signing_in_with_the_right_password_starts_a_session() {
+    let dash = dashboard(false);
+    dash.manager
+        .create_account("ada@example.org", PASSWORD)
+        .await
+        .unwrap();
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.get("/dashboard/signin").await.csrf();
+    let page = browser
+        .post(
+            "/dashboard/signin",
+            &[
+                ("email", "Ada@Example.org"),
+                ("password", PASSWORD),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(browser.get("/dashboard/keys").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_wrong_password_keeps_the_email_and_sign_in_attempts_are_limited() {
+    let dash = dashboard(false);
+    dash.manager
+        .create_account("ada@example.org", PASSWORD)
+        .await
+        .unwrap();
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.get("/dashboard/signin").await.csrf();
+    let attempt = [
+        ("email", "ada@example.org"),
+        ("password", "wrong password!!"),
+        ("csrf", &csrf),
+    ];
+    let first = browser.post("/dashboard/signin", &attempt).await;
+    assert_eq!(first.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(first.body.contains("value=\"ada@example.org\""));
+    assert!(first.body.contains("Check both and try again"));
+    for _ in 0..4 {
+        browser.post("/dashboard/signin", &attempt).await;
+    }
+    let limited = browser
+        .post(
+            "/dashboard/signin",
+            &[
+                ("email", "ada@example.org"),
+                ("password", PASSWORD),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(limited.body.contains("Wait a minute"));
+    assert!(!browser.cookies.contains_key("insights_session"));
+}
+
+#[tokio::test]
+async fn pages_without_a_session_send_the_browser_to_sign_in() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let page = browser.get("/dashboard/keys").await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.location(), "/dashboard/signin");
+    browser
+        .cookies
+        .insert("insights_session".into(), "f".repeat(64));
+    assert_eq!(
+        browser.get("/dashboard/keys").await.location(),
+        "/dashboard/signin"
+    );
+}
+
+#[tokio::test]
+async fn signing_out_ends_the_session_and_needs_the_csrf_token() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let id = browser.cookies["insights_session"].clone();
+    let refused = browser.post("/dashboard/signout", &[]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(browser.get("/dashboard/keys").await.status, StatusCode::OK);
+    let out = browser.post("/dashboard/signout", &[("csrf", &csrf)]).await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    // The old cookie is worthless even if the browser kept it.
+    browser.cookies.insert("insights_session".into(), id);
+    assert_eq!(
+        browser.get("/dashboard/keys").await.location(),
+        "/dashboard/signin"
+    );
+}
+
+#[tokio::test]
+async fn creating_a_key_shows_it_once_and_lists_it() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let page = browser
+        .post(
+            "/dashboard/keys",
+            &[("label", "production"), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::CREATED);
+    let at = page.body.find("id=\"new-key-text\">").unwrap() + 18;
+    let key = &page.body[at..page.body[at..].find('<').unwrap() + at];
+    assert!(key.starts_with("ik_"), "{key}");
+    assert!(page.body.contains("data-copy=\"new-key-text\""));
+    let list = browser.get("/dashboard/keys").await;
+    assert!(!list.body.contains(key), "the key is shown only once");
+    assert!(list.body.contains(&key[..11]), "the list shows the prefix");
+    assert!(list.body.contains("never"), "the list shows the last use");
+}
+
+#[tokio::test]
+async fn an_invalid_label_is_refused_and_kept() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let long = "x".repeat(101);
+    let page = browser
+        .post("/dashboard/keys", &[("label", &long), ("csrf", &csrf)])
+        .await;
+    assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(page.body.contains(&format!("value=\"{long}\"")));
+    assert!(page.body.contains("up to 100 characters"));
+    assert_eq!(keys_of(&dash, "ada@example.org").await, 0);
+}
+
+#[tokio::test]
+async fn key_forms_without_the_csrf_token_change_nothing() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    browser.sign_up("ada@example.org").await;
+    let page = browser
+        .post("/dashboard/keys", &[("label", "production")])
+        .await;
+    assert_eq!(page.status, StatusCode::FORBIDDEN);
+    assert_eq!(keys_of(&dash, "ada@example.org").await, 0);
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let key = dash
+        .manager
+        .create_key(account.id, "production")
+        .await
+        .unwrap();
+    let id = key.info.id.0.to_string();
+    for path in ["/dashboard/keys/revoke", "/dashboard/keys/label"] {
+        let page = browser
+            .post(path, &[("key", &id), ("label", "renamed")])
+            .await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{path}");
+    }
+    let info = dash.manager.key(account.id, key.info.id).await.unwrap();
+    assert_eq!(info.label, "production");
+    assert!(info.revoked_at.is_none());
+}
+
+#[tokio::test]
+async fn renaming_and_revoking_a_key_work_and_a_bad_label_says_what_to_do() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let key = dash
+        .manager
+        .create_key(account.id, "production")
+        .await
+        .unwrap();
+    let id = key.info.id.0.to_string();
+    let bad = browser
+        .post(
+            "/dashboard/keys/label",
+            &[("key", &id), ("label", &"y".repeat(101)), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains("up to 100 characters"));
+    let renamed = browser
+        .post(
+            "/dashboard/keys/label",
+            &[("key", &id), ("label", "staging"), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(renamed.status, StatusCode::SEE_OTHER);
+    let revoked = browser
+        .post("/dashboard/keys/revoke", &[("key", &id), ("csrf", &csrf)])
+        .await;
+    assert_eq!(revoked.status, StatusCode::SEE_OTHER);
+    let info = dash.manager.key(account.id, key.info.id).await.unwrap();
+    assert_eq!(info.label, "staging");
+    assert!(info.revoked_at.is_some());
+    assert!(
+        browser
+            .get("/dashboard/keys")
+            .await
+            .body
+            .contains("revoked")
+    );
+}
+
+#[tokio::test]
+async fn someone_elses_key_cannot_be_renamed_or_revoked() {
+    let dash = dashboard(false);
+    let owner = dash
+        .manager
+        .create_account("eve@example.org", PASSWORD)
+        .await
+        .unwrap();
+    let key = dash.manager.create_key(owner.id, "eve's").await.unwrap();
+    let id = key.info.id.0.to_string();
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    for path in ["/dashboard/keys/revoke", "/dashboard/keys/label"] {
+        let page = browser
+            .post(path, &[("key", &id), ("label", "mine"), ("csrf", &csrf)])
+            .await;
+        assert_eq!(page.status, StatusCode::NOT_FOUND, "{path}");
+        assert!(page.body.contains("Pick a key from your list"), "{path}");
+    }
+    let garbage = browser
+        .post(
+            "/dashboard/keys/revoke",
+            &[("key", "not-a-key"), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(garbage.status, StatusCode::NOT_FOUND);
+    let info = dash.manager.key(owner.id, key.info.id).await.unwrap();
+    assert_eq!(info.label, "eve's");
+    assert!(info.revoked_at.is_none());
+}
