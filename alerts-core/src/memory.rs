@@ -157,7 +157,9 @@ impl RuleStore for MemoryStore {
         else {
             return Ok(None);
         };
-        key.info.last_used_at = Some(now);
+        if crate::ports::last_use_is_stale(key.info.last_used_at, now) {
+            key.info.last_used_at = Some(now);
+        }
         Ok(Some(key.info.id))
     }
 

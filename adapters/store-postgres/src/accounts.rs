@@ -4,6 +4,7 @@ use alerts_core::ids::{AccountId, KeyId, RuleId};
 use alerts_core::keys::{KeyHash, WebhookSecret};
 use alerts_core::ports::{
     Account, AccountStore, ApiKeyInfo, KeyConfig, NewApiKey, RuleStore, SigningSecret, StoreError,
+    last_use_is_stale,
 };
 use alerts_core::rule::{AlertRule, RuleSpec};
 use async_trait::async_trait;
@@ -108,16 +109,29 @@ impl RuleStore for PgStore {
         hash: &KeyHash,
         now: DateTime<Utc>,
     ) -> Result<Option<KeyId>, StoreError> {
-        let id: Option<Uuid> = sqlx::query_scalar(
-            "UPDATE api_keys SET last_used_at = $1 \
-             WHERE key_hash = $2 AND revoked_at IS NULL RETURNING id",
+        // A read on the hot path; the write only when the recorded use is stale.
+        let key: Option<(Uuid, Option<DateTime<Utc>>)> = sqlx::query_as(
+            "SELECT id, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
         )
-        .bind(now)
         .bind(hash.to_hex())
         .fetch_optional(&self.pool)
         .await
         .map_err(db_error)?;
-        Ok(id.map(KeyId))
+        let Some((id, last_used)) = key else {
+            return Ok(None);
+        };
+        if last_use_is_stale(last_used, now) {
+            sqlx::query(
+                "UPDATE api_keys SET last_used_at = $1 \
+                 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)",
+            )
+            .bind(now)
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        }
+        Ok(Some(KeyId(id)))
     }
 
     async fn key_config(

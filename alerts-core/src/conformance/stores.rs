@@ -681,8 +681,19 @@ pub async fn authentication<S: AccountStore + RuleStore + ?Sized>(store: &S) {
         ok(store.key_info(key.id).await, "key_info finds a key")
             .unwrap()
             .last_used_at,
-        Some(t0() + secs(20)),
-        "every authentication records the last use"
+        Some(t0() + secs(10)),
+        "a use within LAST_USE_RESOLUTION of the recorded one need not be written"
+    );
+    ok(
+        store.authenticate(&api_key.hash(), t0() + secs(80)).await,
+        "authenticate looks a key up",
+    );
+    assert_eq!(
+        ok(store.key_info(key.id).await, "key_info finds a key")
+            .unwrap()
+            .last_used_at,
+        Some(t0() + secs(80)),
+        "a use LAST_USE_RESOLUTION after the recorded one is recorded"
     );
     assert_eq!(
         ok(store.key_info(other_key.id).await, "key_info finds a key")
@@ -703,12 +714,12 @@ pub async fn authentication<S: AccountStore + RuleStore + ?Sized>(store: &S) {
     );
 
     ok(
-        store.revoke_key(key.id, t0() + secs(30)).await,
+        store.revoke_key(key.id, t0() + secs(100)).await,
         "revoke_key revokes",
     );
     assert_eq!(
         ok(
-            store.authenticate(&api_key.hash(), t0() + secs(40)).await,
+            store.authenticate(&api_key.hash(), t0() + secs(200)).await,
             "authenticate answers for revoked keys"
         ),
         None,
@@ -718,7 +729,7 @@ pub async fn authentication<S: AccountStore + RuleStore + ?Sized>(store: &S) {
         ok(store.key_info(key.id).await, "key_info finds a key")
             .unwrap()
             .last_used_at,
-        Some(t0() + secs(20)),
+        Some(t0() + secs(80)),
         "a refused authentication is not a use"
     );
 }
