@@ -8,13 +8,16 @@ use std::time::Duration;
 use alerts_core::pipeline::{AlertPipeline, Processed};
 use alerts_core::ports::JobOutcome;
 use anyhow::{Context, Result};
-use insights_http::{ApiConfig, AppStateBuilder, FileUrlRejection, FileUrlVerifier, Metrics};
+use insights_http::{
+    ApiConfig, AppStateBuilder, DashboardPorts, FileUrlRejection, FileUrlVerifier, Metrics,
+};
 use insights_objects::{LocalUrlSigner, VerifyError};
+use insights_system::RandomIds;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::config::Settings;
-use crate::wiring::{Service, open_service};
+use crate::wiring::{Service, manager, open_service};
 
 /// How long an idle worker waits before it looks for due jobs again.
 const IDLE_POLL: Duration = Duration::from_millis(200);
@@ -61,7 +64,7 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
         .unwrap_or_else(|| format!("http://{local}"));
     let service = open_service(&settings, &public_url).await?;
     let metrics = Metrics::new();
-    let state = app_state(&settings, &service, metrics.clone());
+    let state = app_state(&settings, &service, metrics.clone(), &public_url);
     announce(&settings, &service, local, &public_url);
 
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -108,7 +111,12 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     Ok(())
 }
 
-fn app_state(settings: &Settings, service: &Service, metrics: Metrics) -> insights_http::AppState {
+fn app_state(
+    settings: &Settings,
+    service: &Service,
+    metrics: Metrics,
+    public_url: &str,
+) -> insights_http::AppState {
     let mut config = ApiConfig {
         max_body_bytes: settings.max_body_bytes,
         rate_per_second: NonZeroU32::new(settings.rate_per_second).unwrap_or(NonZeroU32::MIN),
@@ -126,7 +134,18 @@ fn app_state(settings: &Settings, service: &Service, metrics: Metrics) -> insigh
     )
     .config(config)
     .metrics(metrics)
-    .readiness(service.stores.readiness.clone());
+    .readiness(service.stores.readiness.clone())
+    .dashboard(DashboardPorts {
+        manager: manager(&service.stores, settings),
+        sessions: service.stores.sessions.clone(),
+        deliveries: service.stores.deliveries.clone(),
+        jobs: service.stores.jobs.clone(),
+        ids: Arc::new(RandomIds),
+        sender: Some(service.sender.clone()),
+        // Browsers drop Secure cookies over plain http, which would make signing in
+        // impossible on the local quick start.
+        secure_cookies: public_url.starts_with("https://"),
+    });
     if let Some(local) = &service.files.local_urls {
         builder = builder.file_urls(Arc::new(LocalUrls(local.clone())));
     }
@@ -149,13 +168,14 @@ fn announce(settings: &Settings, service: &Service, local: std::net::SocketAddr,
     );
     println!("  air quality: {}", settings.aq_source);
     println!("  API reference: {base}/insights/v1/docs");
+    println!("  dashboard: {base}/dashboard");
     if settings.aq_source == "demo" {
         println!(
             "  note: route scores and alerts use the synthetic demo field, not real measurements"
         );
     }
     println!(
-        "  get started: insights-server admin create-account --email you@example.org --password '...'\n               then: insights-server admin create-key --email you@example.org"
+        "  get started: sign up at {base}/dashboard/signup, then create an API key and alerts there\n               (or: insights-server admin create-account --email you@example.org --password '...')"
     );
 }
 

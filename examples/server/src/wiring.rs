@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use alerts_core::manage::{Manager, WebhookUrlCheck};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
-use alerts_core::ports::{AccountStore, DeliveryLog, JobQueue, RuleStore};
+use alerts_core::ports::{
+    AccountStore, DeliveryLog, JobQueue, RuleStore, SessionStore, WebhookSender,
+};
 use anyhow::{Context, Result, bail};
 use aq_core::runtime::{Clock, IdGenerator};
 use aq_core::{AirQualitySource, ForecastSource};
@@ -38,6 +40,8 @@ pub(crate) struct Stores {
     pub(crate) jobs: Arc<dyn JobQueue>,
     /// The delivery log.
     pub(crate) deliveries: Arc<dyn DeliveryLog>,
+    /// The dashboard's sessions.
+    pub(crate) sessions: Arc<dyn SessionStore>,
     /// `/readyz`'s check of the database.
     pub(crate) readiness: Arc<dyn ReadinessCheck>,
 }
@@ -80,6 +84,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             accounts: store.clone(),
             jobs: store.clone(),
             deliveries: store.clone(),
+            sessions: store.clone(),
             readiness: Arc::new(PgPing(store)),
         })
     } else if url.starts_with("sqlite:") {
@@ -94,6 +99,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             accounts: store.clone(),
             jobs: store.clone(),
             deliveries: store.clone(),
+            sessions: store.clone(),
             readiness: Arc::new(SqlitePing(store)),
         })
     } else {
@@ -211,6 +217,8 @@ pub(crate) struct Service {
     pub(crate) scorer: Scorer,
     /// The clock.
     pub(crate) clock: Arc<dyn Clock>,
+    /// The webhook sender, shared with the dashboard's test deliveries.
+    pub(crate) sender: Arc<dyn WebhookSender>,
 }
 
 /// Opens and wires everything for `serve`; file URLs start with `public_url`.
@@ -220,11 +228,13 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
         insights_objects::open_files(&settings.object_store, &settings.data_dir, public_url)
             .context("cannot set up file storage (check --object-store and --data-dir)")?;
     let sources = open_sources(settings)?;
-    let sender = HttpWebhookSender::new(WebhookHttpConfig {
-        policy: webhook_policy(settings),
-        ..WebhookHttpConfig::default()
-    })
-    .context("cannot set up the webhook sender")?;
+    let sender: Arc<dyn WebhookSender> = Arc::new(
+        HttpWebhookSender::new(WebhookHttpConfig {
+            policy: webhook_policy(settings),
+            ..WebhookHttpConfig::default()
+        })
+        .context("cannot set up the webhook sender")?,
+    );
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
     let pipeline = Arc::new(AlertPipeline::new(
@@ -234,7 +244,7 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
             deliveries: stores.deliveries.clone(),
             files: files.file_store(),
             signer: files.signer.clone(),
-            sender: Arc::new(sender),
+            sender: sender.clone(),
             forecast: sources.forecast,
             clock: clock.clone(),
             ids: ids.clone(),
@@ -248,5 +258,6 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
         pipeline,
         scorer,
         clock,
+        sender,
     })
 }

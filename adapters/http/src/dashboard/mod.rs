@@ -1,5 +1,5 @@
 //! The developer dashboard under `/dashboard`: server-rendered pages (maud) for accounts,
-//! sessions and API keys. Every action goes through [`alerts_core::manage::Manager`], so the
+//! sessions, API keys and alerts settings. Every action goes through [`alerts_core::manage::Manager`], so the
 //! dashboard and the admin command enforce the same rules.
 //!
 //! Security, in short:
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use alerts_core::ids::AccountId;
 use alerts_core::manage::Manager;
-use alerts_core::ports::{DeliveryLog, JobQueue, SessionStore};
+use alerts_core::ports::{DeliveryLog, JobQueue, SessionStore, WebhookSender};
 use aq_core::runtime::IdGenerator;
 use axum::Router;
 use axum::extract::{ConnectInfo, FromRequestParts};
@@ -38,6 +38,7 @@ use subtle::ConstantTimeEq;
 
 use crate::AppState;
 
+mod alerts;
 mod auth;
 mod keys;
 mod pages;
@@ -65,6 +66,9 @@ pub struct DashboardPorts {
     pub jobs: Arc<dyn JobQueue>,
     /// Random ids for session ids and CSRF secrets (random UUIDs in production).
     pub ids: Arc<dyn IdGenerator>,
+    /// Sends the test deliveries of the alerts settings; without it, the page says that tests
+    /// are not available.
+    pub sender: Option<Arc<dyn WebhookSender>>,
     /// Marks cookies `Secure`: set it when the public URL is https.
     pub secure_cookies: bool,
 }
@@ -132,6 +136,10 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/dashboard/keys", get(keys::list).post(keys::create))
         .route("/dashboard/keys/revoke", post(keys::revoke))
         .route("/dashboard/keys/label", post(keys::rename))
+        .route("/dashboard/alerts", get(alerts::page))
+        .route("/dashboard/alerts/webhook", post(alerts::save_webhook))
+        .route("/dashboard/alerts/rotate", post(alerts::rotate))
+        .route("/dashboard/alerts/test", post(alerts::test_delivery))
 }
 
 /// A random token of 256 bits from two random UUIDs, in hex.

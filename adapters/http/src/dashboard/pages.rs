@@ -28,6 +28,7 @@ pub(crate) fn layout(title: &str, user: Option<&SignedIn>, body: &Markup) -> Mar
                     @if let Some(user) = user {
                         nav {
                             a href="/dashboard/keys" { "API keys" }
+                            a href="/dashboard/alerts" { "Alerts settings" }
                         }
                         form.signout method="post" action="/dashboard/signout" {
                             input type="hidden" name="csrf" value=(user.csrf);

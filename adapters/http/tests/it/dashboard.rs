@@ -22,6 +22,7 @@ struct Dash {
     router: axum::Router,
     store: Arc<MemoryStore>,
     manager: Manager,
+    sender: Arc<RecordingSender>,
 }
 
 fn dashboard(secure_cookies: bool) -> Dash {
@@ -29,6 +30,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
     let files = Arc::new(MemoryFiles::new());
     let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
     let ids = Arc::new(SequentialIds::default());
+    let sender = Arc::new(RecordingSender::new());
     let manager = Manager::new(
         store.clone(),
         store.clone(),
@@ -66,6 +68,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
             deliveries: store.clone(),
             jobs: store.clone(),
             ids,
+            sender: Some(sender.clone()),
             secure_cookies,
         })
         .build();
@@ -73,6 +76,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
         router: router(state),
         store,
         manager,
+        sender,
     }
 }
 
@@ -597,4 +601,289 @@ async fn someone_elses_key_cannot_be_renamed_or_revoked() {
     let info = dash.manager.key(owner.id, key.info.id).await.unwrap();
     assert_eq!(info.label, "eve's");
     assert!(info.revoked_at.is_none());
+}
+
+/// Signs up as ada with one key; returns the CSRF token and the key's id.
+async fn ada_with_key(browser: &mut Browser<'_>) -> (String, alerts_core::ids::KeyId) {
+    let csrf = browser.sign_up("ada@example.org").await;
+    let dash = browser.dash;
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let key = dash
+        .manager
+        .create_key(account.id, "production")
+        .await
+        .unwrap();
+    (csrf, key.info.id)
+}
+
+#[tokio::test]
+async fn alerts_settings_offer_the_keys_in_a_drop_down_with_a_link_to_create_one() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    browser.sign_up("ada@example.org").await;
+    let empty = browser.get("/dashboard/alerts").await;
+    assert_eq!(empty.status, StatusCode::OK);
+    assert!(empty.body.contains("href=\"/dashboard/keys\""));
+    assert!(!empty.body.contains("<select"));
+    let (_, key) = ada_with_key_existing(&dash, &mut browser).await;
+    let page = browser.get("/dashboard/alerts").await;
+    assert!(page.body.contains("API key for applying alerts"));
+    assert!(
+        page.body
+            .contains(&format!("<option value=\"{}\" selected", key.0)),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("Create a key"));
+}
+
+async fn ada_with_key_existing(
+    dash: &Dash,
+    browser: &mut Browser<'_>,
+) -> (String, alerts_core::ids::KeyId) {
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let key = dash
+        .manager
+        .create_key(account.id, "production")
+        .await
+        .unwrap();
+    (browser.get("/dashboard/alerts").await.csrf(), key.info.id)
+}
+
+#[tokio::test]
+async fn a_valid_webhook_url_is_saved() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (csrf, key) = ada_with_key(&mut browser).await;
+    let id = key.0.to_string();
+    let page = browser
+        .post(
+            "/dashboard/alerts/webhook",
+            &[
+                ("key", &id),
+                ("url", "https://hooks.example.org/in"),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.location(), format!("/dashboard/alerts?key={id}"));
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let info = dash.manager.key(account.id, key).await.unwrap();
+    assert_eq!(
+        info.webhook_url.as_deref(),
+        Some("https://hooks.example.org/in")
+    );
+    let shown = browser.get(&format!("/dashboard/alerts?key={id}")).await;
+    assert!(
+        shown
+            .body
+            .contains("value=\"https://hooks.example.org/in\"")
+    );
+}
+
+#[tokio::test]
+async fn an_invalid_webhook_url_is_refused_kept_and_explained() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (csrf, key) = ada_with_key(&mut browser).await;
+    let id = key.0.to_string();
+    let page = browser
+        .post(
+            "/dashboard/alerts/webhook",
+            &[
+                ("key", &id),
+                ("url", "ftp://files.example.org"),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(page.body.contains("value=\"ftp://files.example.org\""));
+    assert!(
+        page.body.contains("Enter the https:// address"),
+        "{}",
+        page.body
+    );
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    assert!(
+        dash.manager
+            .key(account.id, key)
+            .await
+            .unwrap()
+            .webhook_url
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn alerts_settings_forms_without_the_csrf_token_change_nothing() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (_, key) = ada_with_key(&mut browser).await;
+    let id = key.0.to_string();
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let before = dash.manager.key(account.id, key).await.unwrap();
+    for path in [
+        "/dashboard/alerts/webhook",
+        "/dashboard/alerts/rotate",
+        "/dashboard/alerts/test",
+    ] {
+        let page = browser
+            .post(
+                path,
+                &[("key", &id), ("url", "https://hooks.example.org/in")],
+            )
+            .await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{path}");
+    }
+    assert_eq!(dash.manager.key(account.id, key).await.unwrap(), before);
+    assert!(dash.sender.requests().is_empty());
+}
+
+#[tokio::test]
+async fn someone_elses_key_has_no_alerts_settings() {
+    let dash = dashboard(false);
+    let eve = dash
+        .manager
+        .create_account("eve@example.org", PASSWORD)
+        .await
+        .unwrap();
+    let key = dash.manager.create_key(eve.id, "eve's").await.unwrap();
+    dash.manager
+        .set_webhook_url(eve.id, key.info.id, Some("https://eve.example.org/hook"))
+        .await
+        .unwrap();
+    let id = key.info.id.0.to_string();
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let page = browser.get(&format!("/dashboard/alerts?key={id}")).await;
+    assert_eq!(page.status, StatusCode::NOT_FOUND);
+    assert!(!page.body.contains(key.info.secret.expose()));
+    for path in [
+        "/dashboard/alerts/webhook",
+        "/dashboard/alerts/rotate",
+        "/dashboard/alerts/test",
+    ] {
+        let page = browser
+            .post(
+                path,
+                &[
+                    ("key", &id),
+                    ("url", "https://ada.example.org/in"),
+                    ("csrf", &csrf),
+                ],
+            )
+            .await;
+        assert_eq!(page.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let after = dash.manager.key(eve.id, key.info.id).await.unwrap();
+    assert_eq!(
+        after.webhook_url.as_deref(),
+        Some("https://eve.example.org/hook")
+    );
+    assert_eq!(after.secret, key.info.secret);
+    assert!(dash.sender.requests().is_empty());
+}
+
+#[tokio::test]
+async fn the_signing_secret_is_shown_and_rotated() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (csrf, key) = ada_with_key(&mut browser).await;
+    let id = key.0.to_string();
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let before = dash.manager.key(account.id, key).await.unwrap().secret;
+    let page = browser.get(&format!("/dashboard/alerts?key={id}")).await;
+    assert!(page.body.contains(before.expose()));
+    let rotated = browser
+        .post("/dashboard/alerts/rotate", &[("key", &id), ("csrf", &csrf)])
+        .await;
+    assert_eq!(rotated.status, StatusCode::SEE_OTHER);
+    let after = dash.manager.key(account.id, key).await.unwrap().secret;
+    assert_ne!(after, before);
+    let page = browser.get(&format!("/dashboard/alerts?key={id}")).await;
+    assert!(page.body.contains(after.expose()));
+}
+
+#[tokio::test]
+async fn a_test_delivery_is_signed_sent_and_its_result_shown() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (csrf, key) = ada_with_key(&mut browser).await;
+    let id = key.0.to_string();
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let none = browser
+        .post("/dashboard/alerts/test", &[("key", &id), ("csrf", &csrf)])
+        .await;
+    assert_eq!(none.status, StatusCode::CONFLICT);
+    assert!(none.body.contains("Save one above"));
+    dash.manager
+        .set_webhook_url(account.id, key, Some("https://hooks.example.org/in"))
+        .await
+        .unwrap();
+    let page = browser
+        .post("/dashboard/alerts/test", &[("key", &id), ("csrf", &csrf)])
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("succeeded: HTTP 200"), "{}", page.body);
+    let sent = dash.sender.requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].url, "https://hooks.example.org/in");
+    let header = |name: &str| {
+        sent[0]
+            .headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    let secret = dash.manager.key(account.id, key).await.unwrap().secret;
+    alerts_core::webhook::Verifier::default()
+        .verify(
+            &[secret],
+            &header("webhook-id"),
+            &header("webhook-timestamp"),
+            &header("webhook-signature"),
+            &sent[0].body,
+            chrono::Utc::now(),
+        )
+        .unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&sent[0].body).unwrap();
+    assert_eq!(body["TEST"], true);
+
+    dash.sender.push_response(RecordingSender::status(500));
+    let failed = browser
+        .post("/dashboard/alerts/test", &[("key", &id), ("csrf", &csrf)])
+        .await;
+    assert!(failed.body.contains("HTTP 500"), "{}", failed.body);
+    assert!(failed.body.contains("Check that your receiver is running"));
 }

@@ -1,0 +1,307 @@
+//! Alerts settings: the key to apply alerts to, its webhook URL, its signing secret, and a
+//! test delivery.
+
+use alerts_core::ids::{KeyId, Token};
+use alerts_core::manage::{DEFAULT_SECRET_GRACE, ManageError};
+use alerts_core::ports::{ApiKeyInfo, WebhookResponse};
+use alerts_core::webhook::{message_id, signed_request};
+use axum::Form;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use bytes::Bytes;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::auth::capitalise;
+use super::keys::{manage_error, parse_key, unknown_key};
+use super::pages::{self, form_error, layout};
+use super::{SignedIn, csrf_refused};
+use crate::AppState;
+
+/// `?key=` of the settings page.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct KeyQuery {
+    #[serde(default)]
+    key: Option<String>,
+}
+
+/// The webhook, rotate and test forms.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct SettingsForm {
+    #[serde(default)]
+    key: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// What the page shows besides the key's settings.
+#[derive(Default)]
+struct Extra<'a> {
+    notice: Option<Markup>,
+    url_typed: Option<&'a str>,
+    error: Option<&'a str>,
+}
+
+pub(crate) fn settings_path(key: KeyId) -> String {
+    format!("/dashboard/alerts?key={}", key.0)
+}
+
+pub(crate) async fn page(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Query(query): Query<KeyQuery>,
+) -> Response {
+    let chosen = match query.key.as_deref().filter(|k| !k.is_empty()) {
+        Some(text) => match parse_key(text) {
+            Some(key) => Some(key),
+            None => return unknown_key(),
+        },
+        None => None,
+    };
+    render(&state, &user, chosen, StatusCode::OK, Extra::default()).await
+}
+
+pub(crate) async fn save_webhook(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<SettingsForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let Some(key) = parse_key(&form.key) else {
+        return unknown_key();
+    };
+    match dashboard
+        .ports
+        .manager
+        .set_webhook_url(user.account, key, Some(&form.url))
+        .await
+    {
+        Ok(_) => Redirect::to(&settings_path(key)).into_response(),
+        Err(ManageError::WebhookUrl(why)) => {
+            let message = format!(
+                "{}. Enter the https:// address where your server receives the alerts.",
+                capitalise(&why)
+            );
+            let extra = Extra {
+                url_typed: Some(&form.url),
+                error: Some(&message),
+                notice: None,
+            };
+            render(
+                &state,
+                &user,
+                Some(key),
+                StatusCode::UNPROCESSABLE_ENTITY,
+                extra,
+            )
+            .await
+        }
+        Err(e) => manage_error(&e),
+    }
+}
+
+pub(crate) async fn rotate(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<SettingsForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let Some(key) = parse_key(&form.key) else {
+        return unknown_key();
+    };
+    match dashboard
+        .ports
+        .manager
+        .rotate_secret(user.account, key, DEFAULT_SECRET_GRACE)
+        .await
+    {
+        Ok(_) => Redirect::to(&settings_path(key)).into_response(),
+        Err(e) => manage_error(&e),
+    }
+}
+
+pub(crate) async fn test_delivery(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<SettingsForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let Some(key) = parse_key(&form.key) else {
+        return unknown_key();
+    };
+    let info = match dashboard.ports.manager.key(user.account, key).await {
+        Ok(info) => info,
+        Err(e) => return manage_error(&e),
+    };
+    let (Some(url), Some(sender)) = (info.webhook_url.as_deref(), dashboard.ports.sender.as_ref())
+    else {
+        let message = if info.webhook_url.is_none() {
+            "This key has no webhook URL yet. Save one above, then send the test."
+        } else {
+            "This server cannot send test deliveries. Post points with the key instead."
+        };
+        let extra = Extra {
+            error: Some(message),
+            ..Extra::default()
+        };
+        return render(&state, &user, Some(key), StatusCode::CONFLICT, extra).await;
+    };
+    let token = Token(dashboard.ports.ids.new_id());
+    // A test carries no file: receivers can tell it apart by `TEST` and the empty URL, and
+    // verify its signature exactly like a real delivery's.
+    let body = serde_json::json!({
+        "KEY": info.prefix,
+        "TOKEN": token,
+        "URL": "",
+        "TEST": true,
+    });
+    let body = Bytes::from(serde_json::to_vec(&body).unwrap_or_default());
+    let request = signed_request(
+        url,
+        [&info.secret],
+        &message_id(token),
+        state.clock().now().timestamp(),
+        body,
+    );
+    let response = sender.send(&request).await;
+    let extra = Extra {
+        notice: Some(test_result(url, &response)),
+        ..Extra::default()
+    };
+    render(&state, &user, Some(key), StatusCode::OK, extra).await
+}
+
+fn test_result(url: &str, response: &WebhookResponse) -> Markup {
+    let latency = response.latency.as_millis();
+    html! {
+        @match (response.error, response.status) {
+            (None, status) => {
+                p.notice #test-result {
+                    "Test delivery to " code { (url) } " succeeded: HTTP "
+                    (status.map_or_else(String::new, |s| s.to_string())) " in " (latency) " ms."
+                }
+            }
+            (Some(kind), status) => {
+                p.error #test-result {
+                    "Test delivery to " code { (url) } " failed ("
+                    (format!("{kind:?}").to_lowercase())
+                    @if let Some(status) = status { ", HTTP " (status) }
+                    ", " (latency) " ms). Check that your receiver is running, answers 2xx and is reachable from this server, then try again."
+                }
+            }
+        }
+    }
+}
+
+fn key_choice(keys: &[ApiKeyInfo], chosen: Option<KeyId>) -> Markup {
+    html! {
+        form.card method="get" action="/dashboard/alerts" {
+            label for="key" { "API key for applying alerts" }
+            select #key name="key" {
+                @for key in keys {
+                    option value=(key.id.0) selected[Some(key.id) == chosen] {
+                        (key.label) " (" (key.prefix) ")"
+                    }
+                }
+            }
+            button.secondary type="submit" { "Show settings" }
+            p.hint { "Need another key? " a href="/dashboard/keys" { "Create a key" } }
+        }
+    }
+}
+
+fn key_settings(user: &SignedIn, key: &ApiKeyInfo, extra: &Extra<'_>) -> Markup {
+    let url = extra
+        .url_typed
+        .map(str::to_owned)
+        .or_else(|| key.webhook_url.clone())
+        .unwrap_or_default();
+    html! {
+        section #webhook {
+            h2 { "Webhook URL" }
+            (form_error(extra.error))
+            form method="post" action="/dashboard/alerts/webhook" {
+                input type="hidden" name="csrf" value=(user.csrf);
+                input type="hidden" name="key" value=(key.id.0);
+                label for="url" { "Where alerts for " (key.label) " are delivered" }
+                input #url type="url" name="url" value=(url) placeholder="https://example.org/insights-webhook";
+                p.hint { "Leave empty and save to stop deliveries." }
+                button type="submit" { "Save webhook URL" }
+            }
+        }
+        section #secret {
+            h2 { "Signing secret" }
+            p.hint { "Deliveries are signed with this secret (Standard Webhooks). After a rotation the previous secret keeps signing for 24 hours." }
+            code.key #secret-text { (key.secret.expose()) }
+            button.secondary type="button" data-copy="secret-text" { "Copy" }
+            form method="post" action="/dashboard/alerts/rotate" {
+                input type="hidden" name="csrf" value=(user.csrf);
+                input type="hidden" name="key" value=(key.id.0);
+                button.secondary type="submit" { "Rotate secret" }
+            }
+        }
+        section #test {
+            h2 { "Test delivery" }
+            @if let Some(notice) = &extra.notice { (notice) }
+            form method="post" action="/dashboard/alerts/test" {
+                input type="hidden" name="csrf" value=(user.csrf);
+                input type="hidden" name="key" value=(key.id.0);
+                button.secondary type="submit" { "Send a test delivery" }
+            }
+        }
+    }
+}
+
+async fn render(
+    state: &AppState,
+    user: &SignedIn,
+    chosen: Option<KeyId>,
+    status: StatusCode,
+    extra: Extra<'_>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let keys: Vec<ApiKeyInfo> = match dashboard.ports.manager.list_keys(user.account).await {
+        Ok(keys) => keys
+            .into_iter()
+            .filter(|k| k.revoked_at.is_none())
+            .collect(),
+        Err(e) => return manage_error(&e),
+    };
+    let current = match chosen {
+        Some(id) => match keys.iter().find(|k| k.id == id) {
+            Some(key) => Some(key),
+            None => return unknown_key(),
+        },
+        None => keys.first(),
+    };
+    let body = html! {
+        @if let Some(key) = current {
+            (key_choice(&keys, Some(key.id)))
+            (key_settings(user, key, &extra))
+        } @else {
+            p { "Alerts are applied to an API key. You have none yet: "
+                a href="/dashboard/keys" { "create a key" } " first." }
+        }
+    };
+    pages::page(status, layout("Alerts settings", Some(user), &body))
+}
