@@ -8,3 +8,31 @@ document.addEventListener("click", (event) => {
     button.textContent = "Copied";
   });
 });
+
+// The alert form: show only the forecasts of the chosen type, and the description fields only
+// for a custom message. Without the script every option shows and the server checks the pair.
+function syncRuleForm() {
+  const type = document.getElementById("type");
+  const forecast = document.getElementById("forecast");
+  const message = document.getElementById("message");
+  const custom = document.getElementById("custom-fields");
+  if (type && forecast) {
+    for (const group of forecast.querySelectorAll("optgroup")) {
+      const offered = group.dataset.type === type.value;
+      group.hidden = !offered;
+      group.disabled = !offered;
+    }
+    const selected = forecast.selectedOptions[0];
+    if (!selected || selected.parentElement.disabled) {
+      const first = forecast.querySelector(`optgroup[data-type="${type.value}"] option`);
+      if (first) first.selected = true;
+    }
+  }
+  if (message && custom) {
+    custom.hidden = message.value !== "custom";
+  }
+}
+document.addEventListener("change", (event) => {
+  if (["type", "message"].includes(event.target.id)) syncRuleForm();
+});
+document.addEventListener("DOMContentLoaded", syncRuleForm);

@@ -1,5 +1,5 @@
 //! The developer dashboard under `/dashboard`: server-rendered pages (maud) for accounts,
-//! sessions, API keys and alerts settings. Every action goes through [`alerts_core::manage::Manager`], so the
+//! sessions, API keys, alerts settings and alert rules. Every action goes through [`alerts_core::manage::Manager`], so the
 //! dashboard and the admin command enforce the same rules.
 //!
 //! Security, in short:
@@ -42,6 +42,7 @@ mod alerts;
 mod auth;
 mod keys;
 mod pages;
+mod rules;
 
 /// The session cookie's name.
 pub(crate) const SESSION_COOKIE: &str = "insights_session";
@@ -140,6 +141,9 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/dashboard/alerts/webhook", post(alerts::save_webhook))
         .route("/dashboard/alerts/rotate", post(alerts::rotate))
         .route("/dashboard/alerts/test", post(alerts::test_delivery))
+        .route("/dashboard/rules", get(rules::page).post(rules::save))
+        .route("/dashboard/rules/toggle", post(rules::toggle))
+        .route("/dashboard/rules/delete", post(rules::delete))
 }
 
 /// A random token of 256 bits from two random UUIDs, in hex.

@@ -29,6 +29,7 @@ pub(crate) fn layout(title: &str, user: Option<&SignedIn>, body: &Markup) -> Mar
                         nav {
                             a href="/dashboard/keys" { "API keys" }
                             a href="/dashboard/alerts" { "Alerts settings" }
+                            a href="/dashboard/rules" { "Alerts" }
                         }
                         form.signout method="post" action="/dashboard/signout" {
                             input type="hidden" name="csrf" value=(user.csrf);

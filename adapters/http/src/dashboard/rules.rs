@@ -1,0 +1,477 @@
+//! Add new alert: the four selectors, the rule list (disable, edit, delete) and a preview of
+//! the message a sample change would produce.
+
+use alerts_core::evaluate::Direction;
+use alerts_core::ids::{KeyId, RuleId};
+use alerts_core::message::{MessageConfig, preview};
+use alerts_core::ports::ApiKeyInfo;
+use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use axum::Form;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::auth::capitalise;
+use super::keys::{manage_error, parse_key, unknown_key};
+use super::pages::{self, form_error, layout};
+use super::{SignedIn, csrf_refused};
+use crate::AppState;
+
+/// `?key=` and, to edit a rule, `&edit=`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RulesQuery {
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    edit: Option<String>,
+}
+
+/// The rule form, as typed: kept as text so that a refused form comes back as it was sent.
+#[derive(Debug, Default, Clone, Deserialize)]
+pub(crate) struct RuleForm {
+    #[serde(default)]
+    key: String,
+    #[serde(default)]
+    rule: String,
+    #[serde(default, rename = "type")]
+    data_type: String,
+    #[serde(default)]
+    forecast: String,
+    #[serde(default)]
+    sensitivity: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    deterioration: String,
+    #[serde(default)]
+    improvement: String,
+    #[serde(default)]
+    enabled: String,
+    #[serde(default)]
+    action: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+impl RuleForm {
+    fn from_rule(rule: &AlertRule) -> Self {
+        let (message, deterioration, improvement) = match rule.spec.message() {
+            MessageSpec::Default => ("default", String::new(), String::new()),
+            MessageSpec::Custom {
+                deterioration,
+                improvement,
+            } => ("custom", deterioration.clone(), improvement.clone()),
+        };
+        Self {
+            key: rule.key_id.0.to_string(),
+            rule: rule.id.0.to_string(),
+            data_type: rule.spec.data_type().as_str().to_owned(),
+            forecast: rule.spec.forecast().to_string(),
+            sensitivity: rule.spec.sensitivity().as_str().to_owned(),
+            message: message.to_owned(),
+            deterioration,
+            improvement,
+            enabled: if rule.enabled { "on" } else { "" }.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    /// The validated spec, or what to correct.
+    fn spec(&self) -> Result<RuleSpec, String> {
+        let data_type: DataType = self
+            .data_type
+            .parse()
+            .map_err(|_| "Choose a Type: Air Quality or Pollen.".to_owned())?;
+        let forecast: Forecast = self
+            .forecast
+            .parse()
+            .map_err(|_| "Choose a Forecast from the list for the chosen Type.".to_owned())?;
+        let sensitivity: Sensitivity = self
+            .sensitivity
+            .parse()
+            .map_err(|_| "Choose a Sensitivity: high, medium or low.".to_owned())?;
+        let message = if self.message == "custom" {
+            MessageSpec::Custom {
+                deterioration: self.deterioration.trim().to_owned(),
+                improvement: self.improvement.trim().to_owned(),
+            }
+        } else {
+            MessageSpec::Default
+        };
+        RuleSpec::new(data_type, forecast, sensitivity, message)
+            .map_err(|e| format!("{}. Correct it and try again.", capitalise(&e.to_string())))
+    }
+}
+
+pub(crate) async fn page(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Query(query): Query<RulesQuery>,
+) -> Response {
+    let chosen = match query.key.as_deref().filter(|k| !k.is_empty()) {
+        Some(text) => match parse_key(text) {
+            Some(key) => Some(key),
+            None => return unknown_key(),
+        },
+        None => None,
+    };
+    let edit = query
+        .edit
+        .as_deref()
+        .and_then(|r| Uuid::parse_str(r).ok())
+        .map(RuleId);
+    render(&state, &user, chosen, edit, None, StatusCode::OK, None).await
+}
+
+pub(crate) async fn save(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<RuleForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let Some(key) = parse_key(&form.key) else {
+        return unknown_key();
+    };
+    // The key is checked before anything is validated, so that someone else's key answers
+    // the same whatever the form holds.
+    if let Err(e) = dashboard.ports.manager.key(user.account, key).await {
+        return manage_error(&e);
+    }
+    let spec = match form.spec() {
+        Ok(spec) => spec,
+        Err(message) => {
+            return render(
+                &state,
+                &user,
+                Some(key),
+                None,
+                Some(&form),
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some(&message),
+            )
+            .await;
+        }
+    };
+    if form.action == "preview" {
+        return render(
+            &state,
+            &user,
+            Some(key),
+            None,
+            Some(&form),
+            StatusCode::OK,
+            None,
+        )
+        .await;
+    }
+    let manager = &dashboard.ports.manager;
+    let result = match Uuid::parse_str(form.rule.trim()).ok().map(RuleId) {
+        Some(rule) => manager
+            .update_rule(user.account, key, rule, spec, !form.enabled.is_empty())
+            .await
+            .map(|_| ()),
+        None if form.rule.trim().is_empty() => {
+            manager.add_rule(user.account, key, spec).await.map(|_| ())
+        }
+        None => return unknown_rule(),
+    };
+    match result {
+        Ok(()) => Redirect::to(&rules_path(key)).into_response(),
+        Err(e) => manage_error(&e),
+    }
+}
+
+/// The toggle and delete forms.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RuleAction {
+    #[serde(default)]
+    key: String,
+    #[serde(default)]
+    rule: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+pub(crate) async fn toggle(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<RuleAction>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let (Some(key), Some(rule)) = (parse_key(&form.key), parse_rule(&form.rule)) else {
+        return unknown_rule();
+    };
+    let manager = &dashboard.ports.manager;
+    let rules = match manager.list_rules(user.account, key).await {
+        Ok(rules) => rules,
+        Err(e) => return manage_error(&e),
+    };
+    let Some(existing) = rules.into_iter().find(|r| r.id == rule) else {
+        return unknown_rule();
+    };
+    match manager
+        .update_rule(user.account, key, rule, existing.spec, !existing.enabled)
+        .await
+    {
+        Ok(_) => Redirect::to(&rules_path(key)).into_response(),
+        Err(e) => manage_error(&e),
+    }
+}
+
+pub(crate) async fn delete(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<RuleAction>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let (Some(key), Some(rule)) = (parse_key(&form.key), parse_rule(&form.rule)) else {
+        return unknown_rule();
+    };
+    match dashboard
+        .ports
+        .manager
+        .delete_rule(user.account, key, rule)
+        .await
+    {
+        Ok(()) => Redirect::to(&rules_path(key)).into_response(),
+        Err(e) => manage_error(&e),
+    }
+}
+
+fn parse_rule(text: &str) -> Option<RuleId> {
+    Uuid::parse_str(text.trim()).ok().map(RuleId)
+}
+
+fn rules_path(key: KeyId) -> String {
+    format!("/dashboard/rules?key={}", key.0)
+}
+
+fn unknown_rule() -> Response {
+    pages::error_page(
+        StatusCode::NOT_FOUND,
+        "No such alert",
+        "This alert does not exist or belongs to another account. Pick one from the list of alerts.",
+    )
+}
+
+fn describe(spec: &RuleSpec) -> String {
+    format!(
+        "{} · {} · {} sensitivity · {} message",
+        spec.data_type().label(),
+        spec.forecast().label(),
+        spec.sensitivity().as_str(),
+        match spec.message() {
+            MessageSpec::Default => "default",
+            MessageSpec::Custom { .. } => "custom",
+        }
+    )
+}
+
+fn rule_list(user: &SignedIn, key: KeyId, rules: &[AlertRule]) -> Markup {
+    html! {
+        section #rules {
+            h2 { "Alerts of this key" }
+            @if rules.is_empty() {
+                p { "No alerts yet. Add one below." }
+            } @else {
+                table {
+                    thead { tr { th { "Alert" } th { "State" } th { "Actions" } } }
+                    tbody {
+                        @for rule in rules {
+                            tr {
+                                td data-label="Alert" { (describe(&rule.spec)) }
+                                td data-label="State" { @if rule.enabled { "enabled" } @else { "disabled" } }
+                                td data-label="Actions" {
+                                    a href=(format!("/dashboard/rules?key={}&edit={}", key.0, rule.id.0)) { "Edit" }
+                                    " "
+                                    form method="post" action="/dashboard/rules/toggle" {
+                                        input type="hidden" name="csrf" value=(user.csrf);
+                                        input type="hidden" name="key" value=(key.0);
+                                        input type="hidden" name="rule" value=(rule.id.0);
+                                        button.secondary type="submit" { @if rule.enabled { "Disable" } @else { "Enable" } }
+                                    }
+                                    " "
+                                    form method="post" action="/dashboard/rules/delete" {
+                                        input type="hidden" name="csrf" value=(user.csrf);
+                                        input type="hidden" name="key" value=(key.0);
+                                        input type="hidden" name="rule" value=(rule.id.0);
+                                        button.danger type="submit" { "Delete" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) -> Markup {
+    let editing = !form.rule.is_empty();
+    let data_type = form.data_type.parse::<DataType>().unwrap_or(DataType::Aq);
+    let custom = form.message == "custom";
+    let preview_box = form.spec().ok().filter(|_| form.action == "preview");
+    html! {
+        form.card #rule-form method="post" action="/dashboard/rules" {
+            h2 { @if editing { "Edit alert" } @else { "Add new alert" } }
+            (form_error(error))
+            input type="hidden" name="csrf" value=(user.csrf);
+            input type="hidden" name="key" value=(key.0);
+            input type="hidden" name="rule" value=(form.rule);
+            label for="type" { "Type" }
+            select #type name="type" {
+                @for t in [DataType::Aq, DataType::Pollen] {
+                    option value=(t.as_str()) selected[t == data_type] { (t.label()) }
+                }
+            }
+            label for="forecast" { "Forecast" }
+            select #forecast name="forecast" {
+                @for t in [DataType::Aq, DataType::Pollen] {
+                    optgroup label=(t.label()) data-type=(t.as_str()) {
+                        @for h in t.horizons() {
+                            option value=(h.to_string()) selected[h.to_string() == form.forecast] { (h.label()) }
+                        }
+                    }
+                }
+            }
+            p.hint { "Air Quality looks hours ahead; Pollen looks at today or days ahead." }
+            label for="sensitivity" { "Sensitivity" }
+            select #sensitivity name="sensitivity" {
+                @for s in Sensitivity::ALL {
+                    option value=(s.as_str()) selected[s.as_str() == form.sensitivity || (form.sensitivity.is_empty() && s == Sensitivity::Medium)] {
+                        (capitalise(s.as_str()))
+                    }
+                }
+            }
+            label for="message" { "Message" }
+            select #message name="message" {
+                option value="default" selected[!custom] { "Default" }
+                option value="custom" selected[custom] { "Custom" }
+            }
+            div #custom-fields hidden[!custom] {
+                p.hint {
+                    "Only the description can be customised; the recommendation stays predefined. Placeholders for "
+                    (data_type.label()) ": "
+                    @for (i, p) in data_type.placeholders().iter().enumerate() {
+                        @if i > 0 { ", " }
+                        code { "{" (p) "}" }
+                    }
+                    " (Air Quality: " code { "{hours}" } ", " code { "{aqi}" } ", " code { "{category}" }
+                    "; Pollen: " code { "{days}" } ", " code { "{kind}" } ", " code { "{category}" } ")."
+                }
+                label for="deterioration" { "Description when it gets worse (required)" }
+                textarea #deterioration name="deterioration" rows="2" maxlength="500" { (form.deterioration) }
+                label for="improvement" { "Description when it gets better (required)" }
+                textarea #improvement name="improvement" rows="2" maxlength="500" { (form.improvement) }
+            }
+            @if editing {
+                label { input type="checkbox" name="enabled" checked[!form.enabled.is_empty()]; " Enabled" }
+            }
+            @if let Some(spec) = preview_box {
+                section #preview {
+                    h3 { "Preview" }
+                    @for (name, direction) in [("Gets worse", Direction::Deterioration), ("Gets better", Direction::Improvement)] {
+                        @let message = preview(&spec, direction, &MessageConfig::default());
+                        p { strong { (name) ": " } (message.description) }
+                        p.hint { "Recommendation (predefined): " (message.recommendation) }
+                    }
+                }
+            }
+            button.secondary type="submit" name="action" value="preview" { "Preview message" }
+            " "
+            button type="submit" name="action" value="save" { @if editing { "Save alert" } @else { "Add alert" } }
+        }
+    }
+}
+
+fn key_choice(keys: &[ApiKeyInfo], chosen: KeyId) -> Markup {
+    html! {
+        form.card method="get" action="/dashboard/rules" {
+            label for="key" { "API key for applying alerts" }
+            select #key name="key" {
+                @for key in keys {
+                    option value=(key.id.0) selected[key.id == chosen] { (key.label) " (" (key.prefix) ")" }
+                }
+            }
+            button.secondary type="submit" { "Show alerts" }
+            p.hint { "Need another key? " a href="/dashboard/keys" { "Create a key" } }
+        }
+    }
+}
+
+async fn render(
+    state: &AppState,
+    user: &SignedIn,
+    chosen: Option<KeyId>,
+    edit: Option<RuleId>,
+    typed: Option<&RuleForm>,
+    status: StatusCode,
+    error: Option<&str>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let manager = &dashboard.ports.manager;
+    let keys: Vec<ApiKeyInfo> = match manager.list_keys(user.account).await {
+        Ok(keys) => keys
+            .into_iter()
+            .filter(|k| k.revoked_at.is_none())
+            .collect(),
+        Err(e) => return manage_error(&e),
+    };
+    let key = match chosen {
+        Some(id) if keys.iter().any(|k| k.id == id) => Some(id),
+        Some(_) => return unknown_key(),
+        None => keys.first().map(|k| k.id),
+    };
+    let Some(key) = key else {
+        let body = html! {
+            p { "Alerts are applied to an API key. You have none yet: "
+                a href="/dashboard/keys" { "create a key" } " first." }
+        };
+        return pages::page(status, layout("Alerts", Some(user), &body));
+    };
+    let rules = match manager.list_rules(user.account, key).await {
+        Ok(rules) => rules,
+        Err(e) => return manage_error(&e),
+    };
+    let form = match (typed, edit) {
+        (Some(form), _) => form.clone(),
+        (None, Some(edit)) => match rules.iter().find(|r| r.id == edit) {
+            Some(rule) => RuleForm::from_rule(rule),
+            None => return unknown_rule(),
+        },
+        (None, None) => RuleForm {
+            data_type: "aq".into(),
+            forecast: "6h".into(),
+            sensitivity: "medium".into(),
+            message: "default".into(),
+            ..RuleForm::default()
+        },
+    };
+    let body = html! {
+        (key_choice(&keys, key))
+        (rule_list(user, key, &rules))
+        (rule_form(user, key, &form, error))
+    };
+    pages::page(status, layout("Alerts", Some(user), &body))
+}
