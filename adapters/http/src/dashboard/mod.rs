@@ -1,5 +1,5 @@
 //! The developer dashboard under `/dashboard`: server-rendered pages (maud) for accounts,
-//! sessions, API keys, alerts settings and alert rules. Every action goes through [`alerts_core::manage::Manager`], so the
+//! sessions, API keys, alerts settings, alert rules and deliveries. Every action goes through [`alerts_core::manage::Manager`], so the
 //! dashboard and the admin command enforce the same rules.
 //!
 //! Security, in short:
@@ -40,6 +40,7 @@ use crate::AppState;
 
 mod alerts;
 mod auth;
+mod deliveries;
 mod keys;
 mod pages;
 mod rules;
@@ -144,6 +145,11 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/dashboard/rules", get(rules::page).post(rules::save))
         .route("/dashboard/rules/toggle", post(rules::toggle))
         .route("/dashboard/rules/delete", post(rules::delete))
+        .route("/dashboard/deliveries", get(deliveries::page))
+        .route(
+            "/dashboard/deliveries/redeliver",
+            post(deliveries::redeliver),
+        )
 }
 
 /// A random token of 256 bits from two random UUIDs, in hex.

@@ -23,6 +23,7 @@ struct Dash {
     store: Arc<MemoryStore>,
     manager: Manager,
     sender: Arc<RecordingSender>,
+    pipeline: Arc<AlertPipeline>,
 }
 
 fn dashboard(secure_cookies: bool) -> Dash {
@@ -45,7 +46,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
             deliveries: store.clone(),
             files: files.clone(),
             signer: files.clone(),
-            sender: Arc::new(RecordingSender::new()),
+            sender: sender.clone(),
             forecast: Arc::new(MemoryForecast::default()),
             clock: clock.clone(),
             ids: ids.clone(),
@@ -61,7 +62,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
         Arc::new(insights_system::TokioTimer),
         ids.clone(),
     );
-    let state = AppStateBuilder::new(store.clone(), pipeline, scorer, files, clock)
+    let state = AppStateBuilder::new(store.clone(), pipeline.clone(), scorer, files, clock)
         .dashboard(DashboardPorts {
             manager: manager.clone(),
             sessions: store.clone(),
@@ -77,6 +78,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
         store,
         manager,
         sender,
+        pipeline,
     }
 }
 
@@ -1155,4 +1157,151 @@ async fn someone_elses_alerts_cannot_be_seen_or_changed() {
         dash.manager.list_rules(eve.id, key).await.unwrap(),
         vec![rule]
     );
+}
+
+/// Ada with a key that has a webhook and a rule, and one request delivered with it.
+async fn ada_with_a_delivery(browser: &mut Browser<'_>) -> (String, alerts_core::ids::KeyId) {
+    let csrf = browser.sign_up("ada@example.org").await;
+    let dash = browser.dash;
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let created = dash
+        .manager
+        .create_key(account.id, "production")
+        .await
+        .unwrap();
+    dash.manager
+        .set_webhook_url(
+            account.id,
+            created.info.id,
+            Some("https://hooks.example.org/in"),
+        )
+        .await
+        .unwrap();
+    let spec = alerts_core::rule::RuleSpec::new(
+        alerts_core::rule::DataType::Aq,
+        alerts_core::rule::Forecast::Hours(6),
+        alerts_core::rule::Sensitivity::High,
+        alerts_core::rule::MessageSpec::Default,
+    )
+    .unwrap();
+    dash.manager
+        .add_rule(account.id, created.info.id, spec)
+        .await
+        .unwrap();
+    let request = Request::post(format!(
+        "/insights/v1/cleanest-route?key={}",
+        created.key.expose()
+    ))
+    .header(header::CONTENT_TYPE, "application/json")
+    .body(Body::from(
+        r#"{"points":[{"lon":2.35,"lat":48.85,"id":"u1"},{"lon":2.36,"lat":48.86,"id":"u2"}]}"#,
+    ))
+    .unwrap();
+    let accepted = browser.send(request).await;
+    assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.body);
+    dash.pipeline.run_once(8).await.unwrap();
+    dash.pipeline.run_once(8).await.unwrap();
+    (csrf, created.info.id)
+}
+
+#[tokio::test]
+async fn deliveries_list_requests_with_their_attempts() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (_, key) = ada_with_a_delivery(&mut browser).await;
+    assert_eq!(dash.sender.requests().len(), 1);
+    let page = browser
+        .get(&format!("/dashboard/deliveries?key={}", key.0))
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    let token = serde_json::from_slice::<serde_json::Value>(&dash.sender.requests()[0].body)
+        .unwrap()["TOKEN"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(page.body.contains(&token), "{}", page.body);
+    assert!(page.body.contains("delivered"));
+    assert!(page.body.contains("HTTP 200"));
+    assert!(
+        page.body.contains("data-label=\"Points\">2<"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("Redeliver"));
+}
+
+#[tokio::test]
+async fn a_delivered_request_is_redelivered() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (csrf, key) = ada_with_a_delivery(&mut browser).await;
+    let token = serde_json::from_slice::<serde_json::Value>(&dash.sender.requests()[0].body)
+        .unwrap()["TOKEN"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = key.0.to_string();
+    let page = browser
+        .post(
+            "/dashboard/deliveries/redeliver",
+            &[("key", &id), ("token", &token), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    dash.pipeline.run_once(8).await.unwrap();
+    assert_eq!(dash.sender.requests().len(), 2, "the webhook is sent again");
+    let unknown = browser
+        .post(
+            "/dashboard/deliveries/redeliver",
+            &[("key", &id), ("token", &uuid_text()), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert!(
+        unknown
+            .body
+            .contains("Pick a request from the deliveries list")
+    );
+}
+
+fn uuid_text() -> String {
+    "6f1c2d9e-0000-4000-8000-000000000001".to_owned()
+}
+
+#[tokio::test]
+async fn redelivering_needs_the_csrf_token_and_ones_own_key() {
+    let dash = dashboard(false);
+    let mut eve_browser = Browser::new(&dash);
+    let (_, key) = ada_with_a_delivery(&mut eve_browser).await;
+    let token = serde_json::from_slice::<serde_json::Value>(&dash.sender.requests()[0].body)
+        .unwrap()["TOKEN"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = key.0.to_string();
+    let refused = eve_browser
+        .post(
+            "/dashboard/deliveries/redeliver",
+            &[("key", &id), ("token", &token)],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    let mut other = Browser::new(&dash);
+    let csrf = other.sign_up("mallory@example.org").await;
+    let page = other.get(&format!("/dashboard/deliveries?key={id}")).await;
+    assert_eq!(page.status, StatusCode::NOT_FOUND);
+    assert!(!page.body.contains(&token));
+    let foreign = other
+        .post(
+            "/dashboard/deliveries/redeliver",
+            &[("key", &id), ("token", &token), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND);
+    dash.pipeline.run_once(8).await.unwrap();
+    assert_eq!(dash.sender.requests().len(), 1, "nothing was sent again");
 }

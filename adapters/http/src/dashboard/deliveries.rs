@@ -1,0 +1,205 @@
+//! Deliveries: a key's latest requests with their attempts, and a redeliver button.
+
+use alerts_core::ids::{KeyId, Token};
+use alerts_core::ports::{ApiKeyInfo, DeliveryAttempt, JobOutcome, JobStage, RequestSummary};
+use axum::Form;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::keys::{manage_error, parse_key, unknown_key};
+use super::pages::{self, layout};
+use super::{SignedIn, csrf_refused};
+use crate::AppState;
+
+/// How many requests the page lists.
+const LATEST: usize = 50;
+
+/// `?key=`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct KeyQuery {
+    #[serde(default)]
+    key: Option<String>,
+}
+
+/// The redeliver form.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RedeliverForm {
+    #[serde(default)]
+    key: String,
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+pub(crate) async fn page(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Query(query): Query<KeyQuery>,
+) -> Response {
+    let chosen = match query.key.as_deref().filter(|k| !k.is_empty()) {
+        Some(text) => match parse_key(text) {
+            Some(key) => Some(key),
+            None => return unknown_key(),
+        },
+        None => None,
+    };
+    render(&state, &user, chosen).await
+}
+
+pub(crate) async fn redeliver(
+    State(state): State<AppState>,
+    user: SignedIn,
+    Form(form): Form<RedeliverForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !user.csrf_ok(&form.csrf) {
+        return csrf_refused();
+    }
+    let Some(key) = parse_key(&form.key) else {
+        return unknown_key();
+    };
+    if let Err(e) = dashboard.ports.manager.key(user.account, key).await {
+        return manage_error(&e);
+    }
+    let Some(token) = Uuid::parse_str(form.token.trim()).ok().map(Token) else {
+        return unknown_request();
+    };
+    match dashboard
+        .ports
+        .jobs
+        .redeliver(key, token, state.clock().now())
+        .await
+    {
+        Ok(()) => Redirect::to(&format!("/dashboard/deliveries?key={}", key.0)).into_response(),
+        Err(alerts_core::ports::StoreError::NotFound) => unknown_request(),
+        Err(e) => pages::store_error(&e),
+    }
+}
+
+fn unknown_request() -> Response {
+    pages::error_page(
+        StatusCode::NOT_FOUND,
+        "No such delivery",
+        "This request does not exist under the key, or its file was never written, so there is nothing to redeliver. Pick a request from the deliveries list.",
+    )
+}
+
+fn status_of(request: &RequestSummary) -> &'static str {
+    match (request.stage, request.outcome) {
+        (JobStage::Evaluate, _) => "evaluating",
+        (JobStage::Deliver, _) if request.attempts == 0 => "delivering",
+        (JobStage::Deliver, _) => "retrying",
+        (JobStage::Done, Some(JobOutcome::Delivered)) => "delivered",
+        (JobStage::Done, Some(JobOutcome::Gone)) => "refused (410 Gone)",
+        (JobStage::Done, Some(JobOutcome::GaveUp)) => "gave up",
+        (JobStage::Done, Some(JobOutcome::Cancelled)) => "cancelled",
+        (JobStage::Done, None) => "done",
+    }
+}
+
+fn attempts_list(attempts: &[DeliveryAttempt]) -> Markup {
+    html! {
+        @if attempts.is_empty() {
+            "none yet"
+        } @else {
+            ul.attempts {
+                @for a in attempts {
+                    li {
+                        "#" (a.attempt) ": "
+                        @match a.status { Some(s) => { "HTTP " (s) }, None => "no answer" }
+                        @if let Some(kind) = a.error { " (" (format!("{kind:?}").to_lowercase()) ")" }
+                        ", " (a.latency_ms) " ms"
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn render(state: &AppState, user: &SignedIn, chosen: Option<KeyId>) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let keys: Vec<ApiKeyInfo> = match dashboard.ports.manager.list_keys(user.account).await {
+        Ok(keys) => keys,
+        Err(e) => return manage_error(&e),
+    };
+    let key = match chosen {
+        Some(id) if keys.iter().any(|k| k.id == id) => Some(id),
+        Some(_) => return unknown_key(),
+        None => keys
+            .iter()
+            .find(|k| k.revoked_at.is_none())
+            .or(keys.first())
+            .map(|k| k.id),
+    };
+    let Some(key) = key else {
+        let body = html! {
+            p { "Deliveries are listed per API key. You have none yet: "
+                a href="/dashboard/keys" { "create a key" } " first." }
+        };
+        return pages::page(StatusCode::OK, layout("Deliveries", Some(user), &body));
+    };
+    let log = &dashboard.ports.deliveries;
+    let requests = match log.list_requests(key, LATEST).await {
+        Ok(requests) => requests,
+        Err(e) => return pages::store_error(&e),
+    };
+    let mut rows = Vec::with_capacity(requests.len());
+    for request in requests {
+        match log.list_attempts(key, request.token).await {
+            Ok(attempts) => rows.push((request, attempts)),
+            Err(e) => return pages::store_error(&e),
+        }
+    }
+    let body = html! {
+        form.card method="get" action="/dashboard/deliveries" {
+            label for="key" { "API key" }
+            select #key name="key" {
+                @for k in &keys {
+                    option value=(k.id.0) selected[k.id == key] { (k.label) " (" (k.prefix) ")" }
+                }
+            }
+            button.secondary type="submit" { "Show deliveries" }
+        }
+        section #deliveries {
+            @if rows.is_empty() {
+                p { "No requests yet with this key. Post points to the API with it; each request shows here with its deliveries." }
+            } @else {
+                table {
+                    thead { tr { th { "Received" } th { "Token" } th { "Points" } th { "Alerts" } th { "Status" } th { "Attempts" } th { "" } } }
+                    tbody {
+                        @for (request, attempts) in &rows {
+                            tr.delivery {
+                                td data-label="Received" { (request.received_at.format("%Y-%m-%d %H:%M:%S UTC")) }
+                                td data-label="Token" { code { (request.token) } }
+                                td data-label="Points" { (request.points) }
+                                td data-label="Alerts" { @match request.alerts { Some(n) => (n), None => "–" } }
+                                td data-label="Status" { (status_of(request)) }
+                                td data-label="Attempts" { (attempts_list(attempts)) }
+                                td {
+                                    @if request.alerts.is_some() && request.stage == JobStage::Done {
+                                        form method="post" action="/dashboard/deliveries/redeliver" {
+                                            input type="hidden" name="csrf" value=(user.csrf);
+                                            input type="hidden" name="key" value=(key.0);
+                                            input type="hidden" name="token" value=(request.token);
+                                            button.secondary type="submit" { "Redeliver" }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    pages::page(StatusCode::OK, layout("Deliveries", Some(user), &body))
+}
