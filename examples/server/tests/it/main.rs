@@ -5,6 +5,7 @@
 mod admin;
 mod alerts;
 mod crash;
+mod dashboard;
 mod errors;
 mod harness;
 mod health;

@@ -1,0 +1,245 @@
+//! The dashboard in a real browser: headless Chromium driven through the Debian chromedriver
+//! (`apt-get install chromium chromium-driver`; `.ci/run` installs both). A newcomer's whole
+//! path: sign up, create a key, set the webhook URL, add a custom alert, post points with the
+//! key, and see the delivery in the log. Each page is saved as a screenshot under
+//! `target/dashboard-screenshots`.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+use crate::harness::{Deployment, PATIENCE, client, post_json};
+use crate::receiver::Receiver;
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The Debian chromedriver on a free loopback port, killed when dropped.
+struct Chromedriver {
+    child: Child,
+    url: String,
+    profile: tempfile::TempDir,
+}
+
+impl Chromedriver {
+    async fn start() -> Self {
+        assert!(
+            Path::new(CHROMEDRIVER).exists() && Path::new(CHROMIUM).exists(),
+            "the browser test needs Debian's chromium and chromium-driver: apt-get install chromium chromium-driver"
+        );
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + PATIENCE;
+        while client().get(format!("{url}/status")).send().await.is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Self {
+            child,
+            url,
+            profile: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    async fn browser(&self) -> WebDriver {
+        let mut caps = DesiredCapabilities::chrome();
+        caps.set_binary(CHROMIUM).unwrap();
+        for arg in [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--window-size=1200,1000",
+        ] {
+            caps.add_arg(arg).unwrap();
+        }
+        caps.add_arg(&format!(
+            "--user-data-dir={}",
+            self.profile.path().display()
+        ))
+        .unwrap();
+        WebDriver::new(&self.url, caps).await.unwrap()
+    }
+}
+
+impl Drop for Chromedriver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("dashboard-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn snap(driver: &WebDriver, name: &str) {
+    driver
+        .screenshot(&screenshots().join(format!("{name}.png")))
+        .await
+        .unwrap();
+}
+
+async fn fill(driver: &WebDriver, css: &str, text: &str) {
+    let field = driver.find(By::Css(css)).await.unwrap();
+    field.clear().await.unwrap();
+    field.send_keys(text).await.unwrap();
+}
+
+async fn click(driver: &WebDriver, css: &str) {
+    driver
+        .find(By::Css(css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn text_of(driver: &WebDriver, css: &str) -> String {
+    driver
+        .find(By::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
+    let deployment = Deployment::new();
+    let server = deployment.serve(&[]);
+    let chromedriver = Chromedriver::start().await;
+    let driver = chromedriver.browser().await;
+
+    driver.goto(server.url("/dashboard/signup")).await.unwrap();
+    snap(&driver, "1-signup").await;
+    fill(&driver, "#email", "newcomer@example.org").await;
+    fill(&driver, "#password", "a long enough password").await;
+    click(
+        &driver,
+        "form[action='/dashboard/signup'] button[type=submit]",
+    )
+    .await;
+
+    // Signing up lands on the keys page.
+    fill(&driver, "#label", "browser").await;
+    click(
+        &driver,
+        "form[action='/dashboard/keys'] button[type=submit]",
+    )
+    .await;
+    let key = text_of(&driver, "#new-key-text").await;
+    assert!(key.starts_with("ik_"), "the new key is shown: {key}");
+    snap(&driver, "2-keys").await;
+
+    driver.goto(server.url("/dashboard/alerts")).await.unwrap();
+    let secret = text_of(&driver, "#secret-text").await;
+    let receiver = Receiver::start(&secret).await;
+    fill(&driver, "#url", &receiver.url("/hook")).await;
+    click(
+        &driver,
+        "form[action='/dashboard/alerts/webhook'] button[type=submit]",
+    )
+    .await;
+    let saved = driver
+        .find(By::Css("#url"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(saved.as_deref(), Some(receiver.url("/hook").as_str()));
+    snap(&driver, "3-alerts-settings").await;
+
+    driver.goto(server.url("/dashboard/rules")).await.unwrap();
+    click(&driver, "#message option[value=custom]").await;
+    fill(
+        &driver,
+        "#deterioration",
+        "Air worse in {hours} hours ({aqi}).",
+    )
+    .await;
+    fill(&driver, "#improvement", "Air better in {hours} hours.").await;
+    click(&driver, "button[name=action][value=preview]").await;
+    assert!(
+        driver
+            .source()
+            .await
+            .unwrap()
+            .contains("Air worse in 6 hours"),
+        "the preview shows the custom description"
+    );
+    snap(&driver, "4-alert-preview").await;
+    click(&driver, "button[name=action][value=save]").await;
+    assert!(
+        text_of(&driver, "#rules").await.contains("custom message"),
+        "the custom alert is listed"
+    );
+    snap(&driver, "5-alerts").await;
+
+    let reply = post_json(
+        &client(),
+        &server,
+        &key,
+        &json!({"points": [{"lon": 2.35, "lat": 48.86, "id": "paris"}]}),
+    )
+    .await;
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let token = reply.json()["data"]["token"].as_str().unwrap().to_owned();
+    let delivery = receiver.delivery_for(&token).await;
+    assert_eq!(delivery.verified, Ok(()), "signed with the secret shown");
+
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        driver
+            .goto(server.url("/dashboard/deliveries"))
+            .await
+            .unwrap();
+        let log = text_of(&driver, "#deliveries").await;
+        if log.contains(&token) && log.contains("delivered") {
+            assert!(
+                log.contains("HTTP 204"),
+                "the attempt's status shows: {log}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the delivery did not appear in the log: {log}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    snap(&driver, "6-deliveries").await;
+    driver.quit().await.unwrap();
+}
