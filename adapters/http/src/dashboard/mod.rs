@@ -1,5 +1,5 @@
 //! The developer dashboard under `/dashboard`: server-rendered pages (maud) for accounts,
-//! sessions, API keys, alerts settings, alert rules and deliveries. Every action goes through [`alerts_core::manage::Manager`], so the
+//! sessions, API keys, alerts settings, alert rules, deliveries and a route playground. Every action goes through [`alerts_core::manage::Manager`], so the
 //! dashboard and the admin command enforce the same rules.
 //!
 //! Security, in short:
@@ -43,6 +43,7 @@ mod auth;
 mod deliveries;
 mod keys;
 mod pages;
+mod playground;
 mod rules;
 
 /// The session cookie's name.
@@ -146,6 +147,10 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/dashboard/rules/toggle", post(rules::toggle))
         .route("/dashboard/rules/delete", post(rules::delete))
         .route("/dashboard/deliveries", get(deliveries::page))
+        .route(
+            "/dashboard/playground",
+            get(playground::page).post(playground::run),
+        )
         .route(
             "/dashboard/deliveries/redeliver",
             post(deliveries::redeliver),

@@ -31,6 +31,7 @@ pub(crate) fn layout(title: &str, user: Option<&SignedIn>, body: &Markup) -> Mar
                             a href="/dashboard/alerts" { "Alerts settings" }
                             a href="/dashboard/rules" { "Alerts" }
                             a href="/dashboard/deliveries" { "Deliveries" }
+                            a href="/dashboard/playground" { "Route playground" }
                         }
                         form.signout method="post" action="/dashboard/signout" {
                             input type="hidden" name="csrf" value=(user.csrf);

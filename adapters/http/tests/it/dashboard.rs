@@ -1305,3 +1305,73 @@ async fn redelivering_needs_the_csrf_token_and_ones_own_key() {
     dash.pipeline.run_once(8).await.unwrap();
     assert_eq!(dash.sender.requests().len(), 1, "nothing was sent again");
 }
+
+#[tokio::test]
+async fn the_playground_scores_the_sample_and_draws_each_route_in_category_colours() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let page = browser.get("/dashboard/playground").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let at = page.body.find("name=\"request\"").unwrap();
+    let start = page.body[at..].find('>').unwrap() + at + 1;
+    let end = page.body[start..].find("</textarea>").unwrap() + start;
+    let sample = page.body[start..end].replace("&quot;", "\"");
+    assert!(
+        sample.contains("routeDuration"),
+        "the sample is loaded: {sample}"
+    );
+    let scored = browser
+        .post(
+            "/dashboard/playground",
+            &[("request", &sample), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(scored.status, StatusCode::OK, "{}", scored.body);
+    assert!(scored.body.contains("racss"), "the response is shown");
+    assert!(scored.body.contains("<svg"));
+    // The test field is a flat CI of 50 everywhere.
+    let colour = aq_core::CiCategory::of(50.0).colour();
+    assert!(
+        scored.body.contains(&format!("<polyline fill=\"none\" stroke-width=\"5\" stroke-linecap=\"round\" stroke=\"{colour}\"")),
+        "{}",
+        scored.body
+    );
+    for category in aq_core::CiCategory::ALL {
+        assert!(
+            scored.body.contains(category.name()),
+            "legend: {}",
+            category.name()
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_playground_keeps_a_bad_request_and_says_what_is_wrong() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let broken = browser
+        .post(
+            "/dashboard/playground",
+            &[("request", "{\"routes\": ["), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(broken.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(broken.body.contains("not valid JSON"));
+    assert!(
+        broken.body.contains("{&quot;routes&quot;: [") || broken.body.contains("{\"routes\": [")
+    );
+    let refused = browser
+        .post(
+            "/dashboard/playground",
+            &[("request", "{\"routes\": []}"), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.body.contains("The API would refuse this request"));
+    let forged = browser
+        .post("/dashboard/playground", &[("request", "{}")])
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+}

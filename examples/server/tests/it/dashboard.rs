@@ -1,7 +1,7 @@
 //! The dashboard in a real browser: headless Chromium driven through the Debian chromedriver
 //! (`apt-get install chromium chromium-driver`; `.ci/run` installs both). A newcomer's whole
 //! path: sign up, create a key, set the webhook URL, add a custom alert, post points with the
-//! key, and see the delivery in the log. Each page is saved as a screenshot under
+//! key, and see the delivery in the log; then score the playground's sample. Each page is saved as a screenshot under
 //! `target/dashboard-screenshots`.
 
 use std::net::TcpListener;
@@ -241,5 +241,21 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     snap(&driver, "6-deliveries").await;
+
+    driver
+        .goto(server.url("/dashboard/playground"))
+        .await
+        .unwrap();
+    click(
+        &driver,
+        "form[action='/dashboard/playground'] button[type=submit]",
+    )
+    .await;
+    let drawing = driver.find(By::Css("#routes-svg")).await.unwrap();
+    assert!(
+        drawing.find_all(By::Css("polyline")).await.unwrap().len() >= 3,
+        "every sample route is drawn"
+    );
+    snap(&driver, "7-route-playground").await;
     driver.quit().await.unwrap();
 }
