@@ -713,10 +713,19 @@ mod tests {
             .collect();
         assert_eq!(lookups.len(), 3, "one per grid cell");
         assert!(lookups.iter().all(|r| r.param("radius") == Some("25000")));
-        assert!(
-            lookups[0].param("coordinates").unwrap().starts_with("52.5"),
-            "latitude first"
-        );
+        // Lookups run concurrently, so they arrive in any order: each must name one of the
+        // queried places, latitude first.
+        for lookup in &lookups {
+            let coordinates = lookup.param("coordinates").unwrap();
+            let (lat, lon) = coordinates.split_once(',').unwrap();
+            let (lat, lon): (f64, f64) = (lat.parse().unwrap(), lon.parse().unwrap());
+            assert!(
+                [(13.40, 52.52), (13.405, 52.527), (20.0, 40.0)]
+                    .iter()
+                    .any(|&(q_lon, q_lat)| (q_lat - lat).abs() < 0.01 && (q_lon - lon).abs() < 0.01),
+                "latitude first, then longitude, of a queried place: {coordinates}"
+            );
+        }
         // 104 has no known parameter, 103 no position: only 101 and 102 are read.
         let mut latest: Vec<_> = requests
             .iter()
