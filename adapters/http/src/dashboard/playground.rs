@@ -134,7 +134,7 @@ async fn score_pieces(
     let mut inputs = Vec::new();
     for (r, route) in request.routes.iter().enumerate() {
         let vertices = route.polyline.len();
-        let per_piece = (vertices - 1).div_ceil(PIECES).max(1);
+        let per_piece = vertices.saturating_sub(1).div_ceil(PIECES).max(1);
         let mut route_pieces = Vec::new();
         let mut start = 0;
         while start + 1 < vertices {
