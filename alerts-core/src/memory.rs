@@ -273,6 +273,10 @@ impl AccountStore for MemoryStore {
             .cloned())
     }
 
+    async fn has_accounts(&self) -> Result<bool, StoreError> {
+        Ok(!lock(&self.state).accounts.is_empty())
+    }
+
     async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {
         let mut state = lock(&self.state);
         if !state.accounts.iter().any(|a| a.id == key.account_id) {
@@ -889,5 +893,28 @@ mod tests {
         assert!(files.fetch(&extended, clock.now()).is_err());
         let other = MemoryFiles::with_url_key([9; 32]);
         assert!(other.fetch(&url, clock.now()).is_err());
+    }
+}
+
+#[cfg(test)]
+mod account_tests {
+    use chrono::Utc;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_fresh_store_has_no_account_until_one_is_made() {
+        let store = MemoryStore::new();
+        assert!(!store.has_accounts().await.unwrap());
+        store
+            .create_account(&Account {
+                id: AccountId(uuid::Uuid::from_u128(1)),
+                email: "ada@example.org".into(),
+                password_hash: "x".into(),
+                created_at: Utc::now(),
+            })
+            .await
+            .unwrap();
+        assert!(store.has_accounts().await.unwrap());
     }
 }

@@ -177,6 +177,9 @@ pub trait AccountStore: Send + Sync {
     /// The account with this id.
     async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
 
+    /// Whether any account exists: a server on an empty store tells newcomers how to start.
+    async fn has_accounts(&self) -> Result<bool, StoreError>;
+
     /// Stores a new key. [`StoreError::Conflict`] when the hash exists already.
     async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError>;
 

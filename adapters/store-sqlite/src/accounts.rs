@@ -222,6 +222,13 @@ impl AccountStore for SqliteStore {
         row.map(account).transpose()
     }
 
+    async fn has_accounts(&self) -> Result<bool, StoreError> {
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM accounts)")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_error)
+    }
+
     async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {
         let mut tx = self
             .pool

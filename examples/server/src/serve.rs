@@ -65,7 +65,9 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     let service = open_service(&settings, &public_url).await?;
     let metrics = Metrics::new();
     let state = app_state(&settings, &service, metrics.clone(), &public_url);
-    announce(&settings, &service, local, &public_url);
+    // An unreadable store is no reason not to start: the hints are just left out.
+    let empty = !service.stores.accounts.has_accounts().await.unwrap_or(true);
+    announce(&settings, &service, local, &public_url, empty);
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut background = JoinSet::new();
@@ -152,7 +154,13 @@ fn app_state(
     builder.build()
 }
 
-fn announce(settings: &Settings, service: &Service, local: std::net::SocketAddr, public_url: &str) {
+fn announce(
+    settings: &Settings,
+    service: &Service,
+    local: std::net::SocketAddr,
+    public_url: &str,
+    empty: bool,
+) {
     tracing::info!(
         listen = %local,
         database = service.stores.kind,
@@ -167,16 +175,19 @@ fn announce(settings: &Settings, service: &Service, local: std::net::SocketAddr,
         redact_url(&settings.database_url)
     );
     println!("  air quality: {}", settings.aq_source);
-    println!("  API reference: {base}/insights/v1/docs");
-    println!("  dashboard: {base}/dashboard");
     if settings.aq_source == "demo" {
         println!(
             "  note: route scores and alerts use the synthetic demo field, not real measurements"
         );
     }
-    println!(
-        "  get started: sign up at {base}/dashboard/signup, then create an API key and alerts there\n               (or: insights-server admin create-account --email you@example.org --password '...')"
-    );
+    if empty {
+        println!(
+            "  get started: sign up at {base}/dashboard/signup, then create an API key and alerts there\n               (or: insights-server admin create-account --email you@example.org --password '...')"
+        );
+    }
+    // The dashboard comes last: whoever reads this output knows it is complete.
+    println!("  API reference: {base}/insights/v1/docs");
+    println!("  dashboard: {base}/dashboard");
 }
 
 /// The database URL without its password, for printing.

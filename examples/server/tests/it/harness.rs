@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
@@ -258,8 +258,10 @@ impl Deployment {
         let watchdog = spawn_watchdog(&format!("kill -9 {}", child.id()), Some(child.id()));
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
-        // Reads the announcement, then keeps draining so that the server never blocks on a
-        // full pipe.
+        let printed = Arc::new(Mutex::new(String::new()));
+        let keep = printed.clone();
+        // Reads the announcement, then keeps draining (and keeping) what the server prints,
+        // so that it never blocks on a full pipe.
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut line = String::new();
@@ -267,6 +269,7 @@ impl Deployment {
                 if let Some(addr) = line.trim().strip_prefix("insights-server listening on ") {
                     let _ = tx.send(addr.to_owned());
                 }
+                keep.lock().unwrap().push_str(&line);
                 line.clear();
             }
         });
@@ -275,6 +278,7 @@ impl Deployment {
             watchdog: Some(watchdog),
             base: String::new(),
             stderr_path,
+            printed,
         };
         let deadline = Instant::now() + PATIENCE;
         loop {
@@ -326,6 +330,7 @@ pub(crate) struct Server {
     /// `http://127.0.0.1:PORT`.
     pub(crate) base: String,
     stderr_path: PathBuf,
+    printed: Arc<Mutex<String>>,
 }
 
 impl Server {
@@ -337,6 +342,11 @@ impl Server {
     /// The URL of the shared API path with `key`.
     pub(crate) fn api(&self, key: &str) -> String {
         self.url(&format!("/insights/v1/cleanest-route?key={key}"))
+    }
+
+    /// What the server printed on stdout so far.
+    pub(crate) fn printed(&self) -> String {
+        self.printed.lock().unwrap().clone()
     }
 
     /// What the server logged so far.

@@ -60,3 +60,29 @@ async fn openapi_json_is_an_openapi_3_1_document() {
     let version = doc["openapi"].as_str().unwrap_or_default();
     assert!(version.starts_with("3.1"), "openapi is `{version}`");
 }
+
+#[tokio::test]
+async fn a_fresh_store_is_told_how_to_get_started_and_a_used_one_is_not() {
+    let deployment = Deployment::new();
+    let fresh = deployment.serve(&[]);
+    // The announcement is printed before the server answers, but read by another thread.
+    let printed = crate::harness::eventually("the start-up announcement", || {
+        let out = fresh.printed();
+        out.contains("get started").then_some(out)
+    })
+    .await;
+    assert!(
+        printed.contains(&format!("{}/dashboard/signup", fresh.base)),
+        "{printed}"
+    );
+    drop(fresh);
+
+    deployment.new_key();
+    let used = deployment.serve(&[]);
+    let printed = crate::harness::eventually("the start-up announcement", || {
+        let out = used.printed();
+        out.contains("dashboard:").then_some(out)
+    })
+    .await;
+    assert!(!printed.contains("get started"), "{printed}");
+}
