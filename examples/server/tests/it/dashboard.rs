@@ -102,15 +102,18 @@ async fn snap(driver: &WebDriver, name: &str) {
         .unwrap();
 }
 
+/// Types into a field. Like every lookup here it polls (`query`), because right after a click
+/// the next page may still be loading.
 async fn fill(driver: &WebDriver, css: &str, text: &str) {
-    let field = driver.find(By::Css(css)).await.unwrap();
+    let field = driver.query(By::Css(css)).first().await.unwrap();
     field.clear().await.unwrap();
     field.send_keys(text).await.unwrap();
 }
 
 async fn click(driver: &WebDriver, css: &str) {
     driver
-        .find(By::Css(css))
+        .query(By::Css(css))
+        .first()
         .await
         .unwrap()
         .click()
@@ -120,7 +123,8 @@ async fn click(driver: &WebDriver, css: &str) {
 
 async fn text_of(driver: &WebDriver, css: &str) -> String {
     driver
-        .find(By::Css(css))
+        .query(By::Css(css))
+        .first()
         .await
         .unwrap()
         .text()
@@ -128,6 +132,27 @@ async fn text_of(driver: &WebDriver, css: &str) -> String {
         .unwrap()
         .trim()
         .to_owned()
+}
+
+/// Waits until the element `css` shows `needle`, and returns its text. After a click the old
+/// page may still be there (with an element of the same id), or be going away under the
+/// lookup: both are retried until the deadline.
+async fn wait_for_text(driver: &WebDriver, css: &str, needle: &str) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let text = match driver.query(By::Css(css)).first().await {
+            Ok(element) => element.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        if text.contains(needle) {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "`{css}` never showed `{needle}`; it shows: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test]
@@ -167,8 +192,25 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         "form[action='/dashboard/alerts/webhook'] button[type=submit]",
     )
     .await;
+    // Saving redirects to the key's own settings page: wait for it, so that the save has
+    // happened before the test reads the field or leaves the page.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !driver
+        .current_url()
+        .await
+        .unwrap()
+        .as_str()
+        .contains("?key=")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "saving the webhook URL never redirected"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let saved = driver
-        .find(By::Css("#url"))
+        .query(By::Css("#url"))
+        .first()
         .await
         .unwrap()
         .prop("value")
@@ -187,20 +229,12 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     .await;
     fill(&driver, "#improvement", "Air better in {hours} hours.").await;
     click(&driver, "button[name=action][value=preview]").await;
-    assert!(
-        driver
-            .source()
-            .await
-            .unwrap()
-            .contains("Air worse in 6 hours"),
-        "the preview shows the custom description"
-    );
+    // The preview shows the custom description.
+    wait_for_text(&driver, "body", "Air worse in 6 hours").await;
     snap(&driver, "4-alert-preview").await;
     click(&driver, "button[name=action][value=save]").await;
-    assert!(
-        text_of(&driver, "#rules").await.contains("custom message"),
-        "the custom alert is listed"
-    );
+    // The custom alert is listed.
+    wait_for_text(&driver, "#rules", "custom message").await;
     snap(&driver, "5-alerts").await;
 
     let reply = post_json(
@@ -251,7 +285,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         "form[action='/dashboard/playground'] button[type=submit]",
     )
     .await;
-    let drawing = driver.find(By::Css("#routes-svg")).await.unwrap();
+    let drawing = driver.query(By::Css("#routes-svg")).first().await.unwrap();
     assert!(
         drawing.find_all(By::Css("polyline")).await.unwrap().len() >= 3,
         "every sample route is drawn"
