@@ -1,0 +1,186 @@
+//! The score-routes body: any bytes that parse as JSON are either refused with an error naming
+//! a place in the body, or accepted and scored, every route getting a RACS in 0..=100 or its
+//! own error code, in the order `routesSort` asks for.
+
+#![no_main]
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
+use aq_core::memory::FnSource;
+use aq_core::runtime::{FixedClock, SequentialIds};
+use aq_core::{CleanlinessIndex, Position};
+use chrono::{DateTime, Utc};
+use insights_fuzz::{NeverTimer, path_resolves};
+use libfuzzer_sys::fuzz_target;
+use racs_core::{
+    CompletionStatus, ErrorCode, Limits, RacsConfig, RecommendationCode, RouteOutcome, RoutesSort,
+    ScoreRequest, Scorer,
+};
+use serde_json::Value;
+
+/// Small limits keep an input's scoring to a few milliseconds.
+static LIMITS: LazyLock<Limits> = LazyLock::new(|| Limits {
+    max_routes: 8,
+    max_vertices_per_route: 200,
+    ..Limits::default()
+});
+
+/// Members a refusal may name although the body lacks them.
+const REQUIRED: [&str; 5] = ["routes", "routesSort", "id", "polyline", "routeDuration"];
+
+static SCORER: LazyLock<Scorer> = LazyLock::new(|| {
+    let t0 = DateTime::from_timestamp(1_777_622_400, 0).unwrap_or_default();
+    Scorer::new(
+        Arc::new(FnSource::new("fuzz field", field)),
+        Arc::new(FixedClock::new(t0)),
+        Arc::new(NeverTimer),
+        Arc::new(SequentialIds::default()),
+    )
+    .with_config(RacsConfig {
+        // Bounds the source's work per route; routes longer than this spread their samples out.
+        max_samples: 500,
+        include_details: true,
+        ..RacsConfig::default()
+    })
+});
+
+/// A made-up field that changes with place and hour and has no data in western bands of
+/// latitude, so that routes also fail for lack of data.
+fn field(p: Position, t: DateTime<Utc>) -> Option<CleanlinessIndex> {
+    let wave = (p.lon() * 700.0).sin() * 40.0 + (p.lat() * 900.0).cos() * 30.0;
+    let hour = f64::from(u8::try_from(t.timestamp().rem_euclid(86_400) / 3600).unwrap_or(0));
+    if p.lon() < 0.0 && (p.lat() * 10.0).sin() > 0.5 {
+        return None;
+    }
+    Some(CleanlinessIndex::clamped(50.0 + wave + hour))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(body) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let request = match ScoreRequest::from_json(&body, &LIMITS) {
+        Ok(request) => request,
+        Err(e) => {
+            let field = e.field();
+            assert!(
+                path_resolves(&body, &field.path, &REQUIRED, true),
+                "{e} names {:?}, which is not in {body}",
+                field.path
+            );
+            assert!(!field.problem.is_empty(), "{e} does not say what is wrong");
+            return;
+        }
+    };
+    // What small limits accept, the defaults accept the same way.
+    assert_eq!(
+        ScoreRequest::from_json(&body, &Limits::default()).as_ref(),
+        Ok(&request)
+    );
+    assert_eq!(request.validate(&LIMITS), Ok(()));
+    check_scores(&request);
+});
+
+fn check_scores(request: &ScoreRequest) {
+    let report = futures::executor::block_on(SCORER.score_report(request));
+    let response = &report.response;
+    let routes = &request.routes;
+    assert_eq!(report.outcomes.len(), routes.len());
+    assert_eq!(response.racss.len(), routes.len());
+
+    let racs_of: HashMap<&str, Option<u8>> = response
+        .racss
+        .iter()
+        .map(|e| (e.route_id.as_str(), e.racs))
+        .collect();
+    assert_eq!(racs_of.len(), routes.len(), "each route appears once");
+    for (route, outcome) in routes.iter().zip(&report.outcomes) {
+        let racs = racs_of.get(route.id.as_str()).copied();
+        let Some(racs) = racs else {
+            panic!("route {} is missing from the response", route.id);
+        };
+        match outcome {
+            RouteOutcome::Scored(score) => {
+                assert_eq!(racs, Some(score.racs), "route {}", route.id);
+                assert!(score.racs <= 100, "{score:?}");
+                assert!((0.0..=100.0).contains(&score.mean_ci), "{score:?}");
+                assert!((0.0..=1.0).contains(&score.coverage), "{score:?}");
+                assert!(score.dose.is_finite() && score.dose >= 0.0, "{score:?}");
+                assert!(
+                    score.length_m.is_finite() && score.length_m >= 0.0,
+                    "{score:?}"
+                );
+            }
+            RouteOutcome::Failed(failure) => {
+                assert_eq!(
+                    racs, None,
+                    "route {} failed ({failure}) yet has a RACS",
+                    route.id
+                );
+            }
+        }
+    }
+    for entry in &response.racss {
+        assert_eq!(
+            entry.racs.is_some(),
+            entry.error == ErrorCode::Empty,
+            "{entry:?}"
+        );
+        if let Some(details) = &entry.details {
+            assert!(
+                details.length.is_finite() && details.length >= 0.0,
+                "{entry:?}"
+            );
+            if let Some(c) = details.coverage {
+                assert!((0.0..=1.0).contains(&c), "{entry:?}");
+            }
+        }
+    }
+
+    let in_order: Vec<Option<u8>> = response.racss.iter().map(|e| e.racs).collect();
+    let ids: Vec<&str> = response.racss.iter().map(|e| e.route_id.as_str()).collect();
+    match request.routes_sort {
+        RoutesSort::Original => {
+            let request_ids: Vec<&str> = routes.iter().map(|r| r.id.as_str()).collect();
+            assert_eq!(ids, request_ids);
+        }
+        RoutesSort::Desc | RoutesSort::Asc => {
+            let key = |r: Option<u8>| match (r, request.routes_sort) {
+                (None, _) => 101,
+                (Some(v), RoutesSort::Asc) => i32::from(v),
+                (Some(v), _) => 100 - i32::from(v),
+            };
+            assert!(
+                in_order.windows(2).all(|w| key(w[0]) <= key(w[1])),
+                "{:?} is not in {:?} order",
+                in_order,
+                request.routes_sort
+            );
+        }
+    }
+
+    let scored = in_order.iter().filter(|r| r.is_some()).count();
+    assert_eq!(
+        response.completion_status,
+        CompletionStatus::from_counts(scored, routes.len())
+    );
+    let best = in_order.iter().flatten().max().copied();
+    let cleanest: Vec<_> = response
+        .recommendations
+        .iter()
+        .filter(|r| r.code == RecommendationCode::CleanestRoute)
+        .collect();
+    match best {
+        None => assert!(response.recommendations.is_empty(), "{response:?}"),
+        Some(best) => {
+            assert_eq!(cleanest.len(), 1, "{response:?}");
+            let named = cleanest[0].additional_data.value.as_str();
+            assert_eq!(
+                racs_of.get(named).copied(),
+                Some(Some(best)),
+                "{response:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Helpers shared by the fuzz targets: checking that an error's JSON path names a place in the
+//! body, and ports for running the scorer without a runtime.
+
+use std::time::Duration;
+
+use aq_core::runtime::Timer;
+use serde_json::Value;
+
+/// Whether `path` (as the request parsers spell it: `routes[1].polyline[7]`, empty for the whole
+/// body) names a member or element that is in `body`, or a member listed in `missing` that the
+/// body lacks where the path puts it.
+///
+/// With `strings_indexable`, a path may go on into a string with indices (`polyline[3][1]`):
+/// the route request reports errors inside a polyline given as a string holding a JSON array
+/// with the same path as in the array form.
+#[must_use]
+pub fn path_resolves(body: &Value, path: &str, missing: &[&str], strings_indexable: bool) -> bool {
+    resolve(body, path, true, missing, strings_indexable)
+}
+
+fn resolve(node: &Value, rest: &str, top: bool, missing: &[&str], strings: bool) -> bool {
+    if rest.is_empty() {
+        return true;
+    }
+    match node {
+        Value::Object(members) => {
+            let Some(name_and_more) = (if top {
+                Some(rest)
+            } else {
+                rest.strip_prefix('.')
+            }) else {
+                return false;
+            };
+            // Member names are arbitrary text, so every member that is a prefix is tried.
+            let via_member = members.iter().any(|(name, value)| {
+                name_and_more
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|after| {
+                        (after.is_empty() || after.starts_with('.') || after.starts_with('['))
+                            && resolve(value, after, false, missing, strings)
+                    })
+            });
+            via_member || missing.contains(&name_and_more)
+        }
+        Value::Array(items) => match index(rest) {
+            Some((i, after)) => {
+                i < items.len() && resolve(&items[i], after, false, missing, strings)
+            }
+            None => false,
+        },
+        Value::String(_) if strings => {
+            let mut rest = rest;
+            while let Some((_, after)) = index(rest) {
+                rest = after;
+            }
+            rest.is_empty()
+        }
+        _ => false,
+    }
+}
+
+/// `[digits]` at the start of `text`: the index and what follows.
+fn index(text: &str) -> Option<(usize, &str)> {
+    let inner = text.strip_prefix('[')?;
+    let end = inner.find(']')?;
+    let digits = &inner[..end];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((digits.parse().ok()?, &inner[end + 1..]))
+}
+
+/// A timer whose sleep never ends, so that no route deadline passes while a fuzz input is
+/// scored on an executor without timers.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NeverTimer;
+
+#[async_trait::async_trait]
+impl Timer for NeverTimer {
+    async fn sleep(&self, _duration: Duration) {
+        std::future::pending::<()>().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn paths_resolve_only_to_places_in_the_body() {
+        let body = json!({"routes": [{"id": 1, "polyline": [[0, 0], [1, 2]]}, {"polyline": "x"}]});
+        let missing = ["routesSort", "routeDuration"];
+        for good in [
+            "",
+            "routes",
+            "routes[0]",
+            "routes[0].id",
+            "routes[0].polyline[1][0]",
+            "routes[1].polyline[4][1]",
+            "routesSort",
+            "routes[0].routeDuration",
+        ] {
+            assert!(path_resolves(&body, good, &missing, true), "{good}");
+        }
+        for bad in [
+            "routes[2]",
+            "routes[0].polyline[2]",
+            "routes[0].ids",
+            "routes.id",
+            "points",
+            "routes[0]polyline",
+            "routes[1].polyline[1]x",
+        ] {
+            assert!(!path_resolves(&body, bad, &missing, true), "{bad}");
+        }
+        assert!(!path_resolves(
+            &body,
+            "routes[1].polyline[4]",
+            &missing,
+            false
+        ));
+    }
+}
