@@ -51,13 +51,23 @@ const RETRY_AFTER_UNAVAILABLE: Duration = Duration::from_secs(5);
 
 /// The router of the whole API over `state`.
 pub fn router(state: AppState) -> Router {
+    router_with(state, Router::new())
+}
+
+/// The router of the whole API over `state`, plus the routes of `extra` behind the same
+/// layers (request id, tracing, timeout, metrics): for a benchmark that compares a handler of
+/// its own with the API's, under the same conditions.
+///
+/// # Panics
+/// When `extra` has a route of the API's own (axum refuses overlapping routes).
+pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     let timeout = state.config().request_timeout;
     let base = if state.dashboard().is_some() {
         dashboard::routes()
     } else {
         Router::new()
     };
-    base
+    base.merge(extra)
         .route("/insights/v1/cleanest-route", post(api::cleanest_route))
         .route(
             "/insights/v1/files/{name}",

@@ -1,0 +1,172 @@
+//! `insights-load`: load scenarios for the insights server, each printing `FIGURE:` lines.
+//!
+//! ```text
+//! insights-load http-ratio                       # scoring vs an empty handler, 64 connections
+//! insights-load alerts-scale --points 10000      # one large alert request, time and memory
+//! insights-load mixed --duration 60 --connections 64
+//! ```
+//!
+//! `benches/run-all` runs them all with every other benchmark.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use insights_load::scenarios::{alerts_scale, http_ratio, mixed};
+use insights_load::server::default_server_bin;
+
+/// Load scenarios for the insights server, on loopback, bounded in time.
+#[derive(Debug, Parser)]
+#[command(name = "insights-load", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Requests per second of route scoring (one route) against an empty handler behind the
+    /// same middleware, in interleaved rounds; targets: ratio >= 0.40, scoring p99 < 10 ms.
+    HttpRatio {
+        /// Concurrent keep-alive connections.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
+        /// Rounds of each.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Seconds per round.
+        #[arg(long, default_value_t = 5)]
+        round_secs: u64,
+        /// Exit non-zero when a target is missed (errors always do).
+        #[arg(long)]
+        require_targets: bool,
+    },
+    /// One alert request of N points with two rules on the real server: time from the POST
+    /// to the verified webhook, the file downloaded as a stream, and the server's peak memory.
+    AlertsScale {
+        /// Points in the request.
+        #[arg(long, default_value_t = 10_000)]
+        points: usize,
+        /// The release build of insights-server [default: $CARGO_TARGET_DIR/release or
+        /// target/release].
+        #[arg(long, value_name = "PATH")]
+        server_bin: Option<PathBuf>,
+        /// Seconds the delivery may take.
+        #[arg(long, default_value_t = 300)]
+        patience: u64,
+    },
+    /// Route scoring and alert requests together on the real server; fails on any error or
+    /// any accepted alert request not delivered.
+    Mixed {
+        /// Seconds of load.
+        #[arg(long, default_value_t = 60)]
+        duration: u64,
+        /// Concurrent keep-alive connections.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
+        /// Alert requests among every ten requests.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=10))]
+        alerts_in_ten: u32,
+        /// Points per alert request.
+        #[arg(long, default_value_t = 10)]
+        alert_points: usize,
+        /// Seconds the deliveries may take after the load.
+        #[arg(long, default_value_t = 300)]
+        delivery_patience: u64,
+        /// The release build of insights-server [default: $CARGO_TARGET_DIR/release or
+        /// target/release].
+        #[arg(long, value_name = "PATH")]
+        server_bin: Option<PathBuf>,
+    },
+    /// The server of http-ratio (started by it).
+    #[command(hide = true)]
+    BenchServer,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli.command)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs `command`; whether it passed.
+async fn run(command: Command) -> Result<bool> {
+    match command {
+        Command::HttpRatio {
+            connections,
+            rounds,
+            round_secs,
+            require_targets,
+        } => {
+            let options = http_ratio::RatioOptions {
+                connections,
+                rounds,
+                round: Duration::from_secs(round_secs),
+                ..http_ratio::RatioOptions::default()
+            };
+            let exe = std::env::current_exe().context("cannot find this executable")?;
+            let result = http_ratio::run(&exe, &options).await?;
+            result.print(&options);
+            Ok(result.meets_targets() || !require_targets)
+        }
+        Command::AlertsScale {
+            points,
+            server_bin,
+            patience,
+        } => {
+            let bin = server_bin.unwrap_or_else(default_server_bin);
+            let options = alerts_scale::ScaleOptions {
+                points,
+                patience: Duration::from_secs(patience),
+            };
+            let result = alerts_scale::run(&bin, &options).await?;
+            result.print();
+            Ok(true)
+        }
+        Command::Mixed {
+            duration,
+            connections,
+            alerts_in_ten,
+            alert_points,
+            delivery_patience,
+            server_bin,
+        } => {
+            let bin = server_bin.unwrap_or_else(default_server_bin);
+            let options = mixed::MixedOptions {
+                connections,
+                duration: Duration::from_secs(duration),
+                delivery_patience: Duration::from_secs(delivery_patience),
+                alert_points,
+                alerts_in_ten,
+            };
+            let (report, memory) = mixed::run(&bin, &options).await?;
+            mixed::print(&report, &memory, &options);
+            for failure in report.failures() {
+                eprintln!("FAILED: {failure}");
+            }
+            Ok(report.passed())
+        }
+        Command::BenchServer => {
+            insights_load::bench_server::serve().await?;
+            Ok(true)
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Alerts at scale: one alert request of N points with two rules on the real server, from the
+//! POST to the receiver's verified webhook, then the file downloaded as a stream; the time of
+//! each and the server's peak memory. Run at two sizes, the peaks show whether memory grows
+//! with the number of points.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::memory::{MemoryReading, MemoryReport, MemorySampler, mib};
+use crate::receiver::Receiver;
+use crate::scenarios::ms;
+use crate::server::Installation;
+use crate::{client, figure, requests};
+
+/// The two rules: air quality a day ahead and pollen two days ahead, both at high sensitivity
+/// so that many points raise alerts.
+pub const RULES: [(&str, &str, &str); 2] = [("aq", "24h", "high"), ("pollen", "2d", "high")];
+
+/// How to run it.
+#[derive(Debug, Clone)]
+pub struct ScaleOptions {
+    /// Points in the request.
+    pub points: usize,
+    /// How long the delivery may take.
+    pub patience: Duration,
+}
+
+/// What was measured.
+#[derive(Debug, Clone)]
+pub struct ScaleResult {
+    /// Points posted.
+    pub points: usize,
+    /// The request body's size, in bytes.
+    pub body_bytes: usize,
+    /// From sending the POST to its 200.
+    pub accepted_in: Duration,
+    /// From sending the POST to the verified webhook.
+    pub post_to_webhook: Duration,
+    /// The download of the file.
+    pub download: client::Download,
+    /// Alerts the server recorded for the request.
+    pub alerts_recorded: u64,
+    /// The server's peak memory before the POST (start-up), in KiB.
+    pub peak_before_kib: u64,
+    /// The server's memory over the run.
+    pub memory: MemoryReport,
+}
+
+impl ScaleResult {
+    /// Prints the figures.
+    pub fn print(&self) {
+        let s = format!("alerts-scale[{} points]", self.points);
+        figure(&s, "request body", format!("{} bytes", self.body_bytes));
+        figure(&s, "POST to 200", ms(self.accepted_in));
+        figure(&s, "POST to webhook", ms(self.post_to_webhook));
+        figure(
+            &s,
+            "download",
+            format!(
+                "{} ({} lines, {} bytes, largest chunk {} bytes)",
+                ms(self.download.elapsed),
+                self.download.lines,
+                self.download.bytes,
+                self.download.largest_chunk
+            ),
+        );
+        figure(
+            &s,
+            "server peak memory (VmHWM) before the POST",
+            format!("{:.1} MiB", mib(self.peak_before_kib)),
+        );
+        figure(
+            &s,
+            "server peak memory (VmHWM)",
+            format!(
+                "{:.1} MiB (+{:.1} MiB over start-up)",
+                mib(self.memory.peak_kib),
+                mib(self.memory.peak_kib.saturating_sub(self.peak_before_kib))
+            ),
+        );
+        figure(
+            &s,
+            "server resident memory (VmRSS, MiB) over time",
+            self.memory.timeline(8),
+        );
+    }
+}
+
+/// Runs it against a fresh installation of the server at `server_bin`.
+///
+/// # Errors
+/// When anything fails: the server, the POST, the delivery, its signature, or the file's line
+/// count disagreeing with the alerts the server recorded.
+pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResult> {
+    let config = format!("max_points = {}\n", options.points.max(10_000));
+    let installation = Installation::new(server_bin, &config)?;
+    let key = installation.new_key()?;
+    let receiver = Receiver::start(&key.secret).await?;
+    installation.set_webhook(&key, &receiver.url())?;
+    for (data_type, forecast, sensitivity) in RULES {
+        installation.add_rule(&key, data_type, forecast, sensitivity)?;
+    }
+    let server = installation.serve()?;
+    let sampler = MemorySampler::start(server.pid, Duration::from_millis(10));
+    // Let start-up settle, so that "before" means the server at rest.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let peak_before_kib = MemoryReading::of(server.pid)?.hwm_kib;
+
+    let body = requests::points(options.points);
+    let body_bytes = body.len();
+    let url = format!("{}{}", server.base, requests::api_path(&key.key));
+    let posted = Instant::now();
+    let reply = client::post_json(&url, body).await?;
+    let accepted_in = posted.elapsed();
+    if reply.status != 200 {
+        bail!(
+            "the alert request was answered {}: {}",
+            reply.status,
+            String::from_utf8_lossy(&reply.body)
+        );
+    }
+    let answer: serde_json::Value = serde_json::from_slice(&reply.body)?;
+    let token = answer["data"]["token"]
+        .as_str()
+        .context("the 200 carries no token")?
+        .to_owned();
+    let delivered = receiver.wait_for(&token, options.patience).await;
+    let (arrived, file_url) = match delivered {
+        Ok(d) => d,
+        Err(e) => bail!("{e:#}\nserver log:\n{}", server.log_tail(30)),
+    };
+    let post_to_webhook = arrived.duration_since(posted);
+
+    let download = client::download(&file_url).await?;
+    if download.status != 200 {
+        bail!("the file download was answered {}", download.status);
+    }
+    // Give the sampler a last look after the download.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let memory = sampler.stop();
+
+    let alerts_recorded = recorded_alerts(&installation, &key.key, &token)?;
+    if alerts_recorded != download.lines {
+        bail!(
+            "the file has {} lines but the server recorded {alerts_recorded} alerts",
+            download.lines
+        );
+    }
+    Ok(ScaleResult {
+        points: options.points,
+        body_bytes,
+        accepted_in,
+        post_to_webhook,
+        download,
+        alerts_recorded,
+        peak_before_kib,
+        memory,
+    })
+}
+
+fn recorded_alerts(installation: &Installation, key: &str, token: &str) -> Result<u64> {
+    let list = installation.admin(&["list-deliveries", "--key", key, "--limit", "10"])?;
+    list.as_array()
+        .and_then(|records| records.iter().find(|r| r["token"] == token))
+        .and_then(|r| r["alerts"].as_u64())
+        .with_context(|| format!("list-deliveries shows no alert count for {token}: {list}"))
+}

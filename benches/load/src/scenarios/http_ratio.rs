@@ -1,0 +1,227 @@
+//! The HTTP ratio: how many route-scoring requests (one route) the API serves per second,
+//! against how many requests an empty handler behind the same middleware serves, on the same
+//! server, with the same load generator, in the same run.
+//!
+//! The two are measured in interleaved rounds (empty, scoring, scoring, empty, ...), so that
+//! whatever else the machine does during the run weighs on both alike. Targets: a ratio of at
+//! least [`RATIO_TARGET`], and a scoring p99 under [`P99_TARGET_MS`].
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+
+use crate::bench_server::{BenchServer, EMPTY_PATH};
+use crate::generator::{LoadConfig, Report, Template};
+use crate::memory::{MemoryReading, mib};
+use crate::{figure, requests};
+
+/// The least share of the empty handler's rate the scoring endpoint must reach.
+pub const RATIO_TARGET: f64 = 0.40;
+/// The scoring p99 must stay under this, in milliseconds.
+pub const P99_TARGET_MS: f64 = 10.0;
+
+const EMPTY: &str = "empty";
+const SCORING: &str = "scoring";
+
+/// How to run it.
+#[derive(Debug, Clone)]
+pub struct RatioOptions {
+    /// Connections of the load generator.
+    pub connections: usize,
+    /// Rounds of each of the two.
+    pub rounds: usize,
+    /// The length of one round.
+    pub round: Duration,
+    /// Unmeasured load on each before the rounds, to warm connections, caches and pools.
+    pub warmup: Duration,
+}
+
+impl Default for RatioOptions {
+    fn default() -> Self {
+        Self {
+            connections: 64,
+            rounds: 3,
+            round: Duration::from_secs(5),
+            warmup: Duration::from_secs(2),
+        }
+    }
+}
+
+/// What was measured.
+#[derive(Debug, Clone)]
+pub struct RatioResult {
+    /// The empty handler, all rounds together.
+    pub empty: Report,
+    /// The scoring endpoint, all rounds together.
+    pub scoring: Report,
+    /// The server's peak resident memory, in KiB.
+    pub server_peak_kib: u64,
+}
+
+impl RatioResult {
+    /// Scoring requests per second over empty-handler requests per second.
+    #[must_use]
+    pub fn ratio(&self) -> f64 {
+        let empty = self.empty.rate();
+        if empty > 0.0 {
+            self.scoring.rate() / empty
+        } else {
+            0.0
+        }
+    }
+
+    /// The scoring p99, in milliseconds.
+    #[must_use]
+    pub fn scoring_p99_ms(&self) -> f64 {
+        self.scoring
+            .operation(SCORING)
+            .map_or(f64::INFINITY, |o| o.quantile_ms(0.99))
+    }
+
+    /// True when both targets are met.
+    #[must_use]
+    pub fn meets_targets(&self) -> bool {
+        self.ratio() >= RATIO_TARGET && self.scoring_p99_ms() < P99_TARGET_MS
+    }
+
+    /// Prints the figures.
+    pub fn print(&self, options: &RatioOptions) {
+        const S: &str = "http-ratio";
+        let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
+        println!("{}", self.empty.summary());
+        println!("{}", self.scoring.summary());
+        figure(
+            S,
+            "setup",
+            format!(
+                "{} connections, {} rounds of {:?} each, interleaved",
+                options.connections, options.rounds, options.round
+            ),
+        );
+        figure(
+            S,
+            "empty handler",
+            format!("{:.0} req/s", self.empty.rate()),
+        );
+        figure(
+            S,
+            "scoring (one route)",
+            format!("{:.0} req/s", self.scoring.rate()),
+        );
+        figure(
+            S,
+            "ratio",
+            format!(
+                "{:.3} (target >= {RATIO_TARGET:.2}: {})",
+                self.ratio(),
+                verdict(self.ratio() >= RATIO_TARGET)
+            ),
+        );
+        if let Some(op) = self.scoring.operation(SCORING) {
+            figure(
+                S,
+                "scoring latency",
+                format!(
+                    "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                    op.quantile_ms(0.5),
+                    op.quantile_ms(0.9),
+                    op.quantile_ms(0.99),
+                    op.max_ms()
+                ),
+            );
+        }
+        figure(
+            S,
+            "scoring p99",
+            format!(
+                "{:.2} ms (target < {P99_TARGET_MS:.0} ms: {})",
+                self.scoring_p99_ms(),
+                verdict(self.scoring_p99_ms() < P99_TARGET_MS)
+            ),
+        );
+        if let Some(op) = self.empty.operation(EMPTY) {
+            figure(
+                S,
+                "empty handler p99",
+                format!("{:.2} ms", op.quantile_ms(0.99)),
+            );
+        }
+        figure(S, "errors", self.empty.errors() + self.scoring.errors());
+        figure(
+            S,
+            "server peak memory (VmHWM)",
+            format!("{:.1} MiB", mib(self.server_peak_kib)),
+        );
+    }
+}
+
+/// Starts the bench server (`exe bench-server`) and measures.
+///
+/// # Errors
+/// When the server does not start, or any request fails (a non-2xx answer or a transport
+/// error): a ratio of failures would mean nothing.
+pub async fn run(exe: &Path, options: &RatioOptions) -> Result<RatioResult> {
+    let log_dir = tempfile::Builder::new()
+        .prefix("insights-load-ratio-")
+        .tempdir()?;
+    let log = std::fs::File::create(log_dir.path().join("bench-server.log"))?;
+    let server = BenchServer::spawn(exe, log)?;
+    let empty = vec![Template::get(EMPTY, EMPTY_PATH)];
+    let scoring = vec![Template::post_json(
+        SCORING,
+        &requests::api_path(&server.key),
+        requests::one_route(),
+    )];
+    let config = |templates: &Vec<Template>, duration| {
+        LoadConfig::new(
+            &server.base,
+            options.connections,
+            duration,
+            templates.clone(),
+        )
+    };
+
+    for templates in [&empty, &scoring] {
+        let warm = crate::generator::run(&config(templates, options.warmup)).await?;
+        check(&warm)?;
+    }
+    let mut empty_total: Option<Report> = None;
+    let mut scoring_total: Option<Report> = None;
+    for round in 0..options.rounds {
+        // Alternate which goes first, so that neither always follows the other.
+        let order = if round % 2 == 0 {
+            [(&empty, &mut empty_total), (&scoring, &mut scoring_total)]
+        } else {
+            [(&scoring, &mut scoring_total), (&empty, &mut empty_total)]
+        };
+        for (templates, total) in order {
+            let report = crate::generator::run(&config(templates, options.round)).await?;
+            check(&report)?;
+            match total {
+                Some(sum) => sum.merge(&report),
+                None => *total = Some(report),
+            }
+        }
+    }
+    let (Some(empty), Some(scoring)) = (empty_total, scoring_total) else {
+        bail!("at least one round is needed");
+    };
+    let server_peak_kib = MemoryReading::of(server.pid).map_or(0, |r| r.hwm_kib);
+    Ok(RatioResult {
+        empty,
+        scoring,
+        server_peak_kib,
+    })
+}
+
+fn check(report: &Report) -> Result<()> {
+    if report.errors() > 0 {
+        bail!(
+            "{} requests failed; the ratio is only meaningful without errors:\n{}",
+            report.errors(),
+            report.summary()
+        );
+    }
+    Ok(())
+}
