@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use aq_core::{FieldError, Position};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -213,8 +213,9 @@ impl ScoreRequest {
     /// Every rule of the API is checked: member types, the polyline forms and coordinate
     /// ranges, ids (string or number, non-empty, unique), durations (finite, above 0, within
     /// [`Limits::max_route_duration_s`]), the unit and sort enums (listing the allowed values),
-    /// `routesSort` being present, `departureTime` as RFC 3339, unknown members (refused, so a
-    /// misspelt option cannot be silently ignored), and the count limits.
+    /// `routesSort` being present, `departureTime` as RFC 3339 (and within the years 0000 to
+    /// 9999 in UTC), unknown members (refused, so a misspelt option cannot be silently
+    /// ignored), and the count limits.
     ///
     /// ```
     /// use racs_core::{Limits, RoutesSort, ScoreRequest};
@@ -287,8 +288,8 @@ impl ScoreRequest {
         let travel_mode = parse_enum(object, "travelMode", &TravelMode::ALL, TravelMode::as_str)?;
         let departure_time = match member(object, "departureTime") {
             None => None,
-            Some(Value::String(s)) => Some(
-                DateTime::parse_from_rfc3339(s)
+            Some(Value::String(s)) => {
+                let time = DateTime::parse_from_rfc3339(s)
                     .map_err(|e| {
                         RequestError::invalid(
                             "departureTime",
@@ -298,8 +299,10 @@ impl ScoreRequest {
                             ),
                         )
                     })?
-                    .with_timezone(&Utc),
-            ),
+                    .with_timezone(&Utc);
+                check_departure(time, s)?;
+                Some(time)
+            }
             Some(other) => {
                 return Err(RequestError::invalid(
                     "departureTime",
@@ -341,6 +344,9 @@ impl ScoreRequest {
     /// The first problem found, with its path, as [`ScoreRequest::from_json`] would report it.
     pub fn validate(&self, limits: &Limits) -> Result<(), RequestError> {
         check_route_count(self.routes.len(), limits)?;
+        if let Some(time) = self.departure_time {
+            check_departure(time, &time.to_rfc3339())?;
+        }
         let mut seen: HashMap<&str, usize> = HashMap::with_capacity(self.routes.len());
         for (i, route) in self.routes.iter().enumerate() {
             check_id(&route.id.0, &format!("routes[{i}].id"), limits)?;
@@ -402,6 +408,19 @@ fn check_route_count(count: usize, limits: &Limits) -> Result<(), RequestError> 
         ));
     }
     Ok(())
+}
+
+/// RFC 3339 writes four-digit years only, so an offset that carries a time past the end of
+/// year 9999 (or before year 0) in UTC would give a request whose wire form no longer parses.
+fn check_departure(time: DateTime<Utc>, shown: &str) -> Result<(), RequestError> {
+    if (0..=9999).contains(&time.year()) {
+        Ok(())
+    } else {
+        Err(RequestError::invalid(
+            "departureTime",
+            format!("{shown:?} is outside the years 0000 to 9999 once converted to UTC"),
+        ))
+    }
 }
 
 fn check_id(id: &str, path: &str, limits: &Limits) -> Result<(), RequestError> {
@@ -785,6 +804,43 @@ mod tests {
         assert!(
             e.starts_with("departureTime: \"tomorrow\" is not an RFC 3339 date-time"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn an_accepted_departure_time_reads_back_from_the_wire_form() {
+        let at = |time: &str| {
+            let mut v = body();
+            v.as_object_mut()
+                .unwrap()
+                .insert("departureTime".into(), json!(time));
+            v
+        };
+        // Offsets that carry the instant out of the four-digit years in UTC.
+        for time in ["9999-12-31T23:59:59-23:59", "0000-01-01T00:00:00+00:01"] {
+            assert_eq!(
+                error(&at(time)),
+                format!(
+                    "departureTime: {time:?} is outside the years 0000 to 9999 once converted \
+                     to UTC"
+                )
+            );
+        }
+        for time in [
+            "9999-12-31T23:59:59Z",
+            "0000-01-01T00:00:00Z",
+            "2026-05-01T08:00:00+14:00",
+        ] {
+            let r = parse(&at(time)).unwrap();
+            let wire = serde_json::to_value(&r).unwrap();
+            assert_eq!(parse(&wire).unwrap(), r, "{time} via {wire}");
+        }
+
+        let mut far = parse(&body()).unwrap();
+        far.departure_time = DateTime::from_timestamp(253_402_300_800, 0);
+        assert_eq!(
+            far.validate(&Limits::default()).unwrap_err().field().path,
+            "departureTime"
         );
     }
 
