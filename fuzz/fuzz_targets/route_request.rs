@@ -15,7 +15,7 @@ use insights_fuzz::{NeverTimer, path_resolves};
 use libfuzzer_sys::fuzz_target;
 use racs_core::{
     CompletionStatus, ErrorCode, Limits, RacsConfig, RecommendationCode, RouteOutcome, RoutesSort,
-    ScoreRequest, Scorer,
+    ScoreRequest, ScoreResponse, Scorer,
 };
 use serde_json::Value;
 
@@ -79,12 +79,28 @@ fuzz_target!(|data: &[u8]| {
         Ok(&request)
     );
     assert_eq!(request.validate(&LIMITS), Ok(()));
+    // The request serialises to the wire form, which reads back as the same request.
+    let wire = serde_json::to_value(&request)
+        .unwrap_or_else(|e| panic!("{request:?} does not serialise: {e}"));
+    assert_eq!(
+        ScoreRequest::from_json(&wire, &LIMITS).as_ref(),
+        Ok(&request),
+        "{body} was accepted, but its wire form {wire} reads differently"
+    );
     check_scores(&request);
 });
 
 fn check_scores(request: &ScoreRequest) {
     let report = futures::executor::block_on(SCORER.score_report(request));
     let response = &report.response;
+    let json = serde_json::to_string(response)
+        .unwrap_or_else(|e| panic!("{response:?} does not serialise: {e}"));
+    let read_back: Result<ScoreResponse, _> = serde_json::from_str(&json);
+    assert_eq!(
+        read_back.as_ref().ok(),
+        Some(response),
+        "the response reads back differently from {json}"
+    );
     let routes = &request.routes;
     assert_eq!(report.outcomes.len(), routes.len());
     assert_eq!(response.racss.len(), routes.len());
