@@ -50,6 +50,10 @@ pub enum SpecialRange {
     UniqueLocal,
     /// `100::/64` (RFC 6666): the IPv6 discard prefix.
     Discard,
+    /// A cloud provider's instance metadata or host service (see [`METADATA_ENDPOINTS`]),
+    /// which hands out credentials to whoever asks from inside the machine. Refused under
+    /// every policy, even when its network is allowed, and even where it is a public address.
+    CloudMetadata,
 }
 
 impl SpecialRange {
@@ -70,6 +74,7 @@ impl SpecialRange {
             Self::Reserved => "a reserved address",
             Self::UniqueLocal => "a unique local (private) IPv6 address",
             Self::Discard => "an IPv6 discard address",
+            Self::CloudMetadata => "a cloud metadata service address",
         }
     }
 }
@@ -194,6 +199,48 @@ pub fn special_range(addr: IpAddr) -> Option<SpecialRange> {
     }
 }
 
+/// The instance metadata and host services of the major clouds. Some sit in ranges an
+/// operator may open for receivers on an internal network (`fd00:ec2::254` is unique local,
+/// `100.100.100.200` is shared address space), and Azure's host service is a public address,
+/// so no network allowance may open them.
+pub const METADATA_ENDPOINTS: &[IpAddr] = &[
+    // AWS, Google Cloud, Azure, Oracle Cloud, DigitalOcean, OpenStack: instance metadata.
+    IpAddr::V4(Ipv4Addr::new(169, 254, 169, 254)),
+    // AWS ECS task metadata and credentials; EKS Pod Identity credentials.
+    IpAddr::V4(Ipv4Addr::new(169, 254, 170, 2)),
+    IpAddr::V4(Ipv4Addr::new(169, 254, 170, 23)),
+    // AWS instance metadata and EKS Pod Identity over IPv6.
+    IpAddr::V6(Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254)),
+    IpAddr::V6(Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0023)),
+    // Google Cloud instance metadata over IPv6.
+    IpAddr::V6(Ipv6Addr::new(0xfd20, 0x00ce, 0, 0, 0, 0, 0, 0x0254)),
+    // Alibaba Cloud instance metadata.
+    IpAddr::V4(Ipv4Addr::new(100, 100, 100, 200)),
+    // Azure's host service (WireServer).
+    IpAddr::V4(Ipv4Addr::new(168, 63, 129, 16)),
+    // Oracle Cloud Classic instance metadata.
+    IpAddr::V4(Ipv4Addr::new(192, 0, 0, 192)),
+];
+
+/// Whether `address`, or the IPv4 address it carries, is one of [`METADATA_ENDPOINTS`].
+///
+/// ```
+/// use webhook_http::policy::is_metadata_endpoint;
+///
+/// assert!(is_metadata_endpoint("fd00:ec2::254".parse().unwrap()));
+/// assert!(is_metadata_endpoint("::ffff:169.254.169.254".parse().unwrap()));
+/// assert!(!is_metadata_endpoint("10.0.0.1".parse().unwrap()));
+/// ```
+pub fn is_metadata_endpoint(address: IpAddr) -> bool {
+    let inner = match address {
+        IpAddr::V6(v6) => embedded_ipv4(v6).map(IpAddr::V4),
+        IpAddr::V4(_) => None,
+    };
+    METADATA_ENDPOINTS
+        .iter()
+        .any(|endpoint| *endpoint == address || Some(*endpoint) == inner)
+}
+
 /// An address the policy refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[error(
@@ -258,8 +305,9 @@ impl AddressPolicy {
 
     /// Public addresses, loopback and the private networks (`10.0.0.0/8`, `172.16.0.0/12`,
     /// `192.168.0.0/16`, `100.64.0.0/10`, `fc00::/7`): a deployment whose receivers live on the
-    /// same internal network. Link-local addresses stay refused, so the cloud metadata service
-    /// (`169.254.169.254`) remains out of reach.
+    /// same internal network. Link-local addresses stay refused, and so do the cloud metadata
+    /// services inside the opened ranges (`fd00:ec2::254`, `100.100.100.200`; see
+    /// [`METADATA_ENDPOINTS`]).
     pub fn private_networks() -> Self {
         let mut networks = loopback_networks();
         networks.extend([
@@ -320,12 +368,18 @@ impl AddressPolicy {
             .any(|net| net.contains(&address) || inner.is_some_and(|inner| net.contains(&inner)))
     }
 
-    /// Accepts a public address or one in an allowed network; refuses the rest.
+    /// Accepts a public address or one in an allowed network; refuses the rest, and cloud
+    /// metadata services ([`METADATA_ENDPOINTS`]) always.
     pub fn check(&self, address: IpAddr) -> Result<(), BlockedAddress> {
         match special_range(address) {
-            None => Ok(()),
-            Some(_) if self.explicitly_allowed(address) => Ok(()),
-            Some(range) => Err(BlockedAddress { address, range }),
+            Some(range) if !self.explicitly_allowed(address) => {
+                Err(BlockedAddress { address, range })
+            }
+            _ if is_metadata_endpoint(address) => Err(BlockedAddress {
+                address,
+                range: SpecialRange::CloudMetadata,
+            }),
+            _ => Ok(()),
         }
     }
 }
@@ -483,9 +537,60 @@ mod tests {
             let opened = matches!(
                 expected,
                 None | Some(Loopback) | Some(Private) | Some(Shared) | Some(UniqueLocal)
-            );
+            ) && !is_metadata_endpoint(address);
             assert_eq!(allowed, opened, "{text}");
         }
+    }
+
+    #[test]
+    fn metadata_services_are_refused_under_every_policy_in_every_form() {
+        let everything = AddressPolicy::parse(["0.0.0.0/0", "::/0"]).unwrap();
+        let policies = [
+            AddressPolicy::strict(),
+            AddressPolicy::loopback(),
+            AddressPolicy::private_networks(),
+            everything,
+        ];
+        for text in [
+            "169.254.169.254",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a9fe:a9fe",
+            "2002:a9fe:a9fe::1",
+            "169.254.170.2",
+            "169.254.170.23",
+            "fd00:ec2::254",
+            "fd00:ec2::23",
+            "fd20:ce::254",
+            "100.100.100.200",
+            "::ffff:100.100.100.200",
+            "168.63.129.16",
+            "::ffff:168.63.129.16",
+            "192.0.0.192",
+        ] {
+            let address: IpAddr = text.parse().unwrap();
+            for policy in &policies {
+                assert!(policy.check(address).is_err(), "{text} under {policy:?}");
+            }
+        }
+        // Where no other range refuses it first, the refusal says what the address is.
+        for (policy, text) in [
+            (&policies[0], "168.63.129.16"),
+            (&policies[2], "fd00:ec2::254"),
+            (&policies[2], "100.100.100.200"),
+            (&policies[3], "169.254.169.254"),
+        ] {
+            let refusal = policy.check(text.parse().unwrap()).unwrap_err();
+            assert_eq!(refusal.range, CloudMetadata, "{text}");
+            assert!(refusal.to_string().contains("cloud metadata"), "{refusal}");
+        }
+        // Their neighbours are ordinary addresses of their ranges.
+        assert!(policies[2].check("fd00:ec2::253".parse().unwrap()).is_ok());
+        assert!(
+            policies[2]
+                .check("100.100.100.201".parse().unwrap())
+                .is_ok()
+        );
+        assert!(policies[0].check("168.63.129.17".parse().unwrap()).is_ok());
     }
 
     #[test]
