@@ -106,6 +106,7 @@
 
 pub mod account;
 pub mod evaluate;
+pub mod idempotency;
 pub mod ids;
 pub mod keys;
 pub mod manage;

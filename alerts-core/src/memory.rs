@@ -17,6 +17,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use uuid::Uuid;
 
+use crate::idempotency::{Enqueued, Fingerprint, Idempotency};
 use crate::ids::{AccountId, KeyId, RuleId, Token};
 use crate::keys::{KeyHash, WebhookSecret};
 use crate::ports::{
@@ -70,6 +71,8 @@ struct State {
     jobs: HashMap<Token, JobRecord>,
     attempts: HashMap<Token, Vec<DeliveryAttempt>>,
     sessions: HashMap<String, Session>,
+    /// Idempotency keys by API key, with the request they name.
+    idempotency: HashMap<(KeyId, String), (Token, Fingerprint)>,
     seq: u64,
 }
 
@@ -413,35 +416,59 @@ impl AccountStore for MemoryStore {
     }
 }
 
+/// Stores a request and its job, due at once; refuses a token stored already.
+fn insert_job(state: &mut State, request: &NewAlertRequest) -> Result<(), StoreError> {
+    if state.jobs.contains_key(&request.token) {
+        return Err(StoreError::Conflict(format!(
+            "the token {} exists already",
+            request.token
+        )));
+    }
+    state.seq += 1;
+    let seq = state.seq;
+    state.jobs.insert(
+        request.token,
+        JobRecord {
+            token: request.token,
+            key_id: request.key_id,
+            points: request.points.clone(),
+            received_at: request.received_at,
+            stage: JobStage::Evaluate,
+            attempts: 0,
+            run_at: request.received_at,
+            lease: None,
+            alerts: None,
+            outcome: None,
+            seq,
+        },
+    );
+    Ok(())
+}
+
 #[async_trait]
 impl JobQueue for MemoryStore {
     async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
+        insert_job(&mut lock(&self.state), request)
+    }
+
+    async fn enqueue_idempotent(
+        &self,
+        request: &NewAlertRequest,
+        idempotency: &Idempotency,
+    ) -> Result<Enqueued, StoreError> {
         let mut state = lock(&self.state);
-        if state.jobs.contains_key(&request.token) {
-            return Err(StoreError::Conflict(format!(
-                "the token {} exists already",
-                request.token
-            )));
+        let slot = (request.key_id, idempotency.key.as_str().to_owned());
+        // A key is remembered only as long as its request is.
+        if let Some(&(token, fingerprint)) = state.idempotency.get(&slot)
+            && state.jobs.contains_key(&token)
+        {
+            return Ok(Enqueued::Existing { token, fingerprint });
         }
-        state.seq += 1;
-        let seq = state.seq;
-        state.jobs.insert(
-            request.token,
-            JobRecord {
-                token: request.token,
-                key_id: request.key_id,
-                points: request.points.clone(),
-                received_at: request.received_at,
-                stage: JobStage::Evaluate,
-                attempts: 0,
-                run_at: request.received_at,
-                lease: None,
-                alerts: None,
-                outcome: None,
-                seq,
-            },
-        );
-        Ok(())
+        insert_job(&mut state, request)?;
+        state
+            .idempotency
+            .insert(slot, (request.token, idempotency.fingerprint));
+        Ok(Enqueued::Stored)
     }
 
     async fn claim(

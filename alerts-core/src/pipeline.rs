@@ -38,6 +38,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::evaluate::Evaluator;
+use crate::idempotency::{Enqueued, Fingerprint, Idempotency, IdempotencyKey};
 use crate::ids::{KeyId, Token};
 use crate::ndjson::{EncodeError, NdjsonEncoder, count_lines};
 use crate::ports::{
@@ -262,6 +263,11 @@ pub enum AcceptError {
         "this API key has no enabled alert rule; add one in the dashboard before requesting alerts"
     )]
     NoAlertRules,
+    /// The idempotency key was used before, by this API key, for a request with other points.
+    #[error(
+        "Idempotency-Key: this key was used for another request (other points); use a new key for a new request"
+    )]
+    IdempotencyKeyReused,
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -275,6 +281,7 @@ impl AcceptError {
             AcceptError::UnknownKey => "invalid_api_key",
             AcceptError::WebhookNotConfigured => "webhook_not_configured",
             AcceptError::NoAlertRules => "no_alert_rules",
+            AcceptError::IdempotencyKeyReused => "idempotency_key_reused",
             AcceptError::Store(StoreError::Unavailable(_)) => "unavailable",
             AcceptError::Store(_) => "internal_error",
         }
@@ -286,10 +293,20 @@ impl AcceptError {
         match self {
             AcceptError::UnknownKey => 401,
             AcceptError::WebhookNotConfigured | AcceptError::NoAlertRules => 400,
+            AcceptError::IdempotencyKeyReused => 422,
             AcceptError::Store(StoreError::Unavailable(_)) => 503,
             AcceptError::Store(_) => 500,
         }
     }
+}
+
+/// An accepted alert request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Accepted {
+    /// The request's token.
+    pub token: Token,
+    /// Whether this answers a retry of a request stored before under the same idempotency key.
+    pub replayed: bool,
 }
 
 /// Why processing a job stopped early. The job keeps its lease and is claimed again when the
@@ -389,6 +406,24 @@ impl AlertPipeline {
     /// [`AcceptError`], whose [`code`](AcceptError::code) and
     /// [`http_status`](AcceptError::http_status) are those of `api.md`.
     pub async fn accept(&self, key_id: KeyId, request: AlertRequest) -> Result<Token, AcceptError> {
+        self.accept_idempotent(key_id, request, None)
+            .await
+            .map(|accepted| accepted.token)
+    }
+
+    /// [`AlertPipeline::accept`] with the client's idempotency key, if it sent one: a retry of
+    /// a stored request (same key, same points) gets the stored request's token back, marked
+    /// as a replay, and nothing new is stored or delivered.
+    ///
+    /// # Errors
+    /// As [`AlertPipeline::accept`], and [`AcceptError::IdempotencyKeyReused`] for a key used
+    /// before with other points.
+    pub async fn accept_idempotent(
+        &self,
+        key_id: KeyId,
+        request: AlertRequest,
+        idempotency_key: Option<IdempotencyKey>,
+    ) -> Result<Accepted, AcceptError> {
         let now = self.ports.clock.now();
         let config = self
             .ports
@@ -403,16 +438,42 @@ impl AlertPipeline {
             return Err(AcceptError::NoAlertRules);
         }
         let token = Token(self.ports.ids.new_id());
-        self.ports
-            .jobs
-            .enqueue(&NewAlertRequest {
+        let fingerprint = idempotency_key
+            .as_ref()
+            .map(|_| Fingerprint::of_points(&request.points));
+        let new = NewAlertRequest {
+            token,
+            key_id,
+            points: request.points,
+            received_at: now,
+        };
+        let (Some(key), Some(fingerprint)) = (idempotency_key, fingerprint) else {
+            self.ports.jobs.enqueue(&new).await?;
+            return Ok(Accepted {
                 token,
-                key_id,
-                points: request.points,
-                received_at: now,
-            })
-            .await?;
-        Ok(token)
+                replayed: false,
+            });
+        };
+        let idempotency = Idempotency { key, fingerprint };
+        match self
+            .ports
+            .jobs
+            .enqueue_idempotent(&new, &idempotency)
+            .await?
+        {
+            Enqueued::Stored => Ok(Accepted {
+                token,
+                replayed: false,
+            }),
+            Enqueued::Existing {
+                token,
+                fingerprint: stored,
+            } if stored == fingerprint => Ok(Accepted {
+                token,
+                replayed: true,
+            }),
+            Enqueued::Existing { .. } => Err(AcceptError::IdempotencyKeyReused),
+        }
     }
 
     /// Claims up to `max` due jobs (at most [`PipelineConfig::claim_batch`]) and processes

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use uuid::Uuid;
 
+use crate::idempotency::{Enqueued, Idempotency};
 use crate::ids::{AccountId, KeyId, RuleId, Token};
 use crate::keys::{KeyHash, WebhookSecret};
 use crate::request::AlertPoint;
@@ -377,6 +378,18 @@ pub trait JobQueue: Send + Sync {
     /// Stores the request and its job (stage [`JobStage::Evaluate`], due at `received_at`) in
     /// one transaction: both or neither. [`StoreError::Conflict`] for a token stored already.
     async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError>;
+
+    /// [`JobQueue::enqueue`] for a request that carries an idempotency key. When a request of
+    /// the same API key with the same idempotency key is stored already, nothing is written and
+    /// its token and fingerprint come back as [`Enqueued::Existing`]; otherwise the request is
+    /// stored with the key as by `enqueue`. The check and the write are one atomic step, also
+    /// against concurrent callers with the same key. A key is remembered as long as its
+    /// request is kept.
+    async fn enqueue_idempotent(
+        &self,
+        request: &NewAlertRequest,
+        idempotency: &Idempotency,
+    ) -> Result<Enqueued, StoreError>;
 
     /// Leases up to `max` claimable jobs until `now + lease_for`, oldest run time first, each
     /// under a lease id from `lease_ids` (one call per job). No two concurrent callers get the

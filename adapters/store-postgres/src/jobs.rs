@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{
     AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
@@ -62,34 +63,98 @@ impl PgStore {
     }
 }
 
-#[async_trait]
-impl JobQueue for PgStore {
-    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
-        let points = serde_json::to_string(&request.points)
-            .map_err(|e| StoreError::Corrupt(format!("points could not be encoded: {e}")))?;
-        let received = request.received_at;
-        let mut tx = self.pool.begin().await.map_err(db_error)?;
-        sqlx::query(
-            "INSERT INTO alert_requests (token, key_id, points, point_count, received_at) \
-             VALUES ($1, $2, $3::json, $4, $5)",
-        )
+/// Stores a request and its job, due at once, inside the caller's transaction. `false` when a
+/// request of the same API key holds the idempotency key already (and nothing was written).
+async fn insert_request(
+    tx: &mut sqlx::PgConnection,
+    request: &NewAlertRequest,
+    idempotency: Option<&Idempotency>,
+) -> Result<bool, StoreError> {
+    let points = serde_json::to_string(&request.points)
+        .map_err(|e| StoreError::Corrupt(format!("points could not be encoded: {e}")))?;
+    let received = request.received_at;
+    let inserted = sqlx::query(
+        "INSERT INTO alert_requests \
+         (token, key_id, points, point_count, received_at, idempotency_key, fingerprint) \
+         VALUES ($1, $2, $3::json, $4, $5, $6, $7) \
+         ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING",
+    )
+    .bind(request.token.0)
+    .bind(request.key_id.0)
+    .bind(points)
+    .bind(to_i64(request.points.len() as u64))
+    .bind(received)
+    .bind(idempotency.map(|i| i.key.as_str()))
+    .bind(idempotency.map(|i| i.fingerprint.0.to_vec()))
+    .execute(&mut *tx)
+    .await
+    .map_err(db_error_or_conflict(|| {
+        format!("the alert request {} exists already", request.token)
+    }))?
+    .rows_affected();
+    if inserted == 0 {
+        return Ok(false);
+    }
+    sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES ($1, 'evaluate', $2)")
         .bind(request.token.0)
-        .bind(request.key_id.0)
-        .bind(points)
-        .bind(to_i64(request.points.len() as u64))
         .bind(received)
         .execute(&mut *tx)
         .await
-        .map_err(db_error_or_conflict(|| {
-            format!("the alert request {} exists already", request.token)
-        }))?;
-        sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES ($1, 'evaluate', $2)")
-            .bind(request.token.0)
-            .bind(received)
-            .execute(&mut *tx)
+        .map_err(db_error)?;
+    Ok(true)
+}
+
+/// A stored fingerprint, which is always 32 bytes.
+fn parse_fingerprint(bytes: &[u8]) -> Result<Fingerprint, StoreError> {
+    bytes
+        .try_into()
+        .map(Fingerprint)
+        .map_err(|_| StoreError::Corrupt(format!("a fingerprint of {} bytes", bytes.len())))
+}
+
+#[async_trait]
+impl JobQueue for PgStore {
+    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        insert_request(&mut tx, request, None).await?;
+        tx.commit().await.map_err(db_error)
+    }
+
+    async fn enqueue_idempotent(
+        &self,
+        request: &NewAlertRequest,
+        idempotency: &Idempotency,
+    ) -> Result<Enqueued, StoreError> {
+        // The insert waits for a concurrent one with the same key and then stores nothing;
+        // the stored request is read after. Retention may delete it in between, so try again
+        // a few times before giving up.
+        for _ in 0..3 {
+            let mut tx = self.pool.begin().await.map_err(db_error)?;
+            if insert_request(&mut tx, request, Some(idempotency)).await? {
+                tx.commit().await.map_err(db_error)?;
+                return Ok(Enqueued::Stored);
+            }
+            tx.rollback().await.map_err(db_error)?;
+            let existing: Option<(Uuid, Vec<u8>)> = sqlx::query_as(
+                "SELECT token, fingerprint FROM alert_requests \
+                 WHERE key_id = $1 AND idempotency_key = $2",
+            )
+            .bind(request.key_id.0)
+            .bind(idempotency.key.as_str())
+            .fetch_optional(&self.pool)
             .await
             .map_err(db_error)?;
-        tx.commit().await.map_err(db_error)
+            if let Some((token, fingerprint)) = existing {
+                return Ok(Enqueued::Existing {
+                    token: Token(token),
+                    fingerprint: parse_fingerprint(&fingerprint)?,
+                });
+            }
+        }
+        Err(StoreError::Conflict(format!(
+            "the idempotency key {} kept changing hands",
+            idempotency.key
+        )))
     }
 
     async fn claim(

@@ -31,6 +31,7 @@ use aq_core::runtime::IdGenerator;
 use chrono::{DateTime, TimeZone, Utc};
 use uuid::Uuid;
 
+use crate::idempotency::{Enqueued, Fingerprint, Idempotency, IdempotencyKey};
 use crate::ids::{AccountId, KeyId, RuleId, Token};
 use crate::keys::{ApiKey, WebhookSecret};
 use crate::ports::{
@@ -54,6 +55,8 @@ where
     authentication(store).await;
     key_config(store).await;
     enqueue(store).await;
+    idempotent_enqueue(store).await;
+    concurrent_idempotent_enqueue(store).await;
     claims(store).await;
     concurrent_claims(store).await;
     updates(store).await;
@@ -1026,6 +1029,131 @@ pub async fn claims<S: AccountStore + JobQueue + ?Sized>(store: &S) {
         "a job is claimable once its run time comes"
     );
     drain(store).await;
+}
+
+fn idempotency(key: &str, request: &NewAlertRequest) -> Idempotency {
+    Idempotency {
+        key: IdempotencyKey::parse(key).unwrap_or_else(|e| panic!("{e}")),
+        fingerprint: Fingerprint::of_points(&request.points),
+    }
+}
+
+/// Idempotent enqueueing: the first request with a key is stored; a second one with the same
+/// key (for the same API key) stores nothing and names the first; other API keys have keys of
+/// their own.
+pub async fn idempotent_enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &S) {
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let (_, other_key, _) = account_with_key(store).await;
+    let first = request(key.id, 2, t0());
+    let stored = ok(
+        store
+            .enqueue_idempotent(&first, &idempotency("order-1", &first))
+            .await,
+        "enqueue_idempotent stores a request with a new key",
+    );
+    assert_eq!(stored, Enqueued::Stored, "a new key stores the request");
+    assert_eq!(
+        ok(
+            store.points(first.token).await,
+            "points of the stored request"
+        ),
+        first.points,
+        "the request stored with a key is stored whole"
+    );
+
+    let retry = request(key.id, 3, t0() + secs(1));
+    let again = ok(
+        store
+            .enqueue_idempotent(&retry, &idempotency("order-1", &retry))
+            .await,
+        "enqueue_idempotent answers a key stored already",
+    );
+    assert_eq!(
+        again,
+        Enqueued::Existing {
+            token: first.token,
+            fingerprint: Fingerprint::of_points(&first.points),
+        },
+        "a key stored already names the first request and its fingerprint"
+    );
+    expect_err(
+        store.points(retry.token).await,
+        &StoreError::NotFound,
+        "nothing is stored for a request whose key was stored already",
+    );
+
+    let elsewhere = request(other_key.id, 1, t0());
+    assert_eq!(
+        ok(
+            store
+                .enqueue_idempotent(&elsewhere, &idempotency("order-1", &elsewhere))
+                .await,
+            "enqueue_idempotent with another API key",
+        ),
+        Enqueued::Stored,
+        "idempotency keys belong to one API key: another key's same name is new"
+    );
+    let plain = request(key.id, 1, t0());
+    enqueue_one(store, &plain).await;
+    let requests = ok(store.list_requests(key.id, 1000).await, "list_requests");
+    assert_eq!(
+        requests.len(),
+        2,
+        "the key has its idempotent request and its plain one, and no more"
+    );
+}
+
+/// Concurrent idempotent enqueueing: many callers at once with the same key store exactly one
+/// request, and every caller learns its token.
+pub async fn concurrent_idempotent_enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(
+    store: &S,
+) {
+    const CALLERS: usize = 8;
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let requests: Vec<NewAlertRequest> = (0..CALLERS).map(|_| request(key.id, 1, t0())).collect();
+    let shared = points(1);
+    let calls = requests
+        .iter()
+        .map(|r| {
+            let r = NewAlertRequest {
+                points: shared.clone(),
+                ..r.clone()
+            };
+            async move {
+                let idem = idempotency("same-key", &r);
+                let result = store.enqueue_idempotent(&r, &idem).await;
+                (r.token, result)
+            }
+        })
+        .collect();
+    let results = join_all(calls).await;
+    let mut stored = Vec::new();
+    let mut named = HashSet::new();
+    for (token, result) in results {
+        match ok(result, "concurrent enqueue_idempotent calls succeed") {
+            Enqueued::Stored => {
+                stored.push(token);
+                named.insert(token);
+            }
+            Enqueued::Existing { token, .. } => {
+                named.insert(token);
+            }
+        }
+    }
+    assert_eq!(
+        stored.len(),
+        1,
+        "exactly one of the concurrent callers stores the request"
+    );
+    assert_eq!(
+        named.len(),
+        1,
+        "every concurrent caller is told the one stored token"
+    );
+    let listed = ok(store.list_requests(key.id, 1000).await, "list_requests");
+    assert_eq!(listed.len(), 1, "one request is stored");
 }
 
 /// Concurrent claims: several claimers at once never get the same job, and together they get

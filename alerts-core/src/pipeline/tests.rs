@@ -96,6 +96,13 @@ impl JobQueue for FlakyQueue {
     async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
         self.inner.enqueue(request).await
     }
+    async fn enqueue_idempotent(
+        &self,
+        request: &NewAlertRequest,
+        idempotency: &crate::idempotency::Idempotency,
+    ) -> Result<crate::idempotency::Enqueued, StoreError> {
+        self.inner.enqueue_idempotent(request, idempotency).await
+    }
     async fn claim(
         &self,
         now: DateTime<Utc>,
@@ -298,6 +305,59 @@ async fn accept_stores_the_request_before_returning() {
     assert_eq!(state.stage, JobStage::Evaluate);
     assert_eq!(state.run_at, t0());
     assert_eq!(h.store.points(token).await.unwrap(), h.request().points);
+}
+
+#[tokio::test]
+async fn a_retry_with_the_same_idempotency_key_gets_the_first_token_and_stores_nothing() {
+    let h = Harness::new().await;
+    let pipeline = AlertPipeline::new(h.ports(), PipelineConfig::default());
+    let key = || Some(IdempotencyKey::parse("retry-1").unwrap());
+    let first = pipeline
+        .accept_idempotent(h.key_id, h.request(), key())
+        .await
+        .unwrap();
+    let again = pipeline
+        .accept_idempotent(h.key_id, h.request(), key())
+        .await
+        .unwrap();
+    assert!(!first.replayed);
+    assert_eq!(
+        again.token, first.token,
+        "the retry names the first request"
+    );
+    assert!(again.replayed);
+    assert_eq!(
+        h.store.counts(t0()).await.unwrap().waiting,
+        1,
+        "one job, not two"
+    );
+
+    // Without a key, the same points are a new request.
+    let plain = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    assert_ne!(plain, first.token);
+}
+
+#[tokio::test]
+async fn an_idempotency_key_reused_with_other_points_is_refused() {
+    let h = Harness::new().await;
+    let pipeline = AlertPipeline::new(h.ports(), PipelineConfig::default());
+    let key = || Some(IdempotencyKey::parse("k").unwrap());
+    pipeline
+        .accept_idempotent(h.key_id, h.request(), key())
+        .await
+        .unwrap();
+    let mut other = h.request();
+    other.points[0].id = "user-18".into();
+    let err = pipeline
+        .accept_idempotent(h.key_id, other, key())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, AcceptError::IdempotencyKeyReused), "{err:?}");
+    assert_eq!(
+        (err.code(), err.http_status()),
+        ("idempotency_key_reused", 422)
+    );
+    assert_eq!(h.store.counts(t0()).await.unwrap().waiting, 1);
 }
 
 #[tokio::test]

@@ -23,7 +23,7 @@ async fn migrations_apply_once_whatever_the_number_of_starts() {
             .fetch_all(&mut db.raw().await)
             .await
             .unwrap();
-    assert_eq!(applied, vec![(1, true), (2, true)]);
+    assert_eq!(applied, vec![(1, true), (2, true), (3, true)]);
 }
 
 #[tokio::test]

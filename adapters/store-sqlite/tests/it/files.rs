@@ -66,7 +66,7 @@ async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
             .unwrap();
     assert_eq!(
         applied,
-        vec![(1, true), (2, true)],
+        vec![(1, true), (2, true), (3, true)],
         "each migration is recorded once"
     );
     let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
