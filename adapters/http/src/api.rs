@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use alerts_core::idempotency::IdempotencyKey;
 use alerts_core::ids::KeyId;
 use alerts_core::keys::ApiKey;
 use alerts_core::request::AlertRequest;
@@ -9,7 +10,7 @@ use axum::Json;
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use racs_core::ScoreRequest;
 use serde::{Deserialize, Serialize};
@@ -47,6 +48,12 @@ pub(crate) struct TokenData {
     pub token: String,
 }
 
+/// The request header that makes an alert request safe to retry.
+pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+
+/// The response header that marks the answer to a retry of a stored request.
+pub(crate) const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
 /// Which operation a body asks for.
 enum Operation {
     Alerts(AlertRequest),
@@ -71,6 +78,8 @@ pub(crate) async fn cleanest_route(
     let key_id = authenticate(&state, query.key.as_deref()).await?;
     state.check_rate(key_id)?;
     check_content_type(&headers)?;
+    check_content_encoding(&headers)?;
+    let idempotency = idempotency_key(&headers)?;
     let limit = state.config().max_body_bytes;
     let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
         if is_length_limit(&e) {
@@ -91,19 +100,25 @@ pub(crate) async fn cleanest_route(
 
     match operation {
         Operation::Alerts(request) => {
-            let token = state
+            let accepted = state
                 .alerts()
-                .accept(key_id, request)
+                .accept_idempotent(key_id, request, idempotency)
                 .await
                 .map_err(|e| accept_error(&request_id, e))?;
-            Ok(Json(AlertAccepted {
+            let mut response = Json(AlertAccepted {
                 metadata: None,
                 data: TokenData {
-                    token: token.to_string(),
+                    token: accepted.token.to_string(),
                 },
                 error: None,
             })
-            .into_response())
+            .into_response();
+            if accepted.replayed {
+                response
+                    .headers_mut()
+                    .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
+            }
+            Ok(response)
         }
         Operation::Routes(request) => {
             let started = Instant::now();
@@ -168,6 +183,29 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
         Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
             format!("the body must be JSON: send `Content-Type: application/json` (got `{media}`)"),
+        ))
+    }
+}
+
+/// Compressed bodies are not decoded: refusing them names the cause, where reading the
+/// compressed bytes as JSON would only report a syntax error.
+fn check_content_encoding(headers: &HeaderMap) -> Result<(), ApiError> {
+    let encodings = headers
+        .get_all(header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .map(|e| e.trim().to_ascii_lowercase())
+        .filter(|e| !e.is_empty() && e != "identity")
+        .collect::<Vec<_>>();
+    if encodings.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            format!(
+                "the body must be sent uncompressed: content encoding `{}` is not supported",
+                encodings.join(", ")
+            ),
         ))
     }
 }
@@ -239,8 +277,32 @@ fn accept_error(request_id: &RequestId, e: alerts_core::pipeline::AcceptError) -
             ErrorCode::InvalidApiKey,
             "the API key is not valid: check it in the dashboard, or create a new one",
         ),
+        AcceptError::IdempotencyKeyReused => ApiError::new(
+            ErrorCode::IdempotencyKeyReused,
+            "Idempotency-Key: this key was used before for a request with other points; send a \
+             new key with a new request, and the same key only to retry the same request",
+        ),
         AcceptError::Store(e) => store_unavailable_or_internal(request_id, e),
     }
+}
+
+/// The client's `Idempotency-Key`, if it sent one.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, ApiError> {
+    let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(ApiError::invalid(
+            "Idempotency-Key: send the header once, with one key",
+        ));
+    }
+    let text = value.to_str().map_err(|_| {
+        ApiError::invalid("Idempotency-Key: only visible ASCII characters are allowed")
+    })?;
+    IdempotencyKey::parse(text)
+        .map(Some)
+        .map_err(|e| ApiError::invalid(e.to_string()))
 }
 
 fn store_unavailable_or_internal(

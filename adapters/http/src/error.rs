@@ -37,6 +37,8 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// 415: a body that is not JSON.
     UnsupportedMediaType,
+    /// 422: an `Idempotency-Key` used before for a request with other points.
+    IdempotencyKeyReused,
     /// 429: the key's request rate is over its limit.
     RateLimited,
     /// 500: a bug.
@@ -59,6 +61,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -80,6 +83,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::IdempotencyKeyReused => "idempotency_key_reused",
             ErrorCode::RateLimited => "rate_limited",
             ErrorCode::InternalError => "internal_error",
             ErrorCode::Unavailable => "unavailable",
@@ -101,6 +105,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "Method not allowed",
             ErrorCode::PayloadTooLarge => "Payload too large",
             ErrorCode::UnsupportedMediaType => "Unsupported media type",
+            ErrorCode::IdempotencyKeyReused => "Idempotency key reused",
             ErrorCode::RateLimited => "Rate limited",
             ErrorCode::InternalError => "Internal error",
             ErrorCode::Unavailable => "Service unavailable",

@@ -86,6 +86,8 @@ pub(crate) struct FileSettings {
     rate_burst: Option<u32>,
     /// How long output files are kept, in hours.
     retention_hours: Option<u64>,
+    /// How long a worker holds a job before another may take it over, in seconds.
+    lease_seconds: Option<u64>,
 }
 
 /// The resolved settings.
@@ -122,6 +124,9 @@ pub(crate) struct Settings {
     pub(crate) rate_burst: u32,
     /// Output-file retention, in hours.
     pub(crate) retention_hours: u64,
+    /// How long a worker holds a job, in seconds: after a crash, its jobs wait this long
+    /// before another worker takes them over.
+    pub(crate) lease_seconds: u64,
 }
 
 /// A setting that could not be resolved.
@@ -216,7 +221,16 @@ impl Settings {
             rate_per_second: file.rate_per_second.unwrap_or(50),
             rate_burst: file.rate_burst.unwrap_or(100),
             retention_hours: file.retention_hours.unwrap_or(24),
+            lease_seconds: file.lease_seconds.unwrap_or(300),
         };
+        // A step may take a webhook's whole 10 s timeout; a shorter lease would let a second
+        // worker deliver while the first is still waiting.
+        if settings.lease_seconds < MIN_LEASE_SECONDS {
+            return Err(ConfigError::Invalid(format!(
+                "lease_seconds must be at least {MIN_LEASE_SECONDS} (got {})",
+                settings.lease_seconds
+            )));
+        }
         if settings.max_points == 0
             || settings.max_routes == 0
             || settings.rate_per_second == 0
@@ -230,6 +244,9 @@ impl Settings {
         Ok(settings)
     }
 }
+
+/// The shortest lease: longer than a webhook attempt may take.
+const MIN_LEASE_SECONDS: u64 = 15;
 
 fn default_database_url(data_dir: &Path) -> String {
     format!("sqlite://{}", data_dir.join("insights.db").display())

@@ -249,7 +249,10 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
             clock: clock.clone(),
             ids: ids.clone(),
         },
-        PipelineConfig::default(),
+        PipelineConfig {
+            lease_for: std::time::Duration::from_secs(settings.lease_seconds),
+            ..PipelineConfig::default()
+        },
     ));
     let scorer = Scorer::new(sources.air, clock.clone(), Arc::new(TokioTimer), ids);
     Ok(Service {
