@@ -551,3 +551,17 @@ pub(crate) async fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+impl Deployment {
+    /// Makes every process of the deployment take `addr` as its listen address from now on.
+    /// It also decides which webhook hosts are allowed: loopback only while the server
+    /// listens on loopback.
+    pub(crate) fn set_listen(&mut self, addr: &str) {
+        let at = self
+            .flags
+            .iter()
+            .position(|flag| flag == "--listen")
+            .unwrap();
+        self.flags[at + 1] = addr.to_owned();
+    }
+}

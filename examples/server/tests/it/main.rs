@@ -12,3 +12,4 @@ mod health;
 mod receiver;
 mod routes;
 mod scale_out;
+mod security;
