@@ -1,5 +1,6 @@
 //! `POST /insights/v1/cleanest-route`: one path, two operations, told apart by the body.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use alerts_core::idempotency::IdempotencyKey;
@@ -12,9 +13,11 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use racs_core::ScoreRequest;
+use racs_core::{ScoreRequest, Scorer, polyline_length_m};
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
@@ -54,6 +57,15 @@ pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempote
 /// The response header that marks the answer to a retry of a stored request.
 pub(crate) const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
+/// Bodies up to this size are parsed on the connection's own task: handing them to the
+/// blocking pool costs two thread switches, more than parsing them does.
+const INLINE_PARSE_BYTES: usize = 16 * 1024;
+
+/// Route-scoring requests that need at most this many air-quality samples in all are scored on
+/// the connection's own task (well under a millisecond of work); larger ones go to the
+/// blocking pool, so that they cannot stall other connections.
+const INLINE_SAMPLES: f64 = 500.0;
+
 /// Which operation a body asks for.
 enum Operation {
     Alerts(AlertRequest),
@@ -92,11 +104,15 @@ pub(crate) async fn cleanest_route(
         }
     })?;
 
-    // Parsing and validating a large body is CPU work: keep it off the async core threads.
-    let parse_state = state.clone();
-    let operation = tokio::task::spawn_blocking(move || parse_body(&parse_state, &bytes))
-        .await
-        .map_err(|e| ApiError::internal(&request_id.0, &e))??;
+    let operation = if bytes.len() <= INLINE_PARSE_BYTES {
+        parse_body(&state, &bytes)?
+    } else {
+        // Parsing and validating a large body is CPU work: keep it off the async core threads.
+        let parse_state = state.clone();
+        tokio::task::spawn_blocking(move || parse_body(&parse_state, &bytes))
+            .await
+            .map_err(|e| ApiError::internal(&request_id.0, &e))??
+    };
 
     match operation {
         Operation::Alerts(request) => {
@@ -123,13 +139,16 @@ pub(crate) async fn cleanest_route(
         Operation::Routes(request) => {
             let started = Instant::now();
             let scorer = state.scorer().clone();
-            // Scoring samples and weighs thousands of points per route: run it on the blocking
-            // pool so that a large request cannot stall other connections.
-            let handle = tokio::runtime::Handle::current();
-            let response =
+            let response = if planned_samples(&scorer, &request) <= INLINE_SAMPLES {
+                scorer.score(&request).await
+            } else {
+                // Scoring samples and weighs thousands of points per route: run it on the
+                // blocking pool so that a large request cannot stall other connections.
+                let handle = tokio::runtime::Handle::current();
                 tokio::task::spawn_blocking(move || handle.block_on(scorer.score(&request)))
                     .await
-                    .map_err(|e| ApiError::internal(&request_id.0, &e))?;
+                    .map_err(|e| ApiError::internal(&request_id.0, &e))?
+            };
             tracing::debug!(
                 routes = response.racss.len(),
                 elapsed_ms = started.elapsed().as_millis() as u64,
@@ -221,17 +240,42 @@ fn is_length_limit(e: &axum::Error) -> bool {
     false
 }
 
+/// About how many air-quality samples scoring `request` takes: the planner's count for each
+/// route, before its cap on very long routes.
+fn planned_samples(scorer: &Scorer, request: &ScoreRequest) -> f64 {
+    let config = scorer.config();
+    request
+        .routes
+        .iter()
+        .map(|route| {
+            let by_time = request.duration_s(route) / config.sample_interval_s;
+            let by_length = polyline_length_m(&route.polyline) / config.sample_spacing_m;
+            by_time
+                .max(by_length)
+                .max(config.min_samples as f64)
+                .min(config.max_samples as f64)
+        })
+        .sum()
+}
+
 fn parse_body(state: &AppState, bytes: &[u8]) -> Result<Operation, ApiError> {
-    let body: Value = serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::invalid(format!("the body is not valid JSON: {e}")))?;
-    let Some(object) = body.as_object() else {
-        return Err(ApiError::invalid(
-            "the body must be a JSON object with either `points` (alert request) or `routes` \
-             (route scoring)",
-        ));
-    };
-    match (object.contains_key("points"), object.contains_key("routes")) {
-        (true, false) => AlertRequest::from_json(&body, &state.config().point_limits)
+    // The top-level members, unparsed: which operation the body asks for is known before any
+    // of it is built (an alert request's points are then read one at a time, never as a JSON
+    // tree many times the body's size). Reading them checks the whole body's syntax.
+    let members: BTreeMap<String, &RawValue> = serde_json::from_slice(bytes).map_err(|_| {
+        match serde_json::from_slice::<IgnoredAny>(bytes) {
+            Err(e) => ApiError::invalid(format!("the body is not valid JSON: {e}")),
+            Ok(_) => ApiError::invalid(
+                "the body must be a JSON object with either `points` (alert request) or \
+                 `routes` (route scoring)",
+            ),
+        }
+    })?;
+    match (
+        members.contains_key("points"),
+        members.contains_key("routes"),
+    ) {
+        (true, false) => AlertRequest::from_json_slice(bytes, &state.config().point_limits)
             .map(Operation::Alerts)
             .map_err(|e| {
                 let code = if e.http_status() == 413 {
@@ -241,16 +285,10 @@ fn parse_body(state: &AppState, bytes: &[u8]) -> Result<Operation, ApiError> {
                 };
                 ApiError::new(code, e.to_string())
             }),
-        (false, true) => ScoreRequest::from_json(&body, &state.config().route_limits)
-            .map(Operation::Routes)
-            .map_err(|e| {
-                let code = if e.is_too_large() {
-                    ErrorCode::PayloadTooLarge
-                } else {
-                    ErrorCode::InvalidRequest
-                };
-                ApiError::new(code, e.to_string())
-            }),
+        (false, true) => serde_json::from_slice::<Value>(bytes)
+            .map_err(|e| ApiError::invalid(format!("the body is not valid JSON: {e}")))
+            .and_then(|body| route_request(state, &body))
+            .map(Operation::Routes),
         (true, true) => Err(ApiError::invalid(
             "the body has both `points` and `routes`; send an alert request (`points`) and a \
              route-scoring request (`routes`) separately",
@@ -259,6 +297,17 @@ fn parse_body(state: &AppState, bytes: &[u8]) -> Result<Operation, ApiError> {
             "the body has neither `points` (alert request) nor `routes` (route scoring)",
         )),
     }
+}
+
+fn route_request(state: &AppState, body: &Value) -> Result<ScoreRequest, ApiError> {
+    ScoreRequest::from_json(body, &state.config().route_limits).map_err(|e| {
+        let code = if e.is_too_large() {
+            ErrorCode::PayloadTooLarge
+        } else {
+            ErrorCode::InvalidRequest
+        };
+        ApiError::new(code, e.to_string())
+    })
 }
 
 fn accept_error(request_id: &RequestId, e: alerts_core::pipeline::AcceptError) -> ApiError {
