@@ -1,6 +1,7 @@
 //! The server's signed file URLs: no path and query string verify unless they are, up to the
 //! order of the parameters, one that a signer holding the server's keys made, and only such a
-//! genuine URL is ever reported as expired.
+//! genuine URL is ever reported as expired. A URL the server signs for the input's token and
+//! time verifies until its expiry.
 //!
 //! An input is the request's path and query (split at the first `?`), optionally preceded by a
 //! line `@<unix seconds>` giving the time of the request (default: 2026-05-01T12:00:00Z).
@@ -10,9 +11,11 @@
 use std::sync::LazyLock;
 
 use alerts_core::ids::Token;
-use alerts_core::ports::FileKey;
-use chrono::{DateTime, Utc};
-use insights_objects::local_urls::{FILES_PATH, LocalUrlSigner, UrlKey, UrlKeys, VerifyError};
+use alerts_core::ports::{FileKey, UrlSigner};
+use chrono::{DateTime, TimeDelta, Utc};
+use insights_objects::local_urls::{
+    DEFAULT_URL_VALIDITY, FILES_PATH, LocalUrlSigner, UrlKey, UrlKeys, VerifyError,
+};
 use libfuzzer_sys::fuzz_target;
 
 const NOW: i64 = 1_777_636_800;
@@ -77,7 +80,49 @@ fuzz_target!(|data: &[u8]| {
             (first, again) => assert_eq!(first, again, "{url} at {now} and at {other}"),
         }
     }
+    if let Some(token) = path
+        .strip_prefix(FILES_PATH)
+        .and_then(|rest| rest.strip_suffix(".ndjson"))
+        .and_then(|t| t.parse::<Token>().ok())
+    {
+        check_signing(token, now);
+    }
 });
+
+/// What the server signs at `now` verifies from then until its expiry, and not at it; a time
+/// whose expiry falls before 1970 or past the calendar's end is refused, never signed.
+fn check_signing(token: Token, now: DateTime<Utc>) {
+    let file = FileKey::for_token(token);
+    let signed = futures::executor::block_on(SERVER.signed_url(&file, now, DEFAULT_URL_VALIDITY));
+    let validity = i64::try_from(DEFAULT_URL_VALIDITY.as_secs()).unwrap_or(i64::MAX);
+    let expires = now
+        .checked_add_signed(TimeDelta::seconds(validity))
+        .filter(|t| t.timestamp() >= 0);
+    let (signed, expires) = match (signed, expires) {
+        (Ok(url), Some(expires)) => (url, expires),
+        (Err(_), None) => return,
+        (signed, expires) => panic!("signing at {now} (expiry {expires:?}) gave {signed:?}"),
+    };
+    let Some((path, query)) = signed
+        .strip_prefix(BASE)
+        .and_then(|rest| rest.split_once('?'))
+    else {
+        panic!("{signed} is not on {BASE} with a query");
+    };
+    let last_valid = expires - TimeDelta::seconds(1);
+    for at in [now, last_valid] {
+        assert_eq!(
+            SERVER.verify(path, query, at),
+            Ok(file.clone()),
+            "{signed} at {at}"
+        );
+    }
+    assert_eq!(
+        SERVER.verify(path, query, expires),
+        Err(VerifyError::Expired),
+        "{signed} at {expires}"
+    );
+}
 
 /// Asserts that `path` and `query` are a URL one of the genuine signers made (parameters in
 /// any order) for the file `file`, and returns its expiry.
