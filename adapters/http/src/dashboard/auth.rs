@@ -124,6 +124,7 @@ pub(crate) async fn signin_page(State(state): State<AppState>, headers: HeaderMa
 pub(crate) async fn signup(
     State(state): State<AppState>,
     headers: HeaderMap,
+    extensions: Extensions,
     Form(form): Form<Credentials>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -131,6 +132,16 @@ pub(crate) async fn signup(
     };
     if !login_csrf_ok(&headers, &form) {
         return csrf_refused();
+    }
+    if !dashboard.allow_sign_up(client_address(&extensions)) {
+        return credentials_page(
+            &state,
+            &headers,
+            Which::SignUp,
+            StatusCode::TOO_MANY_REQUESTS,
+            &form.email,
+            Some("Too many attempts from your network. Wait a minute, then try again."),
+        );
     }
     match dashboard
         .ports

@@ -11,9 +11,10 @@
 //!   time.
 //! - Every page is sent with a strict Content-Security-Policy: only this origin's stylesheet
 //!   and script, no inline code, forms only to this origin, no framing.
-//! - Sign-in attempts are rate-limited per email and per client address. The counters are in
-//!   the memory of each process: behind several replicas an attacker gets each replica's
-//!   allowance.
+//! - Sign-in attempts are rate-limited per email and per client address, and sign-ups share
+//!   the address's allowance (each costs a password hash and makes an account). The counters
+//!   are in the memory of each process: behind several replicas an attacker gets each
+//!   replica's allowance.
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -117,6 +118,13 @@ impl Dashboard {
         let address_ok =
             address.is_none_or(|a| self.by_address.check_key(&a.ip().to_string()).is_ok());
         email_ok && address_ok
+    }
+
+    /// Whether another sign-up is allowed from this address now. It counts against the same
+    /// allowance as signing in, so that one client cannot spend the server's CPU and memory on
+    /// password hashes, or fill the store with accounts, by signing up instead.
+    pub(crate) fn allow_sign_up(&self, address: Option<SocketAddr>) -> bool {
+        address.is_none_or(|a| self.by_address.check_key(&a.ip().to_string()).is_ok())
     }
 }
 

@@ -2078,3 +2078,37 @@ async fn sign_in_failures_are_limited_per_email_and_per_client_address() {
     }
     assert!(limited, "sixty accounts were tried from one address");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_ups_from_one_address_are_limited() {
+    let deployment = Deployment::new();
+    let server = serve(&deployment, &[]);
+    let mut browser = Browser::new(&server);
+    let mut limited = None;
+    for attempt in 0..60 {
+        let email = new_email();
+        let page = browser.get("/dashboard/signup").await;
+        let csrf = field(&page, "csrf");
+        let reply = browser
+            .post(
+                "/dashboard/signup",
+                &[("email", &email), ("password", PASSWORD), ("csrf", &csrf)],
+            )
+            .await;
+        if reply.status == 429 {
+            assert!(text(&reply).contains("Wait a minute"), "{}", text(&reply));
+            limited = Some((attempt, email));
+            break;
+        }
+        assert_redirect(&reply, "/dashboard/keys");
+        browser.forget_cookies();
+    }
+    let (attempt, email) = limited.expect("sixty accounts were made from one address");
+    assert!(
+        attempt >= 5,
+        "an office can still sign up a few people: {attempt}"
+    );
+    assert!(browser.cookie("insights_session").is_none());
+    let out = deployment.admin_output(&["list-keys", "--email", &email]);
+    assert!(!out.status.success(), "the refused sign-up made no account");
+}
