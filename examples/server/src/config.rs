@@ -44,8 +44,9 @@ pub(crate) struct GlobalArgs {
     #[arg(long, env = "INSIGHTS_AQ_SOURCE", global = true, value_name = "SOURCE")]
     pub(crate) aq_source: Option<String>,
 
-    /// Allow webhook URLs on private, loopback and link-local networks. Without it only
-    /// loopback is allowed, and only while the server itself listens on loopback.
+    /// Allow webhook URLs on loopback and private networks (link-local addresses and cloud
+    /// metadata services stay refused). Without it only loopback is allowed, and only while
+    /// the server listens on loopback with no public URL naming another host.
     #[arg(long, env = "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS", global = true, num_args = 0..=1,
           default_missing_value = "true", value_name = "BOOL")]
     pub(crate) allow_private_webhooks: Option<bool>,

@@ -107,21 +107,37 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
     }
 }
 
-/// Which networks webhooks may go to. Loopback is allowed while the server itself listens on
-/// loopback (the local quick start: nobody else can reach it, so nobody else can aim its
-/// webhooks); private networks only when the operator says so.
+/// Which networks webhooks may go to. Loopback is allowed for the local quick start only: the
+/// server listens on loopback and is not published under another host's URL, so nobody else
+/// can reach it to aim its webhooks. A server behind a reverse proxy on the same machine
+/// listens on loopback too, but serves everyone who reaches the proxy; its public URL tells the
+/// two apart. Private networks are allowed only when the operator says so.
 pub(crate) fn webhook_policy(settings: &Settings) -> AddressPolicy {
+    let published = settings
+        .public_url
+        .as_deref()
+        .is_some_and(|url| !names_this_machine(url));
     if settings.allow_private_webhooks {
         AddressPolicy::private_networks()
-    } else if is_loopback(settings.listen.ip()) {
+    } else if settings.listen.ip().is_loopback() && !published {
         AddressPolicy::loopback()
     } else {
         AddressPolicy::strict()
     }
 }
 
-fn is_loopback(ip: IpAddr) -> bool {
-    ip.is_loopback()
+/// Whether the host of `url` (an `http://` or `https://` URL, as the settings check) is this
+/// machine: `localhost` or a loopback address.
+fn names_this_machine(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host_port.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The webhook URL check of the dashboard and the admin command: the sender's own.
@@ -263,4 +279,61 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
         clock,
         sender,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::GlobalArgs;
+
+    fn policy(listen: &str, public_url: Option<&str>, allow_private: bool) -> AddressPolicy {
+        let args = GlobalArgs {
+            listen: Some(listen.parse().unwrap()),
+            public_url: public_url.map(str::to_owned),
+            allow_private_webhooks: Some(allow_private),
+            ..GlobalArgs::default()
+        };
+        webhook_policy(&Settings::resolve(&args).unwrap())
+    }
+
+    #[test]
+    fn loopback_receivers_are_for_the_local_quick_start_only() {
+        assert_eq!(
+            policy("127.0.0.1:8080", None, false),
+            AddressPolicy::loopback()
+        );
+        assert_eq!(policy("[::1]:8080", None, false), AddressPolicy::loopback());
+        for local in [
+            "http://127.0.0.1:8080",
+            "http://localhost:8080/",
+            "http://LOCALHOST",
+            "http://[::1]:8080",
+            "http://127.1.2.3",
+        ] {
+            assert_eq!(
+                policy("127.0.0.1:8080", Some(local), false),
+                AddressPolicy::loopback(),
+                "{local}"
+            );
+        }
+        // Behind a reverse proxy: listening on loopback, published for everyone.
+        for public in [
+            "https://insights.example.net",
+            "https://insights.example.net:8443/base",
+            "http://10.0.0.5:8080",
+            "https://localhost.example.net",
+            "https://user@insights.example.net",
+        ] {
+            assert_eq!(
+                policy("127.0.0.1:8080", Some(public), false),
+                AddressPolicy::strict(),
+                "{public}"
+            );
+        }
+        assert_eq!(policy("0.0.0.0:8080", None, false), AddressPolicy::strict());
+        assert_eq!(
+            policy("0.0.0.0:8080", Some("https://insights.example.net"), true),
+            AddressPolicy::private_networks()
+        );
+    }
 }

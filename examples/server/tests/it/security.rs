@@ -548,6 +548,38 @@ async fn a_loopback_url_saved_on_a_local_server_is_refused_once_the_server_liste
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_published_under_a_public_url_refuses_loopback_receivers_even_on_loopback() {
+    // Saved on the quick start, before the deployment was put behind a reverse proxy.
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let receiver = Canned::start(204, &[]).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
+    deployment.add_rule(&key, "aq", "24h", "high");
+
+    // Behind a proxy on the same machine, the server listens on loopback but serves everyone.
+    let deployment = deployment.flag("--public-url", "https://insights.example.org");
+    let out = deployment.admin_output(&[
+        "set-webhook",
+        "--key",
+        &key.key,
+        "--url",
+        &receiver.url("/other"),
+    ]);
+    assert!(!out.status.success(), "a loopback URL was accepted");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("a loopback address"), "{stderr}");
+
+    let server = serve(&deployment, &[]);
+    let token = post_points(&server, &key).await;
+    let attempt = first_attempt(&deployment, &key, &token).await;
+    assert_eq!(attempt["error"], "forbidden", "{attempt}");
+    assert!(
+        receiver.hits().is_empty(),
+        "the loopback receiver was reached"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redirect_to_an_internal_address_is_not_followed_and_the_delivery_fails() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
