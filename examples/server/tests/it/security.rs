@@ -361,7 +361,7 @@ fn set_cookie_header(reply: &Reply, name: &str) -> String {
         .unwrap_or_else(|| panic!("no cookie {name} set: {:?}", reply.headers))
 }
 
-/// A random 256-bit token in hex, shaped like the dashboard's own.
+/// A random token of 64 hex digits, shaped like the dashboard's own.
 fn random_hex() -> String {
     format!(
         "{}{}",
@@ -1744,7 +1744,7 @@ async fn session_cookies_are_http_only_same_site_and_scoped_to_the_dashboard() {
             .unwrap();
         assert!((1..=12 * 3600).contains(&max_age), "{cookie}");
     }
-    // 256 random bits, not something derived from the account.
+    // Random (two v4 UUIDs in hex), not something derived from the account.
     let id = browser.cookie("insights_session").unwrap();
     assert_eq!(id.len(), 64, "{id}");
     assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
