@@ -9,6 +9,7 @@ mod dashboard;
 mod errors;
 mod harness;
 mod health;
+mod load;
 mod receiver;
 mod routes;
 mod scale_out;
