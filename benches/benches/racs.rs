@@ -1,30 +1,63 @@
 //! Route scoring: a request of 50 routes of 500 vertices each (the API's route limit, walks of
-//! about 7 km) scored against an in-memory field; and, separately, parsing and validating its
-//! body, planning the samples, and the pure scoring of the source's answers.
+//! about 7 km) handled as the server handles it, against serde_json alone on the same bytes.
+//!
+//! # Scoring vs parsing
+//!
+//! The source is the station-file source built from readings in memory: 10,000 stations over a
+//! 200 km square around the routes (about 2 km apart, so every sample weighs its full ten
+//! neighbours), found through the R-tree and weighed by inverse distance, as a server started
+//! with `--stations` answers.
+//!
+//! *Full handling* is what the `POST /v1/insights` handler of `insights-http` does with a body it
+//! has read: the JSON bytes become a `serde_json::Value`, `ScoreRequest::from_json` checks it,
+//! the `Scorer` plans, samples and scores every route, and the response is serialised to bytes.
+//! Authentication, rate limiting and the HTTP framing are left out: they cost the same for any
+//! body and are measured by the HTTP load generator instead.
+//!
+//! *serde_json alone* parses the same bytes into a `serde_json::Value` and serialises the same
+//! response. The handler parses into a `Value` because its errors must name the JSON path of any
+//! problem in any of the three polyline forms, which a derived typed parse cannot report; so
+//! the `Value` parse is the parse the service cannot avoid, and the ratio target (at most 3) is
+//! taken against it. For comparison the bench also times a typed parse (derived structs with
+//! `Vec<[f64; 2]>` polylines, the cheapest way serde_json can read this body) and prints that
+//! ratio too, without a target.
+//!
+//! The ratio is measured in interleaved rounds (one timed block of each side in turn, ratio per
+//! round, median over rounds), so that a machine that slows down part-way hurts both sides alike.
+//! Each figure is printed at the end on a line starting `FIGURE:`.
+//!
+//! Profiling: with `RACS_BENCH_PROFILE=handling` (or `serde_value`, `serde_typed`) the binary
+//! runs only that side `RACS_BENCH_PROFILE_ITERS` times (default 5) and exits, for
+//! `valgrind --tool=callgrind`.
+//!
+//! The groups before the comparison break the handling down: parsing and validating, planning,
+//! sampling the station source, and the pure scoring of its answers.
 
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use aq_core::memory::FnSource;
 use aq_core::runtime::{FixedClock, SequentialIds, Timer};
-use aq_core::{AirSample, CleanlinessIndex, Position};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use aq_core::{AirQualitySource, AirSample, Concentration, Concentrations, Pollutant, Position};
+use aq_sources::{PollenCounts, StationFile, StationFileConfig, StationReading};
+use chrono::{DateTime, TimeZone, Utc};
+use criterion::{Criterion, Throughput};
 use racs_core::{
-    Limits, RacsConfig, RoutePlan, ScoreRequest, Scorer, encode_polyline, plan_route, score_samples,
+    Limits, RacsConfig, RoutePlan, ScoreRequest, ScoreResponse, Scorer, encode_polyline,
+    plan_route, score_samples,
 };
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 const ROUTES: usize = 50;
 const VERTICES: usize = 500;
-
-/// A smooth made-up field: cleaner to the north, with waves of a few hundred metres.
-fn field(p: Position) -> Option<CleanlinessIndex> {
-    let v = 60.0 + 15.0 * (p.lon() * 900.0).sin() + 10.0 * (p.lat() * 1300.0).cos();
-    Some(CleanlinessIndex::clamped(v))
-}
+const STATIONS: usize = 10_000;
+/// Rounds of the interleaved comparison, and the least time each side runs per round.
+const ROUNDS: usize = 25;
+const ROUND_BLOCK: Duration = Duration::from_millis(150);
+const RATIO_TARGET: f64 = 3.0;
 
 /// Route `r`: 500 vertices about 14 m apart, winding eastwards from its own start.
 fn route(r: usize) -> Vec<Position> {
@@ -56,8 +89,54 @@ fn body(encoded: bool) -> Value {
     json!({"routes": routes, "routesSort": "desc", "travelMode": "walk"})
 }
 
-/// A tokio sleep behind the timer port (written out because this crate does not depend on
-/// `async-trait`).
+/// When the trips start; the stations' last readings are from this hour.
+fn departure() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 5, 4, 9, 0, 0)
+        .single()
+        .unwrap_or_else(|| panic!("bench departure time"))
+}
+
+/// A small deterministic generator, so every run measures the same layout.
+struct Lcg(u64);
+
+impl Lcg {
+    fn unit(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        // The top 53 bits fill an f64 mantissa exactly.
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// 10,000 stations over 12–15° E, 51.5–53.3° N, with PM2.5 and NO₂ at 07:00, 08:00 and 09:00.
+fn stations() -> StationFile {
+    let mut rng = Lcg(7);
+    let c = |v: f64| Concentration::new(v).unwrap_or_else(|e| panic!("bench value: {e}"));
+    let mut readings = Vec::with_capacity(STATIONS * 3);
+    for i in 0..STATIONS {
+        let lon = 12.0 + 3.0 * rng.unit();
+        let lat = 51.5 + 1.8 * rng.unit();
+        let position = Position::new(lon, lat).unwrap_or_else(|e| panic!("bench station: {e}"));
+        for h in 0..3 {
+            readings.push(StationReading {
+                station_id: format!("s{i}"),
+                position,
+                time: departure() - chrono::Duration::hours(2 - h),
+                concentrations: Concentrations::default()
+                    .with(Pollutant::Pm25, c(5.0 + 30.0 * rng.unit()))
+                    .with(Pollutant::No2, c(10.0 + 60.0 * rng.unit())),
+                pollen: PollenCounts::default(),
+            });
+        }
+    }
+    StationFile::from_readings(readings, StationFileConfig::default())
+        .unwrap_or_else(|e| panic!("bench stations: {e}"))
+}
+
+/// A tokio sleep behind the timer port, as the server's (written out because this crate does not
+/// depend on `async-trait`).
 struct TokioSleep;
 
 impl Timer for TokioSleep {
@@ -73,14 +152,112 @@ impl Timer for TokioSleep {
     }
 }
 
-fn racs(c: &mut Criterion) {
+/// The typed reading of the body: the cheapest parse serde_json offers for it, for comparison.
+/// Its fields are only ever written by the parser.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct TypedRequest {
+    routes: Vec<TypedRoute>,
+    routes_sort: String,
+    travel_mode: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct TypedRoute {
+    id: String,
+    polyline: Vec<[f64; 2]>,
+    route_duration: f64,
+}
+
+/// Everything both sides of the comparison need.
+struct Setup {
+    bytes: Vec<u8>,
+    limits: Limits,
+    scorer: Scorer,
+    source: Arc<StationFile>,
+    runtime: tokio::runtime::Runtime,
+    /// The response full handling produces, which serde_json alone serialises.
+    response: ScoreResponse,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let bytes = serde_json::to_vec(&body(false)).unwrap_or_else(|e| panic!("bench body: {e}"));
+        let source = Arc::new(stations());
+        let scorer = Scorer::new(
+            source.clone(),
+            Arc::new(FixedClock::new(departure())),
+            Arc::new(TokioSleep),
+            Arc::new(SequentialIds::default()),
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap_or_else(|e| panic!("bench runtime: {e}"));
+        let limits = Limits::default();
+        let response = score(&bytes, &limits, &scorer, &runtime);
+        let scored = response.racss.iter().filter(|e| e.racs.is_some()).count();
+        assert_eq!(scored, ROUTES, "every bench route is scored");
+        Self {
+            bytes,
+            limits,
+            scorer,
+            source,
+            runtime,
+            response,
+        }
+    }
+
+    /// Full handling, bytes to bytes.
+    fn handle(&self) -> Vec<u8> {
+        let response = score(&self.bytes, &self.limits, &self.scorer, &self.runtime);
+        serde_json::to_vec(&response).unwrap_or_else(|e| panic!("bench response: {e}"))
+    }
+
+    /// serde_json alone: the same bytes into a `Value`, the same response out to bytes.
+    fn serde_value(&self) -> Vec<u8> {
+        let body: Value = serde_json::from_slice(black_box(&self.bytes))
+            .unwrap_or_else(|e| panic!("bench body: {e}"));
+        drop(black_box(body));
+        serde_json::to_vec(black_box(&self.response))
+            .unwrap_or_else(|e| panic!("bench response: {e}"))
+    }
+
+    /// serde_json alone with the typed parse.
+    fn serde_typed(&self) -> Vec<u8> {
+        let body: TypedRequest = serde_json::from_slice(black_box(&self.bytes))
+            .unwrap_or_else(|e| panic!("bench body: {e}"));
+        drop(black_box(body));
+        serde_json::to_vec(black_box(&self.response))
+            .unwrap_or_else(|e| panic!("bench response: {e}"))
+    }
+}
+
+/// The handler's steps up to the response: the body's `Value` is dropped once the request is
+/// built, before scoring, as in the handler.
+fn score(
+    bytes: &[u8],
+    limits: &Limits,
+    scorer: &Scorer,
+    runtime: &tokio::runtime::Runtime,
+) -> ScoreResponse {
+    let body: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("bench body: {e}"));
+    let request =
+        ScoreRequest::from_json(&body, limits).unwrap_or_else(|e| panic!("bench request: {e}"));
+    drop(body);
+    runtime.block_on(scorer.score(&request))
+}
+
+/// The breakdown: parsing, planning, sampling and scoring separately.
+fn breakdown(c: &mut Criterion, setup: &Setup) {
     let limits = Limits::default();
     let pairs = body(false);
     let encoded = body(true);
     let request =
         ScoreRequest::from_json(&pairs, &limits).unwrap_or_else(|e| panic!("bench request: {e}"));
-    let departure = serde_json::from_value(json!("2026-05-04T08:00:00Z"))
-        .unwrap_or_else(|e| panic!("bench time: {e}"));
     let config = RacsConfig::default();
 
     let mut group = c.benchmark_group("racs");
@@ -98,7 +275,7 @@ fn racs(c: &mut Criterion) {
             .routes
             .iter()
             .map(|r| {
-                plan_route(&r.polyline, request.duration_s(r), departure, &config)
+                plan_route(&r.polyline, request.duration_s(r), departure(), &config)
                     .unwrap_or_else(|e| panic!("bench plan: {e}"))
             })
             .collect()
@@ -106,15 +283,23 @@ fn racs(c: &mut Criterion) {
     group.bench_function("plan_50x500", |b| b.iter(plan_all));
 
     let plans = plan_all();
-    let answers: Vec<Vec<Option<AirSample>>> = plans
-        .iter()
-        .map(|p| {
-            p.queries()
-                .iter()
-                .map(|q| field(q.position).map(AirSample::from_ci))
-                .collect()
+    let sample_all = || -> Vec<Vec<Option<AirSample>>> {
+        setup.runtime.block_on(async {
+            let mut all = Vec::with_capacity(plans.len());
+            for p in &plans {
+                let answers = setup
+                    .source
+                    .sample(black_box(p.queries()))
+                    .await
+                    .unwrap_or_else(|e| panic!("bench sample: {e}"));
+                all.push(answers);
+            }
+            all
         })
-        .collect();
+    };
+    group.bench_function("sample_station_file_50x500", |b| b.iter(sample_all));
+
+    let answers = sample_all();
     let ventilation = config.ventilation.rate(request.travel_mode);
     group.bench_function("score_samples_50x500", |b| {
         b.iter(|| {
@@ -125,29 +310,160 @@ fn racs(c: &mut Criterion) {
                 .collect::<Vec<_>>()
         })
     });
+    group.finish();
+}
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap_or_else(|e| panic!("bench runtime: {e}"));
-    let scorer = Scorer::new(
-        Arc::new(FnSource::new("bench", |p: Position, _| field(p))),
-        Arc::new(FixedClock::new(departure)),
-        Arc::new(TokioSleep),
-        Arc::new(SequentialIds::default()),
-    );
-    group.bench_function("score_request_50x500", |b| {
-        b.iter(|| runtime.block_on(scorer.score(black_box(&request))))
+/// Both sides of the comparison under criterion, for their distributions.
+fn side_by_side(c: &mut Criterion, setup: &Setup) {
+    let mut group = c.benchmark_group("racs_vs_serde_json");
+    group.throughput(Throughput::Bytes(setup.bytes.len() as u64));
+    group.sample_size(20);
+    group.measurement_time(Duration::from_secs(8));
+    group.bench_function("full_handling_50x500_10k_stations", |b| {
+        b.iter(|| setup.handle())
     });
-    group.bench_function("parse_and_score_request_50x500", |b| {
-        b.iter(|| {
-            let request = ScoreRequest::from_json(black_box(&pairs), &limits)
-                .unwrap_or_else(|e| panic!("bench request: {e}"));
-            runtime.block_on(scorer.score(&request))
-        })
+    group.bench_function("serde_json_value_parse_and_serialize", |b| {
+        b.iter(|| setup.serde_value())
+    });
+    group.bench_function("serde_json_typed_parse_and_serialize", |b| {
+        b.iter(|| setup.serde_typed())
     });
     group.finish();
 }
 
-criterion_group!(benches, racs);
-criterion_main!(benches);
+/// Calls `f` `iters` times; returns the mean time per call.
+fn timed_block(iters: usize, f: &dyn Fn() -> Vec<u8>) -> Duration {
+    let start = Instant::now();
+    for _ in 0..iters {
+        black_box(f());
+    }
+    start.elapsed() / iters as u32
+}
+
+/// How many calls of `f` fill `block`, from one call's time (at least one).
+fn calls_for(block: Duration, f: &dyn Fn() -> Vec<u8>) -> usize {
+    let one = timed_block(1, f).max(Duration::from_micros(1));
+    (block.as_nanos() / one.as_nanos()).clamp(1, 10_000) as usize
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The comparison in interleaved rounds: returns the figure lines.
+fn interleaved(setup: &Setup, rounds: usize) -> Vec<String> {
+    let full: &dyn Fn() -> Vec<u8> = &|| setup.handle();
+    let value: &dyn Fn() -> Vec<u8> = &|| setup.serde_value();
+    let typed: &dyn Fn() -> Vec<u8> = &|| setup.serde_typed();
+    let block = if rounds > 1 {
+        ROUND_BLOCK
+    } else {
+        Duration::ZERO
+    };
+    let n_full = calls_for(block, full);
+    let n_value = calls_for(block, value);
+    let n_typed = calls_for(block, typed);
+
+    let (mut t_full, mut t_value, mut t_typed) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut r_value, mut r_typed) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let f = timed_block(n_full, full).as_secs_f64();
+        let v = timed_block(n_value, value).as_secs_f64();
+        let t = timed_block(n_typed, typed).as_secs_f64();
+        t_full.push(f);
+        t_value.push(v);
+        t_typed.push(t);
+        r_value.push(f / v);
+        r_typed.push(f / t);
+    }
+    let ms = |v: Vec<f64>| median(v) * 1e3;
+    let ratio = median(r_value);
+    let verdict = if ratio <= RATIO_TARGET {
+        "met"
+    } else {
+        "MISSED"
+    };
+    vec![
+        format!(
+            "FIGURE: racs scoring/parsing ratio = {ratio:.2} (target <= {RATIO_TARGET}, {verdict}; \
+             full handling / serde_json Value parse + serialize, median of {rounds} interleaved \
+             rounds)"
+        ),
+        format!(
+            "FIGURE: racs scoring/typed-parsing ratio = {:.2} (no target; full handling / \
+             serde_json typed parse + serialize)",
+            median(r_typed)
+        ),
+        format!(
+            "FIGURE: racs full handling, 50 routes x 500 vertices, 10,000 stations = {:.2} ms \
+             per request",
+            ms(t_full)
+        ),
+        format!(
+            "FIGURE: racs serde_json Value parse + serialize of the same request ({} KiB) and \
+             response = {:.2} ms",
+            setup.bytes.len() / 1024,
+            ms(t_value)
+        ),
+        format!(
+            "FIGURE: racs serde_json typed parse + serialize of the same request and response = \
+             {:.2} ms",
+            ms(t_typed)
+        ),
+    ]
+}
+
+/// Runs one side alone, for a profiler; true when asked to. Never inlined, so that
+/// `valgrind --tool=callgrind --toggle-collect=racs::profile_only` counts only the profiled calls.
+#[inline(never)]
+fn profile_only(setup: &Setup) -> bool {
+    let Ok(side) = std::env::var("RACS_BENCH_PROFILE") else {
+        return false;
+    };
+    let iters: usize = std::env::var("RACS_BENCH_PROFILE_ITERS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(5);
+    let f: &dyn Fn() -> Vec<u8> = match side.as_str() {
+        "handling" => &|| setup.handle(),
+        "serde_value" => &|| setup.serde_value(),
+        "serde_typed" => &|| setup.serde_typed(),
+        other => {
+            panic!("RACS_BENCH_PROFILE={other}: expected handling, serde_value or serde_typed")
+        }
+    };
+    for _ in 0..iters {
+        black_box(f());
+    }
+    true
+}
+
+fn main() {
+    let setup = Setup::new();
+    if profile_only(&setup) {
+        return;
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--list") {
+        return;
+    }
+    // `cargo test --benches` passes `--test`: one quick round shows the comparison works.
+    let quick = args.iter().any(|a| a == "--test");
+
+    let mut c = Criterion::default().configure_from_args();
+    breakdown(&mut c, &setup);
+    side_by_side(&mut c, &setup);
+    c.final_summary();
+
+    let figures = interleaved(&setup, if quick { 1 } else { ROUNDS });
+    println!();
+    for line in figures {
+        println!("{line}");
+    }
+}
