@@ -94,13 +94,28 @@ pub(crate) struct Accumulator {
 
 impl Accumulator {
     pub(crate) fn add(&mut self, distance_m: f64, value: f64, power: f64) {
+        self.add_weighted(distance_m, Self::weight(distance_m, power), value);
+    }
+
+    /// The weight of a station `distance_m` away: computed once per station however many
+    /// quantities it has, since `powf` is the dearest step of the sum. Unused (and not computed)
+    /// for a coincident station.
+    pub(crate) fn weight(distance_m: f64, power: f64) -> f64 {
+        if distance_m < COINCIDENT_M {
+            f64::NAN
+        } else {
+            distance_m.powf(-power)
+        }
+    }
+
+    /// [`Accumulator::add`] with the station's [`Accumulator::weight`] already known.
+    pub(crate) fn add_weighted(&mut self, distance_m: f64, weight: f64, value: f64) {
         if distance_m < COINCIDENT_M {
             self.coincident_sum += value;
             self.coincident_n += 1;
         } else {
-            let w = distance_m.powf(-power);
-            self.sum_w += w;
-            self.sum_wv += w * value;
+            self.sum_w += weight;
+            self.sum_wv += weight * value;
         }
     }
 

@@ -208,8 +208,130 @@ pub enum StationFileError {
 #[derive(Debug, Clone)]
 struct Station {
     position: Position,
-    /// Sorted by time (seconds since the epoch).
-    readings: Vec<(i64, Values)>,
+    /// Sorted by time (seconds since the epoch), each with the mask of the quantities it has
+    /// (bit `k` for quantity `k`).
+    readings: Vec<(i64, Values, u16)>,
+    /// The union of the readings' masks.
+    measured: u16,
+}
+
+impl Station {
+    /// The readings usable at `time`: taken at or before it, no more than `max_age` seconds
+    /// earlier, latest first.
+    fn fresh(&self, time: i64, max_age: i64) -> impl Iterator<Item = (&Values, u16)> {
+        let known = self.readings.partition_point(|r| r.0 <= time);
+        self.readings[..known]
+            .iter()
+            .rev()
+            .take_while(move |r| time - r.0 <= max_age)
+            .map(|r| (&r.1, r.2))
+    }
+
+    /// Adds the station's latest usable value of each quantity at `time` to `acc`, the station
+    /// `distance_m` away with weight `weight` ([`Accumulator::weight`]); false when it has none.
+    fn add_fresh(
+        &self,
+        time: i64,
+        max_age: i64,
+        acc: &mut [Accumulator; N_VARS],
+        distance_m: f64,
+        weight: f64,
+    ) -> bool {
+        let mut found = 0u16;
+        for (values, mask) in self.fresh(time, max_age) {
+            let mut new = mask & !found;
+            found |= new;
+            while new != 0 {
+                let k = new.trailing_zeros() as usize;
+                acc[k].add_weighted(distance_m, weight, values.0[k]);
+                new &= new - 1;
+            }
+            // Older readings cannot add a quantity the station never measures.
+            if found == self.measured {
+                break;
+            }
+        }
+        found != 0
+    }
+
+    /// Whether any value is usable at `time`.
+    fn has_fresh(&self, time: i64, max_age: i64) -> bool {
+        self.fresh(time, max_age).any(|(_, mask)| mask != 0)
+    }
+}
+
+/// Slack, in chord units of the unit sphere, for rounding in the neighbourhood's bound: about
+/// 6 mm on the Earth, far above the arithmetic's error and far below any distance that matters.
+const SLACK: f64 = 1e-9;
+
+/// A neighbourhood reaches this many times the distance its first query needed: wider serves
+/// more of the following queries before the next tree search, narrower sorts fewer stations per
+/// query.
+const REACH_FACTOR: f64 = 1.5;
+
+/// The least distance, in metres, a neighbourhood is built for, so that queries beside a station
+/// do not search the tree again at every step.
+const MIN_REACH_M: f64 = 1_000.0;
+
+/// The stations within `reach` of `centre` (chord distances between unit vectors), kept from one
+/// query to the next. A query at `q` may use them when it needs no station further than
+/// `reach − |q − centre|`: by the triangle inequality every such station is held. Reused
+/// buffers make a query allocation-free once the neighbourhood is built.
+#[derive(Debug, Default)]
+struct Neighbourhood {
+    built: bool,
+    centre: [f64; 3],
+    reach: f64,
+    /// Sorted by distance from the centre.
+    candidates: Vec<Candidate>,
+    /// Scratch: the current query's (squared chord distance, station) pairs.
+    order: Vec<(f64, u32)>,
+    /// The chord distance the last query needed, as the next rebuild's estimate.
+    needed: Option<f64>,
+}
+
+impl Neighbourhood {
+    /// Keeps only the stations within `reach` of the centre, when that is much less than now.
+    fn trim(&mut self, reach: f64) {
+        let reach = reach + 2.0 * SLACK;
+        if reach * 2.0 < self.reach {
+            let kept = self.candidates.partition_point(|c| c.from_centre <= reach);
+            self.candidates.truncate(kept);
+            self.reach = reach;
+        }
+    }
+}
+
+/// A station of a [`Neighbourhood`].
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    position: [f64; 3],
+    /// Chord distance from the neighbourhood's centre.
+    from_centre: f64,
+    station: u32,
+}
+
+/// The most neighbours a query keeps by insertion before falling back to sorting its whole
+/// neighbourhood.
+const HEAD: usize = 16;
+
+/// Whether `a` (squared chord distance, station) comes before `b`: nearer, or as near and
+/// earlier in the file.
+fn nearer(a: (f64, u32), b: (f64, u32)) -> bool {
+    nearest_first(a, b).is_lt()
+}
+
+/// The order of [`nearer`]. Distances between finite points are never NaN.
+fn nearest_first(a: (f64, u32), b: (f64, u32)) -> std::cmp::Ordering {
+    a.0.partial_cmp(&b.0)
+        .unwrap_or(std::cmp::Ordering::Equal)
+        .then(a.1.cmp(&b.1))
+}
+
+/// The squared straight-line distance between two points, as the R-tree computes it.
+fn chord2(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let (dx, dy, dz) = (a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+    dx * dx + dy * dy + dz * dz
 }
 
 /// Stations and readings, an [`AirQualitySource`] and [`ForecastSource`] by inverse-distance
@@ -283,12 +405,16 @@ impl Builder {
                 self.stations.push(Station {
                     position,
                     readings: Vec::new(),
+                    measured: 0,
                 });
                 self.by_id.insert(id.to_owned(), self.stations.len() - 1);
                 self.stations.len() - 1
             }
         };
-        self.stations[index].readings.push((time, values));
+        let station = &mut self.stations[index];
+        let mask = values.mask();
+        station.measured |= mask;
+        station.readings.push((time, values, mask));
         self.readings += 1;
         Ok(())
     }
@@ -735,51 +861,182 @@ impl StationFile {
     }
 
     /// Every quantity interpolated at `position` and `time` (seconds); NaN where no station
-    /// within reach has it.
-    fn interpolate(&self, position: Position, time: i64) -> Values {
-        let idw = &self.config.idw;
-        let max_age = i64::try_from(self.config.max_age_s).unwrap_or(i64::MAX);
-        let mut acc = [Accumulator::default(); N_VARS];
-        let mut used = 0;
-        for (point, d2) in self
-            .tree
-            .nearest_neighbor_iter_with_distance_2(unit_vector(position))
+    /// within reach has it. `hood` carries the stations near the previous query, so that a run of
+    /// nearby queries (a route's samples, one place at many hours) shares one R-tree search.
+    fn interpolate(&self, position: Position, time: i64, hood: &mut Neighbourhood) -> Values {
+        let q = unit_vector(position);
+        if hood.built
+            && let Ok(values) = self.walk(q, time, hood)
         {
+            return values;
+        }
+        let max_chord = self.max_chord2.sqrt();
+        let min_chord = m_to_chord(MIN_REACH_M).min(max_chord);
+        let needed = hood.needed.unwrap_or_else(|| self.needed_by_tree(q, time));
+        self.refill(hood, q, REACH_FACTOR * needed.clamp(min_chord, max_chord));
+        match self.walk(q, time, hood) {
+            Ok(values) => values,
+            Err(_) => {
+                // The estimate fell short (stations without fresh readings here, or a jump
+                // from sparse to dense ground): a neighbourhood over the whole search radius
+                // always answers. Trimmed afterwards, so that the next queries sort few stations.
+                self.refill(hood, q, REACH_FACTOR * max_chord);
+                let values = self.walk(q, time, hood).unwrap_or_else(|partial| partial);
+                let needed = hood.needed.unwrap_or(max_chord);
+                hood.trim(REACH_FACTOR * needed.clamp(min_chord, max_chord));
+                values
+            }
+        }
+    }
+
+    /// The chord distance the query needs: to its `neighbours`-th station with a fresh reading,
+    /// or the search radius when there are fewer. Only an estimate for the neighbourhood's
+    /// reach; the answer itself comes from [`StationFile::walk`].
+    fn needed_by_tree(&self, q: [f64; 3], time: i64) -> f64 {
+        let max_age = self.max_age();
+        let mut used = 0;
+        for (point, d2) in self.tree.nearest_neighbor_iter_with_distance_2(q) {
             if d2 > self.max_chord2 {
                 break;
             }
-            let station = &self.stations[point.data as usize];
-            let distance = chord_to_m(d2.sqrt());
-            let known = station.readings.partition_point(|r| r.0 <= time);
-            let recent = station.readings[..known]
-                .iter()
-                .rev()
-                .take_while(|r| time - r.0 <= max_age);
-            let mut any = false;
-            for (i, a) in acc.iter_mut().enumerate() {
-                if let Some(v) = recent.clone().find_map(|r| r.1.get(i)) {
-                    a.add(distance, v, idw.power);
-                    any = true;
+            if self.stations[point.data as usize].has_fresh(time, max_age) {
+                used += 1;
+                if used == self.config.idw.neighbours {
+                    return d2.sqrt();
                 }
             }
-            if any {
-                used += 1;
-                if used == idw.neighbours {
+        }
+        self.max_chord2.sqrt()
+    }
+
+    /// Makes `hood` hold every station within `reach` (chord) of `q`.
+    fn refill(&self, hood: &mut Neighbourhood, q: [f64; 3], reach: f64) {
+        let reach = reach + 2.0 * SLACK;
+        hood.candidates.clear();
+        hood.candidates
+            .extend(
+                self.tree
+                    .locate_within_distance(q, reach * reach)
+                    .map(|g| Candidate {
+                        position: *g.geom(),
+                        from_centre: chord2(*g.geom(), q).sqrt(),
+                        station: g.data,
+                    }),
+            );
+        // Nearest to the centre first, so that a query can stop reading candidates as soon as
+        // none of the rest can be nearer than those it has.
+        hood.candidates
+            .sort_unstable_by(|a, b| a.from_centre.total_cmp(&b.from_centre));
+        hood.centre = q;
+        hood.reach = reach;
+        hood.built = true;
+    }
+
+    /// Interpolates at `q` from the neighbourhood's stations: the nearest first (ties in file
+    /// order), the first `neighbours` with a fresh reading, none beyond the radius. `Err` when
+    /// the neighbourhood cannot vouch that no nearer station is missing from it.
+    fn walk(&self, q: [f64; 3], time: i64, hood: &mut Neighbourhood) -> Result<Values, Values> {
+        // Every station within `vouched` of `q` is within `reach` of the centre, hence held.
+        let off_centre = chord2(q, hood.centre).sqrt();
+        let vouched = hood.reach - off_centre - SLACK;
+        if vouched <= 0.0 {
+            return Err(Values::MISSING);
+        }
+        let limit2 = (vouched * vouched).min(self.max_chord2);
+        let whole_radius = vouched * vouched >= self.max_chord2;
+        let within = |c: &Candidate| {
+            let d2 = chord2(c.position, q);
+            (d2 <= limit2).then_some((d2, c.station))
+        };
+
+        // Usually the nearest `neighbours` all have fresh readings and are all the query needs:
+        // keep just those, in order, by insertion (no sort of the whole neighbourhood).
+        let head = self.config.idw.neighbours.min(HEAD);
+        let order = &mut hood.order;
+        order.clear();
+        let mut more = false;
+        for c in &hood.candidates {
+            if order.len() == head {
+                // No station is nearer to `q` than its distance from the centre less
+                // `off_centre`; those still to come are all further from the centre.
+                let bound = c.from_centre - off_centre - SLACK;
+                if bound > 0.0 && bound * bound > order[head - 1].0 {
+                    more = true;
                     break;
                 }
+            }
+            let Some((d2, i)) = within(c) else {
+                continue;
+            };
+            if order.len() == head {
+                more = true;
+                if !nearer((d2, i), order[head - 1]) {
+                    continue;
+                }
+                order.pop();
+            }
+            match order.last() {
+                // Candidates come roughly nearest first: most go at the end.
+                Some(&last) if nearer((d2, i), last) => {
+                    let at = order.partition_point(|&o| nearer(o, (d2, i)));
+                    order.insert(at, (d2, i));
+                }
+                _ => order.push((d2, i)),
+            }
+        }
+        let (mut out, mut kth) = self.weigh(order, time);
+        if kth.is_none() && more {
+            // Some of the nearest have no fresh reading, or more neighbours are wanted than the
+            // head holds: every station within reach, in order.
+            order.clear();
+            order.extend(hood.candidates.iter().filter_map(within));
+            order.sort_unstable_by(|&a, &b| nearest_first(a, b));
+            (out, kth) = self.weigh(order, time);
+        }
+        if kth.is_none() && !whole_radius {
+            return Err(out);
+        }
+        hood.needed = Some(kth.unwrap_or_else(|| self.max_chord2.sqrt()));
+        Ok(out)
+    }
+
+    /// The inverse-distance weighting over `order` (squared chord distance, station; nearest
+    /// first), and the chord distance of the `neighbours`-th station used, if it was reached.
+    fn weigh(&self, order: &[(f64, u32)], time: i64) -> (Values, Option<f64>) {
+        let idw = &self.config.idw;
+        let max_age = self.max_age();
+        let mut acc = [Accumulator::default(); N_VARS];
+        let mut used = 0;
+        let mut kth = None;
+        for &(d2, i) in order {
+            // Stations without a fresh reading are rare: weighing one for nothing costs less
+            // than looking its readings up twice.
+            let distance = chord_to_m(d2.sqrt());
+            let weight = Accumulator::weight(distance, idw.power);
+            if !self.stations[i as usize].add_fresh(time, max_age, &mut acc, distance, weight) {
+                continue;
+            }
+            used += 1;
+            if used == idw.neighbours {
+                kth = Some(d2.sqrt());
+                break;
             }
         }
         let mut out = Values::MISSING;
         for (o, a) in out.0.iter_mut().zip(acc.iter()) {
             *o = a.value().unwrap_or(f64::NAN);
         }
-        out
+        (out, kth)
+    }
+
+    fn max_age(&self) -> i64 {
+        i64::try_from(self.config.max_age_s).unwrap_or(i64::MAX)
     }
 
     /// The air at `position` and `time`, or `None` when not covered.
     #[must_use]
     pub fn sample_at(&self, position: Position, time: DateTime<Utc>) -> Option<AirSample> {
-        self.interpolate(position, time.timestamp())
+        self.interpolate(position, time.timestamp(), &mut Neighbourhood::default())
             .air_sample(&self.config.bands)
     }
 
@@ -788,15 +1045,16 @@ impl StationFile {
         position: Position,
         at: DateTime<Utc>,
         days: u32,
+        hood: &mut Neighbourhood,
     ) -> Option<PollenOutlook> {
-        let now = self.interpolate(position, at.timestamp());
+        let now = self.interpolate(position, at.timestamp(), hood);
         let day0 = solar_day_start(position.lon(), at);
         let mut seen = now.has_pollen();
         let days = (0..=i64::from(days))
             .map(|d| {
                 let mut peak = Values::MISSING;
                 for h in 0..24 {
-                    peak.max_with(&self.interpolate(position, day0 + d * 86_400 + h * 3600));
+                    peak.max_with(&self.interpolate(position, day0 + d * 86_400 + h * 3600, hood));
                 }
                 seen |= peak.has_pollen();
                 peak.pollen_levels(&self.config.pollen)
@@ -816,9 +1074,13 @@ impl AirQualitySource for StationFile {
     }
 
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
+        let mut hood = Neighbourhood::default();
         Ok(queries
             .iter()
-            .map(|q| self.sample_at(q.position, q.time))
+            .map(|q| {
+                self.interpolate(q.position, q.time.timestamp(), &mut hood)
+                    .air_sample(&self.config.bands)
+            })
             .collect())
     }
 }
@@ -837,12 +1099,15 @@ impl ForecastSource for StationFile {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        let mut hood = Neighbourhood::default();
         Ok(positions
             .iter()
             .map(|&p| {
                 let values: Vec<_> = (0..=i64::from(hours))
                     .map(|h| {
-                        self.sample_at(p, start + chrono::Duration::hours(h))
+                        let at = start + chrono::Duration::hours(h);
+                        self.interpolate(p, at.timestamp(), &mut hood)
+                            .air_sample(&self.config.bands)
                             .map(|s| s.ci)
                     })
                     .collect();
@@ -862,9 +1127,10 @@ impl ForecastSource for StationFile {
         at: DateTime<Utc>,
         days: u32,
     ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
+        let mut hood = Neighbourhood::default();
         Ok(positions
             .iter()
-            .map(|&p| self.pollen_outlook(p, at, days))
+            .map(|&p| self.pollen_outlook(p, at, days, &mut hood))
             .collect())
     }
 }
@@ -1178,7 +1444,131 @@ mod tests {
         prop::collection::vec((-0.2f64..0.2, -0.2f64..0.2, 0.0f64..300.0), 1..25)
     }
 
+    /// The module documentation's rule applied to every station, nearest first (ties in file
+    /// order): what the neighbourhood search must reproduce bit for bit.
+    fn exhaustive(f: &StationFile, position: Position, time: DateTime<Utc>) -> Option<AirSample> {
+        let (q, time, max_age) = (unit_vector(position), time.timestamp(), f.max_age());
+        let mut all: Vec<(f64, usize)> = f
+            .stations
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (chord2(unit_vector(s.position), q), i))
+            .collect();
+        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut acc = [Accumulator::default(); N_VARS];
+        let mut used = 0;
+        for (d2, i) in all {
+            if d2 > f.max_chord2 || used == f.config.idw.neighbours {
+                break;
+            }
+            let readings = &f.stations[i].readings;
+            let known = readings.partition_point(|r| r.0 <= time);
+            let recent = readings[..known]
+                .iter()
+                .rev()
+                .take_while(|r| time - r.0 <= max_age);
+            let mut any = false;
+            for (k, a) in acc.iter_mut().enumerate() {
+                if let Some(v) = recent.clone().find_map(|r| r.1.get(k)) {
+                    a.add(chord_to_m(d2.sqrt()), v, f.config.idw.power);
+                    any = true;
+                }
+            }
+            used += usize::from(any);
+        }
+        let mut out = Values::MISSING;
+        for (o, a) in out.0.iter_mut().zip(acc.iter()) {
+            *o = a.value().unwrap_or(f64::NAN);
+        }
+        out.air_sample(&f.config.bands)
+    }
+
+    /// Stations (lon, lat, which hours and pollutants, PM2.5, NO₂), query steps (Δlon, Δlat,
+    /// tenths of an hour), the neighbour count and the radius.
+    type NeighbourhoodCase = (
+        Vec<(f64, f64, u8, f64, f64)>,
+        Vec<(f64, f64, u32)>,
+        usize,
+        f64,
+    );
+
+    /// Stations in a 0.4° square, some sharing a place, each with readings at some of the hours
+    /// 6 to 9 and PM2.5, NO₂ or both; and a walk of queries through the square over the morning.
+    fn neighbourhood_case() -> impl Strategy<Value = NeighbourhoodCase> {
+        (
+            prop::collection::vec(
+                (
+                    -0.2f64..0.2,
+                    -0.2f64..0.2,
+                    0u8..64,
+                    0.0f64..80.0,
+                    0.0f64..80.0,
+                ),
+                1..60,
+            ),
+            prop::collection::vec((-0.03f64..0.03, -0.03f64..0.03, 0u32..40), 1..40),
+            // Past HEAD too, where every query sorts its whole neighbourhood.
+            1usize..24,
+            2_000.0f64..30_000.0,
+        )
+    }
+
     proptest! {
+        #[test]
+        fn batches_answer_as_an_exhaustive_search_does(
+            (stations, steps, neighbours, radius_m) in neighbourhood_case(),
+        ) {
+            let mut readings = Vec::new();
+            for (i, &(lon, lat, mask, pm, no2)) in stations.iter().enumerate() {
+                // Every fourth station stands where an earlier one stands: equal distances.
+                let (lon, lat) = if i % 4 == 3 { (stations[i / 2].0, stations[i / 2].1) } else { (lon, lat) };
+                for h in 0..4u32 {
+                    if mask & (1 << h) == 0 {
+                        continue;
+                    }
+                    let mut c = Concentrations::default();
+                    if mask & 16 == 0 {
+                        c.set(Pollutant::Pm25, Concentration::new(pm + f64::from(h)).unwrap());
+                    }
+                    if mask & 32 == 0 {
+                        c.set(Pollutant::No2, Concentration::new(no2).unwrap());
+                    }
+                    readings.push(StationReading {
+                        station_id: i.to_string(),
+                        position: pos(lon, lat),
+                        time: t(6 + h, 0),
+                        concentrations: c,
+                        pollen: PollenCounts::default(),
+                    });
+                }
+            }
+            prop_assume!(!readings.is_empty());
+            let config = StationFileConfig {
+                idw: IdwConfig { neighbours, radius_m, ..IdwConfig::default() },
+                max_age_s: 5_400,
+                ..StationFileConfig::default()
+            };
+            let f = StationFile::from_readings(readings, config).unwrap();
+            let (mut lon, mut lat) = (0.0, 0.0);
+            let queries: Vec<SampleQuery> = steps
+                .iter()
+                .map(|&(dlon, dlat, minutes)| {
+                    lon = f64::clamp(lon + dlon, -0.3, 0.3);
+                    lat = f64::clamp(lat + dlat, -0.3, 0.3);
+                    SampleQuery { position: pos(lon, lat), time: t(6, 0) + chrono::Duration::minutes(i64::from(minutes) * 6) }
+                })
+                .collect();
+            let got = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap()
+                .block_on(f.sample(&queries))
+                .unwrap();
+            for (q, answer) in queries.iter().zip(got) {
+                prop_assert_eq!(answer, exhaustive(&f, q.position, q.time), "at {:?}", q);
+                prop_assert_eq!(f.sample_at(q.position, q.time), exhaustive(&f, q.position, q.time));
+            }
+        }
+
         #[test]
         fn interpolation_lies_between_stations_used(
             stations in station_strategy(),

@@ -49,6 +49,15 @@ impl Values {
         }
     }
 
+    /// Bit `k` set for each quantity `k` present.
+    pub(crate) fn mask(&self) -> u16 {
+        self.0
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_nan())
+            .fold(0, |m, (k, _)| m | 1 << k)
+    }
+
     pub(crate) fn concentrations(&self) -> Concentrations {
         let mut c = Concentrations::default();
         for p in Pollutant::ALL {
