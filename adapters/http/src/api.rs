@@ -91,7 +91,6 @@ pub(crate) async fn cleanest_route(
     state.check_rate(key_id)?;
     check_content_type(&headers)?;
     check_content_encoding(&headers)?;
-    let idempotency = idempotency_key(&headers)?;
     let limit = state.config().max_body_bytes;
     let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
         if is_length_limit(&e) {
@@ -116,6 +115,8 @@ pub(crate) async fn cleanest_route(
 
     match operation {
         Operation::Alerts(request) => {
+            // Only alert requests store anything; scoring is safe to repeat as it is.
+            let idempotency = idempotency_key(&headers)?;
             let accepted = state
                 .alerts()
                 .accept_idempotent(key_id, request, idempotency)

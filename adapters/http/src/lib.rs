@@ -205,11 +205,18 @@ async fn healthz() -> &'static str {
     "ok\n"
 }
 
+/// How long `/readyz` waits for each dependency.
+const READINESS_TIMEOUT: Duration = Duration::from_secs(3);
+
 async fn readyz(State(state): State<AppState>) -> Response {
     let mut report = String::new();
     let mut ready = true;
     for check in state.readiness() {
-        match check.check().await {
+        // A dependency that hangs is as unavailable as one that refuses.
+        let verdict = tokio::time::timeout(READINESS_TIMEOUT, check.check())
+            .await
+            .unwrap_or_else(|_| Err(format!("no answer within {READINESS_TIMEOUT:?}")));
+        match verdict {
             Ok(()) => report.push_str(&format!("{}: ok\n", check.name())),
             Err(why) => {
                 ready = false;

@@ -172,7 +172,7 @@ struct AlertLine {
     tag = "insights",
     params(
         KeyQuery,
-        ("Idempotency-Key" = Option<String>, Header, description = "Operation 1 only: 1 to 255 visible ASCII characters naming this request (a UUID is usual). A retry with the same key and the same points gets the first request's token, marked `Idempotent-Replayed: true`, and nothing is stored or delivered twice. Keys are kept as long as their request (24 h by default). Ignored by operation 2."),
+        ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Operation 1 only: 1 to 255 visible ASCII characters naming this request (a UUID is usual). A retry with the same key and the same points gets the first request's token, marked `Idempotent-Replayed: true`, and nothing is stored or delivered twice. Keys are kept as long as their request (24 h by default). Ignored by operation 2."),
     ),
     request_body(content = CleanestRouteBody, content_type = "application/json"),
     responses(

@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path;
 use object_store::signer::{Method, Signer};
+use object_store::{ClientOptions, RetryConfig};
 use thiserror::Error;
 
 use crate::store::{FileStoreOptions, NDJSON_CONTENT_TYPE, ObjectFileStore, file_error};
@@ -234,7 +235,22 @@ impl S3Settings {
     /// [`S3ConfigError::InsecureEndpoint`], [`S3ConfigError::Endpoint`], and
     /// [`S3ConfigError::Build`] when `object_store` refuses the settings.
     pub fn build(&self) -> Result<AmazonS3, S3ConfigError> {
+        // Retries are bounded tightly: a bucket that is down should show as such within
+        // seconds (`/readyz`, a 503 for downloads), and the job queue retries the work itself,
+        // rather than holding a worker for the library's default of three minutes.
+        let retry = RetryConfig {
+            max_retries: 3,
+            retry_timeout: Duration::from_secs(10),
+            ..RetryConfig::default()
+        };
+        let client = ClientOptions::new()
+            .with_connect_timeout(Duration::from_secs(5))
+            .with_timeout(Duration::from_secs(60));
+        // The client options go first: `with_allow_http` is one of them, and setting the options
+        // afterwards would reset it.
         let mut builder = AmazonS3Builder::new()
+            .with_client_options(client)
+            .with_retry(retry)
             .with_bucket_name(&self.bucket)
             .with_region(&self.region)
             .with_allow_http(self.plain_http_allowed()?);

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::config::Settings;
-use crate::wiring::{Service, manager, open_service};
+use crate::wiring::{FilesPing, Service, manager, open_service};
 
 /// How long an idle worker waits before it looks for due jobs again.
 const IDLE_POLL: Duration = Duration::from_millis(200);
@@ -137,6 +137,7 @@ fn app_state(
     .config(config)
     .metrics(metrics)
     .readiness(service.stores.readiness.clone())
+    .readiness(Arc::new(FilesPing(service.files.file_store())))
     .dashboard(DashboardPorts {
         manager: manager(&service.stores, settings),
         sessions: service.stores.sessions.clone(),

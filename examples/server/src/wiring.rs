@@ -7,7 +7,7 @@ use std::sync::Arc;
 use alerts_core::manage::{Manager, WebhookUrlCheck};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use alerts_core::ports::{
-    AccountStore, DeliveryLog, JobQueue, RuleStore, SessionStore, WebhookSender,
+    AccountStore, DeliveryLog, FileKey, FileStore, JobQueue, RuleStore, SessionStore, WebhookSender,
 };
 use anyhow::{Context, Result, bail};
 use aq_core::runtime::{Clock, IdGenerator};
@@ -66,6 +66,25 @@ impl ReadinessCheck for PgPing {
     }
     async fn check(&self) -> Result<(), String> {
         self.0.ping().await.map_err(|e| e.to_string())
+    }
+}
+
+/// `/readyz`'s check of the object store: a lookup of a file that never exists answers
+/// "absent" when the store is reachable, and fails when it is not.
+pub(crate) struct FilesPing(pub(crate) Arc<dyn FileStore>);
+
+#[async_trait]
+impl ReadinessCheck for FilesPing {
+    fn name(&self) -> &str {
+        "files"
+    }
+    async fn check(&self) -> Result<(), String> {
+        let probe = FileKey("readiness/probe".to_owned());
+        self.0
+            .exists(&probe)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 }
 

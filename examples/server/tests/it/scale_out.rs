@@ -36,14 +36,14 @@ fn with_database(url: &str, database: &str) -> String {
 
 /// A database of the test's own, dropped when the value is, also while a failing test
 /// unwinds.
-struct TestDb {
+pub(crate) struct TestDb {
     admin: String,
     name: String,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl TestDb {
-    async fn create() -> Self {
+    pub(crate) async fn create() -> Self {
         let admin = admin_url();
         let mut conn = PgConnection::connect(&admin).await.unwrap_or_else(|e| {
             panic!(
@@ -114,9 +114,9 @@ impl Drop for TestDb {
     }
 }
 
-const ACCESS_KEY: &str = "insights-it";
-const SECRET_KEY: &str = "insights-it-secret";
-const BUCKET: &str = "insights-files";
+pub(crate) const ACCESS_KEY: &str = "insights-it";
+pub(crate) const SECRET_KEY: &str = "insights-it-secret";
+pub(crate) const BUCKET: &str = "insights-files";
 const INSTALL: &str = "install it with `cargo install s3s-fs@0.14.1 --locked --features binary \
      --root $HOME/.cache/insights/tools`, or point S3S_FS_BIN at the binary";
 
@@ -139,14 +139,14 @@ fn s3s_fs_binary() -> PathBuf {
 }
 
 /// An `s3s-fs` serving a fresh directory with one bucket; killed when dropped.
-struct S3Server {
+pub(crate) struct S3Server {
     child: Child,
-    endpoint: String,
-    _dir: tempfile::TempDir,
+    pub(crate) endpoint: String,
+    dir: tempfile::TempDir,
 }
 
 impl S3Server {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let binary = s3s_fs_binary();
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("root");
@@ -176,7 +176,7 @@ impl S3Server {
                     return Self {
                         child,
                         endpoint: format!("http://{addr}"),
-                        _dir: dir,
+                        dir,
                     };
                 }
                 std::thread::sleep(Duration::from_millis(50));
@@ -186,6 +186,24 @@ impl S3Server {
         }
         panic!("s3s-fs did not start listening on loopback");
     }
+}
+
+impl S3Server {
+    /// Where the bucket's objects lie on disk.
+    pub(crate) fn bucket_dir(&self) -> PathBuf {
+        self.dir.path().join("root").join(BUCKET)
+    }
+}
+
+/// A deployment on the scale-out backends: `db` for the store, `s3`'s bucket for the files.
+pub(crate) fn scale_out_deployment(db: &TestDb, s3: &S3Server) -> Deployment {
+    Deployment::new()
+        .flag("--database-url", &db.url)
+        .flag("--object-store", &format!("s3://{BUCKET}"))
+        .env("AWS_ENDPOINT_URL", &s3.endpoint)
+        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .env("AWS_REGION", "us-east-1")
 }
 
 impl Drop for S3Server {

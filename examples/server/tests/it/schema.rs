@@ -1,0 +1,112 @@
+//! Schema testing: schemathesis generates requests from the served OpenAPI document, valid and
+//! invalid, for every operation, with a valid key, and checks every response against the
+//! document: no 5xx, documented statuses, content types, headers and bodies.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::harness::Deployment;
+
+const INSTALL: &str = "install it with `python3 -m venv $HOME/.cache/insights/tools/schemathesis-venv \
+     && $HOME/.cache/insights/tools/schemathesis-venv/bin/pip install schemathesis==4.32.5` \
+     (as .ci/run does), or point SCHEMATHESIS_BIN at its `st` command";
+
+/// The `st` command: `SCHEMATHESIS_BIN`, the copy `.ci/run` installs, or one on the `PATH`.
+fn schemathesis() -> PathBuf {
+    if let Some(path) = std::env::var_os("SCHEMATHESIS_BIN").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let cached = std::env::var_os("HOME")
+        .map(|home| Path::new(&home).join(".cache/insights/tools/schemathesis-venv/bin/st"))
+        .filter(|p| p.is_file());
+    cached
+        .or_else(|| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join("st"))
+                    .find(|p| p.is_file())
+            })
+        })
+        .unwrap_or_else(|| panic!("this test needs schemathesis; {INSTALL}"))
+}
+
+#[test]
+fn every_operation_answers_as_the_openapi_document_says() {
+    // A rate far above what the run sends, so that every answer is the operation's own.
+    let deployment = Deployment::new().config("rate_per_second = 100000\nrate_burst = 100000\n");
+    let key = deployment.new_key();
+    // Alert requests are accepted (a webhook and a rule) and never delivered: the port is
+    // closed. The run checks the API, not deliveries.
+    deployment.set_webhook(&key, "http://127.0.0.1:9/hook");
+    deployment.add_rule(&key, "aq", "24h", "high");
+    let server = deployment.serve(&["--workers", "0"]);
+
+    let work = tempfile::tempdir().unwrap();
+    // The key goes in through the config file, so that it is not on a command line; every
+    // generated request carries it, and the `ignored_auth` check still tries without it.
+    let config = work.path().join("schemathesis.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[parameters]\n\"query.key\" = \"{}\"\n\n[generation]\nmax-examples = 40\n",
+            key.key
+        ),
+    )
+    .unwrap();
+    let output = Command::new(schemathesis())
+        .current_dir(work.path())
+        .env("SCHEMATHESIS_TELEMETRY", "false")
+        .arg("--no-color")
+        .arg("--config-file")
+        .arg(&config)
+        .arg("run")
+        .arg(server.url("/insights/v1/openapi.json"))
+        .args(["--url", &server.base])
+        .args(["--checks", "all"])
+        // A schema cannot say everything the API checks (a real calendar date, route ids
+        // unique within a request, a point count under the configured limit), so a request
+        // the document allows may still be rightly refused with a 400 naming the problem.
+        // Every other check stays: no 5xx, documented statuses, content types, headers and
+        // bodies, and invalid requests refused.
+        .args(["--exclude-checks", "positive_data_acceptance"])
+        // The run is short and the machine small: deterministic generation keeps CI
+        // reproducible, and a seed makes a failure repeatable.
+        .args(["--seed", "20261121"])
+        .args(["--request-timeout", "30"])
+        .args(["--report", "junit"])
+        .args(["--report-dir", &work.path().display().to_string()])
+        .output()
+        .unwrap_or_else(|e| panic!("schemathesis could not start ({e}); {INSTALL}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "schemathesis found problems ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    // A run that tested nothing would pass too: every operation must appear in the report.
+    let report: String = std::fs::read_dir(work.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".xml"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    for operation in [
+        "POST /insights/v1/cleanest-route",
+        "GET /insights/v1/files/{name}",
+        "GET /healthz",
+        "GET /readyz",
+        "GET /metrics",
+    ] {
+        assert!(
+            report.contains(&format!("name=\"{operation}\"")),
+            "schemathesis did not test {operation}:\n{stdout}\n{report}"
+        );
+    }
+    // The server stayed up throughout.
+    assert!(
+        server.log().lines().all(|l| !l.contains("panicked")),
+        "{}",
+        server.log()
+    );
+}
