@@ -91,7 +91,7 @@ impl MemoryReport {
         }
         picked
             .iter()
-            .map(|(t, kib)| format!("t={:.0}s:{:.1}", t.as_secs_f64(), mib(*kib)))
+            .map(|(t, kib)| format!("t={:.1}s:{:.1}", t.as_secs_f64(), mib(*kib)))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -184,7 +184,7 @@ mod tests {
         assert!(report.peak_kib >= report.max_rss_kib(), "{report:?}");
         assert!(report.max_rss_kib() > 0);
         assert!(
-            report.timeline(3).starts_with("t=0s:"),
+            report.timeline(3).starts_with("t=0.0s:"),
             "{}",
             report.timeline(3)
         );
