@@ -7,7 +7,6 @@ use std::fmt;
 
 use aq_core::{Position, SampleQuery};
 use chrono::{DateTime, TimeDelta, Utc};
-use geo::{Haversine, InterpolatePoint, Point};
 
 use crate::config::RacsConfig;
 
@@ -140,12 +139,18 @@ pub fn plan_route(
         return Err(GranularityProblem::TooFewVertices { distinct: 1 });
     }
 
-    // cumulative[i] is the distance from the first vertex to vertex i.
+    // Each vertex's trigonometry is done once, as a point on the unit sphere that both the
+    // segment lengths and the samples between its two segments use.
+    let vectors: Vec<[f64; 3]> = polyline.iter().map(|&p| unit_vector(p)).collect();
+    // angles[i] is segment i's central angle; cumulative[i] the distance from the first vertex
+    // to vertex i.
+    let mut angles = Vec::with_capacity(polyline.len() - 1);
     let mut cumulative = Vec::with_capacity(polyline.len());
     let mut total = 0.0;
     cumulative.push(0.0);
-    for (i, w) in polyline.windows(2).enumerate() {
-        let d = w[0].distance_m(w[1]);
+    for (i, w) in vectors.windows(2).enumerate() {
+        let angle = central_angle(w[0], w[1]);
+        let d = EARTH_RADIUS_M * angle;
         if d > config.max_segment_m {
             return Err(GranularityProblem::SegmentTooLong {
                 from_vertex: i,
@@ -153,6 +158,7 @@ pub fn plan_route(
                 max_m: config.max_segment_m,
             });
         }
+        angles.push(angle);
         total += d;
         cumulative.push(total);
     }
@@ -190,8 +196,9 @@ pub fn plan_route(
             polyline[polyline.len() - 1]
         } else {
             point_on_segment(
-                polyline[segment],
-                polyline[segment + 1],
+                (polyline[segment], vectors[segment]),
+                (polyline[segment + 1], vectors[segment + 1]),
+                angles[segment],
                 cumulative[segment + 1] - cumulative[segment],
                 along - cumulative[segment],
             )
@@ -208,16 +215,67 @@ pub fn plan_route(
     })
 }
 
-/// The point `along_m` metres from `a` on the great circle to `b` (`length_m` apart).
-fn point_on_segment(a: Position, b: Position, length_m: f64, along_m: f64) -> Position {
+/// Mean Earth radius in metres: the sphere of [`Position::distance_m`].
+const EARTH_RADIUS_M: f64 = 6_371_008.8;
+
+/// The position as a point on the unit sphere.
+fn unit_vector(p: Position) -> [f64; 3] {
+    let (sin_lat, cos_lat) = p.lat().to_radians().sin_cos();
+    let (sin_lon, cos_lon) = p.lon().to_radians().sin_cos();
+    [cos_lat * cos_lon, cos_lat * sin_lon, sin_lat]
+}
+
+/// The angle between two points of the unit sphere, in radians, from the chord between them.
+fn central_angle(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let norm = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let chord = norm([a[0] - b[0], a[1] - b[1], a[2] - b[2]]);
+    if chord < 1.0 {
+        // Up to 60°, which takes in every segment a route may have: asin is cheap and exact
+        // enough here.
+        2.0 * (chord / 2.0).asin()
+    } else {
+        // Near opposite points asin loses precision; the chord's complement restores it.
+        let across = norm([a[0] + b[0], a[1] + b[1], a[2] + b[2]]);
+        2.0 * chord.atan2(across)
+    }
+}
+
+/// The point `along_m` metres from `a` on the great circle to `b` (`length_m` apart, `angle`
+/// radians), each given as a position and its unit vector.
+fn point_on_segment(
+    (a, va): (Position, [f64; 3]),
+    (b, vb): (Position, [f64; 3]),
+    angle: f64,
+    length_m: f64,
+    along_m: f64,
+) -> Position {
     // A segment too short for the interpolation's trigonometry to be stable is one place.
     if length_m < 1e-6 {
         return a;
     }
     let ratio = (along_m / length_m).clamp(0.0, 1.0);
-    let p: Point<f64> = Haversine.point_at_ratio_between(a.into(), b.into(), ratio);
+    // The ends are the vertices themselves, not their round trip through the sphere.
+    if ratio == 0.0 {
+        return a;
+    }
+    if ratio == 1.0 {
+        return b;
+    }
+    // Spherical linear interpolation between the two unit vectors.
+    let sin_angle = angle.sin();
+    let wa = ((1.0 - ratio) * angle).sin() / sin_angle;
+    let wb = (ratio * angle).sin() / sin_angle;
+    let [x, y, z] = [0, 1, 2].map(|i| wa * va[i] + wb * vb[i]);
+    // Away from the poles asin of the height is cheaper and as exact as the general form.
+    let lat = if z.abs() < 0.9 {
+        z.asin()
+    } else {
+        z.atan2(x.hypot(y))
+    }
+    .to_degrees();
+    let lon = y.atan2(x).to_degrees();
     // Falls back to the nearer vertex should rounding ever leave the valid range.
-    Position::new(p.x(), p.y()).unwrap_or(if ratio < 0.5 { a } else { b })
+    Position::new(lon, lat).unwrap_or(if ratio < 0.5 { a } else { b })
 }
 
 #[cfg(test)]
@@ -344,6 +402,57 @@ mod tests {
         let plan = plan(&[p(179.999, 0.0), p(-179.999, 0.0)], 60.0).unwrap();
         for q in plan.queries() {
             assert!(q.position.lon().abs() > 179.99, "{:?}", q.position);
+        }
+    }
+
+    /// The plan as `geo`'s haversine functions would make it: the reference the unit-vector
+    /// arithmetic must match to well under a millimetre.
+    fn haversine_reference(line: &[Position], samples: usize) -> (f64, Vec<Position>) {
+        use geo::{Haversine, InterpolatePoint, Point};
+        let mut cumulative = vec![0.0];
+        for w in line.windows(2) {
+            cumulative.push(cumulative.last().unwrap() + w[0].distance_m(w[1]));
+        }
+        let total = *cumulative.last().unwrap();
+        let intervals = samples - 1;
+        let positions = (0..=intervals)
+            .map(|k| {
+                let along = total * k as f64 / intervals as f64;
+                let s = cumulative[1..]
+                    .iter()
+                    .position(|&c| c >= along)
+                    .unwrap_or(line.len() - 2);
+                let length = cumulative[s + 1] - cumulative[s];
+                let ratio = ((along - cumulative[s]) / length).clamp(0.0, 1.0);
+                let q: Point<f64> =
+                    Haversine.point_at_ratio_between(line[s].into(), line[s + 1].into(), ratio);
+                p(q.x(), q.y())
+            })
+            .collect();
+        (total, positions)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lengths_and_samples_match_haversine(
+            lon in -179.0f64..179.0,
+            lat in -85.0f64..85.0,
+            steps in proptest::collection::vec((0.0f64..360.0, 0.01f64..1999.0), 1..12),
+            duration_s in 10.0f64..7200.0,
+        ) {
+            use geo::{Destination, Haversine, Point};
+            let mut line = vec![p(lon, lat)];
+            for (bearing, length) in steps {
+                let next = Haversine.destination(Point::from(*line.last().unwrap()), bearing, length);
+                line.push(p(next.x(), next.y()));
+            }
+            let plan = plan(&line, duration_s).unwrap();
+            let (total, expected) = haversine_reference(&line, plan.queries().len());
+            proptest::prop_assert!((plan.length_m() - total).abs() < 1e-6, "{} vs {total}", plan.length_m());
+            for (q, e) in plan.queries().iter().zip(&expected) {
+                let off = q.position.distance_m(*e);
+                proptest::prop_assert!(off < 1e-6, "{:?} is {off} m from {e:?}", q.position);
+            }
         }
     }
 }

@@ -247,44 +247,45 @@ fn parse_pairs(
             ),
         ));
     }
-    items
-        .iter()
-        .enumerate()
-        .map(|(j, item)| {
-            // Paths are only spelt out for errors: formatting one per vertex would dominate
-            // parsing a long polyline.
-            let here = || format!("{path}[{j}]");
-            let pair = match item {
-                Value::Array(pair) if pair.len() == 2 => pair,
-                Value::Array(other) => {
-                    return Err(RequestError::invalid(
-                        here(),
-                        format!(
-                            "expected a [lon, lat] pair, found an array of {} elements",
-                            other.len()
-                        ),
-                    ));
-                }
-                other => {
-                    return Err(RequestError::invalid(
-                        here(),
-                        format!("expected a [lon, lat] pair, found {}", kind(other)),
-                    ));
-                }
-            };
-            let number = |k: usize, name: &str| {
-                pair[k].as_f64().ok_or_else(|| {
-                    RequestError::invalid(
-                        format!("{}[{k}]", here()),
-                        format!("expected a number ({name}), found {}", kind(&pair[k])),
-                    )
-                })
-            };
-            let lon = number(0, "longitude")?;
-            let lat = number(1, "latitude")?;
-            Position::new(lon, lat).map_err(|e| RequestError::invalid(here(), e.to_string()))
-        })
-        .collect()
+    // Sized up front: collecting fallible items cannot know the length and grows step by step.
+    let mut line = Vec::with_capacity(items.len());
+    for (j, item) in items.iter().enumerate() {
+        // Paths are only spelt out for errors: formatting one per vertex would dominate
+        // parsing a long polyline.
+        let here = || format!("{path}[{j}]");
+        let pair = match item {
+            Value::Array(pair) if pair.len() == 2 => pair,
+            Value::Array(other) => {
+                return Err(RequestError::invalid(
+                    here(),
+                    format!(
+                        "expected a [lon, lat] pair, found an array of {} elements",
+                        other.len()
+                    ),
+                ));
+            }
+            other => {
+                return Err(RequestError::invalid(
+                    here(),
+                    format!("expected a [lon, lat] pair, found {}", kind(other)),
+                ));
+            }
+        };
+        let number = |k: usize, name: &str| {
+            pair[k].as_f64().ok_or_else(|| {
+                RequestError::invalid(
+                    format!("{}[{k}]", here()),
+                    format!("expected a number ({name}), found {}", kind(&pair[k])),
+                )
+            })
+        };
+        let lon = number(0, "longitude")?;
+        let lat = number(1, "latitude")?;
+        line.push(
+            Position::new(lon, lat).map_err(|e| RequestError::invalid(here(), e.to_string()))?,
+        );
+    }
+    Ok(line)
 }
 
 #[cfg(test)]
