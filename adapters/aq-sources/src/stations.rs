@@ -44,8 +44,9 @@
 //! # Answering a query
 //!
 //! For a query at position *p* and time *t*, the nearest stations within
-//! [`IdwConfig::radius_m`] are visited in order of distance (an R-tree over points on the unit
-//! sphere, so distances are true great-circle distances with no seam at the antimeridian). A
+//! [`IdwConfig::radius_m`] are visited in order of distance, stations equally far in the order
+//! they first appear in the file (an R-tree over points on the unit sphere, so distances are true
+//! great-circle distances with no seam at the antimeridian). A
 //! station's value of a quantity is its latest reading of it taken at or before *t* and no more
 //! than [`StationFileConfig::max_age_s`] before *t*: readings from after the query time are never
 //! used, so replaying a file answers what was known then. The first [`IdwConfig::neighbours`]
