@@ -180,10 +180,10 @@ impl AlertRequest {
     /// ```
     /// use alerts_core::request::{AlertRequest, RequestLimits};
     ///
-    /// let body = br#"{"points": [{"lon": 2.35, "lat": 48.85, "id": 42, "custom_data": {"b": 1, "a": 2}}]}"#;
+    /// let body = br#"{"points": [{"lon": 2.35, "lat": 48.85, "id": 42, "custom_data": {"a": 2, "b": [1]}}]}"#;
     /// let request = AlertRequest::from_json_slice(body, &RequestLimits::default()).unwrap();
     /// assert_eq!(request.points[0].id, "42");
-    /// assert_eq!(request.points[0].custom_data, r#"{"a":2,"b":1}"#);
+    /// assert_eq!(request.points[0].custom_data, r#"{"a":2,"b":[1]}"#);
     /// let parsed: serde_json::Value = serde_json::from_slice(body).unwrap();
     /// assert_eq!(Ok(request), AlertRequest::from_json(&parsed, &RequestLimits::default()));
     /// ```
