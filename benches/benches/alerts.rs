@@ -2,9 +2,14 @@
 //! High) with the NDJSON streamed to a sink, as the pipeline does it (1,000 points per forecast
 //! call, 64 KiB chunks); and the NDJSON encoder alone against a bare `serde_json` loop writing
 //! the same lines into the same sink.
+//!
+//! The encoder's rate is compared with the bare loop's in interleaved rounds (one pass over every
+//! line with each in turn, either going first, ratio per round, median over rounds), so that a
+//! machine that slows down part-way hurts both alike; the target is at least 0.90. Each figure
+//! is printed at the end on a line starting `FIGURE:`.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use alerts_core::evaluate::Evaluator;
 use alerts_core::ids::{KeyId, RuleId};
@@ -14,10 +19,14 @@ use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Se
 use aq_core::memory::MemoryForecast;
 use aq_core::runtime::{IdGenerator, SequentialIds};
 use aq_core::{CleanlinessIndex, PollenLevel, PollenLevels, PollenOutlook, PollenType, Position};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput};
 
 const POINTS: usize = 100_000;
 const CHUNK: usize = 1_000;
+/// Rounds of the interleaved comparison, and the least time each side runs per round.
+const ROUNDS: usize = 25;
+const ROUND_BLOCK: Duration = Duration::from_millis(100);
+const RATE_TARGET: f64 = 0.90;
 
 /// The bench's "now", as the forecast port takes it. Built through serde so that this crate
 /// needs no direct chrono dependency.
@@ -128,28 +137,70 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap_or_else(|e| panic!("bench runtime: {e}"))
 }
 
-fn evaluate_and_stream(c: &mut Criterion) {
-    let points = points();
-    let forecast = forecast(&points);
-    let rules = rules();
-    let evaluator = Evaluator::default();
-    let now = t0!();
-    let rt = runtime();
+/// Everything the benchmarks share: the points, their forecasts, the rules, and the alert lines
+/// they produce.
+struct Setup {
+    points: Vec<AlertPoint>,
+    forecast: MemoryForecast,
+    rules: Vec<AlertRule>,
+    evaluator: Evaluator,
+    rt: tokio::runtime::Runtime,
+    lines: Vec<AlertLine>,
+}
 
-    let run = || {
-        rt.block_on(async {
-            let mut encoder = NdjsonEncoder::new();
-            let mut sink = Sink::default();
-            for chunk in points.chunks(CHUNK) {
-                let fc = evaluator
-                    .fetch(&forecast, &rules, chunk, now)
+impl Setup {
+    fn new() -> Self {
+        let points = points();
+        let forecast = forecast(&points);
+        let rules = rules();
+        let evaluator = Evaluator::default();
+        let rt = runtime();
+        let mut setup = Self {
+            points,
+            forecast,
+            rules,
+            evaluator,
+            rt,
+            lines: Vec::new(),
+        };
+        let mut lines = Vec::new();
+        setup.rt.block_on(async {
+            for chunk in setup.points.chunks(CHUNK) {
+                let fc = setup
+                    .evaluator
+                    .fetch(&setup.forecast, &setup.rules, chunk, t0!())
                     .await
                     .unwrap_or_else(|e| panic!("bench forecast: {e}"));
-                evaluator.evaluate_chunk(&rules, chunk, &fc, |alert| {
-                    if let Err(e) = encoder.encode(&alert.line()) {
-                        panic!("bench encode: {e}");
-                    }
-                });
+                setup
+                    .evaluator
+                    .evaluate_chunk(&setup.rules, chunk, &fc, |alert| {
+                        lines.push(alert.line().to_owned_line());
+                    });
+            }
+        });
+        setup.lines = lines;
+        setup
+    }
+
+    /// The pipeline's loop: fetch forecasts per chunk of points, evaluate, encode, stream.
+    /// Returns the lines and bytes written.
+    fn evaluate_and_stream(&self) -> (u64, usize) {
+        let now = t0!();
+        self.rt.block_on(async {
+            let mut encoder = NdjsonEncoder::new();
+            let mut sink = Sink::default();
+            for chunk in self.points.chunks(CHUNK) {
+                let fc = self
+                    .evaluator
+                    .fetch(&self.forecast, &self.rules, chunk, now)
+                    .await
+                    .unwrap_or_else(|e| panic!("bench forecast: {e}"));
+                self.evaluator
+                    .evaluate_chunk(&self.rules, chunk, &fc, |alert| {
+                        if let Err(e) = encoder.encode(&alert.line()) {
+                            panic!("bench encode: {e}");
+                        }
+                    });
                 if let Some(bytes) = encoder.take_chunk() {
                     sink.write(&bytes);
                 }
@@ -158,8 +209,45 @@ fn evaluate_and_stream(c: &mut Criterion) {
             sink.write(&encoder.finish());
             (lines, sink.bytes)
         })
-    };
-    let (lines, bytes) = run();
+    }
+
+    /// Every line through the NDJSON encoder into the sink, chunk by chunk.
+    fn encoder(&self) -> usize {
+        let mut encoder = NdjsonEncoder::new();
+        let mut sink = Sink::default();
+        for line in &self.lines {
+            match encoder.push(&line.as_ref()) {
+                Ok(Some(chunk)) => sink.write(&chunk),
+                Ok(None) => {}
+                Err(e) => panic!("bench encode: {e}"),
+            }
+        }
+        sink.write(&encoder.finish());
+        sink.bytes
+    }
+
+    /// Every line through a bare serde_json loop into the same sink, in chunks of the same size
+    /// from one reused buffer.
+    fn bare_serde_json(&self) -> usize {
+        let mut buf: Vec<u8> = Vec::with_capacity(DEFAULT_CHUNK_BYTES + 1024);
+        let mut sink = Sink::default();
+        for line in &self.lines {
+            if let Err(e) = serde_json::to_writer(&mut buf, &line.as_ref()) {
+                panic!("bench encode: {e}");
+            }
+            buf.push(b'\n');
+            if buf.len() >= DEFAULT_CHUNK_BYTES {
+                sink.write(&buf);
+                buf.clear();
+            }
+        }
+        sink.write(&buf);
+        sink.bytes
+    }
+}
+
+fn evaluate_and_stream(c: &mut Criterion, setup: &Setup) {
+    let (lines, bytes) = setup.evaluate_and_stream();
     eprintln!(
         "alerts: {POINTS} points, 2 rules → {lines} lines, {:.1} MiB of NDJSON",
         bytes as f64 / 1_048_576.0
@@ -170,68 +258,131 @@ fn evaluate_and_stream(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
     group.bench_function("evaluate_and_stream_100k_points_2_rules", |b| {
-        b.iter(|| black_box(run()));
+        b.iter(|| black_box(setup.evaluate_and_stream()));
     });
     group.finish();
 }
 
-fn encoder_vs_serde_json(c: &mut Criterion) {
-    let points = points();
-    let forecast = forecast(&points);
-    let rules = rules();
-    let evaluator = Evaluator::default();
-    let now = t0!();
-    let mut lines: Vec<AlertLine> = Vec::new();
-    runtime().block_on(async {
-        for chunk in points.chunks(CHUNK) {
-            let fc = evaluator
-                .fetch(&forecast, &rules, chunk, now)
-                .await
-                .unwrap_or_else(|e| panic!("bench forecast: {e}"));
-            evaluator.evaluate_chunk(&rules, chunk, &fc, |alert| {
-                lines.push(alert.line().to_owned_line());
-            });
-        }
-    });
-
+fn encoder_vs_serde_json(c: &mut Criterion, setup: &Setup) {
+    assert_eq!(
+        setup.encoder(),
+        setup.bare_serde_json(),
+        "both sides write the same bytes"
+    );
     let mut group = c.benchmark_group("ndjson");
-    group.throughput(Throughput::Elements(lines.len() as u64));
+    group.throughput(Throughput::Elements(setup.lines.len() as u64));
     group.sample_size(20);
-    group.bench_function("encoder", |b| {
-        b.iter(|| {
-            let mut encoder = NdjsonEncoder::new();
-            let mut sink = Sink::default();
-            for line in &lines {
-                match encoder.push(&line.as_ref()) {
-                    Ok(Some(chunk)) => sink.write(&chunk),
-                    Ok(None) => {}
-                    Err(e) => panic!("bench encode: {e}"),
-                }
-            }
-            sink.write(&encoder.finish());
-            black_box(sink.bytes)
-        });
-    });
+    group.bench_function("encoder", |b| b.iter(|| black_box(setup.encoder())));
     group.bench_function("bare_serde_json_loop", |b| {
-        b.iter(|| {
-            let mut buf: Vec<u8> = Vec::with_capacity(DEFAULT_CHUNK_BYTES + 1024);
-            let mut sink = Sink::default();
-            for line in &lines {
-                if let Err(e) = serde_json::to_writer(&mut buf, &line.as_ref()) {
-                    panic!("bench encode: {e}");
-                }
-                buf.push(b'\n');
-                if buf.len() >= DEFAULT_CHUNK_BYTES {
-                    sink.write(&buf);
-                    buf.clear();
-                }
-            }
-            sink.write(&buf);
-            black_box(sink.bytes)
-        });
+        b.iter(|| black_box(setup.bare_serde_json()))
     });
     group.finish();
 }
 
-criterion_group!(benches, evaluate_and_stream, encoder_vs_serde_json);
-criterion_main!(benches);
+/// Calls `f` `iters` times; returns the mean time per call.
+fn timed_block(iters: usize, f: &dyn Fn() -> usize) -> Duration {
+    let start = Instant::now();
+    for _ in 0..iters {
+        black_box(f());
+    }
+    start.elapsed() / iters as u32
+}
+
+/// How many calls of `f` fill `block`, from one call's time (at least one).
+fn calls_for(block: Duration, f: &dyn Fn() -> usize) -> usize {
+    let one = timed_block(1, f).max(Duration::from_micros(1));
+    (block.as_nanos() / one.as_nanos()).clamp(1, 10_000) as usize
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The figures: the encoder's rate against the bare loop's in interleaved rounds, and the whole
+/// pipeline's rate.
+fn figures(setup: &Setup, rounds: usize) -> Vec<String> {
+    let encoder: &dyn Fn() -> usize = &|| setup.encoder();
+    let bare: &dyn Fn() -> usize = &|| setup.bare_serde_json();
+    let block = if rounds > 1 {
+        ROUND_BLOCK
+    } else {
+        Duration::ZERO
+    };
+    let (n_encoder, n_bare) = (calls_for(block, encoder), calls_for(block, bare));
+    let (mut t_encoder, mut t_bare, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        // Each side goes first in every other round, so that neither always inherits the
+        // other's caches.
+        let (e, b) = if round % 2 == 0 {
+            let e = timed_block(n_encoder, encoder).as_secs_f64();
+            (e, timed_block(n_bare, bare).as_secs_f64())
+        } else {
+            let b = timed_block(n_bare, bare).as_secs_f64();
+            (timed_block(n_encoder, encoder).as_secs_f64(), b)
+        };
+        t_encoder.push(e);
+        t_bare.push(b);
+        // Rates are lines per second, so the rate ratio is the inverse of the time ratio.
+        ratios.push(b / e);
+    }
+    let lines = setup.lines.len() as f64;
+    let ratio = median(ratios);
+    let verdict = if ratio >= RATE_TARGET {
+        "met"
+    } else {
+        "MISSED"
+    };
+
+    let mut pipeline = Vec::new();
+    for _ in 0..rounds.clamp(1, 5) {
+        let start = Instant::now();
+        black_box(setup.evaluate_and_stream());
+        pipeline.push(start.elapsed().as_secs_f64());
+    }
+    vec![
+        format!(
+            "FIGURE: ndjson encoder/serde_json rate ratio = {ratio:.3} (target >= {RATE_TARGET}, \
+             {verdict}; median of {rounds} interleaved rounds over {} lines)",
+            setup.lines.len()
+        ),
+        format!(
+            "FIGURE: ndjson encoder = {:.0} lines/s",
+            lines / median(t_encoder)
+        ),
+        format!(
+            "FIGURE: ndjson bare serde_json loop = {:.0} lines/s",
+            lines / median(t_bare)
+        ),
+        format!(
+            "FIGURE: alerts evaluate and stream, 100,000 points x 2 rules = {:.0} points/s",
+            POINTS as f64 / median(pipeline)
+        ),
+    ]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--list") {
+        return;
+    }
+    // `cargo test --benches` passes `--test`: one quick round shows the comparison works.
+    let quick = args.iter().any(|a| a == "--test");
+    let setup = Setup::new();
+
+    let mut c = Criterion::default().configure_from_args();
+    evaluate_and_stream(&mut c, &setup);
+    encoder_vs_serde_json(&mut c, &setup);
+    c.final_summary();
+
+    let figures = figures(&setup, if quick { 1 } else { ROUNDS });
+    println!();
+    for line in figures {
+        println!("{line}");
+    }
+}
