@@ -5,7 +5,11 @@
 //! benchmark's own on 127.0.0.1:5432 or `INSIGHTS_TEST_POSTGRES_URL`, dropped afterwards).
 //!
 //! Without a reachable PostgreSQL the PostgreSQL cases are skipped with a message.
+//!
+//! Each rate is also printed at the end on a line starting `FIGURE:`: the jobs of every timed
+//! batch criterion ran, over the time they took.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -19,7 +23,7 @@ use alerts_core::request::AlertPoint;
 use aq_core::Position;
 use aq_core::runtime::SequentialIds;
 use chrono::{DateTime, TimeZone, Utc};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput};
 use sqlx::{Connection, PgConnection};
 use store_postgres::{PgOptions, PgStore};
 use store_sqlite::{SqliteOptions, SqliteStore};
@@ -107,7 +111,36 @@ async fn work(store: impl Store, now: DateTime<Utc>) -> u64 {
     }
 }
 
-fn bench_store<S: Store>(c: &mut Criterion, rt: &Runtime, name: &str, store: &S) {
+/// Jobs and the time they took, summed over every timed batch of one case.
+#[derive(Default)]
+struct Tally(RefCell<(u64, Duration)>);
+
+impl Tally {
+    fn add(&self, jobs: u64, elapsed: Duration) {
+        let mut t = self.0.borrow_mut();
+        t.0 += jobs;
+        t.1 += elapsed;
+    }
+
+    /// The figure line, unless the case was filtered out and never ran.
+    fn figure(&self, what: &str) -> Option<String> {
+        let (jobs, elapsed) = *self.0.borrow();
+        (jobs > 0).then(|| {
+            format!(
+                "FIGURE: {what} = {:.0} jobs/s",
+                jobs as f64 / elapsed.as_secs_f64().max(1e-9)
+            )
+        })
+    }
+}
+
+fn bench_store<S: Store>(
+    c: &mut Criterion,
+    rt: &Runtime,
+    name: &str,
+    store: &S,
+    figures: &mut Vec<String>,
+) {
     let key = rt.block_on(account_with_key(store));
     let counter = Arc::new(AtomicU64::new(0));
     // Every claim runs at a "now" after all enqueued jobs.
@@ -118,6 +151,7 @@ fn bench_store<S: Store>(c: &mut Criterion, rt: &Runtime, name: &str, store: &S)
     group.warm_up_time(Duration::from_secs(1));
     group.measurement_time(Duration::from_secs(4));
 
+    let enqueued = Tally::default();
     group.bench_function("enqueue", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
@@ -127,14 +161,17 @@ fn bench_store<S: Store>(c: &mut Criterion, rt: &Runtime, name: &str, store: &S)
                     store.enqueue(&request(key, n)).await.expect("enqueue");
                 }
                 let elapsed = start.elapsed();
+                enqueued.add(iters, elapsed);
                 // Leave an empty queue for the claim cases (untimed).
                 work(store.clone(), now).await;
                 elapsed
             })
         });
     });
+    figures.extend(enqueued.figure(&format!("stores {name} enqueue")));
 
     for workers in [1usize, 4] {
+        let claimed = Tally::default();
         group.bench_function(format!("claim_and_finish/{workers}_workers"), |b| {
             b.iter_custom(|iters| {
                 rt.block_on(async {
@@ -152,15 +189,20 @@ fn bench_store<S: Store>(c: &mut Criterion, rt: &Runtime, name: &str, store: &S)
                     }
                     let elapsed = start.elapsed();
                     assert_eq!(done, iters, "every enqueued job is done once");
+                    claimed.add(iters, elapsed);
                     elapsed
                 })
             });
         });
+        let plural = if workers == 1 { "" } else { "s" };
+        figures.extend(claimed.figure(&format!(
+            "stores {name} claim and finish, {workers} worker{plural}"
+        )));
     }
     group.finish();
 }
 
-fn sqlite(c: &mut Criterion) {
+fn sqlite(c: &mut Criterion, figures: &mut Vec<String>) {
     let rt = Runtime::new().expect("tokio runtime");
     let dir = tempfile::tempdir().expect("temporary directory");
     let store = rt
@@ -168,7 +210,7 @@ fn sqlite(c: &mut Criterion) {
             dir.path().join("bench.sqlite3"),
         )))
         .expect("open SQLite");
-    bench_store(c, &rt, "sqlite", &store);
+    bench_store(c, &rt, "sqlite", &store, figures);
     rt.block_on(store.close());
 }
 
@@ -195,7 +237,7 @@ impl Drop for BenchDb {
     }
 }
 
-fn postgres(c: &mut Criterion) {
+fn postgres(c: &mut Criterion, figures: &mut Vec<String>) {
     let rt = Arc::new(Runtime::new().expect("tokio runtime"));
     let admin = std::env::var("INSIGHTS_TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
@@ -208,6 +250,9 @@ fn postgres(c: &mut Criterion) {
     });
     if let Err(e) = created {
         eprintln!("PostgreSQL at {admin} is not usable ({e}); skipping the PostgreSQL cases");
+        figures.push(format!(
+            "FIGURE: stores postgres skipped (PostgreSQL at {admin} is not usable: {e})"
+        ));
         return;
     }
     let db = BenchDb {
@@ -219,10 +264,22 @@ fn postgres(c: &mut Criterion) {
     let store = rt
         .block_on(PgStore::open(PgOptions::new(format!("{server}/{name}"))))
         .expect("open PostgreSQL");
-    bench_store(c, &rt, "postgres", &store);
+    bench_store(c, &rt, "postgres", &store, figures);
     rt.block_on(store.close());
     drop(db);
 }
 
-criterion_group!(benches, sqlite, postgres);
-criterion_main!(benches);
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let mut c = Criterion::default().configure_from_args();
+    let mut figures = Vec::new();
+    sqlite(&mut c, &mut figures);
+    postgres(&mut c, &mut figures);
+    c.final_summary();
+    println!();
+    for line in figures {
+        println!("{line}");
+    }
+}
