@@ -22,9 +22,10 @@
 //! `Vec<[f64; 2]>` polylines, the cheapest way serde_json can read this body) and prints that
 //! ratio too, without a target.
 //!
-//! The ratio is measured in interleaved rounds (one timed block of each side in turn, ratio per
-//! round, median over rounds), so that a machine that slows down part-way hurts both sides alike.
-//! Each figure is printed at the end on a line starting `FIGURE:`.
+//! The ratio is measured in interleaved rounds (one timed block of each side in turn, each going
+//! first in its turn, ratio per round, median over rounds), so that a machine that slows down
+//! part-way hurts both sides alike. Each figure is printed at the end on a line starting
+//! `FIGURE:`.
 //!
 //! Profiling: with `RACS_BENCH_PROFILE=handling` (or `serde_value`, `serde_typed`) the binary
 //! runs only that side `RACS_BENCH_PROFILE_ITERS` times (default 5) and exits, for
@@ -372,10 +373,25 @@ fn interleaved(setup: &Setup, rounds: usize) -> Vec<String> {
 
     let (mut t_full, mut t_value, mut t_typed) = (Vec::new(), Vec::new(), Vec::new());
     let (mut r_value, mut r_typed) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let f = timed_block(n_full, full).as_secs_f64();
-        let v = timed_block(n_value, value).as_secs_f64();
-        let t = timed_block(n_typed, typed).as_secs_f64();
+    for round in 0..rounds {
+        // The sides take turns at going first, so that none always inherits another's caches.
+        let (f, v, t) = match round % 3 {
+            0 => {
+                let f = timed_block(n_full, full).as_secs_f64();
+                let v = timed_block(n_value, value).as_secs_f64();
+                (f, v, timed_block(n_typed, typed).as_secs_f64())
+            }
+            1 => {
+                let v = timed_block(n_value, value).as_secs_f64();
+                let t = timed_block(n_typed, typed).as_secs_f64();
+                (timed_block(n_full, full).as_secs_f64(), v, t)
+            }
+            _ => {
+                let t = timed_block(n_typed, typed).as_secs_f64();
+                let f = timed_block(n_full, full).as_secs_f64();
+                (f, timed_block(n_value, value).as_secs_f64(), t)
+            }
+        };
         t_full.push(f);
         t_value.push(v);
         t_typed.push(t);
