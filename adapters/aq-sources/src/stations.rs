@@ -873,21 +873,25 @@ impl StationFile {
         }
         let max_chord = self.max_chord2.sqrt();
         let min_chord = m_to_chord(MIN_REACH_M).min(max_chord);
+        let reach = |needed: f64| REACH_FACTOR * needed.clamp(min_chord, max_chord);
+        // The previous query's need is usually this one's too.
         let needed = hood.needed.unwrap_or_else(|| self.needed_by_tree(q, time));
-        self.refill(hood, q, REACH_FACTOR * needed.clamp(min_chord, max_chord));
-        match self.walk(q, time, hood) {
-            Ok(values) => values,
-            Err(_) => {
-                // The estimate fell short (stations without fresh readings here, or a jump
-                // from sparse to dense ground): a neighbourhood over the whole search radius
-                // always answers. Trimmed afterwards, so that the next queries sort few stations.
-                self.refill(hood, q, REACH_FACTOR * max_chord);
-                let values = self.walk(q, time, hood).unwrap_or_else(|partial| partial);
-                let needed = hood.needed.unwrap_or(max_chord);
-                hood.trim(REACH_FACTOR * needed.clamp(min_chord, max_chord));
-                values
-            }
+        self.refill(hood, q, reach(needed));
+        if let Ok(values) = self.walk(q, time, hood) {
+            return values;
         }
+        // The estimate fell short (a jump to sparser ground, or stations without fresh
+        // readings): the tree says how far this query must reach.
+        self.refill(hood, q, reach(self.needed_by_tree(q, time)));
+        if let Ok(values) = self.walk(q, time, hood) {
+            return values;
+        }
+        // Not expected: a neighbourhood over the whole search radius always answers. Trimmed
+        // afterwards, so that the next queries read few stations.
+        self.refill(hood, q, REACH_FACTOR * max_chord);
+        let values = self.walk(q, time, hood).unwrap_or_else(|partial| partial);
+        hood.trim(reach(hood.needed.unwrap_or(max_chord)));
+        values
     }
 
     /// The chord distance the query needs: to its `neighbours`-th station with a fresh reading,
