@@ -12,7 +12,7 @@
 //! has read: the JSON bytes become a `serde_json::Value`, `ScoreRequest::from_json` checks it,
 //! the `Scorer` plans, samples and scores every route, and the response is serialised to bytes.
 //! Authentication, rate limiting and the HTTP framing are left out: they cost the same for any
-//! body and are measured by the HTTP load generator instead.
+//! body, and benchmarks over HTTP cover them.
 //!
 //! *serde_json alone* parses the same bytes into a `serde_json::Value` and serialises the same
 //! response. The handler parses into a `Value` because its errors must name the JSON path of any
