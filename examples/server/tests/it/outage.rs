@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use alerts_core::ids::Token;
 use alerts_core::keys::WebhookSecret;
 use alerts_core::pipeline::RetrySchedule;
-use alerts_core::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -20,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::alerts::{add_sensitive_rules, post_points};
 use crate::harness::{Deployment, PATIENCE, Reply, Server, client, post_json};
+use crate::receiver::verify_delivery;
 use crate::scale_out::{S3Server, TestDb, scale_out_deployment};
 
 // ---------------------------------------------------------------------------------------------
@@ -117,23 +117,7 @@ async fn flaky_receive(
     headers: HeaderMap,
     body: Bytes,
 ) -> StatusCode {
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let verified = Verifier::default()
-        .verify(
-            std::slice::from_ref(&shared.secret),
-            &header(HEADER_ID),
-            &header(HEADER_TIMESTAMP),
-            &header(HEADER_SIGNATURE),
-            &body,
-            chrono::Utc::now(),
-        )
-        .is_ok();
+    let verified = verify_delivery(&shared.secret, &headers, &body).is_ok();
     let payload: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let answered = *shared.answer.lock().unwrap();
     shared.seen.lock().unwrap().push(Seen {

@@ -2,14 +2,14 @@
 //! own on 127.0.0.1:5432) and S3 (an `s3s-fs` server on loopback).
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use sqlx::{Connection, PgConnection};
 
 use crate::alerts::{Files, add_sensitive_rules, run_end_to_end};
-use crate::harness::{Deployment, PATIENCE, Reply, client, post_json};
+use crate::harness::{Deployment, PATIENCE, Reply, client, find_tool, post_json};
 use crate::receiver::Receiver;
 
 /// A server whose user may create databases, naming a database that exists.
@@ -121,21 +121,7 @@ const INSTALL: &str = "install it with `cargo install s3s-fs@0.14.1 --locked --f
      --root $HOME/.cache/insights/tools`, or point S3S_FS_BIN at the binary";
 
 fn s3s_fs_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("S3S_FS_BIN").filter(|p| !p.is_empty()) {
-        return PathBuf::from(path);
-    }
-    let cached = std::env::var_os("HOME")
-        .map(|home| Path::new(&home).join(".cache/insights/tools/bin/s3s-fs"))
-        .filter(|p| p.is_file());
-    cached
-        .or_else(|| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|dir| dir.join("s3s-fs"))
-                    .find(|p| p.is_file())
-            })
-        })
-        .unwrap_or_else(|| panic!("this test needs the s3s-fs server; {INSTALL}"))
+    find_tool("S3S_FS_BIN", "bin/s3s-fs", "s3s-fs", INSTALL)
 }
 
 /// An `s3s-fs` serving a fresh directory with one bucket; killed when dropped.

@@ -2,10 +2,10 @@
 //! invalid, for every operation, with a valid key, and checks every response against the
 //! document: no 5xx, documented statuses, content types, headers and bodies.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-use crate::harness::Deployment;
+use crate::harness::{Deployment, find_tool};
 
 const INSTALL: &str = "install it with `python3 -m venv $HOME/.cache/insights/tools/schemathesis-venv \
      && $HOME/.cache/insights/tools/schemathesis-venv/bin/pip install schemathesis==4.32.5` \
@@ -13,21 +13,12 @@ const INSTALL: &str = "install it with `python3 -m venv $HOME/.cache/insights/to
 
 /// The `st` command: `SCHEMATHESIS_BIN`, the copy `.ci/run` installs, or one on the `PATH`.
 fn schemathesis() -> PathBuf {
-    if let Some(path) = std::env::var_os("SCHEMATHESIS_BIN").filter(|p| !p.is_empty()) {
-        return PathBuf::from(path);
-    }
-    let cached = std::env::var_os("HOME")
-        .map(|home| Path::new(&home).join(".cache/insights/tools/schemathesis-venv/bin/st"))
-        .filter(|p| p.is_file());
-    cached
-        .or_else(|| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|dir| dir.join("st"))
-                    .find(|p| p.is_file())
-            })
-        })
-        .unwrap_or_else(|| panic!("this test needs schemathesis; {INSTALL}"))
+    find_tool(
+        "SCHEMATHESIS_BIN",
+        "schemathesis-venv/bin/st",
+        "st",
+        INSTALL,
+    )
 }
 
 #[test]
