@@ -1,7 +1,7 @@
 //! The server of the HTTP ratio: the API's real router ([`insights_http::router_with`]) over
-//! in-memory stores and the demo air-quality field, plus [`EMPTY_PATH`], a handler that does
-//! nothing, behind the same middleware. Comparing the two isolates what the scoring endpoint
-//! costs beyond HTTP itself.
+//! in-memory stores and an air-quality source ([`BenchSource`]), plus [`EMPTY_PATH`], a
+//! handler that does nothing, behind the same middleware. Comparing the two isolates what the
+//! scoring endpoint costs beyond HTTP itself.
 //!
 //! It runs as a process of its own (the hidden `insights-load bench-server` subcommand), so
 //! that the load generator's work is not counted as the server's. It prints its address and
@@ -20,12 +20,38 @@ use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use anyhow::{Context, Result, anyhow, bail};
 use aq_core::runtime::{Clock, IdGenerator};
-use aq_sources::DemoField;
+use aq_core::{AirQualitySource, Concentration, Concentrations, Pollutant, Position};
+use aq_sources::{DemoField, PollenCounts, StationFile, StationFileConfig, StationReading};
 use axum::Router;
 use axum::routing::get;
 use insights_http::{ApiConfig, AppStateBuilder};
 use insights_system::{RandomIds, SystemClock, TokioTimer};
 use racs_core::Scorer;
+
+/// The air-quality source the scoring endpoint samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchSource {
+    /// The route-scoring benchmark's source: a station file of [`STATIONS`] stations in
+    /// memory over a 200 km square around Berlin (about 2 km apart, so every sample weighs
+    /// its full ten neighbours), with hourly readings around the present.
+    Stations,
+    /// The synthetic demo field, the server's embedded default.
+    Demo,
+}
+
+impl BenchSource {
+    /// The name on the command line.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Stations => "stations",
+            Self::Demo => "demo",
+        }
+    }
+}
+
+/// Stations of [`BenchSource::Stations`].
+pub const STATIONS: usize = 10_000;
 
 /// The path of the empty handler.
 pub const EMPTY_PATH: &str = "/bench/empty";
@@ -40,12 +66,12 @@ const UNLIMITED: u32 = 1_000_000;
 const LISTENING: &str = "bench-server listening on ";
 const KEY: &str = "bench-server key ";
 
-/// Serves until stdin closes. Prints `bench-server listening on http://ADDR` and
-/// `bench-server key ik_...` on stdout once ready.
+/// Serves until stdin closes, scoring routes on `source`. Prints
+/// `bench-server listening on http://ADDR` and `bench-server key ik_...` on stdout once ready.
 ///
 /// # Errors
-/// When the key cannot be made or the port cannot be bound.
-pub async fn serve() -> Result<()> {
+/// When the key cannot be made, the stations cannot be built or the port cannot be bound.
+pub async fn serve(source: BenchSource) -> Result<()> {
     init_tracing();
     let store = Arc::new(MemoryStore::new());
     let files = Arc::new(MemoryFiles::new());
@@ -77,7 +103,11 @@ pub async fn serve() -> Result<()> {
         },
         PipelineConfig::default(),
     ));
-    let scorer = Scorer::new(field, clock.clone(), Arc::new(TokioTimer), ids);
+    let air: Arc<dyn AirQualitySource> = match source {
+        BenchSource::Demo => field,
+        BenchSource::Stations => Arc::new(stations(clock.now())?),
+    };
+    let scorer = Scorer::new(air, clock.clone(), Arc::new(TokioTimer), ids);
     let config = ApiConfig {
         rate_per_second: NonZeroU32::new(UNLIMITED).unwrap_or(NonZeroU32::MAX),
         rate_burst: NonZeroU32::new(UNLIMITED).unwrap_or(NonZeroU32::MAX),
@@ -108,6 +138,39 @@ pub async fn serve() -> Result<()> {
     .context("the bench server failed")
 }
 
+/// [`STATIONS`] stations at deterministic places over 12–15° E, 51.5–53.3° N, with PM2.5 and
+/// NO₂ every hour from six hours before `now` to two hours after, so that any request during a
+/// run finds readings on both sides of its time.
+fn stations(now: chrono::DateTime<chrono::Utc>) -> Result<StationFile> {
+    // A linear congruential generator: every run measures the same layout.
+    let mut state: u64 = 7;
+    let mut unit = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        // The top 53 bits fill an f64 mantissa exactly.
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let hour = now - chrono::Duration::seconds(now.timestamp().rem_euclid(3600));
+    let mut readings = Vec::with_capacity(STATIONS * 9);
+    for i in 0..STATIONS {
+        let position = Position::new(12.0 + 3.0 * unit(), 51.5 + 1.8 * unit())?;
+        for h in -6..=2 {
+            readings.push(StationReading {
+                station_id: format!("s{i}"),
+                position,
+                time: hour + chrono::Duration::hours(h),
+                concentrations: Concentrations::default()
+                    .with(Pollutant::Pm25, Concentration::new(5.0 + 30.0 * unit())?)
+                    .with(Pollutant::No2, Concentration::new(10.0 + 60.0 * unit())?),
+                pollen: PollenCounts::default(),
+            });
+        }
+    }
+    StationFile::from_readings(readings, StationFileConfig::default())
+        .context("cannot build the bench stations")
+}
+
 /// Nothing at all: the cost of HTTP and the middleware alone.
 async fn empty() {}
 
@@ -134,14 +197,14 @@ pub struct BenchServer {
 }
 
 impl BenchServer {
-    /// Starts `exe bench-server` (this very binary, normally) and waits for its address and
-    /// key. Its log goes to `log`.
+    /// Starts `exe bench-server --source SOURCE` (this very binary, normally) and waits for
+    /// its address and key. Its log goes to `log`.
     ///
     /// # Errors
     /// When it does not start or does not announce itself within 30 s.
-    pub fn spawn(exe: &Path, log: std::fs::File) -> Result<Self> {
+    pub fn spawn(exe: &Path, source: BenchSource, log: std::fs::File) -> Result<Self> {
         let mut child = Command::new(exe)
-            .arg("bench-server")
+            .args(["bench-server", "--source", source.name()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(log)

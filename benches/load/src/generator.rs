@@ -1,5 +1,12 @@
 //! The load generator: `connections` keep-alive HTTP/1.1 connections to one server, one task
-//! per connection sending requests back to back until the duration is over.
+//! per connection sending requests back to back until the duration is over (closed loop), or
+//! at a fixed total rate ([`LoadConfig::rate`], open loop).
+//!
+//! A closed loop finds the most a server can serve, but its latencies only restate that rate:
+//! with every connection always waiting, the mean latency is the connections divided by the
+//! rate (Little's law), whatever the handler does. Latency targets are therefore measured open
+//! loop, at a set rate, from each request's *scheduled* start, so that a server that falls
+//! behind is charged for the wait it causes rather than sent fewer requests.
 //!
 //! Each connection walks the weighted list of [`Template`]s round-robin, from its own starting
 //! point, so that the mix of requests in flight matches the weights at every moment without a
@@ -108,6 +115,9 @@ pub struct LoadConfig {
     pub templates: Vec<Template>,
     /// The longest a request may take before it counts as a transport error.
     pub request_timeout: Duration,
+    /// Requests per second over all connections together, evenly spaced, instead of back to
+    /// back; latency then counts from each request's scheduled start.
+    pub rate: Option<f64>,
 }
 
 impl LoadConfig {
@@ -126,7 +136,15 @@ impl LoadConfig {
             duration,
             templates,
             request_timeout: Duration::from_secs(30),
+            rate: None,
         }
+    }
+
+    /// The same run, open loop at `per_second` requests per second in all.
+    #[must_use]
+    pub fn at_rate(mut self, per_second: f64) -> Self {
+        self.rate = Some(per_second);
+        self
     }
 }
 
@@ -345,6 +363,8 @@ struct Plan {
     timeout: Duration,
     /// An empty histogram with the bounds every report uses.
     blank: Histogram<u64>,
+    /// For an open-loop run, the time between two requests of one connection.
+    interval: Option<Duration>,
 }
 
 /// Runs `config` and reports what the server answered.
@@ -358,7 +378,13 @@ pub async fn run(config: &LoadConfig) -> Result<Report> {
     let deadline = started + config.duration;
     let mut tasks = tokio::task::JoinSet::new();
     for index in 0..config.connections.max(1) {
-        tasks.spawn(connection(plan.clone(), index, deadline));
+        // Open loop: connection i starts i/rate seconds in, so the connections' schedules
+        // interleave into one even stream.
+        let first = match (config.rate, plan.interval) {
+            (Some(rate), Some(_)) => started + Duration::from_secs_f64(index as f64 / rate),
+            _ => started,
+        };
+        tasks.spawn(connection(plan.clone(), index, first, deadline));
     }
     let mut report = Report::empty(&plan.names, &plan.blank);
     while let Some(done) = tasks.join_next().await {
@@ -414,6 +440,13 @@ async fn plan(config: &LoadConfig) -> Result<Plan> {
     if schedule.is_empty() {
         bail!("every request template has weight 0");
     }
+    let interval = match config.rate {
+        Some(rate) if rate.is_finite() && rate > 0.0 => Some(Duration::from_secs_f64(
+            config.connections.max(1) as f64 / rate,
+        )),
+        Some(rate) => bail!("a rate must be a positive number of requests per second, not {rate}"),
+        None => None,
+    };
     Ok(Plan {
         addr,
         authority,
@@ -424,6 +457,7 @@ async fn plan(config: &LoadConfig) -> Result<Plan> {
         timeout: config.request_timeout,
         blank: Histogram::new_with_bounds(1, MAX_LATENCY_US, 3)
             .context("cannot make a latency histogram")?,
+        interval,
     })
 }
 
@@ -457,13 +491,24 @@ async fn exchange(
     Ok((status, body))
 }
 
-async fn connection(plan: Arc<Plan>, index: usize, deadline: Instant) -> Report {
+async fn connection(plan: Arc<Plan>, index: usize, first: Instant, deadline: Instant) -> Report {
     let mut report = Report::empty(&plan.names, &plan.blank);
     let mut sender: Option<SendRequest<Full<Bytes>>> = None;
     // Spread the connections over the schedule so that they do not all send the same
     // template at once.
     let mut step = index.wrapping_mul(7);
-    while Instant::now() < deadline {
+    let mut scheduled = first;
+    loop {
+        // Open loop: every slot before the deadline is sent, however late, so that a slow
+        // server shows as latency rather than as fewer requests.
+        if plan.interval.is_some() {
+            if scheduled >= deadline {
+                break;
+            }
+            tokio::time::sleep_until(scheduled.into()).await;
+        } else if Instant::now() >= deadline {
+            break;
+        }
         let mut live = match sender.take() {
             Some(live) => live,
             None => match connect(&plan).await {
@@ -480,7 +525,15 @@ async fn connection(plan: Arc<Plan>, index: usize, deadline: Instant) -> Report 
         step = step.wrapping_add(1);
         let template = &plan.templates[template_index];
         let op = plan.operation_of[template_index];
-        let started = Instant::now();
+        // Open loop: from the scheduled start, so that a late send counts as waiting.
+        let started = if plan.interval.is_some() {
+            scheduled
+        } else {
+            Instant::now()
+        };
+        if let Some(interval) = plan.interval {
+            scheduled += interval;
+        }
         let outcome =
             tokio::time::timeout(plan.timeout, exchange(&mut live, &plan, template)).await;
         let elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -578,6 +631,49 @@ mod tests {
         assert_eq!(captured(body, "/data/token").as_deref(), Some("abc"));
         assert_eq!(captured(body, "/data/missing"), None);
         assert_eq!(captured(b"not json", "/data/token"), None);
+    }
+
+    #[tokio::test]
+    async fn an_open_loop_run_sends_exactly_its_scheduled_requests() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let app = axum::Router::new().route("/", axum::routing::get(|| async { "ok" }));
+        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        // 4 connections at 200 requests/s: each sends every 20 ms, the i-th starting i × 5 ms
+        // in, so 25 slots each fall within 500 ms, whatever the server's speed.
+        let config = LoadConfig::new(
+            &base,
+            4,
+            Duration::from_millis(500),
+            vec![Template::get("a", "/")],
+        )
+        .at_rate(200.0);
+        let report = run(&config).await.unwrap();
+        server.abort();
+        assert_eq!(report.errors(), 0, "{}", report.summary());
+        assert_eq!(report.responses(), 100);
+        assert!(
+            report.elapsed >= Duration::from_millis(480),
+            "{:?}",
+            report.elapsed
+        );
+    }
+
+    #[tokio::test]
+    async fn a_rate_must_be_positive() {
+        let config = |rate| {
+            LoadConfig::new(
+                "http://127.0.0.1:1",
+                2,
+                Duration::ZERO,
+                vec![Template::get("a", "/")],
+            )
+            .at_rate(rate)
+        };
+        for rate in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(plan(&config(rate)).await.is_err(), "{rate}");
+        }
+        assert!(plan(&config(10.0)).await.unwrap().interval == Some(Duration::from_millis(200)));
     }
 
     #[tokio::test]

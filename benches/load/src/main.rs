@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use insights_load::bench_server::BenchSource;
 use insights_load::scenarios::{alerts_scale, http_ratio, mixed};
 use insights_load::server::default_server_bin;
 
@@ -39,6 +40,9 @@ enum Command {
         /// Seconds per round.
         #[arg(long, default_value_t = 5)]
         round_secs: u64,
+        /// The air-quality source the scoring endpoint samples.
+        #[arg(long, value_enum, default_value_t = BenchSource::Stations)]
+        source: BenchSource,
         /// Exit non-zero when a target is missed (errors always do).
         #[arg(long)]
         require_targets: bool,
@@ -82,7 +86,11 @@ enum Command {
     },
     /// The server of http-ratio (started by it).
     #[command(hide = true)]
-    BenchServer,
+    BenchServer {
+        /// The air-quality source the scoring endpoint samples.
+        #[arg(long, value_enum, default_value_t = BenchSource::Stations)]
+        source: BenchSource,
+    },
 }
 
 fn main() -> ExitCode {
@@ -114,12 +122,14 @@ async fn run(command: Command) -> Result<bool> {
             connections,
             rounds,
             round_secs,
+            source,
             require_targets,
         } => {
             let options = http_ratio::RatioOptions {
                 connections,
                 rounds,
                 round: Duration::from_secs(round_secs),
+                source,
                 ..http_ratio::RatioOptions::default()
             };
             let exe = std::env::current_exe().context("cannot find this executable")?;
@@ -164,8 +174,8 @@ async fn run(command: Command) -> Result<bool> {
             }
             Ok(report.passed())
         }
-        Command::BenchServer => {
-            insights_load::bench_server::serve().await?;
+        Command::BenchServer { source } => {
+            insights_load::bench_server::serve(source).await?;
             Ok(true)
         }
     }
