@@ -513,12 +513,17 @@ impl JobQueue for MemoryStore {
         Ok(claimed)
     }
 
-    async fn points(&self, token: Token) -> Result<Vec<AlertPoint>, StoreError> {
-        lock(&self.state)
-            .jobs
-            .get(&token)
-            .map(|j| j.points.clone())
-            .ok_or(StoreError::NotFound)
+    async fn points_page(
+        &self,
+        token: Token,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<AlertPoint>, StoreError> {
+        let state = lock(&self.state);
+        let points = &state.jobs.get(&token).ok_or(StoreError::NotFound)?.points;
+        // A `from` beyond what usize holds is past the end of any request.
+        let start = usize::try_from(from).map_or(points.len(), |f| f.min(points.len()));
+        Ok(points[start..].iter().take(limit).cloned().collect())
     }
 
     async fn update(

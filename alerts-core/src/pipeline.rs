@@ -46,7 +46,7 @@ use crate::ports::{
     JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertRequest, RuleStore, StoreError, UrlSigner,
     WebhookSender,
 };
-use crate::request::{AlertPoint, AlertRequest};
+use crate::request::AlertRequest;
 use crate::rule::AlertRule;
 use crate::webhook::{DeliveryPayload, message_id, signed_request};
 
@@ -192,8 +192,10 @@ pub struct PipelineConfig {
     pub lease_for: Duration,
     /// The most jobs one [`AlertPipeline::run_once`] claims (default 8).
     pub claim_batch: usize,
-    /// Points evaluated per forecast call (default 1,000). Larger chunks mean fewer source
-    /// calls and more memory for buffered alert lines.
+    /// Points read from the job queue and evaluated per forecast call (default 1,000; 0 counts
+    /// as 1). A worker holds one chunk of a request's points at a time, whatever the request's
+    /// size. Larger chunks mean fewer store reads and source calls, and more memory for the
+    /// points and their buffered alert lines.
     pub points_chunk: usize,
     /// File bytes buffered before a chunk is written (default 64 KiB).
     pub file_chunk_bytes: usize,
@@ -598,9 +600,8 @@ impl AlertPipeline {
         rules: &[AlertRule],
         now: DateTime<Utc>,
     ) -> Result<u64, PipelineError> {
-        let points = self.ports.jobs.points(job.token).await?;
         let mut writer = self.ports.files.create(key).await?;
-        match self.stream(writer.as_mut(), &points, rules, now).await {
+        match self.stream(writer.as_mut(), job.token, rules, now).await {
             Ok(alerts) => {
                 writer.finish().await?;
                 Ok(alerts)
@@ -614,21 +615,29 @@ impl AlertPipeline {
         }
     }
 
+    /// Evaluates the request's points one page of `points_chunk` at a time, so that the
+    /// worker's memory does not depend on the request's size.
     async fn stream(
         &self,
         writer: &mut dyn FileWriter,
-        points: &[AlertPoint],
+        token: Token,
         rules: &[AlertRule],
         now: DateTime<Utc>,
     ) -> Result<u64, PipelineError> {
         let evaluator = &self.config.evaluator;
+        let page_size = self.config.points_chunk.max(1);
         let mut encoder = NdjsonEncoder::with_chunk_bytes(self.config.file_chunk_bytes);
-        for chunk in points.chunks(self.config.points_chunk.max(1)) {
+        let mut from = 0_u64;
+        loop {
+            let chunk = self.ports.jobs.points_page(token, from, page_size).await?;
+            if chunk.is_empty() {
+                break;
+            }
             let forecast = evaluator
-                .fetch(self.ports.forecast.as_ref(), rules, chunk, now)
+                .fetch(self.ports.forecast.as_ref(), rules, &chunk, now)
                 .await?;
             let mut failure = None;
-            evaluator.evaluate_chunk(rules, chunk, &forecast, |alert| {
+            evaluator.evaluate_chunk(rules, &chunk, &forecast, |alert| {
                 if failure.is_none() {
                     failure = encoder.encode(&alert.line()).err();
                 }
@@ -639,6 +648,11 @@ impl AlertPipeline {
             if let Some(bytes) = encoder.take_chunk() {
                 writer.write(bytes).await?;
             }
+            if chunk.len() < page_size {
+                // A short page is the last: asking again would only confirm it.
+                break;
+            }
+            from += chunk.len() as u64;
         }
         let alerts = encoder.lines();
         let rest = encoder.finish();

@@ -402,8 +402,24 @@ pub trait JobQueue: Send + Sync {
         lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
     ) -> Result<Vec<AlertJob>, StoreError>;
 
-    /// The points of a stored request.
-    async fn points(&self, token: Token) -> Result<Vec<AlertPoint>, StoreError>;
+    /// Up to `limit` points of a stored request, in the order they were posted, starting at
+    /// the point with index `from` (0 for the first).
+    ///
+    /// A page shorter than `limit` is the last one; a `from` at or past the end gives an empty
+    /// page. Each point comes back exactly as posted (`custom_data` byte for byte). Reading a
+    /// request page by page keeps one page in memory rather than the whole request, whose
+    /// size only the client decides.
+    ///
+    /// [`StoreError::NotFound`] when no request has this token, whatever `from` and `limit`
+    /// say (also for `limit` 0), so that an empty page always means a request that exists and
+    /// has no more points, and a request deleted between two pages is an error rather than a
+    /// request that ends early.
+    async fn points_page(
+        &self,
+        token: Token,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<AlertPoint>, StoreError>;
 
     /// Applies `update` to a job this worker holds.
     async fn update(

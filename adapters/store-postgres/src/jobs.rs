@@ -63,25 +63,58 @@ impl PgStore {
     }
 }
 
-/// Stores a request and its job, due at once, inside the caller's transaction. `false` when a
-/// request of the same API key holds the idempotency key already (and nothing was written).
+/// Points written per `INSERT`. The arrays take any length; a bound keeps the JSON encoded at
+/// once, and each message to the server, to one batch rather than the whole request.
+const POINTS_PER_INSERT: usize = 1000;
+
+/// Writes a request's points, one row each, inside the caller's transaction.
+async fn insert_points(
+    tx: &mut sqlx::PgConnection,
+    token: Token,
+    points: &[AlertPoint],
+) -> Result<(), StoreError> {
+    for (batch, chunk) in points.chunks(POINTS_PER_INSERT).enumerate() {
+        let first = batch * POINTS_PER_INSERT;
+        let seqs: Vec<i64> = (first..first + chunk.len())
+            .map(|i| to_i64(i as u64))
+            .collect();
+        let json = chunk
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| StoreError::Corrupt(format!("a point could not be encoded: {e}")))?;
+        // `text::json` keeps the text as sent: json (not jsonb) stores its input verbatim.
+        sqlx::query(
+            "INSERT INTO alert_points (token, seq, point) \
+             SELECT $1, u.seq, u.point::json FROM unnest($2::bigint[], $3::text[]) AS u(seq, point)",
+        )
+        .bind(token.0)
+        .bind(&seqs)
+        .bind(&json)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_error)?;
+    }
+    Ok(())
+}
+
+/// Stores a request, its points and its job, due at once, inside the caller's transaction.
+/// `false` when a request of the same API key holds the idempotency key already (and nothing
+/// was written).
 async fn insert_request(
     tx: &mut sqlx::PgConnection,
     request: &NewAlertRequest,
     idempotency: Option<&Idempotency>,
 ) -> Result<bool, StoreError> {
-    let points = serde_json::to_string(&request.points)
-        .map_err(|e| StoreError::Corrupt(format!("points could not be encoded: {e}")))?;
     let received = request.received_at;
     let inserted = sqlx::query(
         "INSERT INTO alert_requests \
-         (token, key_id, points, point_count, received_at, idempotency_key, fingerprint) \
-         VALUES ($1, $2, $3::json, $4, $5, $6, $7) \
+         (token, key_id, point_count, received_at, idempotency_key, fingerprint) \
+         VALUES ($1, $2, $3, $4, $5, $6) \
          ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING",
     )
     .bind(request.token.0)
     .bind(request.key_id.0)
-    .bind(points)
     .bind(to_i64(request.points.len() as u64))
     .bind(received)
     .bind(idempotency.map(|i| i.key.as_str()))
@@ -95,6 +128,7 @@ async fn insert_request(
     if inserted == 0 {
         return Ok(false);
     }
+    insert_points(tx, request.token, &request.points).await?;
     sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES ($1, 'evaluate', $2)")
         .bind(request.token.0)
         .bind(received)
@@ -227,16 +261,39 @@ impl JobQueue for PgStore {
         Ok(jobs)
     }
 
-    async fn points(&self, token: Token) -> Result<Vec<AlertPoint>, StoreError> {
-        let points: String =
-            sqlx::query_scalar("SELECT points::text FROM alert_requests WHERE token = $1")
-                .bind(token.0)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(db_error)?
-                .ok_or(StoreError::NotFound)?;
-        serde_json::from_str(&points)
-            .map_err(|e| StoreError::Corrupt(format!("points of request {token}: {e}")))
+    async fn points_page(
+        &self,
+        token: Token,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<AlertPoint>, StoreError> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, point::text FROM alert_points WHERE token = $1 AND seq >= $2 \
+             ORDER BY seq LIMIT $3",
+        )
+        .bind(token.0)
+        .bind(to_i64(from))
+        .bind(to_i64(limit as u64))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_error)?;
+        if rows.is_empty() {
+            // Only an empty page needs telling apart: past the end, or no such request.
+            let exists =
+                sqlx::query_scalar::<_, i32>("SELECT 1 FROM alert_requests WHERE token = $1")
+                    .bind(token.0)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(db_error)?;
+            return exists.map(|_| Vec::new()).ok_or(StoreError::NotFound);
+        }
+        rows.into_iter()
+            .map(|(seq, point)| {
+                serde_json::from_str(&point).map_err(|e| {
+                    StoreError::Corrupt(format!("point {seq} of request {token}: {e}"))
+                })
+            })
+            .collect()
     }
 
     async fn update(

@@ -1,5 +1,7 @@
 //! Alert requests, their jobs, and the delivery log: the job queue and the delivery log.
 
+use std::fmt::Write as _;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
@@ -63,23 +65,70 @@ impl SqliteStore {
     }
 }
 
-/// Stores a request and its job, due at once, inside the caller's transaction.
+/// Points written per `INSERT`. Each takes two bound parameters, and the token one more:
+/// 801 in all, under the 999 that SQLite builds before 3.32 (and builds configured like them)
+/// allow in one statement.
+const POINTS_PER_INSERT: usize = 400;
+
+/// `INSERT INTO alert_points` of `rows` rows: the token is `?1`, and row `i` binds its index
+/// and its JSON as `?(2 + 2i)` and `?(3 + 2i)`.
+fn insert_points_sql(rows: usize) -> String {
+    let mut sql = String::from("INSERT INTO alert_points (token, seq, point) VALUES ");
+    for i in 0..rows {
+        let sep = if i == 0 { "" } else { ", " };
+        // Writing to a String cannot fail.
+        let _ = write!(sql, "{sep}(?1, ?{}, ?{})", 2 + 2 * i, 3 + 2 * i);
+    }
+    sql
+}
+
+/// The statement of a full batch: built once, and the same text every time, so that each
+/// connection prepares it once.
+static INSERT_FULL_BATCH: LazyLock<String> = LazyLock::new(|| insert_points_sql(POINTS_PER_INSERT));
+
+/// Writes a request's points, one row each, inside the caller's transaction. Points are
+/// encoded one batch at a time, so the JSON held at once is one batch's, not the request's.
+async fn insert_points(
+    tx: &mut sqlx::SqliteConnection,
+    token: Token,
+    points: &[AlertPoint],
+) -> Result<(), StoreError> {
+    for (batch, chunk) in points.chunks(POINTS_PER_INSERT).enumerate() {
+        let full = chunk.len() == POINTS_PER_INSERT;
+        let query = if full {
+            sqlx::query(INSERT_FULL_BATCH.as_str())
+        } else {
+            // The last, shorter batch has a length of its own per request: preparing it
+            // for the statement cache would only push out statements that are reused.
+            sqlx::query(sqlx::AssertSqlSafe(insert_points_sql(chunk.len()))).persistent(false)
+        };
+        let mut query = query.bind(token.0);
+        for (i, point) in chunk.iter().enumerate() {
+            let json = serde_json::to_string(point)
+                .map_err(|e| StoreError::Corrupt(format!("a point could not be encoded: {e}")))?;
+            query = query
+                .bind(to_i64((batch * POINTS_PER_INSERT + i) as u64))
+                .bind(json);
+        }
+        query.execute(&mut *tx).await.map_err(db_error)?;
+    }
+    Ok(())
+}
+
+/// Stores a request, its points and its job, due at once, inside the caller's transaction.
 async fn insert_request(
     tx: &mut sqlx::SqliteConnection,
     request: &NewAlertRequest,
     idempotency: Option<&Idempotency>,
 ) -> Result<(), StoreError> {
-    let points = serde_json::to_string(&request.points)
-        .map_err(|e| StoreError::Corrupt(format!("points could not be encoded: {e}")))?;
     let received = micros(request.received_at);
     sqlx::query(
         "INSERT INTO alert_requests \
-         (token, key_id, points, point_count, received_at, idempotency_key, fingerprint) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+         (token, key_id, point_count, received_at, idempotency_key, fingerprint) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )
     .bind(request.token.0)
     .bind(request.key_id.0)
-    .bind(points)
     .bind(to_i64(request.points.len() as u64))
     .bind(received)
     .bind(idempotency.map(|i| i.key.as_str()))
@@ -89,6 +138,7 @@ async fn insert_request(
     .map_err(db_error_or_conflict(|| {
         format!("the alert request {} exists already", request.token)
     }))?;
+    insert_points(tx, request.token, &request.points).await?;
     sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES (?1, 'evaluate', ?2)")
         .bind(request.token.0)
         .bind(received)
@@ -209,16 +259,39 @@ impl JobQueue for SqliteStore {
         Ok(jobs)
     }
 
-    async fn points(&self, token: Token) -> Result<Vec<AlertPoint>, StoreError> {
-        let points: String =
-            sqlx::query_scalar("SELECT points FROM alert_requests WHERE token = ?1")
-                .bind(token.0)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(db_error)?
-                .ok_or(StoreError::NotFound)?;
-        serde_json::from_str(&points)
-            .map_err(|e| StoreError::Corrupt(format!("points of request {token}: {e}")))
+    async fn points_page(
+        &self,
+        token: Token,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<AlertPoint>, StoreError> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, point FROM alert_points WHERE token = ?1 AND seq >= ?2 \
+             ORDER BY seq LIMIT ?3",
+        )
+        .bind(token.0)
+        .bind(to_i64(from))
+        .bind(to_i64(limit as u64))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_error)?;
+        if rows.is_empty() {
+            // Only an empty page needs telling apart: past the end, or no such request.
+            let exists =
+                sqlx::query_scalar::<_, i64>("SELECT 1 FROM alert_requests WHERE token = ?1")
+                    .bind(token.0)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(db_error)?;
+            return exists.map(|_| Vec::new()).ok_or(StoreError::NotFound);
+        }
+        rows.into_iter()
+            .map(|(seq, point)| {
+                serde_json::from_str(&point).map_err(|e| {
+                    StoreError::Corrupt(format!("point {seq} of request {token}: {e}"))
+                })
+            })
+            .collect()
     }
 
     async fn update(

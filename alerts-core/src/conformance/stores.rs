@@ -55,6 +55,8 @@ where
     authentication(store).await;
     key_config(store).await;
     enqueue(store).await;
+    points_pages(store).await;
+    points_past_the_end(store).await;
     idempotent_enqueue(store).await;
     concurrent_idempotent_enqueue(store).await;
     claims(store).await;
@@ -198,6 +200,29 @@ fn request(key: KeyId, n_points: usize, received_at: DateTime<Utc>) -> NewAlertR
         key_id: key,
         points: points(n_points),
         received_at,
+    }
+}
+
+/// Every point of a request, read `page` at a time as a worker reads them, checking that no
+/// page is longer than asked.
+async fn read_points<S: JobQueue + ?Sized>(
+    store: &S,
+    token: Token,
+    page: usize,
+) -> Result<Vec<AlertPoint>, StoreError> {
+    let mut all = Vec::new();
+    loop {
+        let got = store.points_page(token, all.len() as u64, page).await?;
+        assert!(
+            got.len() <= page,
+            "points_page returns at most `limit` points (asked {page}, got {})",
+            got.len()
+        );
+        let last = got.len() < page;
+        all.extend(got);
+        if last {
+            return Ok(all);
+        }
     }
 }
 
@@ -831,11 +856,11 @@ pub async fn enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &
 
     assert_eq!(
         ok(
-            store.points(req.token).await,
-            "points reads a request's points"
+            read_points(store, req.token, 1000).await,
+            "points_page reads a request's points"
         ),
         req.points,
-        "points returns the request's points exactly as posted"
+        "points_page returns the request's points exactly as posted"
     );
     let summary = summary_of(store, key.id, req.token).await;
     assert_eq!(
@@ -861,11 +886,11 @@ pub async fn enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &
     );
     assert_eq!(
         ok(
-            store.points(req.token).await,
-            "points reads a request's points"
+            read_points(store, req.token, 1000).await,
+            "points_page reads a request's points"
         ),
         req.points,
-        "a refused enqueue leaves the first request unchanged"
+        "a refused enqueue leaves the first request's points unchanged"
     );
 
     let calls = AtomicUsize::new(0);
@@ -907,10 +932,177 @@ pub async fn enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &
     );
 
     expect_err(
-        store.points(Token(Uuid::new_v4())).await,
+        store.points_page(Token(Uuid::new_v4()), 0, 10).await,
         &StoreError::NotFound,
-        "points of an unknown token is NotFound",
+        "points_page of an unknown token is NotFound",
     );
+    drain(store).await;
+}
+
+/// `n` points whose ids and `custom_data` carry what a store must not change: escapes,
+/// spacing, key order, number spellings, characters outside ASCII. `tag` sets the requests
+/// apart.
+fn awkward_points(tag: &str, n: usize) -> Vec<AlertPoint> {
+    (0..n)
+        .map(|i| AlertPoint {
+            position: Position::new(
+                -179.5 + (i % 719) as f64 * 0.5,
+                89.75 - (i % 719) as f64 * 0.25,
+            )
+            .unwrap(),
+            id: format!("{tag}-{i}-\u{e9}\"q\""),
+            custom_data: match i % 4 {
+                0 => "{}".to_owned(),
+                1 => format!(
+                    r#"{{ "z" : {i}, "a":[1, 2.50,3e+2] ,"s":"tab\t\u00e9 \ud83d\ude00" }}"#
+                ),
+                2 => format!("{{\n  \"seq\": {i},\n  \"name\": \"Zo\u{eb} \u{1f600}\"\n}}"),
+                _ => format!(r#"{{"big":123456789012345678901234567890,"neg":-0.0,"i":{i}}}"#),
+            },
+        })
+        .collect()
+}
+
+/// Paging a request's points: in posting order, each point exactly as posted, no page longer
+/// than asked, a short page at the end, and no point of another request; for requests
+/// stored by either enqueue, longer than any batch a store writes at once.
+pub async fn points_pages<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &S) {
+    const N: usize = 1_234;
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let plain = NewAlertRequest {
+        points: awkward_points("plain", N),
+        ..request(key.id, 0, t0())
+    };
+    enqueue_one(store, &plain).await;
+    let keyed = NewAlertRequest {
+        points: awkward_points("keyed", N),
+        ..request(key.id, 0, t0() + secs(1))
+    };
+    assert_eq!(
+        ok(
+            store
+                .enqueue_idempotent(&keyed, &idempotency("pages-1", &keyed))
+                .await,
+            "enqueue_idempotent stores a request of many points",
+        ),
+        Enqueued::Stored,
+        "a new idempotency key stores the request"
+    );
+    assert_eq!(
+        summary_of(store, key.id, plain.token).await.points,
+        N as u64,
+        "a request of many points is listed with its point count"
+    );
+
+    for req in [&plain, &keyed] {
+        for page in [1, 7, 500, 5_000] {
+            let (mut from, mut reads) = (0, 0);
+            loop {
+                let got = ok(
+                    store.points_page(req.token, from as u64, page).await,
+                    "points_page reads a page of a stored request",
+                );
+                reads += 1;
+                let want = &req.points[from.min(N)..(from + page).min(N)];
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "points_page({from}, {page}) of {N} points returns min(limit, points left)"
+                );
+                for (i, (got, want)) in got.iter().zip(want).enumerate() {
+                    assert_eq!(
+                        got,
+                        want,
+                        "point {} (page size {page}) comes back as posted, in posting order",
+                        from + i
+                    );
+                    assert_eq!(
+                        got.custom_data.as_bytes(),
+                        want.custom_data.as_bytes(),
+                        "custom_data of point {} comes back byte for byte",
+                        from + i
+                    );
+                }
+                from += got.len();
+                if got.len() < page {
+                    break;
+                }
+            }
+            assert_eq!(
+                (from, reads),
+                (N, N / page + 1),
+                "pages of {page} reach the end of {N} points, told by the first short page"
+            );
+        }
+        assert_eq!(
+            ok(
+                read_points(store, req.token, 7).await,
+                "points_page reads every page"
+            ),
+            req.points,
+            "the pages of a request, joined, are its points"
+        );
+    }
+    let mid = ok(
+        store.points_page(keyed.token, 1_000, 100).await,
+        "points_page from the middle of a request",
+    );
+    assert_eq!(
+        mid,
+        keyed.points[1_000..1_100],
+        "a page may start anywhere: from is an index into the posted points"
+    );
+    drain(store).await;
+}
+
+/// Reading past the end: an empty page for a stored request, NotFound for an unknown token.
+pub async fn points_past_the_end<S: AccountStore + JobQueue + ?Sized>(store: &S) {
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let req = request(key.id, 3, t0());
+    enqueue_one(store, &req).await;
+    assert_eq!(
+        ok(
+            store.points_page(req.token, 2, 10).await,
+            "points_page of the last point"
+        ),
+        req.points[2..],
+        "a page starting at the last point holds that point alone"
+    );
+    for from in [
+        3,
+        4,
+        5_000,
+        u64::from(u32::MAX) + 1,
+        i64::MAX as u64,
+        u64::MAX,
+    ] {
+        assert_eq!(
+            ok(
+                store.points_page(req.token, from, 10).await,
+                "points_page past the end of a stored request",
+            ),
+            Vec::<AlertPoint>::new(),
+            "a page from {from}, at or past the end of 3 points, is empty"
+        );
+    }
+    assert_eq!(
+        ok(
+            store.points_page(req.token, 0, 0).await,
+            "points_page with limit 0",
+        ),
+        Vec::<AlertPoint>::new(),
+        "a page of limit 0 is empty"
+    );
+    let unknown = Token(Uuid::new_v4());
+    for (from, limit) in [(0, 10), (3, 10), (u64::MAX, 10), (0, 0)] {
+        expect_err(
+            store.points_page(unknown, from, limit).await,
+            &StoreError::NotFound,
+            "points_page of an unknown token is NotFound, wherever the page starts",
+        );
+    }
     drain(store).await;
 }
 
@@ -1055,8 +1247,8 @@ pub async fn idempotent_enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Size
     assert_eq!(stored, Enqueued::Stored, "a new key stores the request");
     assert_eq!(
         ok(
-            store.points(first.token).await,
-            "points of the stored request"
+            read_points(store, first.token, 1000).await,
+            "points_page of the stored request"
         ),
         first.points,
         "the request stored with a key is stored whole"
@@ -1078,9 +1270,17 @@ pub async fn idempotent_enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Size
         "a key stored already names the first request and its fingerprint"
     );
     expect_err(
-        store.points(retry.token).await,
+        store.points_page(retry.token, 0, 1000).await,
         &StoreError::NotFound,
         "nothing is stored for a request whose key was stored already",
+    );
+    assert_eq!(
+        ok(
+            read_points(store, first.token, 1000).await,
+            "points_page of the stored request"
+        ),
+        first.points,
+        "a replayed request adds no points to the stored one"
     );
 
     let elsewhere = request(other_key.id, 1, t0());

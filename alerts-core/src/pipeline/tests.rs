@@ -23,6 +23,7 @@ use crate::ndjson::decode_all;
 use crate::ports::{
     Account, AccountStore, DeliveryErrorKind, Lease, WebhookRequest, WebhookResponse,
 };
+use crate::request::AlertPoint;
 use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use crate::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
 
@@ -84,11 +85,27 @@ fn status(code: u16) -> WebhookResponse {
 }
 
 /// A job queue that fails chosen updates once, as a worker dying at that moment would leave
-/// things: the change is not recorded and the lease is still held.
+/// things: the change is not recorded and the lease is still held. It also records the pages
+/// of points read, as (from, limit, points returned).
 struct FlakyQueue {
     inner: Arc<MemoryStore>,
     fail_written: AtomicBool,
     fail_finish: AtomicBool,
+    pages: Mutex<Vec<(u64, usize, usize)>>,
+    /// Page reads from this index on fail as an unavailable database would.
+    fail_pages_from: Option<u64>,
+}
+
+impl FlakyQueue {
+    fn new(inner: Arc<MemoryStore>) -> Self {
+        Self {
+            inner,
+            fail_written: AtomicBool::new(false),
+            fail_finish: AtomicBool::new(false),
+            pages: Mutex::default(),
+            fail_pages_from: None,
+        }
+    }
 }
 
 #[async_trait]
@@ -112,8 +129,18 @@ impl JobQueue for FlakyQueue {
     ) -> Result<Vec<AlertJob>, StoreError> {
         self.inner.claim(now, lease_for, max, lease_ids).await
     }
-    async fn points(&self, token: Token) -> Result<Vec<AlertPoint>, StoreError> {
-        self.inner.points(token).await
+    async fn points_page(
+        &self,
+        token: Token,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<AlertPoint>, StoreError> {
+        if self.fail_pages_from.is_some_and(|f| from >= f) {
+            return Err(StoreError::Unavailable("connection reset".into()));
+        }
+        let page = self.inner.points_page(token, from, limit).await?;
+        self.pages.lock().unwrap().push((from, limit, page.len()));
+        Ok(page)
     }
     async fn update(
         &self,
@@ -304,7 +331,10 @@ async fn accept_stores_the_request_before_returning() {
     let state = h.store.job_state(token).unwrap();
     assert_eq!(state.stage, JobStage::Evaluate);
     assert_eq!(state.run_at, t0());
-    assert_eq!(h.store.points(token).await.unwrap(), h.request().points);
+    assert_eq!(
+        h.store.points_page(token, 0, 100).await.unwrap(),
+        h.request().points
+    );
 }
 
 #[tokio::test]
@@ -634,9 +664,8 @@ async fn each_attempt_gets_a_new_url_and_timestamp_and_the_same_id() {
 async fn a_crash_between_writing_and_recording_ends_in_one_delivered_file() {
     let h = Harness::new().await;
     let queue = Arc::new(FlakyQueue {
-        inner: h.store.clone(),
         fail_written: AtomicBool::new(true),
-        fail_finish: AtomicBool::new(false),
+        ..FlakyQueue::new(h.store.clone())
     });
     let mut forecast = MockForecast::new();
     forecast
@@ -721,9 +750,8 @@ async fn a_crash_between_writing_and_recording_ends_in_one_delivered_file() {
 async fn a_crash_after_sending_repeats_the_delivery_with_the_same_id() {
     let h = Harness::new().await;
     let queue = Arc::new(FlakyQueue {
-        inner: h.store.clone(),
-        fail_written: AtomicBool::new(false),
         fail_finish: AtomicBool::new(true),
+        ..FlakyQueue::new(h.store.clone())
     });
     let sender = Arc::new(RecordingSender::new());
     let config = PipelineConfig::default();
@@ -988,6 +1016,132 @@ async fn points_are_fetched_in_chunks_with_one_call_per_data_type() {
     let lines = decode_all(&h.files.read(&FileKey::for_token(token)).await.unwrap()).unwrap();
     let ids: Vec<String> = lines.into_iter().map(|l| l.id).collect();
     assert_eq!(ids, (0..10).map(|i| format!("p{i}")).collect::<Vec<_>>());
+}
+
+/// Points for the paging tests: all where the harness's forecast has data, so that every one
+/// yields a line, with ids and custom data that tell them apart.
+fn paris_points(n: usize) -> Vec<AlertPoint> {
+    (0..n)
+        .map(|i| AlertPoint {
+            position: paris(),
+            id: format!("p{i}"),
+            custom_data: format!(r#"{{"n": {i},  "k":"\u00e9"}}"#),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_worker_reads_one_page_of_points_chunk_points_at_a_time() {
+    for (n, pages) in [
+        (10, vec![(0, 4, 4), (4, 4, 4), (8, 4, 2)]),
+        // A last page that is full: one more read finds the end.
+        (8, vec![(0, 4, 4), (4, 4, 4), (8, 4, 0)]),
+        (3, vec![(0, 4, 3)]),
+    ] {
+        let h = Harness::new().await;
+        let queue = Arc::new(FlakyQueue::new(h.store.clone()));
+        let pipeline = AlertPipeline::new(
+            PipelinePorts {
+                jobs: queue.clone(),
+                ..h.ports()
+            },
+            PipelineConfig {
+                points_chunk: 4,
+                ..PipelineConfig::default()
+            },
+        );
+        let token = pipeline
+            .accept(
+                h.key_id,
+                AlertRequest {
+                    points: paris_points(n),
+                },
+            )
+            .await
+            .unwrap();
+        pipeline.run_once(1).await.unwrap();
+        assert_eq!(*queue.pages.lock().unwrap(), pages, "{n} points");
+        let lines = decode_all(&h.files.read(&FileKey::for_token(token)).await.unwrap()).unwrap();
+        let ids: Vec<String> = lines.into_iter().map(|l| l.id).collect();
+        assert_eq!(ids, (0..n).map(|i| format!("p{i}")).collect::<Vec<_>>());
+    }
+}
+
+#[tokio::test]
+async fn the_file_is_the_same_whatever_the_page_size() {
+    let mut files = Vec::new();
+    for points_chunk in [1, 3, 7, 1000] {
+        let h = Harness::new().await;
+        let pipeline = AlertPipeline::new(
+            h.ports(),
+            PipelineConfig {
+                points_chunk,
+                file_chunk_bytes: 100,
+                ..PipelineConfig::default()
+            },
+        );
+        let token = pipeline
+            .accept(
+                h.key_id,
+                AlertRequest {
+                    points: paris_points(23),
+                },
+            )
+            .await
+            .unwrap();
+        pipeline.run_once(1).await.unwrap();
+        files.push(h.files.read(&FileKey::for_token(token)).await.unwrap());
+    }
+    assert_eq!(decode_all(&files[0]).unwrap().len(), 23);
+    for file in &files[1..] {
+        assert_eq!(file, &files[0], "the same bytes in the same order");
+    }
+}
+
+#[tokio::test]
+async fn a_page_that_fails_to_load_leaves_no_file_and_the_job_leased() {
+    let h = Harness::new().await;
+    let queue = Arc::new(FlakyQueue {
+        fail_pages_from: Some(4),
+        ..FlakyQueue::new(h.store.clone())
+    });
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            jobs: queue.clone(),
+            ..h.ports()
+        },
+        PipelineConfig {
+            points_chunk: 4,
+            ..PipelineConfig::default()
+        },
+    );
+    let token = pipeline
+        .accept(
+            h.key_id,
+            AlertRequest {
+                points: paris_points(10),
+            },
+        )
+        .await
+        .unwrap();
+    let report = pipeline.run_once(1).await.unwrap();
+    assert!(
+        matches!(
+            report.failed.as_slice(),
+            [(t, PipelineError::Store(StoreError::Unavailable(_)))] if *t == token
+        ),
+        "{report:?}"
+    );
+    assert!(
+        !h.files.exists(&FileKey::for_token(token)).await.unwrap(),
+        "a file cut short is never made visible"
+    );
+    let state = h.store.job_state(token).unwrap();
+    assert_eq!(state.stage, JobStage::Evaluate);
+    assert!(
+        state.leased_until.is_some(),
+        "the job is retried when its lease ends"
+    );
 }
 
 #[tokio::test]

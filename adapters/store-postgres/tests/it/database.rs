@@ -2,9 +2,11 @@
 
 use std::time::Duration;
 
-use alerts_core::ids::RuleId;
-use alerts_core::ports::{AccountStore, JobQueue, RuleStore, StoreError};
+use alerts_core::ids::{KeyId, RuleId, Token};
+use alerts_core::ports::{AccountStore, DeliveryLog, JobQueue, RuleStore, StoreError};
+use alerts_core::request::AlertPoint;
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use sqlx::Connection;
 use store_postgres::{PgOptions, PgStore};
 use uuid::Uuid;
 
@@ -23,7 +25,7 @@ async fn migrations_apply_once_whatever_the_number_of_starts() {
             .fetch_all(&mut db.raw().await)
             .await
             .unwrap();
-    assert_eq!(applied, vec![(1, true), (2, true), (3, true)]);
+    assert_eq!(applied, vec![(1, true), (2, true), (3, true), (4, true)]);
 }
 
 #[tokio::test]
@@ -160,14 +162,15 @@ async fn stored_forms_and_tampered_data() {
     ));
 
     let tokens = enqueue_jobs(&store, key, 1, t0()).await;
-    sqlx::query("UPDATE alert_requests SET points = '[{\"position\": [200, 0]}]'")
+    sqlx::query("UPDATE alert_points SET point = '{\"position\": [200, 0]}'")
         .execute(&mut db.raw().await)
         .await
         .unwrap();
-    assert!(matches!(
-        store.points(tokens[0]).await,
-        Err(StoreError::Corrupt(_))
-    ));
+    let err = store.points_page(tokens[0], 0, 10).await.unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Corrupt(m) if m.contains(&format!("point 0 of request {}", tokens[0]))),
+        "a stored point that cannot be read is Corrupt and named: {err:?}"
+    );
 }
 
 #[tokio::test]
@@ -178,5 +181,169 @@ async fn a_closed_store_is_unavailable() {
     assert!(matches!(
         store.ping().await,
         Err(StoreError::Unavailable(_))
+    ));
+}
+
+/// Points whose `custom_data` and ids carry escapes, spacing and number spellings that a
+/// migration must not touch.
+fn awkward_points(n: usize) -> Vec<AlertPoint> {
+    (0..n)
+        .map(|i| AlertPoint {
+            position: aq_core::Position::new(-10.5 + (i % 40) as f64 * 0.25, 45.0).unwrap(),
+            id: format!("old-{i}-\u{e9}\"q\""),
+            custom_data: match i % 3 {
+                0 => "{}".to_owned(),
+                1 => format!(
+                    r#"{{ "z" : {i}, "a":[1, 2.50,3e+2] ,"s":"tab\t\u00e9 \ud83d\ude00" }}"#
+                ),
+                _ => format!("{{\n  \"seq\": {i},\n  \"name\": \"Zo\u{eb} \u{1f600}\"\n}}"),
+            },
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
+    let db = TestDb::create().await;
+    let mut conn = db.raw().await;
+    sqlx::migrate!("./migrations")
+        .run_to(3, &mut conn)
+        .await
+        .unwrap();
+
+    // A key and its requests as a server before the migration stored them: the points as one
+    // JSON array in alert_requests.points.
+    let (account, key) = (Uuid::new_v4(), Uuid::new_v4());
+    sqlx::query(
+        "INSERT INTO accounts (id, email, password_hash, created_at) \
+         VALUES ($1, 'old@example.com', 'x', $2)",
+    )
+    .bind(account)
+    .bind(t0())
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO api_keys (id, account_id, label, prefix, key_hash, created_at) \
+         VALUES ($1, $2, 'old', 'ik_00000000', $3, $4)",
+    )
+    .bind(key)
+    .bind(account)
+    .bind("0".repeat(64))
+    .bind(t0())
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let requests: Vec<(Token, Vec<AlertPoint>)> = [1, 3, 450]
+        .into_iter()
+        .map(|n| (Token(Uuid::new_v4()), awkward_points(n)))
+        .collect();
+    for (i, (token, points)) in requests.iter().enumerate() {
+        let received = t0() + chrono::Duration::seconds(i64::try_from(i).unwrap());
+        sqlx::query(
+            "INSERT INTO alert_requests (token, key_id, points, point_count, received_at) \
+             VALUES ($1, $2, $3::json, $4, $5)",
+        )
+        .bind(token.0)
+        .bind(key)
+        .bind(serde_json::to_string(points).unwrap())
+        .bind(i64::try_from(points.len()).unwrap())
+        .bind(received)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES ($1, 'evaluate', $2)")
+            .bind(token.0)
+            .bind(received)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    conn.close().await.unwrap();
+
+    let store = db.store().await;
+    let mut raw = db.raw().await;
+    for (token, points) in &requests {
+        let mut read = Vec::new();
+        loop {
+            let page = store
+                .points_page(*token, read.len() as u64, 7)
+                .await
+                .unwrap();
+            let last = page.len() < 7;
+            read.extend(page);
+            if last {
+                break;
+            }
+        }
+        assert_eq!(&read, points, "a migrated request reads as it was posted");
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT point::text FROM alert_points WHERE token = $1 ORDER BY seq",
+        )
+        .bind(token.0)
+        .fetch_all(&mut raw)
+        .await
+        .unwrap();
+        let written: Vec<String> = points
+            .iter()
+            .map(|p| serde_json::to_string(p).unwrap())
+            .collect();
+        assert_eq!(
+            rows, written,
+            "each row holds the point's text exactly as the store writes a point"
+        );
+    }
+    let points_column: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM information_schema.columns \
+         WHERE table_schema = 'public' AND table_name = 'alert_requests' AND column_name = 'points'",
+    )
+    .fetch_one(&mut raw)
+    .await
+    .unwrap();
+    assert_eq!(points_column, 0, "the JSON array column is gone");
+    let listed = store.list_requests(KeyId(key), 10).await.unwrap();
+    let mut counts: Vec<u64> = listed.iter().map(|s| s.points).collect();
+    counts.sort_unstable();
+    assert_eq!(counts, vec![1, 3, 450], "point counts are kept");
+
+    let fresh = enqueue_jobs(&store, KeyId(key), 1, t0()).await;
+    assert_eq!(
+        store.points_page(fresh[0], 0, 10).await.unwrap().len(),
+        1,
+        "requests stored after the migration read too"
+    );
+}
+
+#[tokio::test]
+async fn points_are_stored_as_json_text_and_go_with_their_request() {
+    let db = TestDb::create().await;
+    let store = db.store().await;
+    let key = account_with_key(&store).await;
+    let tokens = enqueue_jobs(&store, key, 2, t0()).await;
+    let mut raw = db.raw().await;
+    let kind: String = sqlx::query_scalar(
+        "SELECT data_type FROM information_schema.columns \
+         WHERE table_name = 'alert_points' AND column_name = 'point'",
+    )
+    .fetch_one(&mut raw)
+    .await
+    .unwrap();
+    assert_eq!(
+        kind, "json",
+        "json keeps the text as written; jsonb would not"
+    );
+    sqlx::query("DELETE FROM alert_requests WHERE token = $1")
+        .bind(tokens[0].0)
+        .execute(&mut raw)
+        .await
+        .unwrap();
+    let left: Vec<Uuid> = sqlx::query_scalar("SELECT DISTINCT token FROM alert_points")
+        .fetch_all(&mut raw)
+        .await
+        .unwrap();
+    assert_eq!(left, vec![tokens[1].0], "the points go with their request");
+    assert!(matches!(
+        store.points_page(tokens[0], 0, 10).await,
+        Err(StoreError::NotFound)
     ));
 }

@@ -53,7 +53,7 @@ async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
             .await
             .unwrap();
         assert!(store.key_info(key).await.unwrap().is_some());
-        assert_eq!(store.points(tokens[2]).await.unwrap().len(), 1);
+        assert_eq!(store.points_page(tokens[2], 0, 10).await.unwrap().len(), 1);
         store.close().await;
     }
     let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", file.path().display()))
@@ -66,7 +66,7 @@ async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
             .unwrap();
     assert_eq!(
         applied,
-        vec![(1, true), (2, true), (3, true)],
+        vec![(1, true), (2, true), (3, true), (4, true)],
         "each migration is recorded once"
     );
     let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
@@ -232,14 +232,15 @@ async fn key_hashes_are_stored_as_hex_and_tampered_points_are_corrupt() {
     );
 
     let tokens = enqueue_jobs(&file.store, key, 1).await;
-    sqlx::query("UPDATE alert_requests SET points = '[{\"position\":[0,95]}]'")
+    sqlx::query("UPDATE alert_points SET point = '{\"position\":[0,95]}'")
         .execute(&mut raw(&file).await)
         .await
         .unwrap();
-    assert!(matches!(
-        file.store.points(tokens[0]).await,
-        Err(StoreError::Corrupt(_))
-    ));
+    let err = file.store.points_page(tokens[0], 0, 10).await.unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Corrupt(m) if m.contains(&format!("point 0 of request {}", tokens[0]))),
+        "a stored point that cannot be read is Corrupt and named: {err:?}"
+    );
 }
 
 #[tokio::test]

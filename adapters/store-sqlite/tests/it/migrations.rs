@@ -1,0 +1,177 @@
+//! Migrations that move data: requests stored before a migration read the same after it.
+
+use alerts_core::ids::{KeyId, Token};
+use alerts_core::ports::{DeliveryLog, JobQueue};
+use alerts_core::request::AlertPoint;
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{Connection, SqliteConnection};
+use store_sqlite::{SqliteOptions, SqliteStore};
+use uuid::Uuid;
+
+use crate::support::{FileStore, enqueue_jobs, t0};
+
+/// Points whose `custom_data` and ids carry escapes, spacing and number spellings that a
+/// migration must not touch.
+fn awkward_points(n: usize) -> Vec<AlertPoint> {
+    (0..n)
+        .map(|i| AlertPoint {
+            position: aq_core::Position::new(-10.5 + (i % 40) as f64 * 0.25, 45.0).unwrap(),
+            id: format!("old-{i}-\u{e9}\"q\""),
+            custom_data: match i % 3 {
+                0 => "{}".to_owned(),
+                1 => format!(
+                    r#"{{ "z" : {i}, "a":[1, 2.50,3e+2] ,"s":"tab\t\u00e9 \ud83d\ude00" }}"#
+                ),
+                _ => format!("{{\n  \"seq\": {i},\n  \"name\": \"Zo\u{eb} \u{1f600}\"\n}}"),
+            },
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = FileStore::path_in(&dir);
+    let mut conn = SqliteConnection::connect_with(
+        &SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .foreign_keys(true),
+    )
+    .await
+    .unwrap();
+    sqlx::migrate!("./migrations")
+        .run_to(3, &mut conn)
+        .await
+        .unwrap();
+
+    // A key and its requests as a server before the migration stored them: the points as one
+    // JSON array in alert_requests.points.
+    let (account, key) = (Uuid::new_v4(), Uuid::new_v4());
+    sqlx::query(
+        "INSERT INTO accounts (id, email, password_hash, created_at) \
+         VALUES (?1, 'old@example.com', 'x', 0)",
+    )
+    .bind(account)
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO api_keys (id, account_id, label, prefix, key_hash, created_at) \
+         VALUES (?1, ?2, 'old', 'ik_00000000', ?3, 0)",
+    )
+    .bind(key)
+    .bind(account)
+    .bind("0".repeat(64))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let requests: Vec<(Token, Vec<AlertPoint>)> = [1, 3, 450]
+        .into_iter()
+        .map(|n| (Token(Uuid::new_v4()), awkward_points(n)))
+        .collect();
+    for (i, (token, points)) in requests.iter().enumerate() {
+        let received = t0().timestamp_micros() + i64::try_from(i).unwrap();
+        sqlx::query(
+            "INSERT INTO alert_requests (token, key_id, points, point_count, received_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .bind(token.0)
+        .bind(key)
+        .bind(serde_json::to_string(points).unwrap())
+        .bind(i64::try_from(points.len()).unwrap())
+        .bind(received)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES (?1, 'evaluate', ?2)")
+            .bind(token.0)
+            .bind(received)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    conn.close().await.unwrap();
+
+    let store = SqliteStore::open(SqliteOptions::file(&path)).await.unwrap();
+    let mut raw = SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    for (token, points) in &requests {
+        let mut read = Vec::new();
+        loop {
+            let page = store
+                .points_page(*token, read.len() as u64, 7)
+                .await
+                .unwrap();
+            let last = page.len() < 7;
+            read.extend(page);
+            if last {
+                break;
+            }
+        }
+        assert_eq!(&read, points, "a migrated request reads as it was posted");
+        let rows: Vec<String> =
+            sqlx::query_scalar("SELECT point FROM alert_points WHERE token = ?1 ORDER BY seq")
+                .bind(token.0)
+                .fetch_all(&mut raw)
+                .await
+                .unwrap();
+        let written: Vec<String> = points
+            .iter()
+            .map(|p| serde_json::to_string(p).unwrap())
+            .collect();
+        assert_eq!(
+            rows, written,
+            "each row holds the point's text exactly as the store writes a point"
+        );
+    }
+    let columns: Vec<String> =
+        sqlx::query_scalar("SELECT name FROM pragma_table_info('alert_requests')")
+            .fetch_all(&mut raw)
+            .await
+            .unwrap();
+    assert!(
+        !columns.iter().any(|c| c == "points"),
+        "the JSON array column is gone: {columns:?}"
+    );
+    let listed = store.list_requests(KeyId(key), 10).await.unwrap();
+    let mut counts: Vec<u64> = listed.iter().map(|s| s.points).collect();
+    counts.sort_unstable();
+    assert_eq!(counts, vec![1, 3, 450], "point counts are kept");
+
+    let fresh = enqueue_jobs(&store, KeyId(key), 1).await;
+    assert_eq!(
+        store.points_page(fresh[0], 0, 10).await.unwrap().len(),
+        1,
+        "requests stored after the migration read too"
+    );
+}
+
+#[tokio::test]
+async fn deleting_a_request_deletes_its_points() {
+    let file = FileStore::new().await;
+    let key = crate::support::account_with_key(&file.store).await;
+    let tokens = enqueue_jobs(&file.store, key, 2).await;
+    let mut raw = SqliteConnection::connect_with(
+        &SqliteConnectOptions::new()
+            .filename(file.path())
+            .foreign_keys(true),
+    )
+    .await
+    .unwrap();
+    sqlx::query("DELETE FROM alert_requests WHERE token = ?1")
+        .bind(tokens[0].0)
+        .execute(&mut raw)
+        .await
+        .unwrap();
+    let left: Vec<Uuid> = sqlx::query_scalar("SELECT token FROM alert_points")
+        .fetch_all(&mut raw)
+        .await
+        .unwrap();
+    assert_eq!(left, vec![tokens[1].0], "the points go with their request");
+    assert!(matches!(
+        file.store.points_page(tokens[0], 0, 10).await,
+        Err(alerts_core::ports::StoreError::NotFound)
+    ));
+}
