@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use crate::local_urls::{LocalUrlSigner, UrlKeys, UrlSetupError};
 use crate::s3::{S3ConfigError, S3Settings};
-use crate::store::ObjectFileStore;
+use crate::store::{FileStoreOptions, ObjectFileStore};
 
 /// The name of the URL key file in the data directory (see [`UrlKeys`] for its format).
 pub const URL_KEY_FILE: &str = "url-keys";
@@ -193,5 +193,7 @@ pub fn open_local(dir: &Path) -> Result<ObjectFileStore, FilesConfigError> {
     let local = LocalFileSystem::new_with_prefix(dir)
         .map_err(|e| bad(e.to_string()))?
         .with_fsync(true);
-    Ok(ObjectFileStore::new(Arc::new(local)).with_staging_dir(dir.to_path_buf()))
+    Ok(ObjectFileStore::new(Arc::new(local))
+        .with_staging_dir(dir.to_path_buf())
+        .with_options(FileStoreOptions::local()))
 }

@@ -18,4 +18,7 @@ pub use local_urls::{
     DEFAULT_URL_VALIDITY, FILES_PATH, LocalUrlSigner, UrlKey, UrlKeys, UrlSetupError, VerifyError,
 };
 pub use s3::{S3ConfigError, S3Settings, S3UrlSigner};
-pub use store::{DEFAULT_RETENTION, FileStoreOptions, ObjectFileStore, ObjectFileWriter};
+pub use store::{
+    DEFAULT_RETENTION, FileStoreOptions, LOCAL_PART_SIZE, MIN_PART_SIZE, ObjectFileStore,
+    ObjectFileWriter,
+};

@@ -24,6 +24,9 @@ pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
 /// must be at least this big.
 pub const MIN_PART_SIZE: usize = 5 * 1024 * 1024;
 
+/// The part size of [`FileStoreOptions::local`]: 1 MiB.
+pub const LOCAL_PART_SIZE: usize = 1024 * 1024;
+
 /// The media type of the output files.
 pub const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
 
@@ -33,7 +36,8 @@ pub const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
 #[non_exhaustive]
 pub struct FileStoreOptions {
     /// Bytes buffered before a write turns into a multipart upload, and the size of each part.
-    /// At least [`MIN_PART_SIZE`]. Default 5 MiB.
+    /// Default 5 MiB, S3's minimum ([`MIN_PART_SIZE`]); [`FileStoreOptions::local`] uses
+    /// [`LOCAL_PART_SIZE`].
     pub part_size: usize,
     /// Parts uploaded at once by one writer. Default 4.
     pub max_concurrency: usize,
@@ -54,6 +58,18 @@ impl Default for FileStoreOptions {
 }
 
 impl FileStoreOptions {
+    /// The options of a local-filesystem store: parts of [`LOCAL_PART_SIZE`], one at a time.
+    /// S3's 5 MiB minimum does not bind a local file, and a writer holds up to a part per
+    /// upload in flight, so small parts keep a large file's memory to about 2 MiB.
+    #[must_use]
+    pub fn local() -> Self {
+        Self {
+            part_size: LOCAL_PART_SIZE,
+            max_concurrency: 1,
+            content_type: None,
+        }
+    }
+
     /// Sets the part size; values below [`MIN_PART_SIZE`] are raised to it.
     #[must_use]
     pub fn with_part_size(mut self, part_size: usize) -> Self {

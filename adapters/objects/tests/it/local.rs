@@ -9,7 +9,10 @@ use alerts_core::ports::{FileKey, FileStore, UrlSigner};
 use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use insights_objects::{LocalUrlSigner, ObjectFileStore, UrlKey, UrlKeys, VerifyError, open_local};
+use insights_objects::{
+    LOCAL_PART_SIZE, LocalUrlSigner, MIN_PART_SIZE, ObjectFileStore, UrlKey, UrlKeys, VerifyError,
+    open_local,
+};
 
 use crate::support::TempDir;
 
@@ -117,6 +120,32 @@ async fn large_local_files_are_streamed_to_disk_before_they_are_finished() {
         files_in(dir.path()),
         vec![dir.path().join(&key.0).display().to_string()]
     );
+}
+
+#[tokio::test]
+async fn local_files_go_to_disk_past_one_local_part_and_read_back_whole() {
+    let dir = TempDir::new();
+    let store = open_local(dir.path()).unwrap();
+    let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
+    let mut writer = store.create(&key).await.unwrap();
+    // Chunks as the alert worker writes them, numbered so that a lost or reordered one shows.
+    let chunk = |i: usize| Bytes::from(format!("{i:08}\n").repeat(8 * 1024));
+    let chunks = 3 * LOCAL_PART_SIZE / chunk(0).len() + 1;
+    let mut expected = Vec::new();
+    for i in 0..chunks {
+        writer.write(chunk(i)).await.unwrap();
+        expected.extend_from_slice(&chunk(i));
+        if expected.len() > LOCAL_PART_SIZE {
+            assert_eq!(
+                files_in(dir.path()).len(),
+                1,
+                "past one local part ({LOCAL_PART_SIZE} bytes) the file is on disk"
+            );
+        }
+    }
+    assert!(expected.len() < MIN_PART_SIZE, "smaller than one S3 part");
+    writer.finish().await.unwrap();
+    assert_eq!(store.read(&key).await.unwrap(), expected);
 }
 
 #[tokio::test]
