@@ -1,5 +1,6 @@
 //! Sign up, sign in and sign out.
 
+use alerts_core::account::MIN_PASSWORD_CHARS;
 use alerts_core::ids::AccountId;
 use alerts_core::manage::ManageError;
 use alerts_core::ports::Session;
@@ -62,10 +63,14 @@ fn credentials_form(which: Which, csrf: &str, email: &str, error: Option<&str>) 
             label for="email" { "Email" }
             input #email type="email" name="email" value=(email) autocomplete="username" required;
             label for="password" { "Password" }
-            input #password type="password" name="password" required
-                autocomplete=(if matches!(which, Which::SignUp) { "new-password" } else { "current-password" });
             @if matches!(which, Which::SignUp) {
-                p.hint { "At least 12 characters." }
+                // The browser checks the length before sending; the server's rule still decides.
+                input #password type="password" name="password" required
+                    minlength=(MIN_PASSWORD_CHARS) autocomplete="new-password";
+                p.hint { "At least " (MIN_PASSWORD_CHARS) " characters." }
+            } @else {
+                input #password type="password" name="password" required
+                    autocomplete="current-password";
             }
             button type="submit" { (button) }
         }

@@ -205,6 +205,18 @@ async fn signing_up_starts_a_session_with_a_locked_down_cookie() {
     let mut browser = Browser::new(&dash);
     let form = browser.get("/dashboard/signup").await;
     assert_eq!(form.status, StatusCode::OK);
+    // The form states the rule the server applies, and lets the browser check it first.
+    let min = alerts_core::account::MIN_PASSWORD_CHARS;
+    assert!(
+        form.body.contains(&format!("At least {min} characters.")),
+        "{}",
+        form.body
+    );
+    assert!(
+        form.body.contains(&format!("minlength=\"{min}\"")),
+        "{}",
+        form.body
+    );
     let done = browser
         .post(
             "/dashboard/signup",
