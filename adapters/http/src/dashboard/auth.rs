@@ -2,7 +2,7 @@
 
 use alerts_core::account::MIN_PASSWORD_CHARS;
 use alerts_core::ids::AccountId;
-use alerts_core::manage::ManageError;
+use alerts_core::manage::{ManageError, Manager};
 use alerts_core::ports::Session;
 use axum::Form;
 use axum::extract::State;
@@ -78,6 +78,29 @@ fn credentials_form(which: Which, csrf: &str, email: &str, error: Option<&str>) 
     }
 }
 
+/// The blocking task of [`off_the_async_threads`] panicked.
+struct JoinFailed;
+
+/// Runs a manager call that hashes or verifies a password on the blocking pool. Argon2id
+/// spends about 19 MiB and tens of milliseconds of CPU per password by design; on the async
+/// threads, a few sign-ins at once would hold up every API request queued behind them.
+async fn off_the_async_threads<T, Fut>(
+    manager: Manager,
+    call: impl FnOnce(Manager) -> Fut + Send + 'static,
+) -> Result<T, JoinFailed>
+where
+    T: Send + 'static,
+    Fut: Future<Output = T>,
+{
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || runtime.block_on(call(manager)))
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "dashboard: a password check failed to run");
+            JoinFailed
+        })
+}
+
 fn credentials_page(
     state: &AppState,
     headers: &HeaderMap,
@@ -148,15 +171,21 @@ pub(crate) async fn signup(
             Some("Too many attempts from your network. Wait a minute, then try again."),
         );
     }
-    match dashboard
-        .ports
-        .manager
-        .create_account(&form.email, &form.password)
-        .await
-    {
-        Ok(account) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
-        Err(ManageError::Store(e)) => pages::store_error(&e),
-        Err(e) => {
+    let (email, password) = (form.email.clone(), form.password.clone());
+    let created =
+        off_the_async_threads(dashboard.ports.manager.clone(), move |manager| async move {
+            manager.create_account(&email, &password).await
+        })
+        .await;
+    match created {
+        Err(JoinFailed) => pages::error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The account could not be created",
+            "Nothing was changed. Try again; if it keeps failing, tell the operator.",
+        ),
+        Ok(Ok(account)) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
+        Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
+        Ok(Err(e)) => {
             let message = match e {
                 ManageError::EmailTaken => {
                     "An account with this email exists already: sign in instead, or use another email.".to_owned()
@@ -197,15 +226,21 @@ pub(crate) async fn signin(
             Some("Too many sign-in attempts. Wait a minute, then try again."),
         );
     }
-    match dashboard
-        .ports
-        .manager
-        .sign_in(&form.email, &form.password)
-        .await
-    {
-        Ok(account) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
-        Err(ManageError::Store(e)) => pages::store_error(&e),
-        Err(_) => credentials_page(
+    let (email, password) = (form.email.clone(), form.password.clone());
+    let signed_in =
+        off_the_async_threads(dashboard.ports.manager.clone(), move |manager| async move {
+            manager.sign_in(&email, &password).await
+        })
+        .await;
+    match signed_in {
+        Err(JoinFailed) => pages::error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Signing in failed",
+            "Try again; if it keeps failing, tell the operator.",
+        ),
+        Ok(Ok(account)) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
+        Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
+        Ok(Err(_)) => credentials_page(
             &state,
             &headers,
             Which::SignIn,
