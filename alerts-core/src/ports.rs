@@ -21,6 +21,42 @@ use crate::keys::{KeyHash, WebhookSecret};
 use crate::request::AlertPoint;
 use crate::rule::AlertRule;
 
+/// A point as the SQL stores keep it in a row of its own: its JSON, where `custom_data` is a
+/// JSON *string*, so that its bytes survive whatever a database does to JSON it stores.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] should the point not serialise (it always does).
+///
+/// ```
+/// use alerts_core::ports::{decode_stored_point, encode_stored_point};
+/// use alerts_core::ids::Token;
+/// use alerts_core::request::AlertPoint;
+///
+/// let point = AlertPoint {
+///     position: aq_core::Position::new(2.35, 48.85).unwrap(),
+///     id: "home".to_owned(),
+///     custom_data: r#"{ "tier" : "gold" }"#.to_owned(),
+/// };
+/// let stored = encode_stored_point(&point).unwrap();
+/// let token = Token(uuid::Uuid::nil());
+/// assert_eq!(decode_stored_point(&stored, token, 0).unwrap(), point);
+/// assert!(decode_stored_point("{", token, 7).unwrap_err().to_string().contains("point 7"));
+/// ```
+pub fn encode_stored_point(point: &AlertPoint) -> Result<String, StoreError> {
+    serde_json::to_string(point)
+        .map_err(|e| StoreError::Corrupt(format!("a point could not be encoded: {e}")))
+}
+
+/// The point [`encode_stored_point`] wrote: `seq` (its index in the request) and `token` name
+/// it when the text cannot be read.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when `text` is not such a point.
+pub fn decode_stored_point(text: &str, token: Token, seq: i64) -> Result<AlertPoint, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|e| StoreError::Corrupt(format!("point {seq} of request {token}: {e}")))
+}
+
 /// Why a store operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum StoreError {

@@ -6,7 +6,7 @@ use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{
     AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
-    Lease, NewAlertRequest, RequestSummary, StoreError,
+    Lease, NewAlertRequest, RequestSummary, StoreError, decode_stored_point, encode_stored_point,
 };
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
@@ -80,9 +80,8 @@ async fn insert_points(
             .collect();
         let json = chunk
             .iter()
-            .map(serde_json::to_string)
-            .collect::<Result<Vec<String>, _>>()
-            .map_err(|e| StoreError::Corrupt(format!("a point could not be encoded: {e}")))?;
+            .map(encode_stored_point)
+            .collect::<Result<Vec<String>, _>>()?;
         // `text::json` keeps the text as sent: json (not jsonb) stores its input verbatim.
         sqlx::query(
             "INSERT INTO alert_points (token, seq, point) \
@@ -288,11 +287,7 @@ impl JobQueue for PgStore {
             return exists.map(|_| Vec::new()).ok_or(StoreError::NotFound);
         }
         rows.into_iter()
-            .map(|(seq, point)| {
-                serde_json::from_str(&point).map_err(|e| {
-                    StoreError::Corrupt(format!("point {seq} of request {token}: {e}"))
-                })
-            })
+            .map(|(seq, point)| decode_stored_point(&point, token, seq))
             .collect()
     }
 

@@ -8,7 +8,7 @@ use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{
     AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
-    Lease, NewAlertRequest, RequestSummary, StoreError,
+    Lease, NewAlertRequest, RequestSummary, StoreError, decode_stored_point, encode_stored_point,
 };
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
@@ -104,8 +104,7 @@ async fn insert_points(
         };
         let mut query = query.bind(token.0);
         for (i, point) in chunk.iter().enumerate() {
-            let json = serde_json::to_string(point)
-                .map_err(|e| StoreError::Corrupt(format!("a point could not be encoded: {e}")))?;
+            let json = encode_stored_point(point)?;
             query = query
                 .bind(to_i64((batch * POINTS_PER_INSERT + i) as u64))
                 .bind(json);
@@ -286,11 +285,7 @@ impl JobQueue for SqliteStore {
             return exists.map(|_| Vec::new()).ok_or(StoreError::NotFound);
         }
         rows.into_iter()
-            .map(|(seq, point)| {
-                serde_json::from_str(&point).map_err(|e| {
-                    StoreError::Corrupt(format!("point {seq} of request {token}: {e}"))
-                })
-            })
+            .map(|(seq, point)| decode_stored_point(&point, token, seq))
             .collect()
     }
 

@@ -941,8 +941,8 @@ pub async fn enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &
 
 /// `n` points whose ids and `custom_data` carry what a store must not change: escapes,
 /// spacing, key order, number spellings, characters outside ASCII. `tag` sets the requests
-/// apart.
-fn awkward_points(tag: &str, n: usize) -> Vec<AlertPoint> {
+/// apart. Stores' own tests use them too, for what the suites cannot reach (migrations).
+pub fn awkward_points(tag: &str, n: usize) -> Vec<AlertPoint> {
     (0..n)
         .map(|i| AlertPoint {
             position: Position::new(

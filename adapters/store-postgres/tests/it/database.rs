@@ -185,21 +185,9 @@ async fn a_closed_store_is_unavailable() {
 }
 
 /// Points whose `custom_data` and ids carry escapes, spacing and number spellings that a
-/// migration must not touch.
+/// migration must not touch: the conformance suites' own.
 fn awkward_points(n: usize) -> Vec<AlertPoint> {
-    (0..n)
-        .map(|i| AlertPoint {
-            position: aq_core::Position::new(-10.5 + (i % 40) as f64 * 0.25, 45.0).unwrap(),
-            id: format!("old-{i}-\u{e9}\"q\""),
-            custom_data: match i % 3 {
-                0 => "{}".to_owned(),
-                1 => format!(
-                    r#"{{ "z" : {i}, "a":[1, 2.50,3e+2] ,"s":"tab\t\u00e9 \ud83d\ude00" }}"#
-                ),
-                _ => format!("{{\n  \"seq\": {i},\n  \"name\": \"Zo\u{eb} \u{1f600}\"\n}}"),
-            },
-        })
-        .collect()
+    alerts_core::conformance::stores::awkward_points("old", n)
 }
 
 #[tokio::test]
@@ -286,7 +274,7 @@ async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
         .unwrap();
         let written: Vec<String> = points
             .iter()
-            .map(|p| serde_json::to_string(p).unwrap())
+            .map(|p| alerts_core::ports::encode_stored_point(p).unwrap())
             .collect();
         assert_eq!(
             rows, written,
