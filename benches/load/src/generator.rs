@@ -4,8 +4,8 @@
 //!
 //! A closed loop finds the most a server can serve, but its latencies only restate that rate:
 //! with every connection always waiting, the mean latency is the connections divided by the
-//! rate (Little's law), whatever the handler does. Latency targets are therefore measured open
-//! loop, at a set rate, from each request's *scheduled* start, so that a server that falls
+//! rate (Little's law), whatever the handler does. An open-loop run sends at a set rate
+//! instead and times each request from its *scheduled* start, so that a server that falls
 //! behind is charged for the wait it causes rather than sent fewer requests.
 //!
 //! Each connection walks the weighted list of [`Template`]s round-robin, from its own starting
