@@ -19,6 +19,7 @@ use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Se
 use aq_core::memory::MemoryForecast;
 use aq_core::runtime::{IdGenerator, SequentialIds};
 use aq_core::{CleanlinessIndex, PollenLevel, PollenLevels, PollenOutlook, PollenType, Position};
+use benches::{calls_for, median, timed_block};
 use criterion::{Criterion, Throughput};
 
 const POINTS: usize = 100_000;
@@ -277,31 +278,6 @@ fn encoder_vs_serde_json(c: &mut Criterion, setup: &Setup) {
         b.iter(|| black_box(setup.bare_serde_json()))
     });
     group.finish();
-}
-
-/// Calls `f` `iters` times; returns the mean time per call.
-fn timed_block(iters: usize, f: &dyn Fn() -> usize) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        black_box(f());
-    }
-    start.elapsed() / iters as u32
-}
-
-/// How many calls of `f` fill `block`, from one call's time (at least one).
-fn calls_for(block: Duration, f: &dyn Fn() -> usize) -> usize {
-    let one = timed_block(1, f).max(Duration::from_micros(1));
-    (block.as_nanos() / one.as_nanos()).clamp(1, 10_000) as usize
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// The figures: the encoder's rate against the bare loop's in interleaved rounds, and the whole

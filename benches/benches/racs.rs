@@ -38,11 +38,12 @@ use std::future::Future;
 use std::hint::black_box;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aq_core::runtime::{FixedClock, SequentialIds, Timer};
 use aq_core::{AirQualitySource, AirSample, Concentration, Concentrations, Pollutant, Position};
 use aq_sources::{PollenCounts, StationFile, StationFileConfig, StationReading};
+use benches::{calls_for, median, timed_block};
 use chrono::{DateTime, TimeZone, Utc};
 use criterion::{Criterion, Throughput};
 use racs_core::{
@@ -330,31 +331,6 @@ fn side_by_side(c: &mut Criterion, setup: &Setup) {
         b.iter(|| setup.serde_typed())
     });
     group.finish();
-}
-
-/// Calls `f` `iters` times; returns the mean time per call.
-fn timed_block(iters: usize, f: &dyn Fn() -> Vec<u8>) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        black_box(f());
-    }
-    start.elapsed() / iters as u32
-}
-
-/// How many calls of `f` fill `block`, from one call's time (at least one).
-fn calls_for(block: Duration, f: &dyn Fn() -> Vec<u8>) -> usize {
-    let one = timed_block(1, f).max(Duration::from_micros(1));
-    (block.as_nanos() / one.as_nanos()).clamp(1, 10_000) as usize
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// The comparison in interleaved rounds: returns the figure lines.
