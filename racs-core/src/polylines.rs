@@ -195,7 +195,13 @@ pub(crate) fn parse_polyline(
 pub(crate) const MISSING: &str =
     "missing; expected an array of [lon, lat] pairs or an encoded polyline string";
 
-fn parse_string(s: &str, path: &str, max_vertices: usize) -> Result<Vec<Position>, RequestError> {
+/// Reads a `polyline` member given as a string, at `path`: a JSON array of pairs inside the
+/// string, or an encoded polyline.
+pub(crate) fn parse_string(
+    s: &str,
+    path: &str,
+    max_vertices: usize,
+) -> Result<Vec<Position>, RequestError> {
     if s.trim_start().starts_with('[') {
         match serde_json::from_str::<Value>(s) {
             Ok(Value::Array(items)) => return parse_pairs(&items, path, max_vertices),
