@@ -94,17 +94,63 @@ impl Fingerprint {
     /// field length-prefixed so that no two different lists share a digest by concatenation.
     #[must_use]
     pub fn of_points(points: &[AlertPoint]) -> Self {
-        let mut hash = Sha256::new();
-        hash.update((points.len() as u64).to_le_bytes());
+        let mut fingerprinter = Fingerprinter::new(points.len() as u64);
         for point in points {
-            hash.update(point.position.lon().to_bits().to_le_bytes());
-            hash.update(point.position.lat().to_bits().to_le_bytes());
-            for text in [&point.id, &point.custom_data] {
-                hash.update((text.len() as u64).to_le_bytes());
-                hash.update(text.as_bytes());
-            }
+            fingerprinter.add(point);
         }
-        Self(hash.finalize().into())
+        fingerprinter.finish()
+    }
+}
+
+/// A [`Fingerprint`] taken one point at a time, for a request whose points are never all in
+/// memory: the same digest as [`Fingerprint::of_points`] on the same points.
+///
+/// ```
+/// use alerts_core::idempotency::{Fingerprint, Fingerprinter};
+/// use alerts_core::request::AlertPoint;
+///
+/// let point = AlertPoint {
+///     position: aq_core::Position::new(2.35, 48.85).unwrap(),
+///     id: "home".to_owned(),
+///     custom_data: "{}".to_owned(),
+/// };
+/// let points = vec![point; 3];
+/// let mut fingerprinter = Fingerprinter::new(3);
+/// points.iter().for_each(|p| fingerprinter.add(p));
+/// assert_eq!(fingerprinter.finish(), Fingerprint::of_points(&points));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Fingerprinter {
+    hash: Sha256,
+}
+
+impl Fingerprinter {
+    /// A fingerprint of `count` points, to be given to [`Fingerprinter::add`] in order. The
+    /// count leads the digest, so it must be known first: a request's points are counted when
+    /// they are validated.
+    #[must_use]
+    pub fn new(count: u64) -> Self {
+        let mut hash = Sha256::new();
+        hash.update(count.to_le_bytes());
+        Self { hash }
+    }
+
+    /// Adds the next point.
+    pub fn add(&mut self, point: &AlertPoint) {
+        self.hash
+            .update(point.position.lon().to_bits().to_le_bytes());
+        self.hash
+            .update(point.position.lat().to_bits().to_le_bytes());
+        for text in [&point.id, &point.custom_data] {
+            self.hash.update((text.len() as u64).to_le_bytes());
+            self.hash.update(text.as_bytes());
+        }
+    }
+
+    /// The fingerprint of the points added.
+    #[must_use]
+    pub fn finish(self) -> Fingerprint {
+        Fingerprint(self.hash.finalize().into())
     }
 }
 
@@ -185,7 +231,40 @@ mod tests {
         assert_ne!(a, b);
     }
 
+    #[test]
+    fn fingerprints_keep_the_digest_that_stored_requests_carry() {
+        // Stores keep fingerprints for as long as their requests: a retry after an upgrade
+        // must still match, so the digest may never change.
+        let points = [
+            point(13.4, 52.5, "home", "{}"),
+            point(-74.0, 40.7, "user-17", r#"{"tier":"gold"}"#),
+        ];
+        assert_eq!(
+            hex::encode(Fingerprint::of_points(&points).0),
+            "9d88c7433e2f985034f20fcdf9ab8b9bd5e68658b952d3e9bd2b703277219dbd"
+        );
+    }
+
     proptest! {
+        #[test]
+        fn a_fingerprint_taken_point_by_point_is_the_fingerprint_of_the_list(
+            coords in proptest::collection::vec((-180.0f64..180.0, -90.0f64..90.0), 0..20),
+            announced_extra in 0u64..2,
+        ) {
+            let points: Vec<_> = coords
+                .iter()
+                .enumerate()
+                .map(|(i, &(lon, lat))| point(lon, lat, &format!("p{i}"), "{}"))
+                .collect();
+            let mut fingerprinter = Fingerprinter::new(points.len() as u64 + announced_extra);
+            points.iter().for_each(|p| fingerprinter.add(p));
+            // The announced count is part of the digest: a wrong one never matches.
+            prop_assert_eq!(
+                fingerprinter.finish() == Fingerprint::of_points(&points),
+                announced_extra == 0
+            );
+        }
+
         #[test]
         fn the_fingerprint_is_the_same_for_equal_points_and_differs_when_a_coordinate_does(
             lon in -180.0f64..180.0, lat in -90.0f64..90.0, id in "[a-z0-9]{1,12}",

@@ -23,8 +23,9 @@ use crate::keys::{KeyHash, WebhookSecret};
 use crate::ports::{
     Account, AccountStore, AlertJob, ApiKeyInfo, DeliveryAttempt, DeliveryLog, FileError, FileKey,
     FileStore, FileWriter, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, Lease,
-    NewAlertRequest, NewApiKey, RequestSummary, RuleStore, Session, SessionStore, SigningSecret,
-    StoreError, UrlSigner, WebhookRequest, WebhookResponse, WebhookSender,
+    NewAlertJob, NewApiKey, PointPages, RequestSummary, RuleStore, Session, SessionStore,
+    SigningSecret, StoreError, UrlSigner, WebhookRequest, WebhookResponse, WebhookSender,
+    check_page_total,
 };
 use crate::request::AlertPoint;
 use crate::rule::AlertRule;
@@ -417,25 +418,29 @@ impl AccountStore for MemoryStore {
 }
 
 /// Stores a request and its job, due at once; refuses a token stored already.
-fn insert_job(state: &mut State, request: &NewAlertRequest) -> Result<(), StoreError> {
-    if state.jobs.contains_key(&request.token) {
+fn insert_job(
+    state: &mut State,
+    job: &NewAlertJob,
+    points: Vec<AlertPoint>,
+) -> Result<(), StoreError> {
+    if state.jobs.contains_key(&job.token) {
         return Err(StoreError::Conflict(format!(
             "the token {} exists already",
-            request.token
+            job.token
         )));
     }
     state.seq += 1;
     let seq = state.seq;
     state.jobs.insert(
-        request.token,
+        job.token,
         JobRecord {
-            token: request.token,
-            key_id: request.key_id,
-            points: request.points.clone(),
-            received_at: request.received_at,
+            token: job.token,
+            key_id: job.key_id,
+            points,
+            received_at: job.received_at,
             stage: JobStage::Evaluate,
             attempts: 0,
-            run_at: request.received_at,
+            run_at: job.received_at,
             lease: None,
             alerts: None,
             outcome: None,
@@ -447,27 +452,39 @@ fn insert_job(state: &mut State, request: &NewAlertRequest) -> Result<(), StoreE
 
 #[async_trait]
 impl JobQueue for MemoryStore {
-    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
-        insert_job(&mut lock(&self.state), request)
-    }
-
-    async fn enqueue_idempotent(
+    async fn enqueue_pages(
         &self,
-        request: &NewAlertRequest,
-        idempotency: &Idempotency,
+        job: &NewAlertJob,
+        pages: &mut dyn PointPages,
+        idempotency: Option<&Idempotency>,
     ) -> Result<Enqueued, StoreError> {
+        // Everything is in memory here anyway: read the pages first, since the state's lock
+        // cannot be held across them.
+        let mut points = Vec::new();
+        loop {
+            let page = pages.next_page().await?;
+            if page.is_empty() {
+                break;
+            }
+            points.extend(page);
+        }
+        check_page_total(points.len() as u64, pages)?;
         let mut state = lock(&self.state);
-        let slot = (request.key_id, idempotency.key.as_str().to_owned());
+        let Some(idempotency) = idempotency else {
+            insert_job(&mut state, job, points)?;
+            return Ok(Enqueued::Stored);
+        };
+        let slot = (job.key_id, idempotency.key.as_str().to_owned());
         // A key is remembered only as long as its request is.
         if let Some(&(token, fingerprint)) = state.idempotency.get(&slot)
             && state.jobs.contains_key(&token)
         {
             return Ok(Enqueued::Existing { token, fingerprint });
         }
-        insert_job(&mut state, request)?;
+        insert_job(&mut state, job, points)?;
         state
             .idempotency
-            .insert(slot, (request.token, idempotency.fingerprint));
+            .insert(slot, (job.token, idempotency.fingerprint));
         Ok(Enqueued::Stored)
     }
 

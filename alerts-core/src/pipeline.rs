@@ -43,8 +43,8 @@ use crate::ids::{KeyId, Token};
 use crate::ndjson::{EncodeError, NdjsonEncoder, count_lines};
 use crate::ports::{
     AlertJob, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, FileWriter, JobOutcome,
-    JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertRequest, RuleStore, StoreError, UrlSigner,
-    WebhookSender,
+    JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertJob, POINT_PAGE, PointPages, RuleStore,
+    SlicePages, StoreError, UrlSigner, WebhookSender,
 };
 use crate::request::AlertRequest;
 use crate::rule::AlertRule;
@@ -426,6 +426,31 @@ impl AlertPipeline {
         request: AlertRequest,
         idempotency_key: Option<IdempotencyKey>,
     ) -> Result<Accepted, AcceptError> {
+        let idempotency = idempotency_key.map(|key| Idempotency {
+            key,
+            fingerprint: Fingerprint::of_points(&request.points),
+        });
+        let mut pages = SlicePages::new(&request.points, POINT_PAGE);
+        self.accept_pages(key_id, &mut pages, idempotency).await
+    }
+
+    /// [`AlertPipeline::accept_idempotent`] for validated points that reach the store page by
+    /// page (a large body spooled to a file and parsed as it is stored), so that accepting a
+    /// request holds a page of it rather than all of it. `idempotency` carries the client's
+    /// key and the [`Fingerprint`] of the points (see
+    /// [`Fingerprinter`](crate::idempotency::Fingerprinter)), when the client sent a key.
+    ///
+    /// The key's configuration is checked before the first page is read.
+    ///
+    /// # Errors
+    /// As [`AlertPipeline::accept_idempotent`]; an error of `points` comes back as
+    /// [`AcceptError::Store`], and nothing is stored.
+    pub async fn accept_pages(
+        &self,
+        key_id: KeyId,
+        points: &mut dyn PointPages,
+        idempotency: Option<Idempotency>,
+    ) -> Result<Accepted, AcceptError> {
         let now = self.ports.clock.now();
         let config = self
             .ports
@@ -439,41 +464,29 @@ impl AlertPipeline {
         if !config.rules.iter().any(|r| r.enabled) {
             return Err(AcceptError::NoAlertRules);
         }
-        let token = Token(self.ports.ids.new_id());
-        let fingerprint = idempotency_key
-            .as_ref()
-            .map(|_| Fingerprint::of_points(&request.points));
-        let new = NewAlertRequest {
-            token,
+        let job = NewAlertJob {
+            token: Token(self.ports.ids.new_id()),
             key_id,
-            points: request.points,
             received_at: now,
         };
-        let (Some(key), Some(fingerprint)) = (idempotency_key, fingerprint) else {
-            self.ports.jobs.enqueue(&new).await?;
-            return Ok(Accepted {
-                token,
-                replayed: false,
-            });
-        };
-        let idempotency = Idempotency { key, fingerprint };
         match self
             .ports
             .jobs
-            .enqueue_idempotent(&new, &idempotency)
+            .enqueue_pages(&job, points, idempotency.as_ref())
             .await?
         {
             Enqueued::Stored => Ok(Accepted {
-                token,
+                token: job.token,
                 replayed: false,
             }),
-            Enqueued::Existing {
-                token,
-                fingerprint: stored,
-            } if stored == fingerprint => Ok(Accepted {
-                token,
-                replayed: true,
-            }),
+            Enqueued::Existing { token, fingerprint }
+                if idempotency.is_some_and(|i| i.fingerprint == fingerprint) =>
+            {
+                Ok(Accepted {
+                    token,
+                    replayed: true,
+                })
+            }
             Enqueued::Existing { .. } => Err(AcceptError::IdempotencyKeyReused),
         }
     }

@@ -315,6 +315,121 @@ pub struct NewAlertRequest {
     pub received_at: DateTime<Utc>,
 }
 
+impl NewAlertRequest {
+    /// The request without its points, for [`JobQueue::enqueue_pages`].
+    #[must_use]
+    pub fn job(&self) -> NewAlertJob {
+        NewAlertJob {
+            token: self.token,
+            key_id: self.key_id,
+            received_at: self.received_at,
+        }
+    }
+}
+
+/// An accepted alert request without its points, which reach the store as [`PointPages`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewAlertJob {
+    /// The token returned to the client.
+    pub token: Token,
+    /// The key the request was made with.
+    pub key_id: KeyId,
+    /// When the request was accepted; the job is due at once.
+    pub received_at: DateTime<Utc>,
+}
+
+/// The points of a request on their way into a store, one page at a time, so that storing a
+/// request holds a page of it rather than all of it.
+///
+/// A store reads the pages inside its transaction, so they must come from somewhere local and
+/// quick: memory, or a body spooled to a local file and parsed as it is read.
+#[async_trait]
+pub trait PointPages: Send {
+    /// How many points the pages hold in all, known before the first page. A store that is
+    /// handed another number of points stores nothing and fails with [`StoreError::Corrupt`].
+    fn total(&self) -> u64;
+
+    /// The next page, in posting order; an empty page once every point was handed out.
+    ///
+    /// # Errors
+    /// Whatever kept the source from reading its points; the store then stores nothing.
+    async fn next_page(&mut self) -> Result<Vec<AlertPoint>, StoreError>;
+}
+
+/// [`PointPages`] over points in memory, `page` points at a time.
+///
+/// ```
+/// use alerts_core::ports::{PointPages, SlicePages};
+/// use alerts_core::request::AlertPoint;
+///
+/// let point = AlertPoint {
+///     position: aq_core::Position::new(2.35, 48.85).unwrap(),
+///     id: "home".to_owned(),
+///     custom_data: "{}".to_owned(),
+/// };
+/// let points = vec![point; 5];
+/// let mut pages = SlicePages::new(&points, 2);
+/// assert_eq!(pages.total(), 5);
+/// let sizes = futures::executor::block_on(async {
+///     let mut sizes = Vec::new();
+///     loop {
+///         let page = pages.next_page().await.unwrap();
+///         if page.is_empty() {
+///             break sizes;
+///         }
+///         sizes.push(page.len());
+///     }
+/// });
+/// assert_eq!(sizes, [2, 2, 1]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct SlicePages<'a> {
+    rest: &'a [AlertPoint],
+    total: u64,
+    page: usize,
+}
+
+impl<'a> SlicePages<'a> {
+    /// Pages of `page` points (at least one) over `points`.
+    #[must_use]
+    pub fn new(points: &'a [AlertPoint], page: usize) -> Self {
+        Self {
+            rest: points,
+            total: points.len() as u64,
+            page: page.max(1),
+        }
+    }
+}
+
+#[async_trait]
+impl PointPages for SlicePages<'_> {
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    async fn next_page(&mut self) -> Result<Vec<AlertPoint>, StoreError> {
+        let (page, rest) = self.rest.split_at(self.page.min(self.rest.len()));
+        self.rest = rest;
+        Ok(page.to_vec())
+    }
+}
+
+/// The check a store makes once a request's pages are read: they held as many points as
+/// [`PointPages::total`] announced.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when they did not; the store then stores nothing.
+pub fn check_page_total(read: u64, pages: &dyn PointPages) -> Result<(), StoreError> {
+    if read == pages.total() {
+        Ok(())
+    } else {
+        Err(StoreError::Corrupt(format!(
+            "the request's pages held {read} points, not the {} they announced",
+            pages.total()
+        )))
+    }
+}
+
 /// Where a job is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -404,6 +519,11 @@ pub struct JobCounts {
     pub leased: u64,
 }
 
+/// Points per page on their way into a store ([`PointPages`]), where the caller has no reason
+/// to choose otherwise: large enough that a store writes in full batches, small enough that a
+/// page of points with large `custom_data` stays a few hundred kilobytes.
+pub const POINT_PAGE: usize = 1_000;
+
 /// The durable job queue behind alert requests.
 ///
 /// A job is claimable when it is not done, its run time has come, and it is not leased or its
@@ -411,21 +531,51 @@ pub struct JobCounts {
 /// never hold a database transaction across a call that leaves the store.
 #[async_trait]
 pub trait JobQueue: Send + Sync {
-    /// Stores the request and its job (stage [`JobStage::Evaluate`], due at `received_at`) in
-    /// one transaction: both or neither. [`StoreError::Conflict`] for a token stored already.
-    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError>;
+    /// Stores a request, its points read from `points` page by page, and its job (stage
+    /// [`JobStage::Evaluate`], due at `received_at`), in one transaction: all or nothing. A
+    /// store holds one page at a time (and its own write batch), whatever the request's size.
+    ///
+    /// Without `idempotency`, the request is stored ([`Enqueued::Stored`]) or the call fails.
+    /// With it: when a request of the same API key with the same idempotency key is stored
+    /// already, nothing is written and its token and fingerprint come back as
+    /// [`Enqueued::Existing`]; otherwise the request is stored with the key. The check and the
+    /// write are one atomic step, also against concurrent callers with the same key. A key is
+    /// remembered as long as its request is kept.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] for a token stored already; an error of `points` as it is;
+    /// [`StoreError::Corrupt`] when the pages held another number of points than
+    /// [`PointPages::total`] (see [`check_page_total`]). In every case nothing is stored.
+    async fn enqueue_pages(
+        &self,
+        job: &NewAlertJob,
+        points: &mut dyn PointPages,
+        idempotency: Option<&Idempotency>,
+    ) -> Result<Enqueued, StoreError>;
 
-    /// [`JobQueue::enqueue`] for a request that carries an idempotency key. When a request of
-    /// the same API key with the same idempotency key is stored already, nothing is written and
-    /// its token and fingerprint come back as [`Enqueued::Existing`]; otherwise the request is
-    /// stored with the key as by `enqueue`. The check and the write are one atomic step, also
-    /// against concurrent callers with the same key. A key is remembered as long as its
-    /// request is kept.
+    /// [`JobQueue::enqueue_pages`] of a request whose points are in memory, without an
+    /// idempotency key. [`StoreError::Conflict`] for a token stored already.
+    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
+        let mut pages = SlicePages::new(&request.points, POINT_PAGE);
+        match self.enqueue_pages(&request.job(), &mut pages, None).await? {
+            Enqueued::Stored => Ok(()),
+            Enqueued::Existing { token, .. } => Err(StoreError::Corrupt(format!(
+                "a request without an idempotency key was matched to the stored request {token}"
+            ))),
+        }
+    }
+
+    /// [`JobQueue::enqueue_pages`] of a request whose points are in memory, with an
+    /// idempotency key.
     async fn enqueue_idempotent(
         &self,
         request: &NewAlertRequest,
         idempotency: &Idempotency,
-    ) -> Result<Enqueued, StoreError>;
+    ) -> Result<Enqueued, StoreError> {
+        let mut pages = SlicePages::new(&request.points, POINT_PAGE);
+        self.enqueue_pages(&request.job(), &mut pages, Some(idempotency))
+            .await
+    }
 
     /// Leases up to `max` claimable jobs until `now + lease_for`, oldest run time first, each
     /// under a lease id from `lease_ids` (one call per job). No two concurrent callers get the

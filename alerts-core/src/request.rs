@@ -6,7 +6,9 @@
 //!
 //! [`AlertRequest::from_json_slice`] gives the same answers straight from the body's bytes,
 //! reading one point at a time: the JSON tree of a whole request of 10,000 points takes about
-//! ten times the body's size, the validated points about twice.
+//! ten times the body's size, the validated points about twice. [`read_points`] gives them from
+//! a reader and keeps no point at all, handing each to the caller: a server checks a body
+//! spooled to a file that way, then reads it again page by page into the store.
 //!
 //! Decisions where `api.md` is silent:
 //! - `points` must hold at least one point: an empty list is almost certainly a client bug, and
@@ -17,13 +19,10 @@
 //! - The point count is checked before the points themselves, so an oversized body is refused
 //!   with 413 without validating ten thousand points first.
 
-use std::collections::BTreeMap;
-
 use aq_core::{FieldError, Position};
-use serde::de::{IgnoredAny, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use thiserror::Error;
 
 /// One point of an alert request: where, the customer's label, and the customer's own data.
@@ -71,15 +70,20 @@ pub enum RequestError {
     /// A member is missing, of the wrong type or out of range (HTTP 400 `invalid_request`).
     #[error(transparent)]
     Invalid(#[from] FieldError),
+    /// The body could not be read from where it was kept, through no fault of the client's
+    /// (HTTP 500 `internal_error`).
+    #[error("the request could not be read: {0}")]
+    Unreadable(String),
 }
 
 impl RequestError {
-    /// The HTTP status that `api.md` gives this error: 413 or 400.
+    /// The HTTP status that `api.md` gives this error: 413, 400, or 500.
     #[must_use]
     pub fn http_status(&self) -> u16 {
         match self {
             RequestError::TooManyPoints { .. } => 413,
             RequestError::Invalid(_) => 400,
+            RequestError::Unreadable(_) => 500,
         }
     }
 
@@ -89,6 +93,7 @@ impl RequestError {
         match self {
             RequestError::TooManyPoints { .. } => "payload_too_large",
             RequestError::Invalid(_) => "invalid_request",
+            RequestError::Unreadable(_) => "internal_error",
         }
     }
 }
@@ -175,7 +180,8 @@ impl AlertRequest {
 impl AlertRequest {
     /// Validates a JSON body from its bytes: the same answer as [`AlertRequest::from_json`] on
     /// the parsed body for any valid JSON, with the points read and validated one at a time
-    /// instead of from a JSON tree of the whole body.
+    /// instead of from a JSON tree of the whole body. One exception: a body that repeats
+    /// `points` is refused, where the tree keeps the last.
     ///
     /// ```
     /// use alerts_core::request::{AlertRequest, RequestLimits};
@@ -192,83 +198,233 @@ impl AlertRequest {
     /// As [`AlertRequest::from_json`]; a body that is not valid JSON is
     /// [`RequestError::Invalid`] with the parser's message.
     pub fn from_json_slice(body: &[u8], limits: &RequestLimits) -> Result<Self, RequestError> {
-        // The top level as raw members: a handful of entries whatever the body's size. Parsing
-        // them checks the whole body's syntax.
-        let members: BTreeMap<String, &RawValue> = match serde_json::from_slice(body) {
-            Ok(members) => members,
-            // Either not JSON, or JSON that is not an object: a second look tells which.
-            Err(_) => {
-                let problem = match serde_json::from_slice::<IgnoredAny>(body) {
-                    Err(e) => format!("the body is not valid JSON: {e}"),
-                    Ok(_) => format!(
-                        "expected a JSON object with a `points` array, got {}",
-                        kind_of_text(body).unwrap_or("something else")
-                    ),
-                };
-                return Err(FieldError::new("", problem).into());
-            }
-        };
-        let Some(points) = members.get("points") else {
-            return Err(FieldError::new("points", "required: an array of points").into());
-        };
-        let text = points.get();
-        let points_kind = kind_of_text(text.as_bytes());
-        if points_kind != Some("an array") {
-            return Err(FieldError::new(
-                "points",
-                format!(
-                    "expected an array of points, got {}",
-                    points_kind.unwrap_or("something else")
-                ),
-            )
-            .into());
-        }
-        let streamed = serde_json::Deserializer::from_str(text)
-            .deserialize_seq(PointsVisitor { limits })
-            .map_err(|e| FieldError::new("points", e.to_string()))?;
-        if streamed.count > limits.max_points {
-            return Err(RequestError::TooManyPoints {
-                count: streamed.count,
-                max: limits.max_points,
-            });
-        }
-        if let Some(e) = streamed.first_error {
-            return Err(e.into());
-        }
-        if streamed.count == 0 {
-            return Err(FieldError::new("points", "must contain at least one point").into());
-        }
-        Ok(Self {
-            points: streamed.points,
-        })
+        let mut points = Vec::new();
+        scan(serde_json::de::SliceRead::new(body), limits, &mut |point| {
+            points.push(point)
+        })?;
+        Ok(Self { points })
     }
 }
 
-/// What reading the `points` array found: the valid points, how many there were, and the
-/// first invalid one.
+/// Reads and validates an alert request's points from `reader`, one at a time, handing each
+/// valid point to `sink` in order, and returns how many points the request has. Nothing but
+/// the point being read is held, so a request of any size can be checked (say, from a body
+/// spooled to a file) and read again to be stored, with memory that does not grow with it.
+///
+/// The answer is that of [`AlertRequest::from_json_slice`] on the same bytes. The sink sees
+/// points before the whole body is checked: when this returns an error, discard what it got.
+///
+/// ```
+/// use alerts_core::request::{RequestLimits, read_points};
+///
+/// let body = br#"{"points": [{"lon": 2.35, "lat": 48.85, "id": "a"}, {"lon": 0, "lat": 0, "id": "b"}]}"#;
+/// let mut ids = Vec::new();
+/// let count = read_points(&body[..], &RequestLimits::default(), |p| ids.push(p.id)).unwrap();
+/// assert_eq!((count, ids), (2, vec!["a".to_owned(), "b".to_owned()]));
+///
+/// let late = br#"{"points": [{"lon": 0, "lat": 0, "id": "a"}, {"lon": 0, "lat": 91, "id": "b"}]}"#;
+/// let err = read_points(&late[..], &RequestLimits::default(), |_| {}).unwrap_err();
+/// assert_eq!(err.to_string(), "points[1].lat: latitude 91 is outside [-90, 90]");
+/// ```
+///
+/// # Errors
+/// As [`AlertRequest::from_json_slice`], and [`RequestError::Unreadable`] when `reader` fails.
+pub fn read_points<R: std::io::Read>(
+    reader: R,
+    limits: &RequestLimits,
+    mut sink: impl FnMut(AlertPoint),
+) -> Result<usize, RequestError> {
+    scan(serde_json::de::IoRead::new(reader), limits, &mut sink)
+}
+
+/// The one reader of alert request bodies, over bytes in memory or a reader.
+fn scan<'de, R: serde_json::de::Read<'de>>(
+    read: R,
+    limits: &RequestLimits,
+    sink: &mut dyn FnMut(AlertPoint),
+) -> Result<usize, RequestError> {
+    let mut de = serde_json::Deserializer::new(read);
+    let body = de
+        .deserialize_any(BodyVisitor { limits, sink })
+        .and_then(|body| de.end().map(|()| body))
+        .map_err(|e| {
+            if e.is_io() {
+                RequestError::Unreadable(e.to_string())
+            } else {
+                FieldError::new("", format!("the body is not valid JSON: {e}")).into()
+            }
+        })?;
+    let points = match body {
+        Body::NotAnObject(kind) => {
+            return Err(FieldError::new(
+                "",
+                format!("expected a JSON object with a `points` array, got {kind}"),
+            )
+            .into());
+        }
+        Body::Object { repeated: true, .. } => {
+            return Err(
+                FieldError::new("points", "given more than once: send one `points` array").into(),
+            );
+        }
+        Body::Object { points: None, .. } => {
+            return Err(FieldError::new("points", "required: an array of points").into());
+        }
+        Body::Object {
+            points: Some(points),
+            ..
+        } => points,
+    };
+    let streamed = match points {
+        Points::NotAnArray(kind) => {
+            return Err(FieldError::new(
+                "points",
+                format!("expected an array of points, got {kind}"),
+            )
+            .into());
+        }
+        Points::Array(streamed) => streamed,
+    };
+    if streamed.count > limits.max_points {
+        return Err(RequestError::TooManyPoints {
+            count: streamed.count,
+            max: limits.max_points,
+        });
+    }
+    if let Some(e) = streamed.first_error {
+        return Err(e.into());
+    }
+    if streamed.count == 0 {
+        return Err(FieldError::new("points", "must contain at least one point").into());
+    }
+    Ok(streamed.count)
+}
+
+/// What reading the body's top level found. Problems are kept as values rather than raised as
+/// parser errors, so that the parser goes on to the end and a syntax error anywhere is the
+/// answer, as it is for a body parsed whole.
+enum Body {
+    NotAnObject(&'static str),
+    Object {
+        points: Option<Points>,
+        repeated: bool,
+    },
+}
+
+/// What reading the `points` member found.
+enum Points {
+    NotAnArray(&'static str),
+    Array(Streamed),
+}
+
+/// What reading the `points` array found: how many points there were, and the first invalid
+/// one.
 struct Streamed {
-    points: Vec<AlertPoint>,
     count: usize,
     first_error: Option<FieldError>,
 }
 
-/// Reads a `points` array one element at a time. Once the count passes the limit, or a point
-/// is invalid, the rest are only counted (without building them), so that the answer is the
-/// one [`AlertRequest::from_json`] gives: the limit first, then the first invalid point.
-struct PointsVisitor<'a> {
+/// Reads the body's top level: `points` through [`PointsSeed`], every other member skipped
+/// unbuilt.
+struct BodyVisitor<'a, 's> {
     limits: &'a RequestLimits,
+    sink: &'s mut dyn FnMut(AlertPoint),
 }
 
-impl<'de> Visitor<'de> for PointsVisitor<'_> {
-    type Value = Streamed;
+impl BodyVisitor<'_, '_> {
+    fn not_an_object<E>(kind: &'static str) -> Result<Body, E> {
+        Ok(Body::NotAnObject(kind))
+    }
+}
+
+impl<'de> Visitor<'de> for BodyVisitor<'_, '_> {
+    type Value = Body;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object with a `points` array")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body, A::Error> {
+        let (mut points, mut repeated) = (None, false);
+        while let Some(name) = map.next_key::<String>()? {
+            if name != "points" {
+                map.next_value::<IgnoredAny>()?;
+            } else if points.is_some() {
+                // The first array has reached the sink already, so the last cannot win as it
+                // does in a JSON tree.
+                repeated = true;
+                map.next_value::<IgnoredAny>()?;
+            } else {
+                points = Some(map.next_value_seed(PointsSeed {
+                    limits: self.limits,
+                    sink: &mut *self.sink,
+                })?);
+            }
+        }
+        Ok(Body::Object { points, repeated })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Body, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Self::not_an_object("an array")
+    }
+
+    fn visit_unit<E>(self) -> Result<Body, E> {
+        Self::not_an_object("null")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Body, E> {
+        Self::not_an_object("a boolean")
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Body, E> {
+        Self::not_an_object("a number")
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Body, E> {
+        Self::not_an_object("a number")
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Body, E> {
+        Self::not_an_object("a number")
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Body, E> {
+        Self::not_an_object("a string")
+    }
+}
+
+/// Reads the `points` member one element at a time. Once the count passes the limit, or a
+/// point is invalid, the rest are only counted (without building them), so that the answer is
+/// the one [`AlertRequest::from_json`] gives: the limit first, then the first invalid point.
+struct PointsSeed<'a, 's> {
+    limits: &'a RequestLimits,
+    sink: &'s mut dyn FnMut(AlertPoint),
+}
+
+impl<'de> DeserializeSeed<'de> for PointsSeed<'_, '_> {
+    type Value = Points;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Points, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl PointsSeed<'_, '_> {
+    fn not_an_array<E>(kind: &'static str) -> Result<Points, E> {
+        Ok(Points::NotAnArray(kind))
+    }
+}
+
+impl<'de> Visitor<'de> for PointsSeed<'_, '_> {
+    type Value = Points;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an array of points")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Streamed, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Points, A::Error> {
         let mut streamed = Streamed {
-            points: Vec::new(),
             count: 0,
             first_error: None,
         };
@@ -279,7 +435,7 @@ impl<'de> Visitor<'de> for PointsVisitor<'_> {
                     break;
                 };
                 match parse_point(streamed.count, &value) {
-                    Ok(point) => streamed.points.push(point),
+                    Ok(point) => (self.sink)(point),
                     Err(e) => streamed.first_error = Some(e),
                 }
             } else if seq.next_element::<IgnoredAny>()?.is_none() {
@@ -287,21 +443,37 @@ impl<'de> Visitor<'de> for PointsVisitor<'_> {
             }
             streamed.count += 1;
         }
-        Ok(streamed)
+        Ok(Points::Array(streamed))
     }
-}
 
-/// The kind of the JSON value that `text` (valid JSON) holds, from its first character.
-fn kind_of_text(text: &[u8]) -> Option<&'static str> {
-    let first = text.iter().find(|b| !b.is_ascii_whitespace())?;
-    Some(match first {
-        b'n' => "null",
-        b't' | b'f' => "a boolean",
-        b'"' => "a string",
-        b'[' => "an array",
-        b'{' => "an object",
-        _ => "a number",
-    })
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Points, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Self::not_an_array("an object")
+    }
+
+    fn visit_unit<E>(self) -> Result<Points, E> {
+        Self::not_an_array("null")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Points, E> {
+        Self::not_an_array("a boolean")
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Points, E> {
+        Self::not_an_array("a number")
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Points, E> {
+        Self::not_an_array("a number")
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Points, E> {
+        Self::not_an_array("a number")
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Points, E> {
+        Self::not_an_array("a string")
+    }
 }
 
 fn parse_point(index: usize, value: &Value) -> Result<AlertPoint, FieldError> {
@@ -409,12 +581,33 @@ mod tests {
 
     use super::*;
 
-    /// Both parsers' answer, which must be the same.
+    /// Every parser's answer, which must be the same: the tree, the bytes, and a reader that
+    /// hands out a few bytes at a time (as a file does, in blocks that split tokens).
     fn parse_with(body: &Value, limits: &RequestLimits) -> Result<AlertRequest, RequestError> {
         let from_tree = AlertRequest::from_json(body, limits);
-        let from_text = AlertRequest::from_json_slice(body.to_string().as_bytes(), limits);
+        let text = body.to_string();
+        let from_text = AlertRequest::from_json_slice(text.as_bytes(), limits);
         assert_eq!(from_text, from_tree, "for {body}");
+        let mut read = Vec::new();
+        let from_reader =
+            read_points(Trickle(text.as_bytes()), limits, |p| read.push(p)).map(|count| {
+                assert_eq!(count, read.len(), "the count is the number of points read");
+                AlertRequest { points: read }
+            });
+        assert_eq!(from_reader, from_tree, "for {body}");
         from_tree
+    }
+
+    /// A reader of at most three bytes per read.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.0.len()).min(3);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
     }
 
     fn parse(body: &Value) -> Result<AlertRequest, RequestError> {
@@ -583,8 +776,8 @@ mod tests {
     }
 
     #[test]
-    fn from_bytes_the_last_of_repeated_members_counts_as_in_the_tree() {
-        let body = br#"{"points": 1, "points": [{"lon": 1, "lat": 2, "id": "a", "id": "b"}]}"#;
+    fn from_bytes_repeated_members_of_a_point_count_as_in_the_tree() {
+        let body = br#"{"points": [{"lon": 1, "lat": 2, "id": "a", "id": "b"}]}"#;
         let tree: Value = serde_json::from_slice(body).unwrap();
         let limits = RequestLimits::default();
         let from_text = AlertRequest::from_json_slice(body, &limits).unwrap();
@@ -593,6 +786,64 @@ mod tests {
             AlertRequest::from_json(&tree, &limits)
         );
         assert_eq!(from_text.points[0].id, "b");
+    }
+
+    #[test]
+    fn from_bytes_a_repeated_points_member_is_refused() {
+        let point = r#"{"lon": 1, "lat": 2, "id": "a"}"#;
+        for body in [
+            format!(r#"{{"points": [{point}], "points": [{point}]}}"#),
+            format!(r#"{{"points": 1, "points": [{point}]}}"#),
+        ] {
+            let err = AlertRequest::from_json_slice(body.as_bytes(), &RequestLimits::default())
+                .unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "points: given more than once: send one `points` array",
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn from_bytes_a_syntax_error_after_an_invalid_point_is_the_answer() {
+        let body = br#"{"points": [{"lon": 0, "lat": 95, "id": "a"}, {"lon": 0,"#;
+        let err = AlertRequest::from_json_slice(body, &RequestLimits::default()).unwrap_err();
+        assert!(
+            err.to_string().starts_with("the body is not valid JSON: "),
+            "{err}"
+        );
+        let trailing = br#"{"points": [{"lon": 0, "lat": 0, "id": "a"}]} x"#;
+        let err = AlertRequest::from_json_slice(trailing, &RequestLimits::default()).unwrap_err();
+        assert!(err.to_string().contains("trailing characters"), "{err}");
+    }
+
+    /// A reader that gives `good` and then fails, as a spooled body whose file went bad.
+    struct FailingReader<'a> {
+        good: &'a [u8],
+    }
+
+    impl std::io::Read for FailingReader<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.good.is_empty() {
+                return Err(std::io::Error::other("disk gone"));
+            }
+            let n = buf.len().min(self.good.len());
+            buf[..n].copy_from_slice(&self.good[..n]);
+            self.good = &self.good[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_reader_that_fails_is_a_500_not_the_clients_fault() {
+        let reader = FailingReader {
+            good: br#"{"points": [{"lon": 0, "lat": 0, "id": "a"},"#,
+        };
+        let err = read_points(reader, &RequestLimits::default(), |_| {}).unwrap_err();
+        assert!(matches!(err, RequestError::Unreadable(_)), "{err:?}");
+        assert_eq!((err.http_status(), err.code()), (500, "internal_error"));
+        assert!(err.to_string().contains("disk gone"), "{err}");
     }
 
     mod equivalence {

@@ -6,7 +6,8 @@ use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{
     AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
-    Lease, NewAlertRequest, RequestSummary, StoreError, decode_stored_point, encode_stored_point,
+    Lease, NewAlertJob, PointPages, RequestSummary, StoreError, check_page_total,
+    decode_stored_point, encode_stored_point,
 };
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
@@ -67,69 +68,77 @@ impl PgStore {
 /// once, and each message to the server, to one batch rather than the whole request.
 const POINTS_PER_INSERT: usize = 1000;
 
-/// Writes a request's points, one row each, inside the caller's transaction.
+/// Writes a request's points, one row each, inside the caller's transaction, reading them
+/// page by page.
 async fn insert_points(
     tx: &mut sqlx::PgConnection,
     token: Token,
-    points: &[AlertPoint],
+    pages: &mut dyn PointPages,
 ) -> Result<(), StoreError> {
-    for (batch, chunk) in points.chunks(POINTS_PER_INSERT).enumerate() {
-        let first = batch * POINTS_PER_INSERT;
-        let seqs: Vec<i64> = (first..first + chunk.len())
-            .map(|i| to_i64(i as u64))
-            .collect();
-        let json = chunk
-            .iter()
-            .map(encode_stored_point)
-            .collect::<Result<Vec<String>, _>>()?;
-        // `text::json` keeps the text as sent: json (not jsonb) stores its input verbatim.
-        sqlx::query(
-            "INSERT INTO alert_points (token, seq, point) \
-             SELECT $1, u.seq, u.point::json FROM unnest($2::bigint[], $3::text[]) AS u(seq, point)",
-        )
-        .bind(token.0)
-        .bind(&seqs)
-        .bind(&json)
-        .execute(&mut *tx)
-        .await
-        .map_err(db_error)?;
+    let mut first: u64 = 0;
+    loop {
+        let page = pages.next_page().await?;
+        if page.is_empty() {
+            break;
+        }
+        for chunk in page.chunks(POINTS_PER_INSERT) {
+            let seqs: Vec<i64> = (first..first + chunk.len() as u64).map(to_i64).collect();
+            first += chunk.len() as u64;
+            let json = chunk
+                .iter()
+                .map(encode_stored_point)
+                .collect::<Result<Vec<String>, _>>()?;
+            // `text::json` keeps the text as sent: json (not jsonb) stores its input verbatim.
+            sqlx::query(
+                "INSERT INTO alert_points (token, seq, point) \
+                 SELECT $1, u.seq, u.point::json \
+                 FROM unnest($2::bigint[], $3::text[]) AS u(seq, point)",
+            )
+            .bind(token.0)
+            .bind(&seqs)
+            .bind(&json)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        }
     }
-    Ok(())
+    check_page_total(first, pages)
 }
 
 /// Stores a request, its points and its job, due at once, inside the caller's transaction.
 /// `false` when a request of the same API key holds the idempotency key already (and nothing
-/// was written).
+/// was written, nor any page read).
 async fn insert_request(
     tx: &mut sqlx::PgConnection,
-    request: &NewAlertRequest,
+    job: &NewAlertJob,
+    pages: &mut dyn PointPages,
     idempotency: Option<&Idempotency>,
 ) -> Result<bool, StoreError> {
-    let received = request.received_at;
+    let received = job.received_at;
     let inserted = sqlx::query(
         "INSERT INTO alert_requests \
          (token, key_id, point_count, received_at, idempotency_key, fingerprint) \
          VALUES ($1, $2, $3, $4, $5, $6) \
          ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING",
     )
-    .bind(request.token.0)
-    .bind(request.key_id.0)
-    .bind(to_i64(request.points.len() as u64))
+    .bind(job.token.0)
+    .bind(job.key_id.0)
+    .bind(to_i64(pages.total()))
     .bind(received)
     .bind(idempotency.map(|i| i.key.as_str()))
     .bind(idempotency.map(|i| i.fingerprint.0.to_vec()))
     .execute(&mut *tx)
     .await
     .map_err(db_error_or_conflict(|| {
-        format!("the alert request {} exists already", request.token)
+        format!("the alert request {} exists already", job.token)
     }))?
     .rows_affected();
     if inserted == 0 {
         return Ok(false);
     }
-    insert_points(tx, request.token, &request.points).await?;
+    insert_points(tx, job.token, pages).await?;
     sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES ($1, 'evaluate', $2)")
-        .bind(request.token.0)
+        .bind(job.token.0)
         .bind(received)
         .execute(&mut *tx)
         .await
@@ -147,23 +156,27 @@ fn parse_fingerprint(bytes: &[u8]) -> Result<Fingerprint, StoreError> {
 
 #[async_trait]
 impl JobQueue for PgStore {
-    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await.map_err(db_error)?;
-        insert_request(&mut tx, request, None).await?;
-        tx.commit().await.map_err(db_error)
-    }
-
-    async fn enqueue_idempotent(
+    async fn enqueue_pages(
         &self,
-        request: &NewAlertRequest,
-        idempotency: &Idempotency,
+        job: &NewAlertJob,
+        pages: &mut dyn PointPages,
+        idempotency: Option<&Idempotency>,
     ) -> Result<Enqueued, StoreError> {
+        // The transaction stays open while the pages are read: they come from memory or a
+        // local file, and a request is one transaction however it arrives. On any error it is
+        // dropped, which rolls it back.
+        let Some(idempotency) = idempotency else {
+            let mut tx = self.pool.begin().await.map_err(db_error)?;
+            insert_request(&mut tx, job, pages, None).await?;
+            tx.commit().await.map_err(db_error)?;
+            return Ok(Enqueued::Stored);
+        };
         // The insert waits for a concurrent one with the same key and then stores nothing;
         // the stored request is read after. Retention may delete it in between, so try again
-        // a few times before giving up.
+        // a few times before giving up. No page is read until the insert has the key.
         for _ in 0..3 {
             let mut tx = self.pool.begin().await.map_err(db_error)?;
-            if insert_request(&mut tx, request, Some(idempotency)).await? {
+            if insert_request(&mut tx, job, pages, Some(idempotency)).await? {
                 tx.commit().await.map_err(db_error)?;
                 return Ok(Enqueued::Stored);
             }
@@ -172,7 +185,7 @@ impl JobQueue for PgStore {
                 "SELECT token, fingerprint FROM alert_requests \
                  WHERE key_id = $1 AND idempotency_key = $2",
             )
-            .bind(request.key_id.0)
+            .bind(job.key_id.0)
             .bind(idempotency.key.as_str())
             .fetch_optional(&self.pool)
             .await

@@ -8,7 +8,8 @@ use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{
     AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
-    Lease, NewAlertRequest, RequestSummary, StoreError, decode_stored_point, encode_stored_point,
+    Lease, NewAlertJob, PointPages, RequestSummary, StoreError, check_page_total,
+    decode_stored_point, encode_stored_point,
 };
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
@@ -86,60 +87,67 @@ fn insert_points_sql(rows: usize) -> String {
 /// connection prepares it once.
 static INSERT_FULL_BATCH: LazyLock<String> = LazyLock::new(|| insert_points_sql(POINTS_PER_INSERT));
 
-/// Writes a request's points, one row each, inside the caller's transaction. Points are
-/// encoded one batch at a time, so the JSON held at once is one batch's, not the request's.
+/// Writes a request's points, one row each, inside the caller's transaction, reading them
+/// page by page. Points are encoded one batch at a time, so the JSON held at once is one
+/// batch's, not the request's.
 async fn insert_points(
     tx: &mut sqlx::SqliteConnection,
     token: Token,
-    points: &[AlertPoint],
+    pages: &mut dyn PointPages,
 ) -> Result<(), StoreError> {
-    for (batch, chunk) in points.chunks(POINTS_PER_INSERT).enumerate() {
-        let full = chunk.len() == POINTS_PER_INSERT;
-        let query = if full {
-            sqlx::query(INSERT_FULL_BATCH.as_str())
-        } else {
-            // The last, shorter batch has a length of its own per request: preparing it
-            // for the statement cache would only push out statements that are reused.
-            sqlx::query(sqlx::AssertSqlSafe(insert_points_sql(chunk.len()))).persistent(false)
-        };
-        let mut query = query.bind(token.0);
-        for (i, point) in chunk.iter().enumerate() {
-            let json = encode_stored_point(point)?;
-            query = query
-                .bind(to_i64((batch * POINTS_PER_INSERT + i) as u64))
-                .bind(json);
+    let mut seq: u64 = 0;
+    loop {
+        let page = pages.next_page().await?;
+        if page.is_empty() {
+            break;
         }
-        query.execute(&mut *tx).await.map_err(db_error)?;
+        for chunk in page.chunks(POINTS_PER_INSERT) {
+            let full = chunk.len() == POINTS_PER_INSERT;
+            let query = if full {
+                sqlx::query(INSERT_FULL_BATCH.as_str())
+            } else {
+                // A shorter batch has a length of its own per request: preparing it for the
+                // statement cache would only push out statements that are reused.
+                sqlx::query(sqlx::AssertSqlSafe(insert_points_sql(chunk.len()))).persistent(false)
+            };
+            let mut query = query.bind(token.0);
+            for point in chunk {
+                query = query.bind(to_i64(seq)).bind(encode_stored_point(point)?);
+                seq += 1;
+            }
+            query.execute(&mut *tx).await.map_err(db_error)?;
+        }
     }
-    Ok(())
+    check_page_total(seq, pages)
 }
 
 /// Stores a request, its points and its job, due at once, inside the caller's transaction.
 async fn insert_request(
     tx: &mut sqlx::SqliteConnection,
-    request: &NewAlertRequest,
+    job: &NewAlertJob,
+    pages: &mut dyn PointPages,
     idempotency: Option<&Idempotency>,
 ) -> Result<(), StoreError> {
-    let received = micros(request.received_at);
+    let received = micros(job.received_at);
     sqlx::query(
         "INSERT INTO alert_requests \
          (token, key_id, point_count, received_at, idempotency_key, fingerprint) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )
-    .bind(request.token.0)
-    .bind(request.key_id.0)
-    .bind(to_i64(request.points.len() as u64))
+    .bind(job.token.0)
+    .bind(job.key_id.0)
+    .bind(to_i64(pages.total()))
     .bind(received)
     .bind(idempotency.map(|i| i.key.as_str()))
     .bind(idempotency.map(|i| i.fingerprint.0.to_vec()))
     .execute(&mut *tx)
     .await
     .map_err(db_error_or_conflict(|| {
-        format!("the alert request {} exists already", request.token)
+        format!("the alert request {} exists already", job.token)
     }))?;
-    insert_points(tx, request.token, &request.points).await?;
+    insert_points(tx, job.token, pages).await?;
     sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES (?1, 'evaluate', ?2)")
-        .bind(request.token.0)
+        .bind(job.token.0)
         .bind(received)
         .execute(&mut *tx)
         .await
@@ -157,44 +165,39 @@ fn parse_fingerprint(bytes: &[u8]) -> Result<Fingerprint, StoreError> {
 
 #[async_trait]
 impl JobQueue for SqliteStore {
-    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
-        let mut tx = self
-            .pool
-            .begin_with("BEGIN IMMEDIATE")
-            .await
-            .map_err(db_error)?;
-        insert_request(&mut tx, request, None).await?;
-        tx.commit().await.map_err(db_error)
-    }
-
-    async fn enqueue_idempotent(
+    async fn enqueue_pages(
         &self,
-        request: &NewAlertRequest,
-        idempotency: &Idempotency,
+        job: &NewAlertJob,
+        pages: &mut dyn PointPages,
+        idempotency: Option<&Idempotency>,
     ) -> Result<Enqueued, StoreError> {
         // The write lock is taken first, so no other writer can store the same key between
-        // the lookup and the insert.
+        // the lookup and the insert. It is held while the pages are read: they come from
+        // memory or a local file, and a request is one transaction however it arrives.
         let mut tx = self
             .pool
             .begin_with("BEGIN IMMEDIATE")
             .await
             .map_err(db_error)?;
-        let existing: Option<(Uuid, Vec<u8>)> = sqlx::query_as(
-            "SELECT token, fingerprint FROM alert_requests \
-             WHERE key_id = ?1 AND idempotency_key = ?2",
-        )
-        .bind(request.key_id.0)
-        .bind(idempotency.key.as_str())
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(db_error)?;
-        if let Some((token, fingerprint)) = existing {
-            return Ok(Enqueued::Existing {
-                token: Token(token),
-                fingerprint: parse_fingerprint(&fingerprint)?,
-            });
+        if let Some(idempotency) = idempotency {
+            let existing: Option<(Uuid, Vec<u8>)> = sqlx::query_as(
+                "SELECT token, fingerprint FROM alert_requests \
+                 WHERE key_id = ?1 AND idempotency_key = ?2",
+            )
+            .bind(job.key_id.0)
+            .bind(idempotency.key.as_str())
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_error)?;
+            if let Some((token, fingerprint)) = existing {
+                return Ok(Enqueued::Existing {
+                    token: Token(token),
+                    fingerprint: parse_fingerprint(&fingerprint)?,
+                });
+            }
         }
-        insert_request(&mut tx, request, Some(idempotency)).await?;
+        // On any error the transaction is dropped, which rolls it back: nothing is stored.
+        insert_request(&mut tx, job, pages, idempotency).await?;
         tx.commit().await.map_err(db_error)?;
         Ok(Enqueued::Stored)
     }

@@ -36,8 +36,8 @@ use crate::ids::{AccountId, KeyId, RuleId, Token};
 use crate::keys::{ApiKey, WebhookSecret};
 use crate::ports::{
     Account, AccountStore, AlertJob, ApiKeyInfo, DeliveryAttempt, DeliveryErrorKind, DeliveryLog,
-    JobOutcome, JobQueue, JobStage, JobUpdate, NewAlertRequest, NewApiKey, RuleStore, Session,
-    SessionStore, StoreError,
+    JobOutcome, JobQueue, JobStage, JobUpdate, NewAlertRequest, NewApiKey, PointPages, RuleStore,
+    Session, SessionStore, StoreError,
 };
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
@@ -57,6 +57,8 @@ where
     enqueue(store).await;
     points_pages(store).await;
     points_past_the_end(store).await;
+    paged_enqueue(store).await;
+    paged_enqueue_all_or_nothing(store).await;
     idempotent_enqueue(store).await;
     concurrent_idempotent_enqueue(store).await;
     claims(store).await;
@@ -1102,6 +1104,264 @@ pub async fn points_past_the_end<S: AccountStore + JobQueue + ?Sized>(store: &S)
             &StoreError::NotFound,
             "points_page of an unknown token is NotFound, wherever the page starts",
         );
+    }
+    drain(store).await;
+}
+
+/// Pages handed out as scripted: points of the given sizes, then maybe an error, announcing
+/// `total` points whatever they hold.
+#[derive(Clone)]
+struct ScriptedPages {
+    pages: std::collections::VecDeque<Result<Vec<AlertPoint>, StoreError>>,
+    total: u64,
+    /// Pages asked for so far, the empty end included.
+    asked: usize,
+}
+
+impl ScriptedPages {
+    /// `points` in pages of the given sizes (the last page takes what is left), announced as
+    /// exactly that many.
+    fn new(points: &[AlertPoint], sizes: &[usize]) -> Self {
+        let mut pages = std::collections::VecDeque::new();
+        let mut rest = points;
+        for &size in sizes {
+            let (page, tail) = rest.split_at(size.min(rest.len()));
+            pages.push_back(Ok(page.to_vec()));
+            rest = tail;
+        }
+        if !rest.is_empty() {
+            pages.push_back(Ok(rest.to_vec()));
+        }
+        Self {
+            pages,
+            total: points.len() as u64,
+            asked: 0,
+        }
+    }
+
+    /// Fails with `error` once the pages before it are handed out.
+    fn then_fail(mut self, error: StoreError) -> Self {
+        self.pages.push_back(Err(error));
+        self
+    }
+}
+
+#[async_trait::async_trait]
+impl PointPages for ScriptedPages {
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    async fn next_page(&mut self) -> Result<Vec<AlertPoint>, StoreError> {
+        self.asked += 1;
+        self.pages.pop_front().unwrap_or(Ok(Vec::new()))
+    }
+}
+
+/// Storing a request from pages: pages of any size (one point, uneven, larger than a store's
+/// batch) join into the request's points in order, byte for byte, with or without an
+/// idempotency key; an existing key stores nothing.
+pub async fn paged_enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &S) {
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let all = awkward_points("paged", 2_345);
+    for (i, sizes) in [&[1, 1, 1][..], &[3, 997, 1, 1_200], &[2_345], &[5, 0, 7]]
+        .into_iter()
+        .enumerate()
+    {
+        let req = NewAlertRequest {
+            points: all.clone(),
+            ..request(key.id, 0, t0() + secs(i as i64))
+        };
+        let mut pages = ScriptedPages::new(&req.points, sizes);
+        // An empty page ends the request, so a script with one inside stores what is before.
+        let before_empty = sizes.iter().position(|&n| n == 0);
+        if let Some(at) = before_empty {
+            let stored: usize = sizes[..at].iter().sum();
+            pages.total = stored as u64;
+            assert_eq!(
+                ok(
+                    store.enqueue_pages(&req.job(), &mut pages, None).await,
+                    "enqueue_pages stores the points before the first empty page",
+                ),
+                Enqueued::Stored,
+                "a request without an idempotency key is stored"
+            );
+            assert_eq!(
+                ok(read_points(store, req.token, 500).await, "points_page"),
+                req.points[..stored],
+                "an empty page ends the request's points"
+            );
+            continue;
+        }
+        assert_eq!(
+            ok(
+                store.enqueue_pages(&req.job(), &mut pages, None).await,
+                "enqueue_pages stores a request read page by page",
+            ),
+            Enqueued::Stored,
+            "a request without an idempotency key is stored"
+        );
+        assert!(
+            pages.asked > sizes.len(),
+            "enqueue_pages reads pages until the empty one ({} asked for {} pages)",
+            pages.asked,
+            sizes.len()
+        );
+        let got = ok(read_points(store, req.token, 500).await, "points_page");
+        assert_eq!(
+            got.len(),
+            all.len(),
+            "pages of sizes {sizes:?} store every point"
+        );
+        for (n, (got, want)) in got.iter().zip(&all).enumerate() {
+            assert_eq!(
+                got, want,
+                "point {n} of pages {sizes:?} is stored as posted"
+            );
+            assert_eq!(
+                got.custom_data.as_bytes(),
+                want.custom_data.as_bytes(),
+                "custom_data of point {n} (pages {sizes:?}) is stored byte for byte"
+            );
+        }
+        assert_eq!(
+            summary_of(store, key.id, req.token).await.points,
+            all.len() as u64,
+            "a paged request is listed with its point count"
+        );
+    }
+
+    let keyed = NewAlertRequest {
+        points: all[..10].to_vec(),
+        ..request(key.id, 0, t0() + secs(10))
+    };
+    let idem = idempotency("paged-1", &keyed);
+    let mut pages = ScriptedPages::new(&keyed.points, &[4, 4]);
+    assert_eq!(
+        ok(
+            store
+                .enqueue_pages(&keyed.job(), &mut pages, Some(&idem))
+                .await,
+            "enqueue_pages with a new idempotency key",
+        ),
+        Enqueued::Stored,
+        "a new idempotency key stores the request"
+    );
+    let retry = NewAlertRequest {
+        token: Token(Uuid::new_v4()),
+        ..keyed.clone()
+    };
+    let mut pages = ScriptedPages::new(&retry.points, &[4, 4]);
+    assert_eq!(
+        ok(
+            store
+                .enqueue_pages(&retry.job(), &mut pages, Some(&idem))
+                .await,
+            "enqueue_pages with a stored idempotency key",
+        ),
+        Enqueued::Existing {
+            token: keyed.token,
+            fingerprint: idem.fingerprint
+        },
+        "a stored idempotency key names the stored request"
+    );
+    expect_err(
+        store.points_page(retry.token, 0, 10).await,
+        &StoreError::NotFound,
+        "a request whose key was stored already is not stored",
+    );
+    drain(store).await;
+}
+
+/// Storing from pages is all or nothing: a source that fails part-way, or whose pages hold
+/// another number of points than announced, leaves no request, no point, no job and no
+/// idempotency key behind.
+pub async fn paged_enqueue_all_or_nothing<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(
+    store: &S,
+) {
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let all = awkward_points("all-or-nothing", 1_500);
+    let failure = StoreError::Unavailable("the spooled body could not be read".into());
+    let cases: [(&str, ScriptedPages, StoreError); 4] = [
+        (
+            "a source that fails after two pages",
+            ScriptedPages::new(&all, &[700, 700]).then_fail(failure.clone()),
+            failure.clone(),
+        ),
+        (
+            "a source that fails at once",
+            ScriptedPages::new(&[], &[]).then_fail(failure.clone()),
+            failure.clone(),
+        ),
+        (
+            "pages that hold fewer points than announced",
+            ScriptedPages {
+                total: 1_501,
+                ..ScriptedPages::new(&all, &[1_000])
+            },
+            StoreError::Corrupt(String::new()),
+        ),
+        (
+            "pages that hold more points than announced",
+            ScriptedPages {
+                total: 1_499,
+                ..ScriptedPages::new(&all, &[1_000])
+            },
+            StoreError::Corrupt(String::new()),
+        ),
+    ];
+    for (i, (case, script, want)) in cases.into_iter().enumerate() {
+        for keyed in [false, true] {
+            let req = NewAlertRequest {
+                points: all.clone(),
+                ..request(key.id, 0, t0() + secs(i as i64))
+            };
+            let idem = idempotency(&format!("all-or-nothing-{i}"), &req);
+            let mut source = script.clone();
+            expect_err(
+                store
+                    .enqueue_pages(&req.job(), &mut source, keyed.then_some(&idem))
+                    .await,
+                &want,
+                &format!("enqueue_pages fails with the source's error: {case}"),
+            );
+            expect_err(
+                store.points_page(req.token, 0, 10).await,
+                &StoreError::NotFound,
+                &format!("no request and no point is left of {case}"),
+            );
+            let listed = ok(
+                store.list_requests(key.id, 1000).await,
+                "list_requests lists a key's requests",
+            );
+            assert!(
+                listed.iter().all(|s| s.token != req.token),
+                "no request is listed of {case}"
+            );
+            // A job that exists would answer a stranger's lease with LeaseLost.
+            let stranger = crate::ports::Lease {
+                id: Uuid::new_v4(),
+                until: end_of_suites(),
+            };
+            expect_err(
+                store.release(req.token, &stranger).await,
+                &StoreError::NotFound,
+                &format!("no job is left of {case}"),
+            );
+            if keyed {
+                // The key was not taken: the retry the client makes is stored.
+                assert_eq!(
+                    ok(
+                        store.enqueue_idempotent(&req, &idem).await,
+                        "enqueue_idempotent after a failed enqueue_pages",
+                    ),
+                    Enqueued::Stored,
+                    "a key whose request failed to store is free for the retry ({case})"
+                );
+            }
+        }
     }
     drain(store).await;
 }

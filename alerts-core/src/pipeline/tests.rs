@@ -110,15 +110,13 @@ impl FlakyQueue {
 
 #[async_trait]
 impl JobQueue for FlakyQueue {
-    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
-        self.inner.enqueue(request).await
-    }
-    async fn enqueue_idempotent(
+    async fn enqueue_pages(
         &self,
-        request: &NewAlertRequest,
-        idempotency: &crate::idempotency::Idempotency,
+        job: &NewAlertJob,
+        points: &mut dyn PointPages,
+        idempotency: Option<&crate::idempotency::Idempotency>,
     ) -> Result<crate::idempotency::Enqueued, StoreError> {
-        self.inner.enqueue_idempotent(request, idempotency).await
+        self.inner.enqueue_pages(job, points, idempotency).await
     }
     async fn claim(
         &self,
