@@ -202,7 +202,7 @@ pub fn plan_route(
         } else {
             shape.point(along - cumulative[segment])
         };
-        let offset_ns = (duration_s * fraction * 1e9).round() as i64;
+        let offset_ns = round_to_i64(duration_s * fraction * 1e9);
         let time = clock.at(offset_ns).ok_or(unusable)?;
         queries.push(SampleQuery { position, time });
     }
@@ -413,6 +413,22 @@ fn to_degrees([x, y, z]: [f64; 3]) -> (f64, f64) {
     (y.atan2(x).to_degrees(), lat.to_degrees())
 }
 
+/// `x.round() as i64`, exactly, without the call to libm's `round` that `f64::round` makes on
+/// processors without SSE 4.1 (the default x86-64 target): one per sample.
+fn round_to_i64(x: f64) -> i64 {
+    // Truncates toward zero and saturates; `x - whole` is then exact, since both are within one
+    // unit of each other (and from 2^52 up every float is a whole number).
+    let whole = x as i64;
+    let rest = x - whole as f64;
+    if rest >= 0.5 {
+        whole.saturating_add(1)
+    } else if rest <= -0.5 {
+        whole.saturating_sub(1)
+    } else {
+        whole
+    }
+}
+
 /// The times of a route's samples: `departure` plus an offset, exactly as
 /// [`DateTime::checked_add_signed`] gives it, without its calendar arithmetic while the
 /// samples stay within one day.
@@ -468,6 +484,7 @@ impl SampleClock {
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;
+    use proptest::strategy::Strategy as _;
 
     use super::*;
 
@@ -622,6 +639,26 @@ mod tests {
     }
 
     #[test]
+    fn rounding_to_i64_at_the_edges() {
+        for x in [
+            0.0,
+            -0.0,
+            0.499_999_999_999_999_94,
+            0.5,
+            -0.5,
+            2.5,
+            4_503_599_627_370_495.5,
+            9.2e18,
+            9.3e18,
+            -9.3e18,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert_eq!(round_to_i64(x), x.round() as i64, "{x}");
+        }
+    }
+
+    #[test]
     fn quadratic_segments_across_the_antimeridian_stay_near_it() {
         let (a, b, q) = quadratic_segment(179.9995, 60.0, 90.0, 500.0);
         assert!(b.lon() < -179.99, "{b:?}");
@@ -771,6 +808,21 @@ mod tests {
                 let off = q.position.distance_m(*e);
                 proptest::prop_assert!(off < tolerance, "{:?} is {off} m from {e:?}", q.position);
             }
+        }
+
+        /// Pins the rounding shortcut to `f64::round`: equal for every float, whole, halfway,
+        /// huge or negative.
+        #[test]
+        fn rounding_to_i64_is_f64_round(
+            x in proptest::prop_oneof![
+                0.0f64..1e4,
+                0.0f64..9.3e18,
+                (0i64..1 << 53).prop_map(|n| n as f64 + 0.5),
+                (0i64..1 << 53).prop_map(|n| n as f64 - 0.5),
+                proptest::num::f64::ANY,
+            ],
+        ) {
+            proptest::prop_assert_eq!(round_to_i64(x), x.round() as i64, "{}", x);
         }
 
         /// The clock's shortcut within a day gives exactly what chrono's arithmetic gives,
