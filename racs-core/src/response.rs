@@ -2,8 +2,9 @@
 //! recommendations, and [`assemble_response`], which builds it from per-route outcomes.
 
 use aq_core::runtime::IdGenerator;
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use chrono::{DateTime, Datelike, Timelike, Utc};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 use uuid::Uuid;
 
 use crate::config::RacsConfig;
@@ -14,8 +15,8 @@ use crate::units::{LengthUnit, RoutesSort};
 
 /// The per-route result code of the spec, serialised as `{"code": ..., "text": ...}` with the
 /// spec's texts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(into = "ErrorBody", try_from = "ErrorBody")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(try_from = "ErrorBody")]
 pub enum ErrorCode {
     /// 0, `EMPTY`: the RACS was calculated.
     Empty,
@@ -75,12 +76,13 @@ struct ErrorBody {
     text: String,
 }
 
-impl From<ErrorCode> for ErrorBody {
-    fn from(e: ErrorCode) -> Self {
-        Self {
-            code: e.code(),
-            text: e.text().to_owned(),
-        }
+impl Serialize for ErrorCode {
+    /// As [`ErrorBody`], without copying the text into one.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut body = serializer.serialize_struct("ErrorBody", 2)?;
+        body.serialize_field("code", &self.code())?;
+        body.serialize_field("text", self.text())?;
+        body.end()
     }
 }
 
@@ -222,6 +224,7 @@ pub struct ScoreResponse {
     /// This response's id.
     pub response_id: Uuid,
     /// When computing ended (RFC 3339, UTC).
+    #[serde(serialize_with = "serialize_time")]
     pub time: DateTime<Utc>,
     /// One entry per route, in the request's `routesSort` order.
     pub racss: Vec<RacsEntry>,
@@ -230,6 +233,77 @@ pub struct ScoreResponse {
     pub recommendations: Vec<Recommendation>,
     /// How many routes were scored.
     pub completion_status: CompletionStatus,
+}
+
+/// Writes `time` as chrono's `Serialize` does (RFC 3339, `Z`, a fraction of 3, 6 or 9 digits
+/// when there is one), without the formatting machinery and the escaping pass that chrono's
+/// `collect_str` goes through: every response has a time.
+fn serialize_time<S: Serializer>(time: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
+    let year = time.year();
+    if !(0..=9999).contains(&year) {
+        // Signed years of five digits and more are chrono's to write.
+        return time.serialize(serializer);
+    }
+    let (mut second, mut nano) = (time.second(), time.nanosecond());
+    // A leap second is second 60.
+    if nano >= 1_000_000_000 {
+        second += 1;
+        nano -= 1_000_000_000;
+    }
+    let mut text = Ascii::default();
+    text.digits(year.unsigned_abs(), 4);
+    text.push(b'-');
+    text.digits(time.month(), 2);
+    text.push(b'-');
+    text.digits(time.day(), 2);
+    text.push(b'T');
+    text.digits(time.hour(), 2);
+    text.push(b':');
+    text.digits(time.minute(), 2);
+    text.push(b':');
+    text.digits(second, 2);
+    if nano != 0 {
+        text.push(b'.');
+        if nano % 1_000_000 == 0 {
+            text.digits(nano / 1_000_000, 3);
+        } else if nano % 1_000 == 0 {
+            text.digits(nano / 1_000, 6);
+        } else {
+            text.digits(nano, 9);
+        }
+    }
+    text.push(b'Z');
+    match std::str::from_utf8(text.as_bytes()) {
+        Ok(text) => serializer.serialize_str(text),
+        // ASCII digits and separators only; should that ever not hold, chrono writes it.
+        Err(_) => time.serialize(serializer),
+    }
+}
+
+/// A short ASCII text built in place: "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ" is 30 bytes.
+#[derive(Default)]
+struct Ascii {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl Ascii {
+    fn push(&mut self, byte: u8) {
+        self.bytes[self.len] = byte;
+        self.len += 1;
+    }
+
+    /// `value`'s last `width` decimal digits, zero-padded.
+    fn digits(&mut self, value: u32, width: u32) {
+        for k in (0..width).rev() {
+            // A single decimal digit, so the cast cannot truncate.
+            self.push(b'0' + (value / 10u32.pow(k) % 10) as u8);
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
 }
 
 /// The order of routes in `racss`: indices into `racs` (one per route, `None` for a route that
@@ -370,6 +444,7 @@ pub fn assemble_response(
 
 #[cfg(test)]
 mod tests {
+    use proptest::strategy::Strategy as _;
     use serde_json::json;
 
     use super::*;
@@ -395,6 +470,36 @@ mod tests {
         let back: ErrorCode = serde_json::from_value(json!({"code": 101, "text": "x"})).unwrap();
         assert_eq!(back, ErrorCode::TimedOut);
         assert!(serde_json::from_value::<ErrorCode>(json!({"code": 7, "text": "x"})).is_err());
+    }
+
+    proptest::proptest! {
+        /// Pins the response's time to chrono's own serialisation, for any instant of the
+        /// four-digit years and beyond, whole seconds, fractions of every length and leap
+        /// seconds.
+        #[test]
+        fn times_are_written_as_chrono_writes_them(
+            secs in -62_167_219_300i64..253_402_300_900,
+            nanos in proptest::prop_oneof![
+                proptest::strategy::Just(0u32),
+                (1u32..1000).prop_map(|ms| ms * 1_000_000),
+                (1u32..1_000_000).prop_map(|us| us * 1_000),
+                0u32..1_000_000_000,
+            ],
+            leap in proptest::bool::weighted(0.1),
+        ) {
+            let mut time = DateTime::from_timestamp(secs, nanos).unwrap();
+            if leap {
+                time = time
+                    .date_naive()
+                    .and_hms_nano_opt(23, 59, 59, 1_000_000_000 + nanos)
+                    .unwrap()
+                    .and_utc();
+            }
+            let mut ours = Vec::new();
+            serialize_time(&time, &mut serde_json::Serializer::new(&mut ours)).unwrap();
+            let ours = String::from_utf8(ours).unwrap();
+            proptest::prop_assert_eq!(ours, serde_json::to_string(&time).unwrap());
+        }
     }
 
     #[test]
