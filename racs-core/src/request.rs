@@ -148,6 +148,9 @@ const TOP_MEMBERS: [&str; 6] = [
 ];
 const ROUTE_MEMBERS: [&str; 3] = ["id", "polyline", "routeDuration"];
 
+/// Up to this many routes, duplicate ids are found by comparing each id with the earlier ones.
+const SCANNED_IDS: usize = 16;
+
 /// How a JSON value is described in error messages.
 pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
@@ -351,11 +354,19 @@ impl ScoreRequest {
             }
         };
 
-        let mut seen: HashMap<String, usize> = HashMap::with_capacity(routes_value.len());
-        let mut routes = Vec::with_capacity(routes_value.len());
+        // A handful of routes is usual: comparing with each earlier one is then cheaper than
+        // hashing and copying every id.
+        let hashed = routes_value.len() > SCANNED_IDS;
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut routes: Vec<RouteInput> = Vec::with_capacity(routes_value.len());
         for (i, value) in routes_value.iter().enumerate() {
             let route = parse_route(value, i, duration_units, limits)?;
-            if let Some(first) = seen.insert(route.id.0.clone(), i) {
+            let earlier = if hashed {
+                seen.insert(route.id.0.clone(), i)
+            } else {
+                routes.iter().position(|r| r.id == route.id)
+            };
+            if let Some(first) = earlier {
                 return Err(RequestError::invalid(
                     format!("routes[{i}].id"),
                     format!("{:?} is already the id of routes[{first}]", route.id.0),
@@ -760,6 +771,33 @@ mod tests {
             error(&v),
             "routes[0].id: missing; expected a string or a number"
         );
+    }
+
+    #[test]
+    fn duplicate_ids_are_found_among_many_routes() {
+        for count in [SCANNED_IDS, SCANNED_IDS + 1, 40] {
+            let mut routes: Vec<Value> = (0..count)
+                .map(|i| json!({"id": format!("r{i}"), "polyline": [[0, 0], [0, 0.001]], "routeDuration": 1}))
+                .collect();
+            routes[count - 1]["id"] = json!("r2");
+            let v = json!({"routes": routes, "routesSort": "asc"});
+            let expected = format!(
+                "routes[{}].id: \"r2\" is already the id of routes[2]",
+                count - 1
+            );
+            assert_eq!(error(&v), expected);
+            let bytes = serde_json::to_vec(&v).unwrap();
+            let e = ScoreRequest::from_json_slice(&bytes, &Limits::default()).unwrap_err();
+            assert_eq!(e.to_string(), expected);
+            routes[count - 1]["id"] = json!("last");
+            let v = json!({"routes": routes, "routesSort": "asc"});
+            let bytes = serde_json::to_vec(&v).unwrap();
+            assert_eq!(
+                ScoreRequest::from_json_slice(&bytes, &Limits::default()),
+                parse(&v)
+            );
+            assert!(parse(&v).is_ok());
+        }
     }
 
     #[test]

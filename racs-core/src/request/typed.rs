@@ -20,7 +20,7 @@ use aq_core::Position;
 use chrono::{DateTime, Utc};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::{RouteId, RouteInput, ScoreRequest, check_departure, duration_ok, id_ok};
+use super::{RouteId, RouteInput, SCANNED_IDS, ScoreRequest, check_departure, duration_ok, id_ok};
 use crate::config::Limits;
 use crate::polylines::parse_string;
 use crate::units::{DurationUnit, LengthUnit, RoutesSort, TravelMode, lookup};
@@ -125,7 +125,7 @@ fn name<'a>(member: Option<&'a Text<'_>>) -> Option<&'a str> {
 /// Whether no two routes share an id. Requests usually carry a handful of routes, for which
 /// comparing every pair is cheaper than hashing.
 fn ids_unique(routes: &[RawRoute]) -> bool {
-    if routes.len() <= 16 {
+    if routes.len() <= SCANNED_IDS {
         return routes
             .iter()
             .enumerate()
