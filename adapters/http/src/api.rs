@@ -1,12 +1,13 @@
 //! `POST /insights/v1/cleanest-route`: one path, two operations, told apart by the body.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
-use alerts_core::idempotency::IdempotencyKey;
+use alerts_core::idempotency::{Idempotency, IdempotencyKey};
 use alerts_core::ids::KeyId;
 use alerts_core::keys::ApiKey;
-use alerts_core::request::AlertRequest;
+use alerts_core::request::RequestError;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
@@ -17,9 +18,9 @@ use racs_core::{ScoreRequest, Scorer, polyline_length_m};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::error::{ApiError, ErrorCode};
+use crate::spool::{Spool, SpoolError, SpoolPages};
 use crate::state::AppState;
 use crate::{RequestId, store_unavailable};
 
@@ -57,10 +58,6 @@ pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempote
 /// The response header that marks the answer to a retry of a stored request.
 pub(crate) const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
-/// Bodies up to this size are parsed on the connection's own task: handing them to the
-/// blocking pool costs two thread switches, more than parsing them does.
-const INLINE_PARSE_BYTES: usize = 16 * 1024;
-
 /// Route-scoring requests that need at most this many air-quality samples in all are scored on
 /// the connection's own task (well under a millisecond of work); larger ones go to the
 /// blocking pool, so that they cannot stall other connections.
@@ -68,7 +65,8 @@ const INLINE_SAMPLES: f64 = 500.0;
 
 /// Which operation a body asks for.
 enum Operation {
-    Alerts(AlertRequest),
+    /// A checked alert request of this many points, still in the spool.
+    Alerts(u64),
     Routes(ScoreRequest),
 }
 
@@ -92,34 +90,38 @@ pub(crate) async fn cleanest_route(
     check_content_type(&headers)?;
     check_content_encoding(&headers)?;
     let limit = state.config().max_body_bytes;
-    let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
-        if is_length_limit(&e) {
-            ApiError::new(
-                ErrorCode::PayloadTooLarge,
-                format!("the body is larger than the limit of {limit} bytes"),
-            )
-        } else {
-            ApiError::invalid(format!("the body could not be read: {e}"))
-        }
+    let spool = Spool::receive(body, limit).await.map_err(|e| match e {
+        SpoolError::TooLarge => ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("the body is larger than the limit of {limit} bytes"),
+        ),
+        SpoolError::Receive(e) => ApiError::invalid(format!("the body could not be read: {e}")),
+        SpoolError::Write(e) => ApiError::internal(&request_id.0, &e),
     })?;
+    let spool = Arc::new(spool);
 
-    let operation = if bytes.len() <= INLINE_PARSE_BYTES {
-        parse_body(&state, &bytes)?
-    } else {
-        // Parsing and validating a large body is CPU work: keep it off the async core threads.
-        let parse_state = state.clone();
-        tokio::task::spawn_blocking(move || parse_body(&parse_state, &bytes))
-            .await
-            .map_err(|e| ApiError::internal(&request_id.0, &e))??
-    };
+    let operation = parse_off_thread(&state, &request_id, &spool, parse_body).await??;
 
     match operation {
-        Operation::Alerts(request) => {
+        Operation::Alerts(count) => {
             // Only alert requests store anything; scoring is safe to repeat as it is.
-            let idempotency = idempotency_key(&headers)?;
+            let idempotency = match idempotency_key(&headers)? {
+                None => None,
+                Some(key) => {
+                    let fingerprint =
+                        parse_off_thread(&state, &request_id, &spool, move |state, id, spool| {
+                            spool
+                                .fingerprint(&state.config().point_limits, count)
+                                .map_err(|e| request_error(id, e))
+                        })
+                        .await??;
+                    Some(Idempotency { key, fingerprint })
+                }
+            };
+            let mut pages = SpoolPages::new(spool, state.config().point_limits, count);
             let accepted = state
                 .alerts()
-                .accept_idempotent(key_id, request, idempotency)
+                .accept_pages(key_id, &mut pages, idempotency)
                 .await
                 .map_err(|e| accept_error(&request_id, e))?;
             let mut response = Json(AlertAccepted {
@@ -230,17 +232,6 @@ fn check_content_encoding(headers: &HeaderMap) -> Result<(), ApiError> {
     }
 }
 
-fn is_length_limit(e: &axum::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if err.is::<http_body_util::LengthLimitError>() {
-            return true;
-        }
-        source = err.source();
-    }
-    false
-}
-
 /// About how many air-quality samples scoring `request` takes: the planner's count for each
 /// route, before its cap on very long routes.
 fn planned_samples(scorer: &Scorer, request: &ScoreRequest) -> f64 {
@@ -259,37 +250,55 @@ fn planned_samples(scorer: &Scorer, request: &ScoreRequest) -> f64 {
         .sum()
 }
 
-fn parse_body(state: &AppState, bytes: &[u8]) -> Result<Operation, ApiError> {
-    // The top-level members, unparsed: which operation the body asks for is known before any
-    // of it is built (an alert request's points are then read one at a time, never as a JSON
-    // tree many times the body's size). Reading them checks the whole body's syntax.
-    let members: BTreeMap<String, &RawValue> = serde_json::from_slice(bytes).map_err(|_| {
-        match serde_json::from_slice::<IgnoredAny>(bytes) {
-            Err(e) => ApiError::invalid(format!("the body is not valid JSON: {e}")),
-            Ok(_) => ApiError::invalid(
-                "the body must be a JSON object with either `points` (alert request) or \
-                 `routes` (route scoring)",
-            ),
-        }
-    })?;
+/// Runs `parse` on the spooled body: on this task for a small body, on the blocking pool for
+/// a large one, whose parsing is CPU work (and, for a file, blocking reads) that would stall
+/// other connections.
+async fn parse_off_thread<T, F>(
+    state: &AppState,
+    request_id: &RequestId,
+    spool: &Arc<Spool>,
+    parse: F,
+) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&AppState, &RequestId, &Spool) -> T + Send + 'static,
+{
+    if spool.parse_inline() {
+        return Ok(parse(state, request_id, spool));
+    }
+    let (state, id, spool) = (state.clone(), request_id.clone(), Arc::clone(spool));
+    tokio::task::spawn_blocking(move || parse(&state, &id, &spool))
+        .await
+        .map_err(|e| ApiError::internal(&request_id.0, &e))
+}
+
+fn parse_body(
+    state: &AppState,
+    request_id: &RequestId,
+    spool: &Spool,
+) -> Result<Operation, ApiError> {
+    // The top-level members' names, their values skipped unbuilt: which operation the body
+    // asks for is known before any of it is built (an alert request's points are then read
+    // one at a time, never as a JSON tree many times the body's size). Reading them checks
+    // the whole body's syntax.
+    let members = top_level_members(request_id, spool)?;
     match (
         members.contains_key("points"),
         members.contains_key("routes"),
     ) {
-        (true, false) => AlertRequest::from_json_slice(bytes, &state.config().point_limits)
+        (true, false) => spool
+            .count_points(&state.config().point_limits)
             .map(Operation::Alerts)
-            .map_err(|e| {
-                let code = if e.http_status() == 413 {
-                    ErrorCode::PayloadTooLarge
-                } else {
-                    ErrorCode::InvalidRequest
-                };
-                ApiError::new(code, e.to_string())
-            }),
-        (false, true) => serde_json::from_slice::<Value>(bytes)
-            .map_err(|e| ApiError::invalid(format!("the body is not valid JSON: {e}")))
-            .and_then(|body| route_request(state, &body))
-            .map(Operation::Routes),
+            .map_err(|e| request_error(request_id, e)),
+        (false, true) => {
+            let bytes = spool
+                .to_bytes()
+                .map_err(|e| ApiError::internal(&request_id.0, &e))?;
+            serde_json::from_slice::<Value>(&bytes)
+                .map_err(|e| ApiError::invalid(format!("the body is not valid JSON: {e}")))
+                .and_then(|body| route_request(state, &body))
+                .map(Operation::Routes)
+        }
         (true, true) => Err(ApiError::invalid(
             "the body has both `points` and `routes`; send an alert request (`points`) and a \
              route-scoring request (`routes`) separately",
@@ -297,6 +306,57 @@ fn parse_body(state: &AppState, bytes: &[u8]) -> Result<Operation, ApiError> {
         (false, false) => Err(ApiError::invalid(
             "the body has neither `points` (alert request) nor `routes` (route scoring)",
         )),
+    }
+}
+
+/// The names of the body's top-level members.
+fn top_level_members(
+    request_id: &RequestId,
+    spool: &Spool,
+) -> Result<BTreeMap<String, IgnoredAny>, ApiError> {
+    let parse = |shape_only: bool| -> Result<Option<BTreeMap<String, IgnoredAny>>, ApiError> {
+        let unreadable = |e: std::io::Error| ApiError::internal(&request_id.0, &e);
+        let parsed = match (spool, shape_only) {
+            (Spool::Memory(bytes), false) => serde_json::from_slice(bytes).map(Some),
+            (Spool::Memory(bytes), true) => {
+                serde_json::from_slice::<IgnoredAny>(bytes).map(|_| None)
+            }
+            (Spool::File { .. }, false) => {
+                serde_json::from_reader(spool.reader().map_err(unreadable)?).map(Some)
+            }
+            (Spool::File { .. }, true) => {
+                serde_json::from_reader::<_, IgnoredAny>(spool.reader().map_err(unreadable)?)
+                    .map(|_| None)
+            }
+        };
+        parsed.map_err(|e| {
+            if e.is_io() {
+                unreadable(e.into())
+            } else {
+                ApiError::invalid(format!("the body is not valid JSON: {e}"))
+            }
+        })
+    };
+    match parse(false) {
+        Ok(Some(members)) => Ok(members),
+        // Either not JSON, or JSON that is not an object: a second look tells which.
+        _ => parse(true).and_then(|_| {
+            Err(ApiError::invalid(
+                "the body must be a JSON object with either `points` (alert request) or `routes` \
+             (route scoring)",
+            ))
+        }),
+    }
+}
+
+/// The answer to an alert request that was refused.
+fn request_error(request_id: &RequestId, e: RequestError) -> ApiError {
+    match e {
+        RequestError::TooManyPoints { .. } => {
+            ApiError::new(ErrorCode::PayloadTooLarge, e.to_string())
+        }
+        RequestError::Invalid(_) => ApiError::new(ErrorCode::InvalidRequest, e.to_string()),
+        RequestError::Unreadable(_) => ApiError::internal(&request_id.0, &e),
     }
 }
 

@@ -35,6 +35,7 @@ pub mod error;
 pub mod files;
 pub mod metrics;
 pub mod openapi;
+mod spool;
 pub mod state;
 
 pub use dashboard::DashboardPorts;

@@ -284,3 +284,116 @@ fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
     }
     None
 }
+
+/// `n` points around the cities of [`points`], each with an id and `custom_data` of its own.
+fn many_points(n: usize) -> Value {
+    let cities = points();
+    let cities = cities["points"].as_array().unwrap();
+    let points: Vec<Value> = (0..n)
+        .map(|i| {
+            let city = &cities[i % cities.len()];
+            let nudge = (i / cities.len()) as f64 * 1e-4;
+            json!({
+                "lon": city["lon"].as_f64().unwrap() + nudge,
+                "lat": city["lat"].as_f64().unwrap() - nudge,
+                "id": format!("large-{i}"),
+                "custom_data": {"i": i, "note": "spooled \"large\" request"},
+            })
+        })
+        .collect();
+    json!({ "points": points })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_request_is_stored_whole_and_its_retry_is_recognised() {
+    const N: usize = 6_000;
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let receiver = Receiver::start(&key.secret).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
+    add_sensitive_rules(&deployment, &key);
+    let server = deployment.serve(&[]);
+
+    let body = many_points(N);
+    let bytes = serde_json::to_vec(&body).unwrap();
+    assert!(
+        bytes.len() > 512 * 1024,
+        "the body ({} bytes) is well over what the server keeps in memory",
+        bytes.len()
+    );
+    let post = |bytes: Vec<u8>| {
+        let url = server.api(&key.key);
+        async move {
+            let sent = client()
+                .post(url)
+                .header("content-type", "application/json")
+                .header("idempotency-key", "large-1")
+                .body(bytes)
+                .send()
+                .await
+                .unwrap();
+            Reply::read(sent).await
+        }
+    };
+
+    let first = post(bytes.clone()).await;
+    assert_eq!(
+        first.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&first.body)
+    );
+    let token = first.json()["data"]["token"].as_str().unwrap().to_owned();
+    let delivery = receiver.delivery_for(&token).await;
+    check_delivery(&delivery, &key, &token);
+    let record = eventually("the alert count in list-deliveries", || {
+        let record = deployment.delivery_record(&key, &token);
+        record["alerts"].is_u64().then_some(record)
+    })
+    .await;
+    assert_eq!(record["points"], N, "every point is stored: {record}");
+
+    // Every line is about a posted point, with that point's own custom_data, in posting order.
+    let url = delivery.body["URL"].as_str().unwrap();
+    let file = fetch_file(url, Files::Local).await;
+    let lines = decode_all(&file).unwrap();
+    assert!(
+        !lines.is_empty(),
+        "sensitive rules on {N} city points raise alerts"
+    );
+    let mut last = 0;
+    for line in &lines {
+        let i: usize = line.id.strip_prefix("large-").unwrap().parse().unwrap();
+        let sent = &body["points"][i];
+        assert_eq!(
+            (line.lon, line.lat),
+            (sent["lon"].as_f64().unwrap(), sent["lat"].as_f64().unwrap())
+        );
+        let echoed: Value = serde_json::from_str(&line.custom_data).unwrap();
+        assert_eq!(echoed, sent["custom_data"], "custom_data of {}", line.id);
+        assert!(
+            i >= last,
+            "lines follow the posting order ({i} after {last})"
+        );
+        last = i;
+    }
+
+    let retry = post(bytes).await;
+    assert_eq!(
+        retry.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&retry.body)
+    );
+    assert_eq!(
+        retry.json()["data"]["token"],
+        token.as_str(),
+        "a retry names the first request"
+    );
+    assert_eq!(retry.header("idempotent-replayed"), Some("true"));
+
+    let mut changed = body.clone();
+    changed["points"][N - 1]["custom_data"]["i"] = json!(-1);
+    let reused = post(serde_json::to_vec(&changed).unwrap()).await;
+    reused.assert_error(422, "idempotency_key_reused", &["Idempotency-Key"]);
+}

@@ -137,6 +137,16 @@ fn table() -> Vec<Case> {
         .map(|i| json!([2.35 + f64::from(i) * 1e-5, 48.86]))
         .collect();
     let deep_object = format!("{}1{}", "{\"a\":".repeat(10_000), "}".repeat(10_000));
+    // Bodies of about half a megabyte, which the server spools to a file and reads as a
+    // stream: their problems come last, after everything it could have stored.
+    let spooled_points: Vec<Value> = (0..9_999)
+        .map(|i| json!({"lon": 2.35, "lat": 48.86, "id": format!("spooled-{i}")}))
+        .collect();
+    let mut bad_last = spooled_points.clone();
+    bad_last.push(json!({"lon": 2.35, "lat": 95.0, "id": "last"}));
+    let whole = json!({ "points": spooled_points }).to_string();
+    let cut_off = whole[..whole.len() - 200].to_owned();
+    let twice = format!(r#"{{"points": {0}, "points": {0}}}"#, json!(spooled_points));
 
     vec![
         // What is not a JSON object at all.
@@ -260,6 +270,11 @@ fn table() -> Vec<Case> {
             .mentions(&["points[0].id", "a boolean"]),
         Case::json("custom_data that is an array", &point_with("custom_data", json!([1, 2])))
             .mentions(&["points[0].custom_data", "an array"]),
+        Case::json("a spooled body whose last point is out of range", &json!({ "points": bad_last }))
+            .mentions(&["points[9999].lat", "95"]),
+        Case::bytes("a spooled body cut off", cut_off).mentions(&["JSON"]),
+        Case::bytes("a spooled body with points twice", twice)
+            .mentions(&["points", "more than once"]),
         // Limits.
         Case::json("10,001 points", &json!({ "points": many_points }))
             .expect(413, "payload_too_large", &["points", "10000"]),

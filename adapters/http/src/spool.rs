@@ -1,0 +1,314 @@
+//! Request bodies on their way in: kept in memory when small, written to an unnamed temporary
+//! file when large, so that accepting a large alert request holds neither its body nor its
+//! points. The file is checked, fingerprinted and stored by reading it again, one point at a
+//! time, and it disappears when the request is done (or the process dies).
+//!
+//! The file goes where [`std::env::temp_dir`] points (`TMPDIR`, else `/tmp`); a server accepts
+//! at most its body limit per request in flight there.
+
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::Arc;
+
+use alerts_core::idempotency::{Fingerprint, Fingerprinter};
+use alerts_core::ports::{POINT_PAGE, PointPages, StoreError};
+use alerts_core::request::{AlertPoint, RequestError, RequestLimits, read_points};
+use async_trait::async_trait;
+use axum::body::Body;
+use bytes::{Bytes, BytesMut};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use tokio::sync::mpsc;
+
+/// Bodies up to this size stay in memory: a one-route scoring request, or a thousand alert
+/// points, are far below it, and a file would only cost them system calls.
+pub(crate) const IN_MEMORY_BYTES: usize = 256 * 1024;
+
+/// Bodies up to this size are parsed on the connection's own task: handing them to the
+/// blocking pool costs two thread switches, more than parsing them does.
+pub(crate) const INLINE_PARSE_BYTES: usize = 16 * 1024;
+
+/// How much of a spooled body is gathered before it is written out: one system call (and one
+/// trip to the blocking pool) per quarter megabyte.
+const WRITE_BYTES: usize = 256 * 1024;
+
+/// Reads of a spooled file go through a buffer of this size.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// A received body.
+#[derive(Debug)]
+pub(crate) enum Spool {
+    /// A small body, whole.
+    Memory(Bytes),
+    /// A large body in an unnamed temporary file.
+    File {
+        /// The file; each read rewinds it first.
+        file: std::fs::File,
+        /// Its length in bytes.
+        len: u64,
+    },
+}
+
+/// Why a body could not be received.
+#[derive(Debug)]
+pub(crate) enum SpoolError {
+    /// Longer than the limit.
+    TooLarge,
+    /// The client's connection failed while sending it.
+    Receive(String),
+    /// The temporary file could not be written (a full disk, say): not the client's fault.
+    Write(io::Error),
+}
+
+impl Spool {
+    /// Receives `body`, refusing more than `limit` bytes; bodies over [`IN_MEMORY_BYTES`] go
+    /// to a temporary file as they arrive.
+    pub(crate) async fn receive(body: Body, limit: usize) -> Result<Self, SpoolError> {
+        let mut body = Limited::new(body, limit);
+        let mut held: Vec<Bytes> = Vec::new();
+        let mut held_bytes = 0;
+        let mut file: Option<(std::fs::File, u64)> = None;
+        let mut pending = BytesMut::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| {
+                if e.downcast_ref::<LengthLimitError>().is_some() {
+                    SpoolError::TooLarge
+                } else {
+                    SpoolError::Receive(e.to_string())
+                }
+            })?;
+            let Ok(data) = frame.into_data() else {
+                // Trailers carry nothing the API reads.
+                continue;
+            };
+            match file.take() {
+                Some((out, len)) => {
+                    pending.extend_from_slice(&data);
+                    let len = len + data.len() as u64;
+                    let out = if pending.len() >= WRITE_BYTES {
+                        write_out(out, pending.split().freeze()).await?
+                    } else {
+                        out
+                    };
+                    file = Some((out, len));
+                }
+                None => {
+                    held_bytes += data.len();
+                    held.push(data);
+                    if held_bytes > IN_MEMORY_BYTES {
+                        let out = tokio::task::spawn_blocking(tempfile::tempfile)
+                            .await
+                            .map_err(|e| SpoolError::Write(io::Error::other(e)))?
+                            .map_err(SpoolError::Write)?;
+                        let out = write_out(out, concat(std::mem::take(&mut held))).await?;
+                        file = Some((out, held_bytes as u64));
+                    }
+                }
+            }
+        }
+        match file {
+            Some((out, len)) => {
+                let out = write_out(out, pending.freeze()).await?;
+                Ok(Spool::File { file: out, len })
+            }
+            None => Ok(Spool::Memory(concat(held))),
+        }
+    }
+
+    /// The body's length in bytes.
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            Spool::Memory(bytes) => bytes.len() as u64,
+            Spool::File { len, .. } => *len,
+        }
+    }
+
+    /// Whether the body is small enough to parse on the connection's own task.
+    pub(crate) fn parse_inline(&self) -> bool {
+        self.len() <= INLINE_PARSE_BYTES as u64
+    }
+
+    /// The body from its start. For a file this is blocking I/O: call it off the async
+    /// threads unless [`Spool::parse_inline`] says otherwise (it never does for a file).
+    pub(crate) fn reader(&self) -> io::Result<Box<dyn Read + Send + '_>> {
+        match self {
+            Spool::Memory(bytes) => Ok(Box::new(&bytes[..])),
+            Spool::File { file, .. } => {
+                let mut file = file;
+                file.seek(SeekFrom::Start(0))?;
+                Ok(Box::new(io::BufReader::with_capacity(
+                    READ_BUFFER_BYTES,
+                    file,
+                )))
+            }
+        }
+    }
+
+    /// The whole body in memory (for a route-scoring request, which is parsed whole).
+    /// Blocking I/O for a file, as [`Spool::reader`].
+    pub(crate) fn to_bytes(&self) -> io::Result<Bytes> {
+        match self {
+            Spool::Memory(bytes) => Ok(bytes.clone()),
+            Spool::File { len, .. } => {
+                let mut all = Vec::with_capacity(usize::try_from(*len).unwrap_or(0));
+                self.reader()?.read_to_end(&mut all)?;
+                Ok(all.into())
+            }
+        }
+    }
+
+    /// Checks the alert request in the body and counts its points, holding one point at a
+    /// time. Blocking for a file, as [`Spool::reader`].
+    pub(crate) fn count_points(&self, limits: &RequestLimits) -> Result<u64, RequestError> {
+        let reader = self.reader().map_err(unreadable)?;
+        read_points(reader, limits, |_| {}).map(|count| count as u64)
+    }
+
+    /// The fingerprint of the `count` points of a checked alert request. Blocking for a file,
+    /// as [`Spool::reader`].
+    pub(crate) fn fingerprint(
+        &self,
+        limits: &RequestLimits,
+        count: u64,
+    ) -> Result<Fingerprint, RequestError> {
+        let reader = self.reader().map_err(unreadable)?;
+        let mut fingerprinter = Fingerprinter::new(count);
+        read_points(reader, limits, |point| fingerprinter.add(&point))?;
+        Ok(fingerprinter.finish())
+    }
+}
+
+fn unreadable(e: io::Error) -> RequestError {
+    RequestError::Unreadable(e.to_string())
+}
+
+/// One buffer of the chunks received so far.
+fn concat(mut chunks: Vec<Bytes>) -> Bytes {
+    if chunks.len() == 1 {
+        return chunks.pop().unwrap_or_default();
+    }
+    let mut all = BytesMut::with_capacity(chunks.iter().map(Bytes::len).sum());
+    for chunk in chunks {
+        all.extend_from_slice(&chunk);
+    }
+    all.freeze()
+}
+
+/// Appends `data` to the file on the blocking pool and hands the file back.
+async fn write_out(mut file: std::fs::File, data: Bytes) -> Result<std::fs::File, SpoolError> {
+    if data.is_empty() {
+        return Ok(file);
+    }
+    tokio::task::spawn_blocking(move || file.write_all(&data).map(|()| file))
+        .await
+        .map_err(|e| SpoolError::Write(io::Error::other(e)))?
+        .map_err(SpoolError::Write)
+}
+
+/// The points of a checked alert request in a [`Spool`], parsed again as a store reads them:
+/// [`POINT_PAGE`] points at a time, with at most two pages waiting, whatever the request's
+/// size.
+pub(crate) struct SpoolPages {
+    spool: Arc<Spool>,
+    limits: RequestLimits,
+    total: u64,
+    pages: Option<mpsc::Receiver<Result<Vec<AlertPoint>, StoreError>>>,
+}
+
+impl SpoolPages {
+    /// The pages of `spool`, whose request [`Spool::count_points`] found to hold `total`
+    /// points under `limits`.
+    pub(crate) fn new(spool: Arc<Spool>, limits: RequestLimits, total: u64) -> Self {
+        Self {
+            spool,
+            limits,
+            total,
+            pages: None,
+        }
+    }
+
+    /// Starts reading the pages. Small bodies are read at once, on this task; larger ones on
+    /// the blocking pool, one page ahead of the store.
+    fn start(&self) -> mpsc::Receiver<Result<Vec<AlertPoint>, StoreError>> {
+        if self.spool.parse_inline() {
+            // A few pages at most; the channel is given room for all of them.
+            let room = 1 + usize::try_from(self.total).unwrap_or(0) / POINT_PAGE;
+            let (sender, receiver) = mpsc::channel(room);
+            produce_pages(&self.spool, &self.limits, &mut |page| {
+                sender.try_send(page).is_ok()
+            });
+            return receiver;
+        }
+        let (sender, receiver) = mpsc::channel(1);
+        let spool = Arc::clone(&self.spool);
+        let limits = self.limits;
+        tokio::task::spawn_blocking(move || {
+            produce_pages(&spool, &limits, &mut |page| {
+                sender.blocking_send(page).is_ok()
+            });
+        });
+        receiver
+    }
+}
+
+/// Parses the spooled request and hands its points to `send` a page at a time, and an error
+/// instead if the body cannot be read again. Once `send` says the store stopped listening,
+/// nothing more is sent.
+fn produce_pages(
+    spool: &Spool,
+    limits: &RequestLimits,
+    send: &mut dyn FnMut(Result<Vec<AlertPoint>, StoreError>) -> bool,
+) {
+    let mut page = Vec::with_capacity(POINT_PAGE);
+    let mut listening = true;
+    let read = spool.reader().map_err(unreadable).and_then(|reader| {
+        read_points(reader, limits, |point| {
+            if !listening {
+                return;
+            }
+            page.push(point);
+            if page.len() == POINT_PAGE {
+                let full = std::mem::replace(&mut page, Vec::with_capacity(POINT_PAGE));
+                listening = send(Ok(full));
+            }
+        })
+    });
+    if !listening {
+        return;
+    }
+    match read {
+        Ok(_) if page.is_empty() => {}
+        Ok(_) => {
+            send(Ok(page));
+        }
+        // The body was checked before the store was asked to read it: only the file can fail
+        // now, and the client may well succeed on a retry.
+        Err(RequestError::Unreadable(e)) => {
+            send(Err(StoreError::Unavailable(format!(
+                "the spooled request body could not be read: {e}"
+            ))));
+        }
+        Err(e) => {
+            send(Err(StoreError::Corrupt(format!(
+                "the spooled request body changed after it was checked: {e}"
+            ))));
+        }
+    }
+}
+
+#[async_trait]
+impl PointPages for SpoolPages {
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    async fn next_page(&mut self) -> Result<Vec<AlertPoint>, StoreError> {
+        if self.pages.is_none() {
+            self.pages = Some(self.start());
+        }
+        let Some(pages) = self.pages.as_mut() else {
+            return Ok(Vec::new());
+        };
+        // The sender is gone once every page was sent: the end of the points. A reader that
+        // died early ends them short, which the store's count check refuses.
+        Ok(pages.recv().await.transpose()?.unwrap_or_default())
+    }
+}
