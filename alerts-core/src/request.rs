@@ -19,6 +19,8 @@
 //! - The point count is checked before the points themselves, so an oversized body is refused
 //!   with 413 without validating ten thousand points first.
 
+use std::cell::Cell;
+
 use aq_core::{FieldError, Position};
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -244,15 +246,24 @@ fn scan<'de, R: serde_json::de::Read<'de>>(
     sink: &mut dyn FnMut(AlertPoint),
 ) -> Result<usize, RequestError> {
     let mut de = serde_json::Deserializer::new(read);
+    let reading = Cell::new(None);
     let body = de
-        .deserialize_any(BodyVisitor { limits, sink })
+        .deserialize_any(BodyVisitor {
+            limits,
+            sink,
+            reading: &reading,
+        })
         .and_then(|body| de.end().map(|()| body))
         .map_err(|e| {
             if e.is_io() {
-                RequestError::Unreadable(e.to_string())
-            } else {
-                FieldError::new("", format!("the body is not valid JSON: {e}")).into()
+                return RequestError::Unreadable(e.to_string());
             }
+            // Name the point the parser was in, so that a client can find the place in a
+            // body of thousands of points.
+            let path = reading
+                .get()
+                .map_or_else(String::new, |i| format!("points[{i}]"));
+            FieldError::new(path, format!("the body is not valid JSON: {e}")).into()
         })?;
     let points = match body {
         Body::NotAnObject(kind) => {
@@ -329,6 +340,8 @@ struct Streamed {
 struct BodyVisitor<'a, 's> {
     limits: &'a RequestLimits,
     sink: &'s mut dyn FnMut(AlertPoint),
+    /// The index of the point being read, while one is.
+    reading: &'s Cell<Option<usize>>,
 }
 
 impl BodyVisitor<'_, '_> {
@@ -358,6 +371,7 @@ impl<'de> Visitor<'de> for BodyVisitor<'_, '_> {
                 points = Some(map.next_value_seed(PointsSeed {
                     limits: self.limits,
                     sink: &mut *self.sink,
+                    reading: self.reading,
                 })?);
             }
         }
@@ -400,6 +414,7 @@ impl<'de> Visitor<'de> for BodyVisitor<'_, '_> {
 struct PointsSeed<'a, 's> {
     limits: &'a RequestLimits,
     sink: &'s mut dyn FnMut(AlertPoint),
+    reading: &'s Cell<Option<usize>>,
 }
 
 impl<'de> DeserializeSeed<'de> for PointsSeed<'_, '_> {
@@ -429,6 +444,7 @@ impl<'de> Visitor<'de> for PointsSeed<'_, '_> {
             first_error: None,
         };
         loop {
+            self.reading.set(Some(streamed.count));
             let wanted = streamed.count < self.limits.max_points && streamed.first_error.is_none();
             if wanted {
                 let Some(value) = seq.next_element::<Value>()? else {
@@ -443,6 +459,7 @@ impl<'de> Visitor<'de> for PointsSeed<'_, '_> {
             }
             streamed.count += 1;
         }
+        self.reading.set(None);
         Ok(Points::Array(streamed))
     }
 
@@ -747,7 +764,7 @@ mod tests {
         let limits = RequestLimits::default();
         let err = AlertRequest::from_json_slice(b"{\"points\": [", &limits).unwrap_err();
         assert!(
-            err.to_string().starts_with("the body is not valid JSON: "),
+            err.to_string().contains("the body is not valid JSON: "),
             "{err}"
         );
         assert_eq!(err.http_status(), 400);
@@ -806,11 +823,29 @@ mod tests {
     }
 
     #[test]
+    fn from_bytes_json_that_breaks_inside_a_point_names_the_point() {
+        let body = br#"{"points": [{"lon": 0, "lat": 0, "id": "a"}, {"lon": 0, "lat": 0, "id": "\ud800"}]}"#;
+        let err = AlertRequest::from_json_slice(body, &RequestLimits::default()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("points[1]: the body is not valid JSON: "),
+            "{err}"
+        );
+        let closed = br#"{"points": [{"lon": 0, "lat": 0, "id": "a"}], "x": [}"#;
+        let err = AlertRequest::from_json_slice(closed, &RequestLimits::default()).unwrap_err();
+        assert!(
+            err.to_string().starts_with("the body is not valid JSON: "),
+            "after the points array, no point is named: {err}"
+        );
+    }
+
+    #[test]
     fn from_bytes_a_syntax_error_after_an_invalid_point_is_the_answer() {
         let body = br#"{"points": [{"lon": 0, "lat": 95, "id": "a"}, {"lon": 0,"#;
         let err = AlertRequest::from_json_slice(body, &RequestLimits::default()).unwrap_err();
         assert!(
-            err.to_string().starts_with("the body is not valid JSON: "),
+            err.to_string()
+                .starts_with("points[1]: the body is not valid JSON: "),
             "{err}"
         );
         let trailing = br#"{"points": [{"lon": 0, "lat": 0, "id": "a"}]} x"#;
