@@ -77,7 +77,7 @@ struct ErrorBody {
 }
 
 impl Serialize for ErrorCode {
-    /// As [`ErrorBody`], without copying the text into one.
+    // The wire shape of `ErrorBody`, without copying the text into one.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut body = serializer.serialize_struct("ErrorBody", 2)?;
         body.serialize_field("code", &self.code())?;
