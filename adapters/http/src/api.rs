@@ -294,10 +294,7 @@ fn parse_body(
             let bytes = spool
                 .to_bytes()
                 .map_err(|e| ApiError::internal(&request_id.0, &e))?;
-            serde_json::from_slice::<Value>(&bytes)
-                .map_err(|e| ApiError::invalid(format!("the body is not valid JSON: {e}")))
-                .and_then(|body| route_request(state, &body))
-                .map(Operation::Routes)
+            route_request(state, &bytes).map(Operation::Routes)
         }
         (true, true) => Err(ApiError::invalid(
             "the body has both `points` and `routes`; send an alert request (`points`) and a \
@@ -360,8 +357,8 @@ fn request_error(request_id: &RequestId, e: RequestError) -> ApiError {
     }
 }
 
-fn route_request(state: &AppState, body: &Value) -> Result<ScoreRequest, ApiError> {
-    ScoreRequest::from_json(body, &state.config().route_limits).map_err(|e| {
+fn route_request(state: &AppState, body: &[u8]) -> Result<ScoreRequest, ApiError> {
+    ScoreRequest::from_json_slice(body, &state.config().route_limits).map_err(|e| {
         let code = if e.is_too_large() {
             ErrorCode::PayloadTooLarge
         } else {
