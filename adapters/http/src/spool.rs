@@ -312,3 +312,105 @@ impl PointPages for SpoolPages {
         Ok(pages.recv().await.transpose()?.unwrap_or_default())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use alerts_core::ports::PointPages;
+
+    use super::*;
+
+    /// A body sent in chunks of `chunk` bytes, as a client streaming it would.
+    fn chunked(bytes: &[u8], chunk: usize) -> Body {
+        let chunks: Vec<Result<Bytes, std::io::Error>> = bytes
+            .chunks(chunk)
+            .map(|c| Ok(Bytes::copy_from_slice(c)))
+            .collect();
+        Body::from_stream(futures::stream::iter(chunks))
+    }
+
+    fn body_of(points: usize) -> Vec<u8> {
+        let points: Vec<String> = (0..points)
+            .map(|i| {
+                format!(
+                    r#"{{"lon": 2.35, "lat": 48.85, "id": "p{i}", "custom_data": {{"i": {i}}}}}"#
+                )
+            })
+            .collect();
+        format!(r#"{{"points": [{}]}}"#, points.join(",")).into_bytes()
+    }
+
+    fn read_all(spool: &Spool) -> Vec<u8> {
+        let mut all = Vec::new();
+        spool.reader().unwrap().read_to_end(&mut all).unwrap();
+        all
+    }
+
+    #[tokio::test]
+    async fn a_small_body_stays_in_memory_and_a_large_one_goes_to_a_file_unchanged() {
+        let small = body_of(3);
+        let spool = Spool::receive(chunked(&small, 7), 1 << 30).await.unwrap();
+        assert!(matches!(spool, Spool::Memory(_)), "{spool:?}");
+        assert_eq!(read_all(&spool), small);
+
+        let large = body_of(8_000);
+        assert!(large.len() > IN_MEMORY_BYTES + WRITE_BYTES);
+        let spool = Spool::receive(chunked(&large, 10_000), 1 << 30)
+            .await
+            .unwrap();
+        assert!(matches!(spool, Spool::File { .. }), "{spool:?}");
+        assert_eq!(spool.len(), large.len() as u64);
+        // Every read starts from the beginning.
+        assert_eq!(read_all(&spool), large);
+        assert_eq!(read_all(&spool), large);
+        assert_eq!(spool.to_bytes().unwrap(), large);
+    }
+
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_refused_as_it_arrives() {
+        let large = body_of(8_000);
+        let limit = IN_MEMORY_BYTES * 2;
+        let refused = Spool::receive(chunked(&large, 10_000), limit).await;
+        assert!(matches!(refused, Err(SpoolError::TooLarge)), "{refused:?}");
+        let exact = Spool::receive(chunked(&large, 10_000), large.len()).await;
+        assert!(exact.is_ok(), "a body of exactly the limit is taken");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn pages_hold_every_point_in_order_and_at_most_a_page_each() {
+        // Inline, on the blocking pool from memory, and from a file.
+        for (points, chunk) in [(5, 3), (2_500, 10_000), (8_000, 10_000)] {
+            let body = body_of(points);
+            let spool = Spool::receive(chunked(&body, chunk), 1 << 30)
+                .await
+                .unwrap();
+            let limits = RequestLimits { max_points: 10_000 };
+            let count = spool.count_points(&limits).unwrap();
+            assert_eq!(count, points as u64);
+            let mut pages = SpoolPages::new(Arc::new(spool), limits, count);
+            assert_eq!(pages.total(), count);
+            let mut ids = Vec::new();
+            loop {
+                let page = pages.next_page().await.unwrap();
+                if page.is_empty() {
+                    break;
+                }
+                assert!(page.len() <= POINT_PAGE, "a page of {}", page.len());
+                ids.extend(page.into_iter().map(|p| p.id));
+            }
+            let want: Vec<String> = (0..points).map(|i| format!("p{i}")).collect();
+            assert_eq!(ids, want, "{points} points come back in order");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_fingerprint_of_a_spooled_body_is_that_of_its_points() {
+        let body = body_of(4);
+        let spool = Spool::receive(chunked(&body, 5), 1 << 30).await.unwrap();
+        let limits = RequestLimits::default();
+        let request = alerts_core::request::AlertRequest::from_json_slice(&body, &limits).unwrap();
+        assert_eq!(
+            spool.fingerprint(&limits, 4).unwrap(),
+            Fingerprint::of_points(&request.points)
+        );
+    }
+}
