@@ -335,6 +335,36 @@ struct Streamed {
     first_error: Option<FieldError>,
 }
 
+/// The visitor methods of the scalar kinds, each answering `$kind` with the kind's name, for
+/// messages such as "expected an array of points, got a string".
+macro_rules! scalar_kinds {
+    ($kind:path) => {
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($kind("null"))
+        }
+
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($kind("a boolean"))
+        }
+
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($kind("a number"))
+        }
+
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($kind("a number"))
+        }
+
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($kind("a number"))
+        }
+
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($kind("a string"))
+        }
+    };
+}
+
 /// Reads the body's top level: `points` through [`PointsSeed`], every other member skipped
 /// unbuilt.
 struct BodyVisitor<'a, 's> {
@@ -342,12 +372,6 @@ struct BodyVisitor<'a, 's> {
     sink: &'s mut dyn FnMut(AlertPoint),
     /// The index of the point being read, while one is.
     reading: &'s Cell<Option<usize>>,
-}
-
-impl BodyVisitor<'_, '_> {
-    fn not_an_object<E>(kind: &'static str) -> Result<Body, E> {
-        Ok(Body::NotAnObject(kind))
-    }
 }
 
 impl<'de> Visitor<'de> for BodyVisitor<'_, '_> {
@@ -380,32 +404,10 @@ impl<'de> Visitor<'de> for BodyVisitor<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Body, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Self::not_an_object("an array")
+        Ok(Body::NotAnObject("an array"))
     }
 
-    fn visit_unit<E>(self) -> Result<Body, E> {
-        Self::not_an_object("null")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Body, E> {
-        Self::not_an_object("a boolean")
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Body, E> {
-        Self::not_an_object("a number")
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Body, E> {
-        Self::not_an_object("a number")
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Body, E> {
-        Self::not_an_object("a number")
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Body, E> {
-        Self::not_an_object("a string")
-    }
+    scalar_kinds!(Body::NotAnObject);
 }
 
 /// Reads the `points` member one element at a time. Once the count passes the limit, or a
@@ -422,12 +424,6 @@ impl<'de> DeserializeSeed<'de> for PointsSeed<'_, '_> {
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Points, D::Error> {
         deserializer.deserialize_any(self)
-    }
-}
-
-impl PointsSeed<'_, '_> {
-    fn not_an_array<E>(kind: &'static str) -> Result<Points, E> {
-        Ok(Points::NotAnArray(kind))
     }
 }
 
@@ -465,32 +461,10 @@ impl<'de> Visitor<'de> for PointsSeed<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Points, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Self::not_an_array("an object")
+        Ok(Points::NotAnArray("an object"))
     }
 
-    fn visit_unit<E>(self) -> Result<Points, E> {
-        Self::not_an_array("null")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Points, E> {
-        Self::not_an_array("a boolean")
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Points, E> {
-        Self::not_an_array("a number")
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Points, E> {
-        Self::not_an_array("a number")
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Points, E> {
-        Self::not_an_array("a number")
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Points, E> {
-        Self::not_an_array("a string")
-    }
+    scalar_kinds!(Points::NotAnArray);
 }
 
 fn parse_point(index: usize, value: &Value) -> Result<AlertPoint, FieldError> {
