@@ -165,6 +165,8 @@ impl AirWaves {
 struct Road {
     start: [f64; 3],
     normal: [f64; 3],
+    /// `normal × start`: the road's direction at its start, the axis of the angle along it.
+    heading: [f64; 3],
     length_rad: f64,
     /// `tan(length_rad)`: beyond it, a point lies past the road's end.
     tan_length: f64,
@@ -226,15 +228,10 @@ impl Road {
         // Project onto the great circle and measure how far along it lies: the angle from the
         // start is atan(y / x), taken only when it falls on the road (0 ≤ y/x ≤ tan(length),
         // at most 0.02 rad, where three terms of the series are exact to 10⁻¹³).
-        let proj = [
-            v[0] - s * self.normal[0],
-            v[1] - s * self.normal[1],
-            v[2] - s * self.normal[2],
-        ];
-        let (y, x) = (
-            dot(cross(self.start, proj), self.normal),
-            dot(self.start, proj),
-        );
+        // With p = v - s·normal the projection, y = (start × p)·normal = p·heading and
+        // x = start·p; start and heading are perpendicular to the normal (to 10⁻¹⁶), so both
+        // are plain dot products with v, without forming p or a cross product per sample.
+        let (y, x) = (dot(v, self.heading), dot(v, self.start));
         if x <= 0.0 || y < 0.0 || y > x * self.tan_length {
             return 0.0;
         }
@@ -522,9 +519,11 @@ impl DemoField {
                     north[1] * cb + east[1] * sb,
                     north[2] * cb + east[2] * sb,
                 ];
+                let normal = normalize(cross(v, heading));
                 Road {
                     start: v,
-                    normal: normalize(cross(v, heading)),
+                    normal,
+                    heading: cross(normal, v),
                     length_rad,
                     tan_length: length_rad.tan(),
                     strength: rng.range(0.6, 1.2),
