@@ -528,7 +528,8 @@ pub const POINT_PAGE: usize = 1_000;
 ///
 /// A job is claimable when it is not done, its run time has come, and it is not leased or its
 /// lease has expired; so claiming also reclaims the jobs of workers that died. Implementations
-/// never hold a database transaction across a call that leaves the store.
+/// never hold a database transaction across a call that leaves the store, but for the
+/// [`PointPages`] of [`JobQueue::enqueue_pages`], which are local and quick by contract.
 #[async_trait]
 pub trait JobQueue: Send + Sync {
     /// Stores a request, its points read from `points` page by page, and its job (stage
