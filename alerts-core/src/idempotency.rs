@@ -163,7 +163,7 @@ pub struct Idempotency {
     pub fingerprint: Fingerprint,
 }
 
-/// What [`crate::ports::JobQueue::enqueue_idempotent`] did.
+/// What [`crate::ports::JobQueue::enqueue_pages`] (or `enqueue_idempotent`) did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Enqueued {
     /// The request was new and is stored now.

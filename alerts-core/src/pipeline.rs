@@ -480,12 +480,20 @@ impl AlertPipeline {
                 replayed: false,
             }),
             Enqueued::Existing { token, fingerprint }
-                if idempotency.is_some_and(|i| i.fingerprint == fingerprint) =>
+                if idempotency
+                    .as_ref()
+                    .is_some_and(|i| i.fingerprint == fingerprint) =>
             {
                 Ok(Accepted {
                     token,
                     replayed: true,
                 })
+            }
+            Enqueued::Existing { token, .. } if idempotency.is_none() => {
+                Err(AcceptError::Store(StoreError::Corrupt(format!(
+                    "a request without an idempotency key was matched to the stored request \
+                     {token}"
+                ))))
             }
             Enqueued::Existing { .. } => Err(AcceptError::IdempotencyKeyReused),
         }

@@ -339,7 +339,8 @@ pub struct NewAlertJob {
 }
 
 /// The points of a request on their way into a store, one page at a time, so that storing a
-/// request holds a page of it rather than all of it.
+/// request holds a page of it rather than all of it (the in-memory store excepted, which
+/// keeps everything anyway).
 ///
 /// A store reads the pages inside its transaction, so they must come from somewhere local and
 /// quick: memory, or a body spooled to a local file and parsed as it is read.
@@ -521,7 +522,8 @@ pub struct JobCounts {
 
 /// Points per page on their way into a store ([`PointPages`]), where the caller has no reason
 /// to choose otherwise: large enough that a store writes in full batches, small enough that a
-/// page of points with large `custom_data` stays a few hundred kilobytes.
+/// page of ordinary points stays around a hundred kilobytes. (`custom_data` has no limit of its
+/// own, so a page is bounded by the body's size, not by this count alone.)
 pub const POINT_PAGE: usize = 1_000;
 
 /// The durable job queue behind alert requests.
@@ -534,7 +536,8 @@ pub const POINT_PAGE: usize = 1_000;
 pub trait JobQueue: Send + Sync {
     /// Stores a request, its points read from `points` page by page, and its job (stage
     /// [`JobStage::Evaluate`], due at `received_at`), in one transaction: all or nothing. A
-    /// store holds one page at a time (and its own write batch), whatever the request's size.
+    /// SQL store holds one page at a time (and its own write batch), whatever the request's
+    /// size.
     ///
     /// Without `idempotency`, the request is stored ([`Enqueued::Stored`]) or the call fails.
     /// With it: when a request of the same API key with the same idempotency key is stored

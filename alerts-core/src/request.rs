@@ -210,8 +210,9 @@ impl AlertRequest {
 
 /// Reads and validates an alert request's points from `reader`, one at a time, handing each
 /// valid point to `sink` in order, and returns how many points the request has. Nothing but
-/// the point being read is held, so a request of any size can be checked (say, from a body
-/// spooled to a file) and read again to be stored, with memory that does not grow with it.
+/// the point being read is held (its JSON tree, a few times its size), so a request of many
+/// points can be checked (say, from a body spooled to a file) and read again to be stored,
+/// with memory that does not grow with their number.
 ///
 /// The answer is that of [`AlertRequest::from_json_slice`] on the same bytes. The sink sees
 /// points before the whole body is checked: when this returns an error, discard what it got.

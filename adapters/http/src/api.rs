@@ -96,7 +96,7 @@ pub(crate) async fn cleanest_route(
             format!("the body is larger than the limit of {limit} bytes"),
         ),
         SpoolError::Receive(e) => ApiError::invalid(format!("the body could not be read: {e}")),
-        SpoolError::Write(e) => ApiError::internal(&request_id.0, &e),
+        SpoolError::Write(e) => body_unavailable(&e),
     })?;
     let spool = Arc::new(spool);
 
@@ -109,10 +109,10 @@ pub(crate) async fn cleanest_route(
                 None => None,
                 Some(key) => {
                     let fingerprint =
-                        parse_off_thread(&state, &request_id, &spool, move |state, id, spool| {
+                        parse_off_thread(&state, &request_id, &spool, move |state, spool| {
                             spool
                                 .fingerprint(&state.config().point_limits, count)
-                                .map_err(|e| request_error(id, e))
+                                .map_err(request_error)
                         })
                         .await??;
                     Some(Idempotency { key, fingerprint })
@@ -261,27 +261,23 @@ async fn parse_off_thread<T, F>(
 ) -> Result<T, ApiError>
 where
     T: Send + 'static,
-    F: FnOnce(&AppState, &RequestId, &Spool) -> T + Send + 'static,
+    F: FnOnce(&AppState, &Spool) -> T + Send + 'static,
 {
     if spool.parse_inline() {
-        return Ok(parse(state, request_id, spool));
+        return Ok(parse(state, spool));
     }
-    let (state, id, spool) = (state.clone(), request_id.clone(), Arc::clone(spool));
-    tokio::task::spawn_blocking(move || parse(&state, &id, &spool))
+    let (state, spool) = (state.clone(), Arc::clone(spool));
+    tokio::task::spawn_blocking(move || parse(&state, &spool))
         .await
         .map_err(|e| ApiError::internal(&request_id.0, &e))
 }
 
-fn parse_body(
-    state: &AppState,
-    request_id: &RequestId,
-    spool: &Spool,
-) -> Result<Operation, ApiError> {
+fn parse_body(state: &AppState, spool: &Spool) -> Result<Operation, ApiError> {
     // The top-level members' names, their values skipped unbuilt: which operation the body
     // asks for is known before any of it is built (an alert request's points are then read
     // one at a time, never as a JSON tree many times the body's size). Reading them checks
     // the whole body's syntax.
-    let members = top_level_members(request_id, spool)?;
+    let members = top_level_members(spool)?;
     match (
         members.contains_key("points"),
         members.contains_key("routes"),
@@ -289,11 +285,9 @@ fn parse_body(
         (true, false) => spool
             .count_points(&state.config().point_limits)
             .map(Operation::Alerts)
-            .map_err(|e| request_error(request_id, e)),
+            .map_err(request_error),
         (false, true) => {
-            let bytes = spool
-                .to_bytes()
-                .map_err(|e| ApiError::internal(&request_id.0, &e))?;
+            let bytes = spool.to_bytes().map_err(|e| body_unavailable(&e))?;
             route_request(state, &bytes).map(Operation::Routes)
         }
         (true, true) => Err(ApiError::invalid(
@@ -307,12 +301,9 @@ fn parse_body(
 }
 
 /// The names of the body's top-level members.
-fn top_level_members(
-    request_id: &RequestId,
-    spool: &Spool,
-) -> Result<BTreeMap<String, IgnoredAny>, ApiError> {
+fn top_level_members(spool: &Spool) -> Result<BTreeMap<String, IgnoredAny>, ApiError> {
     let parse = |shape_only: bool| -> Result<Option<BTreeMap<String, IgnoredAny>>, ApiError> {
-        let unreadable = |e: std::io::Error| ApiError::internal(&request_id.0, &e);
+        let unreadable = |e: std::io::Error| body_unavailable(&e);
         let parsed = match (spool, shape_only) {
             (Spool::Memory(bytes), false) => serde_json::from_slice(bytes).map(Some),
             (Spool::Memory(bytes), true) => {
@@ -336,6 +327,8 @@ fn top_level_members(
     };
     match parse(false) {
         Ok(Some(members)) => Ok(members),
+        // Not an object (or a spooled file that could not be read): no second look.
+        Err(e) if e.code != ErrorCode::InvalidRequest => Err(e),
         // Either not JSON, or JSON that is not an object: a second look tells which.
         _ => parse(true).and_then(|_| {
             Err(ApiError::invalid(
@@ -347,14 +340,24 @@ fn top_level_members(
 }
 
 /// The answer to an alert request that was refused.
-fn request_error(request_id: &RequestId, e: RequestError) -> ApiError {
+fn request_error(e: RequestError) -> ApiError {
     match e {
         RequestError::TooManyPoints { .. } => {
             ApiError::new(ErrorCode::PayloadTooLarge, e.to_string())
         }
         RequestError::Invalid(_) => ApiError::new(ErrorCode::InvalidRequest, e.to_string()),
-        RequestError::Unreadable(_) => ApiError::internal(&request_id.0, &e),
+        RequestError::Unreadable(_) => body_unavailable(&e),
     }
+}
+
+/// 503 for a body the server could not keep or read back from its temporary file (a full or
+/// failing disk): not the client's fault, and worth a retry.
+fn body_unavailable(e: &dyn std::fmt::Display) -> ApiError {
+    tracing::warn!(error = %e, "request body spool failed");
+    ApiError::unavailable(
+        "the server could not keep the request body; retry shortly",
+        crate::RETRY_AFTER_UNAVAILABLE,
+    )
 }
 
 fn route_request(state: &AppState, body: &[u8]) -> Result<ScoreRequest, ApiError> {

@@ -6,6 +6,7 @@
 //! The file goes where [`std::env::temp_dir`] points (`TMPDIR`, else `/tmp`); a server accepts
 //! at most its body limit per request in flight there.
 
+use std::cell::Cell;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
@@ -258,20 +259,26 @@ fn produce_pages(
     send: &mut dyn FnMut(Result<Vec<AlertPoint>, StoreError>) -> bool,
 ) {
     let mut page = Vec::with_capacity(POINT_PAGE);
-    let mut listening = true;
+    let listening = Cell::new(true);
     let read = spool.reader().map_err(unreadable).and_then(|reader| {
+        // A store that gave up (its transaction failed) ends the read at the next block,
+        // rather than leaving this thread to parse the rest of the body for nothing.
+        let reader = WhileListening {
+            inner: reader,
+            listening: &listening,
+        };
         read_points(reader, limits, |point| {
-            if !listening {
+            if !listening.get() {
                 return;
             }
             page.push(point);
             if page.len() == POINT_PAGE {
                 let full = std::mem::replace(&mut page, Vec::with_capacity(POINT_PAGE));
-                listening = send(Ok(full));
+                listening.set(send(Ok(full)));
             }
         })
     });
-    if !listening {
+    if !listening.get() {
         return;
     }
     match read {
@@ -290,6 +297,22 @@ fn produce_pages(
             send(Err(StoreError::Corrupt(format!(
                 "the spooled request body changed after it was checked: {e}"
             ))));
+        }
+    }
+}
+
+/// A reader that ends with an error once `listening` turns false.
+struct WhileListening<'a, R> {
+    inner: R,
+    listening: &'a Cell<bool>,
+}
+
+impl<R: Read> Read for WhileListening<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.listening.get() {
+            self.inner.read(buf)
+        } else {
+            Err(io::Error::other("the store stopped reading the request"))
         }
     }
 }
