@@ -94,6 +94,8 @@ struct FlakyQueue {
     pages: Mutex<Vec<(u64, usize, usize)>>,
     /// Page reads from this index on fail as an unavailable database would.
     fail_pages_from: Option<u64>,
+    /// Every enqueue answers this, as a broken store might, instead of storing.
+    enqueue_answer: Option<crate::idempotency::Enqueued>,
 }
 
 impl FlakyQueue {
@@ -104,6 +106,7 @@ impl FlakyQueue {
             fail_finish: AtomicBool::new(false),
             pages: Mutex::default(),
             fail_pages_from: None,
+            enqueue_answer: None,
         }
     }
 }
@@ -116,6 +119,9 @@ impl JobQueue for FlakyQueue {
         points: &mut dyn PointPages,
         idempotency: Option<&crate::idempotency::Idempotency>,
     ) -> Result<crate::idempotency::Enqueued, StoreError> {
+        if let Some(answer) = self.enqueue_answer {
+            return Ok(answer);
+        }
         self.inner.enqueue_pages(job, points, idempotency).await
     }
     async fn claim(
@@ -1175,4 +1181,30 @@ async fn a_stopping_worker_gives_unstarted_jobs_back() {
         released.iter().all(|t| taken.contains(t)),
         "{released:?} not in {taken:?}"
     );
+}
+
+#[tokio::test]
+async fn a_store_that_names_a_stored_request_for_one_without_a_key_is_a_store_fault() {
+    let h = Harness::new().await;
+    let stored = Token(Uuid::from_u128(7));
+    let queue = Arc::new(FlakyQueue {
+        enqueue_answer: Some(crate::idempotency::Enqueued::Existing {
+            token: stored,
+            fingerprint: Fingerprint::of_points(&[]),
+        }),
+        ..FlakyQueue::new(h.store.clone())
+    });
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            jobs: queue,
+            ..h.ports()
+        },
+        PipelineConfig::default(),
+    );
+    let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
+    assert!(
+        matches!(err, AcceptError::Store(StoreError::Corrupt(_))),
+        "not the client's reuse of a key: {err:?}"
+    );
+    assert_eq!(err.http_status(), 500);
 }
