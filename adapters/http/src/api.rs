@@ -302,40 +302,24 @@ fn parse_body(state: &AppState, spool: &Spool) -> Result<Operation, ApiError> {
 
 /// The names of the body's top-level members.
 fn top_level_members(spool: &Spool) -> Result<BTreeMap<String, IgnoredAny>, ApiError> {
-    let parse = |shape_only: bool| -> Result<Option<BTreeMap<String, IgnoredAny>>, ApiError> {
-        let unreadable = |e: std::io::Error| body_unavailable(&e);
-        let parsed = match (spool, shape_only) {
-            (Spool::Memory(bytes), false) => serde_json::from_slice(bytes).map(Some),
-            (Spool::Memory(bytes), true) => {
-                serde_json::from_slice::<IgnoredAny>(bytes).map(|_| None)
-            }
-            (Spool::File { .. }, false) => {
-                serde_json::from_reader(spool.reader().map_err(unreadable)?).map(Some)
-            }
-            (Spool::File { .. }, true) => {
-                serde_json::from_reader::<_, IgnoredAny>(spool.reader().map_err(unreadable)?)
-                    .map(|_| None)
-            }
-        };
-        parsed.map_err(|e| {
-            if e.is_io() {
-                unreadable(e.into())
-            } else {
-                ApiError::invalid(format!("the body is not valid JSON: {e}"))
-            }
-        })
+    let refused = |e: serde_json::Error| {
+        if e.is_io() {
+            body_unavailable(&e)
+        } else {
+            ApiError::invalid(format!("the body is not valid JSON: {e}"))
+        }
     };
-    match parse(false) {
-        Ok(Some(members)) => Ok(members),
-        // Not an object (or a spooled file that could not be read): no second look.
-        Err(e) if e.code != ErrorCode::InvalidRequest => Err(e),
-        // Either not JSON, or JSON that is not an object: a second look tells which.
-        _ => parse(true).and_then(|_| {
+    match spool.parse_json() {
+        Ok(members) => Ok(members),
+        // JSON of another shape, unless a syntax error comes later: a second look tells which.
+        Err(e) if e.is_data() => {
+            spool.parse_json::<IgnoredAny>().map_err(refused)?;
             Err(ApiError::invalid(
                 "the body must be a JSON object with either `points` (alert request) or `routes` \
-             (route scoring)",
+                 (route scoring)",
             ))
-        }),
+        }
+        Err(e) => Err(refused(e)),
     }
 }
 

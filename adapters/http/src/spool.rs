@@ -143,6 +143,17 @@ impl Spool {
         }
     }
 
+    /// The body parsed as JSON into `T`: from the bytes in memory, or streamed from the file.
+    /// Blocking I/O for a file, as [`Spool::reader`]; an I/O failure is the error's `Io` kind.
+    pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
+        match self {
+            Spool::Memory(bytes) => serde_json::from_slice(bytes),
+            Spool::File { .. } => {
+                serde_json::from_reader(self.reader().map_err(serde_json::Error::io)?)
+            }
+        }
+    }
+
     /// The whole body in memory (for a route-scoring request, which is parsed whole).
     /// Blocking I/O for a file, as [`Spool::reader`].
     pub(crate) fn to_bytes(&self) -> io::Result<Bytes> {
