@@ -400,7 +400,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_body_over_the_limit_is_refused_as_it_arrives() {
+    async fn a_body_over_the_limit_is_refused_and_one_at_the_limit_taken() {
         let large = body_of(8_000);
         let limit = IN_MEMORY_BYTES * 2;
         let refused = Spool::receive(chunked(&large, 10_000), limit).await;
