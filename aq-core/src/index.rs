@@ -298,30 +298,66 @@ impl EaqiBands {
     /// top of Very poor, continuing with the Very poor slope above it. `None` for CO.
     #[must_use]
     pub fn sub_index(&self, pollutant: Pollutant, ug_m3: f64) -> Option<f64> {
-        let limits = self.limits(pollutant)?;
-        let mut lower = 0.0;
-        for (band, &upper) in limits.iter().enumerate() {
-            if ug_m3 <= upper || band == limits.len() - 1 {
-                // Integer band number 0..5 to its sub-index floor 0, 20, ... 80.
-                #[allow(clippy::cast_precision_loss)]
-                let floor = band as f64 * 20.0;
-                return Some(floor + 20.0 * (ug_m3 - lower) / (upper - lower));
-            }
-            lower = upper;
-        }
-        None
+        self.limits(pollutant)
+            .map(|limits| band_sub_index(limits, ug_m3))
     }
 
     /// The CI of a set of concentrations: `100 − the worst sub-index`, clamped to [0, 100].
     /// `None` when no pollutant with an EAQI band was measured.
     #[must_use]
     pub fn ci(&self, concentrations: &Concentrations) -> Option<CleanlinessIndex> {
-        concentrations
-            .iter()
-            .filter_map(|(p, c)| self.sub_index(p, c.ug_m3()))
-            .reduce(f64::max)
-            .map(|worst| CleanlinessIndex::clamped(100.0 - worst))
+        self.ci_of(&Pollutant::ALL.map(|p| concentrations.get(p).map_or(f64::NAN, |c| c.ug_m3())))
     }
+
+    /// [`EaqiBands::ci`] of readings in µg/m³ given as plain numbers in [`Pollutant::ALL`]
+    /// order, for a source that holds them that way and would otherwise build a
+    /// [`Concentrations`] only to read it once. A reading that no
+    /// [`Concentration`](crate::Concentration) could hold (NaN, negative or infinite) counts as
+    /// not measured, as it would be left out of a [`Concentrations`].
+    ///
+    /// ```
+    /// use aq_core::{Concentration, Concentrations, EaqiBands, Pollutant};
+    ///
+    /// let bands = EaqiBands::default();
+    /// // PM2.5, PM10, NO₂, O₃, SO₂, CO: only PM2.5 measured.
+    /// let nan = f64::NAN;
+    /// let ci = bands.ci_of(&[10.0, nan, nan, nan, nan, nan]);
+    /// let c = Concentrations::default().with(Pollutant::Pm25, Concentration::new(10.0).unwrap());
+    /// assert_eq!(ci, bands.ci(&c));
+    /// // Carbon monoxide has no EAQI band.
+    /// assert_eq!(bands.ci_of(&[nan, nan, nan, nan, nan, 300.0]), None);
+    /// ```
+    #[must_use]
+    pub fn ci_of(&self, ug_m3: &[f64; Pollutant::ALL.len()]) -> Option<CleanlinessIndex> {
+        // The banded pollutants lead `Pollutant::ALL` in this order (pinned by a test), so each
+        // reading meets its limits without a lookup: the general (pollutant, value) form cost
+        // about 350 instructions a sample on route scoring's hot path (callgrind).
+        let banded = [&self.pm25, &self.pm10, &self.no2, &self.o3, &self.so2];
+        let mut worst = f64::NEG_INFINITY;
+        for (limits, &value) in banded.into_iter().zip(ug_m3) {
+            if crate::Concentration::new(value).is_ok() {
+                worst = worst.max(band_sub_index(limits, value));
+            }
+        }
+        (worst > f64::NEG_INFINITY).then(|| CleanlinessIndex::clamped(100.0 - worst))
+    }
+}
+
+/// The sub-index of `ug_m3` in `limits`: the band it falls in (the last one for any value above
+/// it) times 20, plus its linear position inside that band.
+fn band_sub_index(limits: &BandLimits, ug_m3: f64) -> f64 {
+    // Limits strictly increase, so the band is the number of tops below the value, at most the
+    // last band.
+    let band = limits[..limits.len() - 1]
+        .iter()
+        .take_while(|&&upper| ug_m3 > upper)
+        .count();
+    let lower = if band == 0 { 0.0 } else { limits[band - 1] };
+    let upper = limits[band];
+    // Integer band number 0..5 to its sub-index floor 0, 20, ... 80.
+    #[allow(clippy::cast_precision_loss)]
+    let floor = band as f64 * 20.0;
+    floor + 20.0 * (ug_m3 - lower) / (upper - lower)
 }
 
 #[cfg(test)]
@@ -407,6 +443,39 @@ mod tests {
             let one = Concentrations::default().with(Pollutant::Pm25, Concentration::new(pm).unwrap());
             let two = one.with(Pollutant::No2, Concentration::new(no2).unwrap());
             prop_assert!(bands.ci(&two).unwrap() <= bands.ci(&one).unwrap());
+        }
+
+        /// Both paths give `100 − the worst sub-index` of what was measured, readings no
+        /// concentration could hold counting as not measured; the plain-number path meets each
+        /// pollutant's own limits.
+        #[test]
+        fn ci_of_plain_numbers_is_ci_of_their_concentrations(
+            readings in prop::collection::vec(
+                prop_oneof![
+                    4 => 0.0f64..600.0,
+                    1 => Just(f64::NAN),
+                    1 => Just(f64::INFINITY),
+                    1 => -50.0f64..0.0,
+                ],
+                Pollutant::ALL.len(),
+            ),
+        ) {
+            let bands = EaqiBands::default();
+            let mut c = Concentrations::default();
+            for (&p, &v) in Pollutant::ALL.iter().zip(&readings) {
+                if let Ok(conc) = Concentration::new(v) {
+                    c.set(p, conc);
+                }
+            }
+            // The definition, pollutant by pollutant through their own limits.
+            let worst = c
+                .iter()
+                .filter_map(|(p, v)| bands.sub_index(p, v.ug_m3()))
+                .reduce(f64::max);
+            let want = worst.map(|w| CleanlinessIndex::clamped(100.0 - w));
+            let readings: [f64; 6] = readings.try_into().unwrap();
+            prop_assert_eq!(bands.ci_of(&readings), want);
+            prop_assert_eq!(bands.ci(&c), want);
         }
 
         #[test]

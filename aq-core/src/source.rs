@@ -111,6 +111,26 @@ pub trait AirQualitySource: Send + Sync {
     /// # Errors
     /// [`SourceError`] when the source cannot answer the batch at all.
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError>;
+
+    /// Answers `queries` with the cleanliness index alone, the same as
+    /// [`sample`](Self::sample)'s `ci` for each: all that route scoring reads. The provided
+    /// method asks [`sample`](Self::sample); a source that derives the CI from concentrations it
+    /// computes should answer directly, since building and copying the concentrations of every
+    /// sample costs about as much as deriving the CI.
+    ///
+    /// # Errors
+    /// As [`sample`](Self::sample).
+    async fn sample_ci(
+        &self,
+        queries: &[SampleQuery],
+    ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
+        Ok(self
+            .sample(queries)
+            .await?
+            .into_iter()
+            .map(|answer| answer.map(|s| s.ci))
+            .collect())
+    }
 }
 
 /// The hourly CI outlook at one point: `values[0]` is the CI at `start`, `values[h]` the CI `h`

@@ -41,7 +41,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use aq_core::runtime::{FixedClock, SequentialIds, Timer};
-use aq_core::{AirQualitySource, AirSample, Concentration, Concentrations, Pollutant, Position};
+use aq_core::{
+    AirQualitySource, CleanlinessIndex, Concentration, Concentrations, Pollutant, Position,
+};
 use aq_sources::{PollenCounts, StationFile, StationFileConfig, StationReading};
 use benches::{calls_for, median, timed_block};
 use chrono::{DateTime, TimeZone, Utc};
@@ -285,13 +287,13 @@ fn breakdown(c: &mut Criterion, setup: &Setup) {
     group.bench_function("plan_50x500", |b| b.iter(plan_all));
 
     let plans = plan_all();
-    let sample_all = || -> Vec<Vec<Option<AirSample>>> {
+    let sample_all = || -> Vec<Vec<Option<CleanlinessIndex>>> {
         setup.runtime.block_on(async {
             let mut all = Vec::with_capacity(plans.len());
             for p in &plans {
                 let answers = setup
                     .source
-                    .sample(black_box(p.queries()))
+                    .sample_ci(black_box(p.queries()))
                     .await
                     .unwrap_or_else(|e| panic!("bench sample: {e}"));
                 all.push(answers);

@@ -1,7 +1,7 @@
 //! Property tests for every property `scoring.md` requires of RACS.
 
 use aq_core::runtime::SequentialIds;
-use aq_core::{AirSample, CleanlinessIndex, Position, round_half_up_0_100};
+use aq_core::{CleanlinessIndex, Position, round_half_up_0_100};
 use chrono::{DateTime, TimeZone, Utc};
 use geo::{Destination, Haversine, InterpolatePoint, Point};
 use proptest::prelude::*;
@@ -92,10 +92,10 @@ fn score(
 ) -> Result<RouteScore, crate::score::InsufficientCoverage> {
     let config = RacsConfig::default();
     let plan = plan_route(&route.line, route.duration_s, t0(), &config).unwrap();
-    let answers: Vec<Option<AirSample>> = plan
+    let answers: Vec<Option<CleanlinessIndex>> = plan
         .queries()
         .iter()
-        .map(|q| ci(q.position).map(|v| AirSample::from_ci(CleanlinessIndex::clamped(v))))
+        .map(|q| ci(q.position).map(CleanlinessIndex::clamped))
         .collect();
     score_samples(&plan, &answers, 1.0, &config)
 }

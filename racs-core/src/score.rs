@@ -1,7 +1,7 @@
 //! Scoring a planned route from the source's answers (steps 5 and 6 of the RACS algorithm, and
 //! the dose proxy): pure and synchronous.
 
-use aq_core::{AirSample, round_half_up_0_100};
+use aq_core::{CleanlinessIndex, round_half_up_0_100};
 
 use crate::config::RacsConfig;
 use crate::plan::RoutePlan;
@@ -62,7 +62,7 @@ impl std::error::Error for InsufficientCoverage {}
 /// [`RacsConfig::min_coverage`] of the route's time, or nothing at all.
 pub fn score_samples(
     plan: &RoutePlan,
-    answers: &[Option<AirSample>],
+    answers: &[Option<CleanlinessIndex>],
     ventilation: f64,
     config: &RacsConfig,
 ) -> Result<RouteScore, InsufficientCoverage> {
@@ -79,7 +79,7 @@ pub fn score_samples(
                 .get(k)
                 .copied()
                 .flatten()
-                .map(|s| (weight(k), s.ci.value()))
+                .map(|ci| (weight(k), ci.value()))
         })
     };
     let covered_weight: f64 = covered().map(|(w, _)| w).sum();
@@ -137,8 +137,8 @@ mod tests {
         plan_route(&line, 180.0, t0, &RacsConfig::default()).unwrap()
     }
 
-    fn ci(v: f64) -> Option<AirSample> {
-        Some(AirSample::from_ci(CleanlinessIndex::new(v).unwrap()))
+    fn ci(v: f64) -> Option<CleanlinessIndex> {
+        Some(CleanlinessIndex::new(v).unwrap())
     }
 
     #[test]

@@ -217,7 +217,7 @@ impl Scorer {
                 .map_err(RouteFailure::NotGranular)?;
             let answers = self
                 .source
-                .sample(plan.queries())
+                .sample_ci(plan.queries())
                 .await
                 .and_then(|a| check_batch_len(plan.queries().len(), a))
                 .map_err(RouteFailure::Source)?;

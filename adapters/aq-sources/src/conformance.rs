@@ -124,6 +124,18 @@ pub async fn check_air_quality(source: &dyn AirQualitySource, expect: &Expectati
                 singles[i].1
             );
         }
+        // The CI-only answer is the full answer's CI, query for query.
+        let cis = match source.sample_ci(&batch).await {
+            Ok(c) => c,
+            Err(e) => panic!("{name}: a batch of CIs failed: {e}"),
+        };
+        let want: Vec<_> = answers.iter().map(|a| a.map(|s| s.ci)).collect();
+        assert_eq!(
+            cis,
+            want,
+            "{name}: sample_ci{} differs from sample's CIs",
+            if reversed { " (reversed)" } else { "" }
+        );
     }
 }
 

@@ -686,6 +686,15 @@ impl DemoField {
         })
     }
 
+    /// The CI at `position` and `time`: [`DemoField::sample_at`]'s, without its
+    /// concentrations.
+    #[must_use]
+    pub fn ci_at(&self, position: Position, time: DateTime<Utc>) -> CleanlinessIndex {
+        self.values(position, time, false)
+            .ci(&self.bands)
+            .unwrap_or(CleanlinessIndex::MIN)
+    }
+
     /// The concentrations at `position` and `time`, µg/m³.
     #[must_use]
     pub fn concentrations_at(&self, position: Position, time: DateTime<Utc>) -> Concentrations {
@@ -703,7 +712,7 @@ impl DemoField {
         let values = (0..=hours)
             .map(|h| {
                 let t = start + chrono::Duration::hours(i64::from(h));
-                Some(self.sample_at(position, t).ci)
+                Some(self.ci_at(position, t))
             })
             .collect();
         HourlyCi { start, values }
@@ -744,6 +753,16 @@ impl AirQualitySource for DemoField {
         Ok(queries
             .iter()
             .map(|q| Some(self.sample_at(q.position, q.time)))
+            .collect())
+    }
+
+    async fn sample_ci(
+        &self,
+        queries: &[SampleQuery],
+    ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
+        Ok(queries
+            .iter()
+            .map(|q| Some(self.ci_at(q.position, q.time)))
             .collect())
     }
 }

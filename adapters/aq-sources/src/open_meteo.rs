@@ -380,12 +380,7 @@ impl OpenMeteo {
             .map(|ks| {
                 let values: Vec<_> = ks
                     .iter()
-                    .map(|k| {
-                        found
-                            .get(k)
-                            .and_then(|v| v.air_sample(&self.config.bands))
-                            .map(|s| s.ci)
-                    })
+                    .map(|k| found.get(k).and_then(|v| v.ci(&self.config.bands)))
                     .collect();
                 values
                     .iter()

@@ -67,8 +67,9 @@ use serde_json::Value as Json;
 use thiserror::Error;
 
 use aq_core::{
-    AirQualitySource, AirSample, Concentrations, EaqiBands, ForecastSource, GrainThresholds,
-    HourlyCi, PollenOutlook, PollenType, Pollutant, Position, SampleQuery, SourceError, SourceInfo,
+    AirQualitySource, AirSample, CleanlinessIndex, Concentrations, EaqiBands, ForecastSource,
+    GrainThresholds, HourlyCi, PollenOutlook, PollenType, Pollutant, Position, SampleQuery,
+    SourceError, SourceInfo,
 };
 
 use crate::geo::{chord_to_m, m_to_chord, solar_day_start, unit_vector};
@@ -1088,6 +1089,20 @@ impl AirQualitySource for StationFile {
             })
             .collect())
     }
+
+    async fn sample_ci(
+        &self,
+        queries: &[SampleQuery],
+    ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
+        let mut hood = Neighbourhood::default();
+        Ok(queries
+            .iter()
+            .map(|q| {
+                self.interpolate(q.position, q.time.timestamp(), &mut hood)
+                    .ci(&self.config.bands)
+            })
+            .collect())
+    }
 }
 
 #[async_trait]
@@ -1112,8 +1127,7 @@ impl ForecastSource for StationFile {
                     .map(|h| {
                         let at = start + chrono::Duration::hours(h);
                         self.interpolate(p, at.timestamp(), &mut hood)
-                            .air_sample(&self.config.bands)
-                            .map(|s| s.ci)
+                            .ci(&self.config.bands)
                     })
                     .collect();
                 values

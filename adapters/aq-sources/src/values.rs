@@ -1,7 +1,8 @@
 //! The nine quantities the sources carry, in one flat array so that hot loops need no allocation.
 
 use aq_core::{
-    Concentration, Concentrations, EaqiBands, GrainThresholds, PollenLevels, PollenType, Pollutant,
+    CleanlinessIndex, Concentration, Concentrations, EaqiBands, GrainThresholds, PollenLevels,
+    PollenType, Pollutant,
 };
 
 /// Number of quantities: the six pollutants of [`Pollutant::ALL`], then tree, grass and weed
@@ -73,11 +74,17 @@ impl Values {
     /// The air sample these values give, or `None` when no pollutant with an EAQI band is
     /// present (carbon monoxide alone cannot make a CI).
     pub(crate) fn air_sample(&self, bands: &EaqiBands) -> Option<aq_core::AirSample> {
-        let concentrations = self.concentrations();
-        bands.ci(&concentrations).map(|ci| aq_core::AirSample {
+        self.ci(bands).map(|ci| aq_core::AirSample {
             ci,
-            concentrations: Some(concentrations),
+            concentrations: Some(self.concentrations()),
         })
+    }
+
+    /// The CI of [`Values::air_sample`] without building its concentrations: all that route
+    /// scoring asks for ([`aq_core::AirQualitySource::sample_ci`]).
+    pub(crate) fn ci(&self, bands: &EaqiBands) -> Option<CleanlinessIndex> {
+        // The pollutants lead, in `Pollutant::ALL` order; the chunk always exists.
+        bands.ci_of(self.0.first_chunk::<POLLEN_START>()?)
     }
 
     pub(crate) fn has_pollen(&self) -> bool {
