@@ -295,6 +295,19 @@ async fn a_body_that_is_not_json_is_415_unsupported_media_type() {
 }
 
 #[tokio::test]
+async fn json_media_types_are_accepted_in_any_case_and_with_parameters() {
+    let body = serde_json::to_vec(&routes_body(vec![route(json!("a"))])).unwrap();
+    for media in [
+        "Application/JSON",
+        "application/json; charset=utf-8",
+        "application/vnd.example+JSON",
+    ] {
+        let reply = post_bytes(Some(media), &body).await;
+        assert_eq!(reply.status, 200, "{media}: {:?}", reply.body);
+    }
+}
+
+#[tokio::test]
 async fn an_alert_request_for_a_key_without_a_webhook_is_400_webhook_not_configured() {
     let s = shared();
     let key = s.deployment.new_key();
