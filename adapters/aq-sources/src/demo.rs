@@ -489,7 +489,7 @@ fn exp_small(x: f64) -> f64 {
 fn exp_neg(x: f64) -> f64 {
     // ln 2 in two parts, the first with trailing zero bits, so that k · LN2_HI is exact for
     // the k that occur here and r keeps its low bits.
-    const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
+    const LN2_HI: f64 = 6.931_471_803_691_238e-1;
     const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
     // As in [`sine`]: adding and removing 1.5 × 2⁵² rounds to the nearest whole number.
     const ROUND: f64 = 6_755_399_441_055_744.0;
