@@ -100,7 +100,9 @@ pub enum SourceError {
 ///
 /// Contract (checked by every adapter's conformance tests): the answer has exactly one entry
 /// per query, in query order; `None` means the source has no value there (no sensor within its
-/// radius, an empty grid cell, a time outside its range), never an error.
+/// radius, an empty grid cell, a time outside its range), never an error; and
+/// [`sample_ci`](Self::sample_ci), when a source answers it itself, gives exactly the CIs of
+/// [`sample`](Self::sample).
 #[async_trait]
 pub trait AirQualitySource: Send + Sync {
     /// What this source is.

@@ -1046,6 +1046,20 @@ impl StationFile {
             .air_sample(&self.config.bands)
     }
 
+    /// `answer` of each query's interpolated values, in order: one neighbourhood serves the
+    /// whole batch, whose queries usually lie close together.
+    fn answer_each<T>(
+        &self,
+        queries: &[SampleQuery],
+        answer: impl Fn(&Values) -> Option<T>,
+    ) -> Vec<Option<T>> {
+        let mut hood = Neighbourhood::default();
+        queries
+            .iter()
+            .map(|q| answer(&self.interpolate(q.position, q.time.timestamp(), &mut hood)))
+            .collect()
+    }
+
     fn pollen_outlook(
         &self,
         position: Position,
@@ -1080,28 +1094,14 @@ impl AirQualitySource for StationFile {
     }
 
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
-        let mut hood = Neighbourhood::default();
-        Ok(queries
-            .iter()
-            .map(|q| {
-                self.interpolate(q.position, q.time.timestamp(), &mut hood)
-                    .air_sample(&self.config.bands)
-            })
-            .collect())
+        Ok(self.answer_each(queries, |v| v.air_sample(&self.config.bands)))
     }
 
     async fn sample_ci(
         &self,
         queries: &[SampleQuery],
     ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
-        let mut hood = Neighbourhood::default();
-        Ok(queries
-            .iter()
-            .map(|q| {
-                self.interpolate(q.position, q.time.timestamp(), &mut hood)
-                    .ci(&self.config.bands)
-            })
-            .collect())
+        Ok(self.answer_each(queries, |v| v.ci(&self.config.bands)))
     }
 }
 
