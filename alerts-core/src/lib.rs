@@ -17,7 +17,7 @@
 //!
 //! A service builds one [`pipeline::AlertPipeline`] from its adapters. The HTTP handler of
 //! operation 1 authenticates the key ([`ports::RuleStore::authenticate`]), validates the body
-//! ([`request::AlertRequest::from_json`]) and calls [`pipeline::AlertPipeline::accept`], which
+//! ([`request::read_points`] or [`request::AlertRequest::from_json_slice`]) and calls [`pipeline::AlertPipeline::accept`], which
 //! returns the token once the request is stored. Workers (in every replica) call
 //! [`pipeline::AlertPipeline::run_once`] in a loop, sleeping a little when it claims nothing.
 //! Here every port is the in-memory one; a server puts SQLite or PostgreSQL, local files or
@@ -83,8 +83,8 @@
 //!
 //! // The HTTP handler of operation 1.
 //! let authenticated = store.authenticate(&api_key.hash(), clock.now()).await?.unwrap();
-//! let body = serde_json::json!({"points": [{"lon": 2.35, "lat": 48.85, "id": "user-17"}]});
-//! let request = AlertRequest::from_json(&body, &RequestLimits::default()).unwrap();
+//! let body = br#"{"points": [{"lon": 2.35, "lat": 48.85, "id": "user-17"}]}"#;
+//! let request = AlertRequest::from_json_slice(body, &RequestLimits::default()).unwrap();
 //! let token = pipeline.accept(authenticated, request).await.unwrap();
 //!
 //! // A worker: the first run writes the file, the second delivers it.

@@ -275,33 +275,6 @@ pub enum AcceptError {
     Store(#[from] StoreError),
 }
 
-impl AcceptError {
-    /// The `error.code` of `api.md`.
-    #[must_use]
-    pub fn code(&self) -> &'static str {
-        match self {
-            AcceptError::UnknownKey => "invalid_api_key",
-            AcceptError::WebhookNotConfigured => "webhook_not_configured",
-            AcceptError::NoAlertRules => "no_alert_rules",
-            AcceptError::IdempotencyKeyReused => "idempotency_key_reused",
-            AcceptError::Store(StoreError::Unavailable(_)) => "unavailable",
-            AcceptError::Store(_) => "internal_error",
-        }
-    }
-
-    /// The HTTP status of `api.md`.
-    #[must_use]
-    pub fn http_status(&self) -> u16 {
-        match self {
-            AcceptError::UnknownKey => 401,
-            AcceptError::WebhookNotConfigured | AcceptError::NoAlertRules => 400,
-            AcceptError::IdempotencyKeyReused => 422,
-            AcceptError::Store(StoreError::Unavailable(_)) => 503,
-            AcceptError::Store(_) => 500,
-        }
-    }
-}
-
 /// An accepted alert request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Accepted {
@@ -405,8 +378,7 @@ impl AlertPipeline {
     /// this returns loses nothing.
     ///
     /// # Errors
-    /// [`AcceptError`], whose [`code`](AcceptError::code) and
-    /// [`http_status`](AcceptError::http_status) are those of `api.md`.
+    /// [`AcceptError`]: the key cannot receive alerts, or the store failed.
     pub async fn accept(&self, key_id: KeyId, request: AlertRequest) -> Result<Token, AcceptError> {
         self.accept_idempotent(key_id, request, None)
             .await

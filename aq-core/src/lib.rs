@@ -12,7 +12,8 @@
 //! - The ports [`runtime::Clock`], [`runtime::Timer`] and [`runtime::IdGenerator`], through which
 //!   every core gets time and ids.
 //!
-//! - [`FieldError`]: a request problem with the JSON path where it is.
+//! - [`FieldError`]: a request problem with the JSON path where it is; [`json`]: the JSON
+//!   rules both request types share (paths in errors, ids as sent, objects only).
 //!
 //! The crate does no I/O and reads no clock: times come in as arguments.
 //!
@@ -31,6 +32,7 @@
 pub mod epa;
 pub mod field;
 pub mod index;
+pub mod json;
 pub mod memory;
 pub mod pollen;
 pub mod pollutant;

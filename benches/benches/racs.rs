@@ -8,19 +8,17 @@
 //! neighbours), found through the R-tree and weighed by inverse distance, as a server started
 //! with `--stations` answers.
 //!
-//! *Full handling* is what the `POST /v1/insights` handler of `insights-http` does with a body it
-//! has read: the JSON bytes become a `serde_json::Value`, `ScoreRequest::from_json` checks it,
-//! the `Scorer` plans, samples and scores every route, and the response is serialised to bytes.
+//! *Full handling* is what the `POST /insights/v1/cleanest-route` handler of `insights-http` does
+//! with a body it has read: `ScoreRequest::from_json_slice` reads the bytes into the request (a
+//! derived `Deserialize` with JSON paths in its errors) and validates it, the `Scorer` plans,
+//! samples and scores every route, and the response is serialised to bytes.
 //! Authentication, rate limiting and the HTTP framing are left out: they cost the same for any
 //! body, and benchmarks over HTTP cover them.
 //!
 //! *serde_json alone* parses the same bytes into a `serde_json::Value` and serialises the same
-//! response. The handler parses into a `Value` because its errors must name the JSON path of any
-//! problem in any of the three polyline forms, which a derived typed parse cannot report; so
-//! the `Value` parse is the parse the service cannot avoid, and the ratio target (at most 3) is
-//! taken against it. For comparison the bench also times a typed parse (derived structs with
-//! `Vec<[f64; 2]>` polylines, the cheapest way serde_json can read this body) and prints that
-//! ratio too, without a target.
+//! response; the ratio target (at most 3) is taken against it. For comparison the bench also
+//! times a typed parse (derived structs with `Vec<[f64; 2]>` polylines, the cheapest way
+//! serde_json can read this body) and prints that ratio too, without a target.
 //!
 //! The ratio is measured in interleaved rounds (one timed block of each side in turn, each going
 //! first in its turn, ratio per round, median over rounds), so that a machine that slows down
@@ -240,38 +238,36 @@ impl Setup {
     }
 }
 
-/// The handler's steps up to the response: the body's `Value` is dropped once the request is
-/// built, before scoring, as in the handler.
+/// The handler's steps up to the response: the request read from the body's bytes, then
+/// scored.
 fn score(
     bytes: &[u8],
     limits: &Limits,
     scorer: &Scorer,
     runtime: &tokio::runtime::Runtime,
 ) -> ScoreResponse {
-    let body: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("bench body: {e}"));
-    let request =
-        ScoreRequest::from_json(&body, limits).unwrap_or_else(|e| panic!("bench request: {e}"));
-    drop(body);
+    let request = ScoreRequest::from_json_slice(bytes, limits)
+        .unwrap_or_else(|e| panic!("bench request: {e}"));
     runtime.block_on(scorer.score(&request))
 }
 
 /// The breakdown: parsing, planning, sampling and scoring separately.
 fn breakdown(c: &mut Criterion, setup: &Setup) {
     let limits = Limits::default();
-    let pairs = body(false);
-    let encoded = body(true);
-    let request =
-        ScoreRequest::from_json(&pairs, &limits).unwrap_or_else(|e| panic!("bench request: {e}"));
+    let pairs = body(false).to_string();
+    let encoded = body(true).to_string();
+    let request = ScoreRequest::from_json_slice(pairs.as_bytes(), &limits)
+        .unwrap_or_else(|e| panic!("bench request: {e}"));
     let config = RacsConfig::default();
 
     let mut group = c.benchmark_group("racs");
     group.throughput(Throughput::Elements(ROUTES as u64));
 
     group.bench_function("parse_validate_50x500_pairs", |b| {
-        b.iter(|| ScoreRequest::from_json(black_box(&pairs), &limits))
+        b.iter(|| ScoreRequest::from_json_slice(black_box(pairs.as_bytes()), &limits))
     });
     group.bench_function("parse_validate_50x500_encoded", |b| {
-        b.iter(|| ScoreRequest::from_json(black_box(&encoded), &limits))
+        b.iter(|| ScoreRequest::from_json_slice(black_box(encoded.as_bytes()), &limits))
     });
 
     let plan_all = || -> Vec<RoutePlan> {

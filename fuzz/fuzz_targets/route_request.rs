@@ -1,6 +1,7 @@
-//! The score-routes body: any bytes that parse as JSON are either refused with an error naming
-//! a place in the body, or accepted and scored, every route getting a RACS in 0..=100 or its
-//! own error code, in the order `routesSort` asks for.
+//! The score-routes body: any bytes are either refused with an error naming a place in the body
+//! (when the body is JSON), or accepted, the same from the bytes and from a reader, and scored,
+//! every route getting a RACS in 0..=100 or its own error code, in the order `routesSort` asks
+//! for.
 
 #![no_main]
 
@@ -11,11 +12,11 @@ use aq_core::memory::FnSource;
 use aq_core::runtime::{FixedClock, SequentialIds};
 use aq_core::{CleanlinessIndex, Position};
 use chrono::{DateTime, Utc};
-use insights_fuzz::{NeverTimer, path_resolves};
+use insights_fuzz::{NeverTimer, has_repeated_members, path_resolves};
 use libfuzzer_sys::fuzz_target;
 use racs_core::{
-    CompletionStatus, ErrorCode, Limits, RacsConfig, RecommendationCode, RouteOutcome, RoutesSort,
-    ScoreRequest, ScoreResponse, Scorer,
+    CompletionStatus, ErrorCode, Limits, RacsConfig, RecommendationCode, RequestError,
+    RouteOutcome, RoutesSort, ScoreRequest, ScoreResponse, Scorer,
 };
 use serde_json::Value;
 
@@ -57,38 +58,52 @@ fn field(p: Position, t: DateTime<Utc>) -> Option<CleanlinessIndex> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(body) = serde_json::from_slice::<Value>(data) else {
-        return;
-    };
-    let request = match ScoreRequest::from_json(&body, &LIMITS) {
+    let from_reader = ScoreRequest::from_reader(data, &LIMITS);
+    let request = match ScoreRequest::from_json_slice(data, &LIMITS) {
         Ok(request) => request,
         Err(e) => {
-            let field = e.field();
-            assert!(
-                path_resolves(&body, &field.path, &REQUIRED, true),
-                "{e} names {:?}, which is not in {body}",
-                field.path
-            );
-            assert!(!field.problem.is_empty(), "{e} does not say what is wrong");
+            assert!(from_reader.is_err(), "a reader accepted what the bytes refused: {e}");
+            check_refused(data, &e);
             return;
         }
     };
+    assert_eq!(from_reader.as_ref(), Ok(&request));
     // What small limits accept, the defaults accept the same way.
     assert_eq!(
-        ScoreRequest::from_json(&body, &Limits::default()).as_ref(),
+        ScoreRequest::from_json_slice(data, &Limits::default()).as_ref(),
         Ok(&request)
     );
     assert_eq!(request.validate(&LIMITS), Ok(()));
     // The request serialises to the wire form, which reads back as the same request.
-    let wire = serde_json::to_value(&request)
+    let wire = serde_json::to_vec(&request)
         .unwrap_or_else(|e| panic!("{request:?} does not serialise: {e}"));
     assert_eq!(
-        ScoreRequest::from_json(&wire, &LIMITS).as_ref(),
+        ScoreRequest::from_json_slice(&wire, &LIMITS).as_ref(),
         Ok(&request),
-        "{body} was accepted, but its wire form {wire} reads differently"
+        "the wire form {} reads differently",
+        String::from_utf8_lossy(&wire)
     );
     check_scores(&request);
 });
+
+/// A refusal says what is wrong and, for a body that is JSON, names a place in it.
+fn check_refused(data: &[u8], e: &RequestError) {
+    let field = match e {
+        RequestError::Invalid(field) | RequestError::TooLarge(field) => field,
+        RequestError::Unreadable(_) => panic!("bytes in memory were unreadable: {e}"),
+    };
+    assert!(!field.problem.is_empty(), "{e} does not say what is wrong");
+    // A tree keeps the last of repeated members, where the reader stops at the first.
+    if let Ok(body) = serde_json::from_slice::<Value>(data)
+        && !has_repeated_members(data)
+    {
+        assert!(
+            path_resolves(&body, &field.path, &REQUIRED, true),
+            "{e} names {:?}, which is not in {body}",
+            field.path
+        );
+    }
+}
 
 fn check_scores(request: &ScoreRequest) {
     let report = futures::executor::block_on(SCORER.score_report(request));

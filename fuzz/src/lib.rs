@@ -59,6 +59,73 @@ fn resolve(node: &Value, rest: &str, top: bool, missing: &[&str], strings: bool)
     }
 }
 
+/// Whether some object in the JSON `data` has a member name twice (false when `data` is not
+/// JSON).
+#[must_use]
+pub fn has_repeated_members(data: &[u8]) -> bool {
+    serde_json::from_slice::<Repeats>(data).is_ok_and(|Repeats(repeated)| repeated)
+}
+
+/// Whether a JSON value repeats a member name in any of its objects.
+struct Repeats(bool);
+
+impl<'de> serde::Deserialize<'de> for Repeats {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RepeatsVisitor)
+    }
+}
+
+struct RepeatsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for RepeatsVisitor {
+    type Value = Repeats;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Repeats, E> {
+        Ok(Repeats(false))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Repeats, E> {
+        Ok(Repeats(false))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Repeats, E> {
+        Ok(Repeats(false))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Repeats, E> {
+        Ok(Repeats(false))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Repeats, E> {
+        Ok(Repeats(false))
+    }
+
+    fn visit_unit<E>(self) -> Result<Repeats, E> {
+        Ok(Repeats(false))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Repeats, A::Error> {
+        let mut repeated = false;
+        while let Some(Repeats(inner)) = seq.next_element()? {
+            repeated |= inner;
+        }
+        Ok(Repeats(repeated))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Repeats, A::Error> {
+        let mut names = std::collections::HashSet::new();
+        let mut repeated = false;
+        while let Some((name, Repeats(inner))) = map.next_entry::<String, Repeats>()? {
+            repeated |= inner | !names.insert(name);
+        }
+        Ok(Repeats(repeated))
+    }
+}
+
 /// `[digits]` at the start of `text`: the index and what follows.
 fn index(text: &str) -> Option<(usize, &str)> {
     let inner = text.strip_prefix('[')?;

@@ -25,6 +25,7 @@ use aq_core::runtime::{FixedClock, SequentialIds};
 use chrono::{TimeZone, Utc};
 use insights_system::TokioTimer;
 use racs_core::{Limits, RacsConfig, RoutePlan, ScoreRequest, ScoreResponse, Scorer, plan_route};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// The body `insights-load` sends for the HTTP ratio, byte for byte.
@@ -37,7 +38,11 @@ fn parse_tree(body: &[u8]) -> Value {
 
 #[inline(never)]
 fn check_tree(body: &Value, limits: &Limits) -> ScoreRequest {
-    ScoreRequest::from_json(body, limits).expect("the body is a valid request")
+    let request = ScoreRequest::deserialize(body).expect("the body is a request");
+    request
+        .validate(limits)
+        .expect("the body is a valid request");
+    request
 }
 
 #[inline(never)]

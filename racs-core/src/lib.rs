@@ -2,9 +2,9 @@
 //!
 //! This crate implements operation 2 of the insights API, "score routes", as a library:
 //!
-//! - [`ScoreRequest::from_json`] parses and checks a request body, reporting problems with their
-//!   JSON path ([`RequestError`]); polylines come as arrays of `[lon, lat]` pairs, as strings
-//!   holding such arrays, or as Google encoded polylines ([`decode_polyline`]).
+//! - [`ScoreRequest::from_json_slice`] reads and checks a request body, reporting problems with
+//!   their JSON path ([`RequestError`]); polylines come as arrays of `[lon, lat]` pairs, as
+//!   strings holding such arrays, or as Google encoded polylines ([`decode_polyline`]).
 //! - [`Scorer`] scores every route concurrently against an [`aq_core::AirQualitySource`]: it
 //!   plans samples evenly in time along the route ([`plan_route`]), asks the source for all of
 //!   them in one call, and takes the time-weighted mean cleanliness index ([`score_samples`]),
@@ -50,7 +50,7 @@
 //!     ],
 //!     "routesSort": "desc"
 //! });
-//! let request = ScoreRequest::from_json(&body, &Limits::default())?;
+//! let request = ScoreRequest::from_json_slice(body.to_string().as_bytes(), &Limits::default())?;
 //! let response = scorer.score(&request).await;
 //!
 //! let order: Vec<_> = response.racss.iter().map(|r| (r.route_id.as_str(), r.racs)).collect();

@@ -103,6 +103,21 @@ pub fn polyline_length_m(polyline: &[Position]) -> f64 {
     polyline.windows(2).map(|w| w[0].distance_m(w[1])).sum()
 }
 
+/// How many intervals between samples a route of `length_m` metres and `duration_s` seconds
+/// gets: one sample every [`RacsConfig::sample_interval_s`] and every
+/// [`RacsConfig::sample_spacing_m`], within [`RacsConfig::min_samples`] and
+/// [`RacsConfig::max_samples`]. The samples are one more than the intervals.
+pub(crate) fn sample_intervals(length_m: f64, duration_s: f64, config: &RacsConfig) -> usize {
+    let needed = (duration_s / config.sample_interval_s)
+        .ceil()
+        .max((length_m / config.sample_spacing_m).ceil())
+        .max(config.min_samples.saturating_sub(1) as f64)
+        .max(1.0);
+    let cap = config.max_samples.max(2) - 1;
+    // Cast after the cap, so it cannot truncate (NaN casts to 0).
+    needed.min(cap as f64) as usize
+}
+
 /// Plans the samples of a route that leaves at `departure` and takes `duration_s` seconds.
 ///
 /// A sample falls at least every [`RacsConfig::sample_interval_s`] and every
@@ -174,14 +189,7 @@ pub fn plan_route(
         return Err(unusable);
     }
 
-    let needed = (duration_s / config.sample_interval_s)
-        .ceil()
-        .max((total / config.sample_spacing_m).ceil())
-        .max(config.min_samples.saturating_sub(1) as f64)
-        .max(1.0);
-    let cap = config.max_samples.max(2) - 1;
-    // Cast after the cap, so it cannot truncate.
-    let intervals = needed.min(cap as f64) as usize;
+    let intervals = sample_intervals(total, duration_s, config);
 
     let mut queries = Vec::with_capacity(intervals + 1);
     let mut segment = 0;

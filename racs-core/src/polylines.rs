@@ -6,12 +6,13 @@
 //! format, so a string starting with it that is not valid JSON is tried as an encoded polyline
 //! before it is refused.)
 
-use aq_core::Position;
-use geo::{Coord, LineString};
-use serde_json::Value;
-use thiserror::Error;
+use std::fmt;
 
-use crate::request::{RequestError, kind};
+use aq_core::Position;
+use aq_core::json::Number;
+use geo::{Coord, LineString};
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, SeqAccess, Visitor};
+use thiserror::Error;
 
 /// Google's encoded polylines in this API carry five decimal places.
 const PRECISION: u32 = 5;
@@ -47,14 +48,6 @@ pub enum EncodedPolylineError {
         /// What is out of range, e.g. `latitude 95.1 is outside [-90, 90]`.
         problem: String,
     },
-    /// More vertices than the request limits allow.
-    #[error("{count} vertices are more than the limit of {limit}")]
-    TooManyVertices {
-        /// How many the string holds.
-        count: usize,
-        /// The limit.
-        limit: usize,
-    },
 }
 
 /// Decodes a Google encoded polyline (precision 5) into positions.
@@ -71,77 +64,7 @@ pub enum EncodedPolylineError {
 /// [`EncodedPolylineError`] when the string is not in the format or a coordinate is out of
 /// range.
 pub fn decode_polyline(encoded: &str) -> Result<Vec<Position>, EncodedPolylineError> {
-    decode_limited(encoded, usize::MAX)
-}
-
-/// Encodes positions as a Google encoded polyline (precision 5), the inverse of
-/// [`decode_polyline`] up to the format's rounding to 1e-5 degrees.
-///
-/// ```
-/// use aq_core::Position;
-///
-/// let line = [
-///     Position::new(-120.2, 38.5).unwrap(),
-///     Position::new(-120.95, 40.7).unwrap(),
-///     Position::new(-126.453, 43.252).unwrap(),
-/// ];
-/// assert_eq!(racs_core::encode_polyline(&line), "_p~iF~ps|U_ulLnnqC_mqNvxq`@");
-/// ```
-#[must_use]
-pub fn encode_polyline(line: &[Position]) -> String {
-    let coords = line.iter().map(|p| Coord {
-        x: p.lon(),
-        y: p.lat(),
-    });
-    // Positions are in range by construction, the only thing the encoder checks.
-    ::polyline::encode_coordinates(coords, PRECISION).unwrap_or_default()
-}
-
-/// Checks the string against the format before decoding, so that the decoder only ever sees
-/// well-formed input (a run of oversized values could otherwise overflow its accumulators), and
-/// counts the vertices so that a too-long polyline is refused before it is decoded.
-fn prescan(encoded: &str) -> Result<usize, EncodedPolylineError> {
-    // A coordinate difference at precision 5 fits in 28 bits, i.e. 6 chunks of 5 bits; one more
-    // is tolerated for encoders that pad.
-    const MAX_CHUNKS: usize = 7;
-    let mut values = 0usize;
-    let mut chunks = 0usize;
-    for (offset, character) in encoded.char_indices() {
-        if !('?'..='~').contains(&character) {
-            return Err(EncodedPolylineError::BadCharacter { character, offset });
-        }
-        chunks += 1;
-        if chunks > MAX_CHUNKS {
-            return Err(EncodedPolylineError::ValueTooLong { offset });
-        }
-        if (character as u32 - 63) < 0x20 {
-            values += 1;
-            chunks = 0;
-        }
-    }
-    if chunks > 0 {
-        return Err(EncodedPolylineError::Truncated);
-    }
-    if values % 2 == 1 {
-        return Err(EncodedPolylineError::MissingLongitude);
-    }
-    Ok(values / 2)
-}
-
-/// The vertex a byte offset of the encoded string belongs to (two values per vertex).
-fn vertex_at(encoded: &str, offset: usize) -> usize {
-    let values_before = encoded.as_bytes()[..offset.min(encoded.len())]
-        .iter()
-        .filter(|&&b| b.wrapping_sub(63) < 0x20)
-        .count();
-    values_before / 2
-}
-
-fn decode_limited(encoded: &str, limit: usize) -> Result<Vec<Position>, EncodedPolylineError> {
-    let count = prescan(encoded)?;
-    if count > limit {
-        return Err(EncodedPolylineError::TooManyVertices { count, limit });
-    }
+    prescan(encoded)?;
     let line: LineString<f64> =
         ::polyline::decode_polyline(encoded, PRECISION).map_err(|e| match e {
             ::polyline::errors::PolylineError::LatitudeCoordError { coord, idx } => {
@@ -172,126 +95,155 @@ fn decode_limited(encoded: &str, limit: usize) -> Result<Vec<Position>, EncodedP
         .collect()
 }
 
-/// Reads the `polyline` member at `path` in any of its three forms.
-pub(crate) fn parse_polyline(
-    value: &Value,
-    path: &str,
-    max_vertices: usize,
-) -> Result<Vec<Position>, RequestError> {
-    match value {
-        Value::Array(items) => parse_pairs(items, path, max_vertices),
-        Value::String(s) => parse_string(s, path, max_vertices),
-        Value::Null => Err(RequestError::invalid(path, MISSING)),
-        other => Err(RequestError::invalid(
-            path,
-            format!(
-                "expected an array of [lon, lat] pairs or an encoded polyline string, found {}",
-                kind(other)
-            ),
-        )),
+/// Encodes positions as a Google encoded polyline (precision 5), the inverse of
+/// [`decode_polyline`] up to the format's rounding to 1e-5 degrees.
+///
+/// ```
+/// use aq_core::Position;
+///
+/// let line = [
+///     Position::new(-120.2, 38.5).unwrap(),
+///     Position::new(-120.95, 40.7).unwrap(),
+///     Position::new(-126.453, 43.252).unwrap(),
+/// ];
+/// assert_eq!(racs_core::encode_polyline(&line), "_p~iF~ps|U_ulLnnqC_mqNvxq`@");
+/// ```
+#[must_use]
+pub fn encode_polyline(line: &[Position]) -> String {
+    let coords = line.iter().map(|p| Coord {
+        x: p.lon(),
+        y: p.lat(),
+    });
+    // Positions are in range by construction, the only thing the encoder checks.
+    ::polyline::encode_coordinates(coords, PRECISION).unwrap_or_default()
+}
+
+/// Checks the string against the format before decoding, so that the decoder only ever sees
+/// well-formed input (a run of oversized values could otherwise overflow its accumulators).
+fn prescan(encoded: &str) -> Result<(), EncodedPolylineError> {
+    // A coordinate difference at precision 5 fits in 28 bits, i.e. 6 chunks of 5 bits; one more
+    // is tolerated for encoders that pad.
+    const MAX_CHUNKS: usize = 7;
+    let mut values = 0usize;
+    let mut chunks = 0usize;
+    for (offset, character) in encoded.char_indices() {
+        if !('?'..='~').contains(&character) {
+            return Err(EncodedPolylineError::BadCharacter { character, offset });
+        }
+        chunks += 1;
+        if chunks > MAX_CHUNKS {
+            return Err(EncodedPolylineError::ValueTooLong { offset });
+        }
+        if (character as u32 - 63) < 0x20 {
+            values += 1;
+            chunks = 0;
+        }
+    }
+    if chunks > 0 {
+        return Err(EncodedPolylineError::Truncated);
+    }
+    if values % 2 == 1 {
+        return Err(EncodedPolylineError::MissingLongitude);
+    }
+    Ok(())
+}
+
+/// The vertex a byte offset of the encoded string belongs to (two values per vertex).
+fn vertex_at(encoded: &str, offset: usize) -> usize {
+    let values_before = encoded.as_bytes()[..offset.min(encoded.len())]
+        .iter()
+        .filter(|&&b| b.wrapping_sub(63) < 0x20)
+        .count();
+    values_before / 2
+}
+
+/// Reads a route's `polyline` member in any of its three forms (for
+/// `#[serde(deserialize_with = "...")]`). A problem inside the array form names its vertex
+/// through the path (`routes[1].polyline[7]`); one inside a string names it in the message.
+pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<Position>, D::Error> {
+    deserializer.deserialize_any(PolylineVisitor)
+}
+
+struct PolylineVisitor;
+
+impl<'de> Visitor<'de> for PolylineVisitor {
+    type Value = Vec<Position>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of [lon, lat] pairs or an encoded polyline string")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut line = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(Vertex(position)) = seq.next_element()? {
+            line.push(position);
+        }
+        Ok(line)
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        parse_string(s).map_err(E::custom)
     }
 }
 
-pub(crate) const MISSING: &str =
-    "missing; expected an array of [lon, lat] pairs or an encoded polyline string";
+/// One `[lon, lat]` pair of the array form: exactly two numbers, in range.
+struct Vertex(Position);
 
-/// Reads a `polyline` member given as a string, at `path`: a JSON array of pairs inside the
-/// string, or an encoded polyline.
-pub(crate) fn parse_string(
-    s: &str,
-    path: &str,
-    max_vertices: usize,
-) -> Result<Vec<Position>, RequestError> {
+impl<'de> Deserialize<'de> for Vertex {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(VertexVisitor)
+    }
+}
+
+struct VertexVisitor;
+
+impl<'de> Visitor<'de> for VertexVisitor {
+    type Value = Vertex;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a [lon, lat] pair")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vertex, A::Error> {
+        let lon = seq
+            .next_element_seed(Number("longitude"))?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let lat = seq
+            .next_element_seed(Number("latitude"))?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        let mut extra = 0;
+        while seq.next_element::<IgnoredAny>()?.is_some() {
+            extra += 1;
+        }
+        if extra > 0 {
+            return Err(de::Error::invalid_length(2 + extra, &self));
+        }
+        Position::new(lon, lat)
+            .map(Vertex)
+            .map_err(de::Error::custom)
+    }
+}
+
+/// Reads a `polyline` given as a string: a JSON array of pairs inside the string, or an
+/// encoded polyline. The error is the message to show.
+fn parse_string(s: &str) -> Result<Vec<Position>, String> {
     if s.trim_start().starts_with('[') {
-        match serde_json::from_str::<Value>(s) {
-            Ok(Value::Array(items)) => return parse_pairs(&items, path, max_vertices),
-            Ok(other) => {
-                return Err(RequestError::invalid(
-                    path,
-                    format!(
-                        "the string holds {} instead of an array of [lon, lat] pairs",
-                        kind(&other)
-                    ),
-                ));
-            }
+        match aq_core::json::from_slice::<Vec<Vertex>>(s.as_bytes()) {
+            Ok(line) => return Ok(line.into_iter().map(|Vertex(p)| p).collect()),
+            // `[` is also a letter of the encoded alphabet.
             Err(json_error) => {
-                return decode_encoded(s, path, max_vertices).map_err(|_| {
-                    RequestError::invalid(
-                        path,
-                        format!(
-                            "the string starts like a JSON array but is not valid JSON \
-                             ({json_error}), nor an encoded polyline"
-                        ),
+                return decode_polyline(s).map_err(|_| {
+                    format!(
+                        "the string starts like a JSON array of [lon, lat] pairs but is not one \
+                         ({json_error}), nor an encoded polyline"
                     )
                 });
             }
         }
     }
-    decode_encoded(s, path, max_vertices)
-}
-
-fn decode_encoded(s: &str, path: &str, max_vertices: usize) -> Result<Vec<Position>, RequestError> {
-    decode_limited(s, max_vertices).map_err(|e| match e {
-        EncodedPolylineError::TooManyVertices { .. } => {
-            RequestError::too_large(path, e.to_string())
-        }
-        other => RequestError::invalid(path, format!("not a valid encoded polyline: {other}")),
-    })
-}
-
-fn parse_pairs(
-    items: &[Value],
-    path: &str,
-    max_vertices: usize,
-) -> Result<Vec<Position>, RequestError> {
-    if items.len() > max_vertices {
-        return Err(RequestError::too_large(
-            path,
-            format!(
-                "{} vertices are more than the limit of {max_vertices}",
-                items.len()
-            ),
-        ));
-    }
-    // Sized up front: collecting fallible items cannot know the length and grows step by step.
-    let mut line = Vec::with_capacity(items.len());
-    for (j, item) in items.iter().enumerate() {
-        // Paths are only spelt out for errors: formatting one per vertex would dominate
-        // parsing a long polyline.
-        let here = || format!("{path}[{j}]");
-        let pair = match item {
-            Value::Array(pair) if pair.len() == 2 => pair,
-            Value::Array(other) => {
-                return Err(RequestError::invalid(
-                    here(),
-                    format!(
-                        "expected a [lon, lat] pair, found an array of {} elements",
-                        other.len()
-                    ),
-                ));
-            }
-            other => {
-                return Err(RequestError::invalid(
-                    here(),
-                    format!("expected a [lon, lat] pair, found {}", kind(other)),
-                ));
-            }
-        };
-        let number = |k: usize, name: &str| {
-            pair[k].as_f64().ok_or_else(|| {
-                RequestError::invalid(
-                    format!("{}[{k}]", here()),
-                    format!("expected a number ({name}), found {}", kind(&pair[k])),
-                )
-            })
-        };
-        let lon = number(0, "longitude")?;
-        let lat = number(1, "latitude")?;
-        line.push(
-            Position::new(lon, lat).map_err(|e| RequestError::invalid(here(), e.to_string()))?,
-        );
-    }
-    Ok(line)
+    decode_polyline(s).map_err(|e| format!("not a valid encoded polyline: {e}"))
 }
 
 #[cfg(test)]
@@ -371,85 +323,89 @@ mod tests {
         );
     }
 
+    /// The polyline member of `{"polyline": <json>}`, read as a request reads it.
+    fn read(json: &str) -> Result<Vec<Position>, String> {
+        #[derive(serde::Deserialize)]
+        struct Route {
+            #[serde(deserialize_with = "deserialize")]
+            polyline: Vec<Position>,
+        }
+        aq_core::json::from_slice::<Route>(format!(r#"{{"polyline": {json}}}"#).as_bytes())
+            .map(|r| r.polyline)
+            // The position in the body says nothing here.
+            .map_err(|e| {
+                e.to_string()
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or("")
+                    .to_owned()
+            })
+    }
+
     #[test]
     fn the_three_forms_give_the_same_positions() {
         let pairs = json!([[-120.2, 38.5], [-120.95, 40.7], [-126.453, 43.252]]);
-        let from_array = parse_polyline(&pairs, "routes[0].polyline", 100).unwrap();
-        let from_string =
-            parse_polyline(&json!(pairs.to_string()), "routes[0].polyline", 100).unwrap();
-        let from_encoded = parse_polyline(
-            &json!("_p~iF~ps|U_ulLnnqC_mqNvxq`@"),
-            "routes[0].polyline",
-            100,
-        )
-        .unwrap();
+        let from_array = read(&pairs.to_string()).unwrap();
+        let from_string = read(&json!(pairs.to_string()).to_string()).unwrap();
+        let from_encoded = read(r#""_p~iF~ps|U_ulLnnqC_mqNvxq`@""#).unwrap();
+        assert_eq!(
+            from_array,
+            vec![p(-120.2, 38.5), p(-120.95, 40.7), p(-126.453, 43.252)]
+        );
         assert_eq!(from_array, from_string);
         assert_eq!(from_array, from_encoded);
     }
 
     #[test]
     fn pair_errors_carry_the_vertex_path() {
-        let err = |v: Value| {
-            parse_polyline(&v, "routes[1].polyline", 100)
-                .unwrap_err()
-                .to_string()
-        };
+        let err = |v: serde_json::Value| read(&v.to_string()).unwrap_err();
         assert_eq!(
             err(json!([[0.0, 0.0], [1.0, 91.0]])),
-            "routes[1].polyline[1]: latitude 91 is outside [-90, 90]"
+            "polyline[1]: latitude 91 is outside [-90, 90]"
         );
         assert_eq!(
             err(json!([[0.0, 0.0], [-181.5, 1.0]])),
-            "routes[1].polyline[1]: longitude -181.5 is outside [-180, 180]"
+            "polyline[1]: longitude -181.5 is outside [-180, 180]"
         );
         assert_eq!(
             err(json!([[0.0, 0.0, 5.0]])),
-            "routes[1].polyline[0]: expected a [lon, lat] pair, found an array of 3 elements"
+            "polyline[0]: invalid length 3, expected a [lon, lat] pair"
+        );
+        assert_eq!(
+            err(json!([[0.0]])),
+            "polyline[0]: invalid length 1, expected a [lon, lat] pair"
         );
         assert_eq!(
             err(json!([[0.0, "1"]])),
-            "routes[1].polyline[0][1]: expected a number (latitude), found a string"
+            "polyline[0][1]: invalid type: string \"1\", expected a number (latitude)"
         );
         assert_eq!(
             err(json!({"lon": 1})),
-            "routes[1].polyline: expected an array of [lon, lat] pairs or an encoded polyline \
-             string, found an object"
+            "polyline: invalid type: map, expected an array of [lon, lat] pairs or an encoded \
+             polyline string"
         );
-        // The same paths inside the string form.
+        // Inside the string form, the message names the vertex.
         assert_eq!(
             err(json!("[[0.0, 0.0], [1.0, 91.0]]")),
-            "routes[1].polyline[1]: latitude 91 is outside [-90, 90]"
+            "polyline: the string starts like a JSON array of [lon, lat] pairs but is not one \
+             ([1]: latitude 91 is outside [-90, 90]"
         );
-        assert!(err(json!("[[0.0, 0.0], [1.0")).contains("not valid JSON"));
-        assert!(err(json!("_p~iF ~ps|U")).contains("not a valid encoded polyline: character ' '"));
-    }
-
-    #[test]
-    fn too_many_vertices_is_too_large_in_every_form() {
-        let line: Vec<Position> = (0..5).map(|i| p(0.0, f64::from(i) * 0.001)).collect();
-        let pairs = serde_json::to_value(&line).unwrap();
-        for v in [
-            pairs.clone(),
-            json!(pairs.to_string()),
-            json!(encode_polyline(&line)),
-        ] {
-            let e = parse_polyline(&v, "routes[0].polyline", 4).unwrap_err();
-            assert!(e.is_too_large(), "{e}");
-            assert_eq!(
-                e.to_string(),
-                "routes[0].polyline: 5 vertices are more than the limit of 4"
-            );
-            assert_eq!(parse_polyline(&v, "routes[0].polyline", 5).unwrap(), line);
-        }
+        assert!(
+            err(json!("[[0.0, 0.0], [1.0"))
+                .starts_with("polyline: the string starts like a JSON array")
+        );
+        assert_eq!(
+            err(json!("_p~iF ~ps|U")),
+            "polyline: not a valid encoded polyline: character ' ' at offset 5 cannot appear in \
+             an encoded polyline"
+        );
     }
 
     #[test]
     fn a_bracketed_string_that_is_not_json_may_still_be_an_encoded_polyline() {
-        // `[` and `]` are letters of the encoded alphabet: one vertex near (0.00015, 0.00014).
-        let line = parse_polyline(&json!("[]"), "p", 10);
         // `[]` is valid JSON (an empty array), so it is the array form.
-        assert_eq!(line.unwrap(), vec![]);
-        let line = parse_polyline(&json!("[?"), "p", 10).unwrap();
-        assert_eq!(line, vec![p(0.0, 0.00014)]);
+        assert_eq!(read(r#""[]""#).unwrap(), vec![]);
+        // `[` and `]` are letters of the encoded alphabet: one vertex near (0, 0.00014).
+        assert_eq!(read(r#""[?""#).unwrap(), vec![p(0.0, 0.00014)]);
     }
 }

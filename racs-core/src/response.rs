@@ -68,7 +68,7 @@ impl ErrorCode {
     }
 }
 
-/// The wire shape of [`ErrorCode`].
+/// A route's outcome: `0` and `EMPTY` when it was scored, else the error's code and text.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = RacsError))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct ErrorBody {
@@ -105,14 +105,15 @@ pub struct RacsEntry {
     #[serde(rename = "routeId")]
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub route_id: RouteId,
-    /// The score, 0 to 100, 100 cleanest; `null` unless `error` is [`ErrorCode::Empty`].
+    /// The score, 0 to 100, 100 cleanest; `null` when the route failed (`error.code` is not 0).
     #[serde(rename = "RACS")]
     #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 100))]
     pub racs: Option<u8>,
     /// The outcome.
     #[cfg_attr(feature = "openapi", schema(value_type = ErrorBody))]
     pub error: ErrorCode,
-    /// Extension, present only when [`RacsConfig::include_details`] is set.
+    /// Extension, present only when the server is configured to add each route's details
+    /// (its length, data coverage and inhaled dose).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<RouteDetails>,
 }

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use futures::future::{Either, join_all, select};
 
 use crate::config::RacsConfig;
-use crate::plan::{GranularityProblem, plan_route};
+use crate::plan::{GranularityProblem, plan_route, polyline_length_m, sample_intervals};
 use crate::request::ScoreRequest;
 use crate::response::{ErrorCode, ScoreResponse, assemble_response};
 use crate::score::{InsufficientCoverage, RouteScore, score_samples};
@@ -178,6 +178,43 @@ impl Scorer {
         self.source.info()
     }
 
+    /// How many air-quality samples scoring `request` asks the source for, at most: what a
+    /// server weighs to decide where to run the scoring.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    ///
+    /// use aq_core::memory::FnSource;
+    /// use aq_core::runtime::{FixedClock, SequentialIds};
+    /// use aq_core::CleanlinessIndex;
+    /// use chrono::{TimeZone, Utc};
+    /// use insights_system::TokioTimer;
+    /// use racs_core::{Limits, ScoreRequest, Scorer};
+    ///
+    /// let scorer = Scorer::new(
+    ///     Arc::new(FnSource::new("flat", |_, _| CleanlinessIndex::new(70.0).ok())),
+    ///     Arc::new(FixedClock::new(Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap())),
+    ///     Arc::new(TokioTimer),
+    ///     Arc::new(SequentialIds::default()),
+    /// );
+    /// // About 1,112 m due north in 10 minutes: a sample every 30 s, 21 in all.
+    /// let body = br#"{"routes": [{"id": 1, "polyline": [[0, 0], [0, 0.01]], "routeDuration": 10}],
+    ///                 "routesSort": "desc"}"#;
+    /// let request = ScoreRequest::from_json_slice(body, &Limits::default()).unwrap();
+    /// assert_eq!(scorer.planned_samples(&request), 21);
+    /// ```
+    #[must_use]
+    pub fn planned_samples(&self, request: &ScoreRequest) -> usize {
+        request
+            .routes
+            .iter()
+            .map(|route| {
+                let length_m = polyline_length_m(&route.polyline);
+                sample_intervals(length_m, request.duration_s(route), &self.config) + 1
+            })
+            .sum()
+    }
+
     /// Scores every route of `request` and builds the response.
     pub async fn score(&self, request: &ScoreRequest) -> ScoreResponse {
         self.score_report(request).await.response
@@ -290,7 +327,7 @@ mod tests {
     }
 
     fn request(body: serde_json::Value) -> ScoreRequest {
-        ScoreRequest::from_json(&body, &Limits::default()).unwrap()
+        ScoreRequest::from_json_slice(body.to_string().as_bytes(), &Limits::default()).unwrap()
     }
 
     /// Three short routes starting at distinct longitudes 10.0, 10.1 and 10.2.

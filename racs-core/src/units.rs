@@ -3,11 +3,12 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 /// The unit of every `routeDuration` in a request (`durationUnits`; default minutes).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum DurationUnit {
     /// `s`.
     #[serde(rename = "s")]
@@ -52,7 +53,7 @@ impl DurationUnit {
 
 /// The unit of every length a response reports (`lengthUnits`; default metres).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum LengthUnit {
     /// `m`, the default.
     #[default]
@@ -122,7 +123,7 @@ impl LengthUnit {
 
 /// The order of `racss` in the response (`routesSort`, required).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RoutesSort {
     /// Cleanest first; routes without a score last.
@@ -151,7 +152,7 @@ impl RoutesSort {
 /// How the traveller moves (`travelMode`, an optional extension of the API). It sets the
 /// ventilation rate of the inhaled-dose proxy behind the `LowestExposure` recommendation.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TravelMode {
     /// On foot.
@@ -189,14 +190,47 @@ macro_rules! display_as_str {
 
 display_as_str!(DurationUnit, LengthUnit, RoutesSort, TravelMode);
 
-/// Finds the member of `all` whose wire name is `name`, for the request parser, which must list
-/// the allowed names when it finds none.
-pub(crate) fn lookup<T: Copy>(all: &[T], name: &str, as_str: fn(T) -> &'static str) -> Option<T> {
+/// Each vocabulary is read from its wire name only, and a refusal lists the allowed names,
+/// whatever was sent instead (serde's derived enums also take `{"m": null}`, and answer a
+/// number with a bare "expected value").
+macro_rules! deserialize_by_name {
+    ($($t:ty),*) => {$(
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct ByName;
+
+                impl Visitor<'_> for ByName {
+                    type Value = $t;
+
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(f, "one of {}", allowed(&<$t>::ALL, <$t>::as_str))
+                    }
+
+                    fn visit_str<E: de::Error>(self, name: &str) -> Result<$t, E> {
+                        lookup(&<$t>::ALL, name, <$t>::as_str).ok_or_else(|| {
+                            E::custom(format!(
+                                "{name:?} is not allowed; expected one of {}",
+                                allowed(&<$t>::ALL, <$t>::as_str)
+                            ))
+                        })
+                    }
+                }
+
+                deserializer.deserialize_str(ByName)
+            }
+        }
+    )*};
+}
+
+deserialize_by_name!(DurationUnit, LengthUnit, RoutesSort, TravelMode);
+
+/// Finds the member of `all` whose wire name is `name`.
+fn lookup<T: Copy>(all: &[T], name: &str, as_str: fn(T) -> &'static str) -> Option<T> {
     all.iter().copied().find(|&v| as_str(v) == name)
 }
 
 /// The allowed wire names, comma separated, for error messages.
-pub(crate) fn allowed<T: Copy>(all: &[T], as_str: fn(T) -> &'static str) -> String {
+fn allowed<T: Copy>(all: &[T], as_str: fn(T) -> &'static str) -> String {
     all.iter()
         .map(|&v| as_str(v))
         .collect::<Vec<_>>()

@@ -12,30 +12,26 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
-use racs_core::{ScoreRequest, Scorer, polyline_length_m};
+use racs_core::ScoreRequest;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{ApiError, ErrorCode};
-use crate::spool::{Spool, SpoolError, SpoolPages};
+use crate::spool::{AbandonOnDrop, Spool, SpoolError, SpoolPages};
 use crate::state::AppState;
 use crate::{RequestId, store_unavailable};
 
 /// The query string of the API: the key.
-#[derive(Debug, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug)]
 pub(crate) struct KeyQuery {
     /// The API key.
     pub key: Option<String>,
 }
 
 impl KeyQuery {
-    /// The query string's `key`, read with `form_urlencoded` alone: axum's `Query` extractor
-    /// adds serde_urlencoded and serde_path_to_error for this one parameter (3,700
-    /// instructions a request under callgrind, against 2,700 here, most of it decoding the
-    /// key). Other parameters are ignored; a repeated `key` is refused, since which one to use
-    /// would be a guess.
+    /// The query string's `key`. Other parameters are ignored; a repeated `key` is refused,
+    /// since which one to use would be a guess.
     fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
         let query = uri.query().unwrap_or_default();
         let mut key = None;
@@ -66,7 +62,7 @@ pub(crate) struct AlertAccepted {
     pub error: Option<Value>,
 }
 
-/// `data` of [`AlertAccepted`].
+/// The `data` member of an accepted alert request.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct TokenData {
     /// Identifies this request; repeated as `TOKEN` in the webhook delivery.
@@ -82,7 +78,7 @@ pub(crate) const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idem
 /// Route-scoring requests that need at most this many air-quality samples in all are scored on
 /// the connection's own task (well under a millisecond of work); larger ones go to the
 /// blocking pool, so that they cannot stall other connections.
-const INLINE_SAMPLES: f64 = 500.0;
+const INLINE_SAMPLES: usize = 500;
 
 /// Which operation a body asks for.
 enum Operation {
@@ -114,6 +110,7 @@ pub(crate) async fn cleanest_route(
         SpoolError::Write(e) => body_unavailable(&e),
     })?;
     let spool = Arc::new(spool);
+    let _abandon = AbandonOnDrop(Arc::clone(&spool));
 
     let operation = parse_off_thread(&state, &request_id, &spool, parse_body).await??;
 
@@ -157,7 +154,7 @@ pub(crate) async fn cleanest_route(
         Operation::Routes(request) => {
             let started = Instant::now();
             let scorer = state.scorer().clone();
-            let response = if planned_samples(&scorer, &request) <= INLINE_SAMPLES {
+            let response = if scorer.planned_samples(&request) <= INLINE_SAMPLES {
                 scorer.score(&request).await
             } else {
                 // Scoring samples and weighs thousands of points per route: run it on the
@@ -172,30 +169,9 @@ pub(crate) async fn cleanest_route(
                 elapsed_ms = started.elapsed().as_millis() as u64,
                 "routes scored"
             );
-            Ok(score_response(&request_id, &response)?)
+            Ok(Json(response).into_response())
         }
     }
-}
-
-/// The scoring response as JSON, written into one buffer sized for it. axum's `Json` starts
-/// at 128 bytes and writes through `BytesMut`, which for a one-route response of about 900
-/// bytes cost some six thousand instructions in growing and small copies (callgrind).
-fn score_response(
-    request_id: &RequestId,
-    response: &racs_core::ScoreResponse,
-) -> Result<Response, ApiError> {
-    // About 250 bytes of envelope, 150 per route and 300 per recommendation (at most two).
-    let mut body = Vec::with_capacity(1024 + 150 * response.racss.len());
-    serde_json::to_writer(&mut body, response)
-        .map_err(|e| ApiError::internal(&request_id.0, &e))?;
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response())
 }
 
 /// Resolves the `key` parameter to a key id: 401 when missing, malformed, unknown or revoked.
@@ -271,27 +247,11 @@ fn check_content_encoding(headers: &HeaderMap) -> Result<(), ApiError> {
     }
 }
 
-/// About how many air-quality samples scoring `request` takes: the planner's count for each
-/// route, before its cap on very long routes.
-fn planned_samples(scorer: &Scorer, request: &ScoreRequest) -> f64 {
-    let config = scorer.config();
-    request
-        .routes
-        .iter()
-        .map(|route| {
-            let by_time = request.duration_s(route) / config.sample_interval_s;
-            let by_length = polyline_length_m(&route.polyline) / config.sample_spacing_m;
-            by_time
-                .max(by_length)
-                .max(config.min_samples as f64)
-                .min(config.max_samples as f64)
-        })
-        .sum()
-}
-
 /// Runs `parse` on the spooled body: on this task for a small body, on the blocking pool for
 /// a large one, whose parsing is CPU work (and, for a file, blocking reads) that would stall
-/// other connections.
+/// other connections. Large bodies are parsed a few at a time across the server (503 beyond),
+/// and a parse whose request was abandoned (its client went away, or its time ran out) stops
+/// at the spool's next read.
 async fn parse_off_thread<T, F>(
     state: &AppState,
     request_id: &RequestId,
@@ -305,27 +265,28 @@ where
     if spool.parse_inline() {
         return Ok(parse(state, spool));
     }
+    let permit = state.parse_permit()?;
     let (state, spool) = (state.clone(), Arc::clone(spool));
-    tokio::task::spawn_blocking(move || parse(&state, &spool))
-        .await
-        .map_err(|e| ApiError::internal(&request_id.0, &e))
+    tokio::task::spawn_blocking(move || {
+        let parsed = parse(&state, &spool);
+        drop(permit);
+        parsed
+    })
+    .await
+    .map_err(|e| ApiError::internal(&request_id.0, &e))
 }
 
 fn parse_body(state: &AppState, spool: &Spool) -> Result<Operation, ApiError> {
     // The top-level members' names, their values skipped unbuilt: which operation the body
-    // asks for is known before any of it is built (an alert request's points are then read
-    // one at a time, never as a JSON tree many times the body's size). Reading them checks
-    // the whole body's syntax.
+    // asks for is known before any of it is built. Each operation's reader then reads the body
+    // again, and refuses what its operation does not define.
     let members = top_level_members(spool)?;
     match (members.points, members.routes) {
         (true, false) => spool
             .count_points(&state.config().point_limits)
             .map(Operation::Alerts)
             .map_err(request_error),
-        (false, true) => {
-            let bytes = spool.to_bytes().map_err(|e| body_unavailable(&e))?;
-            route_request(state, &bytes).map(Operation::Routes)
-        }
+        (false, true) => route_request(state, spool).map(Operation::Routes),
         (true, true) => Err(ApiError::invalid(
             "the body has both `points` and `routes`; send an alert request (`points`) and a \
              route-scoring request (`routes`) separately",
@@ -343,8 +304,7 @@ struct TopLevel {
     routes: bool,
 }
 
-/// A top-level member's name, told apart without allocating: a map of owned names cost about
-/// five thousand instructions a request (callgrind), a tenth of reading a one-route request.
+/// A top-level member's name, as far as telling the operations apart needs it.
 #[derive(Deserialize)]
 #[serde(field_identifier, rename_all = "lowercase")]
 enum Member {
@@ -410,7 +370,7 @@ fn top_level_members(spool: &Spool) -> Result<TopLevel, ApiError> {
 /// The answer to an alert request that was refused.
 fn request_error(e: RequestError) -> ApiError {
     match e {
-        RequestError::TooManyPoints { .. } => {
+        RequestError::TooManyPoints { .. } | RequestError::CustomDataTooLarge { .. } => {
             ApiError::new(ErrorCode::PayloadTooLarge, e.to_string())
         }
         RequestError::Invalid(_) => ApiError::new(ErrorCode::InvalidRequest, e.to_string()),
@@ -428,14 +388,22 @@ fn body_unavailable(e: &dyn std::fmt::Display) -> ApiError {
     )
 }
 
-fn route_request(state: &AppState, body: &[u8]) -> Result<ScoreRequest, ApiError> {
-    ScoreRequest::from_json_slice(body, &state.config().route_limits).map_err(|e| {
-        let code = if e.is_too_large() {
-            ErrorCode::PayloadTooLarge
-        } else {
-            ErrorCode::InvalidRequest
-        };
-        ApiError::new(code, e.to_string())
+/// Reads a route-scoring request from the body: from its bytes when they are in memory, else
+/// streamed from its file.
+fn route_request(state: &AppState, spool: &Spool) -> Result<ScoreRequest, ApiError> {
+    use racs_core::RequestError as RouteError;
+    let limits = &state.config().route_limits;
+    let read = match spool.as_bytes() {
+        Some(bytes) => ScoreRequest::from_json_slice(bytes, limits),
+        None => {
+            let reader = spool.reader().map_err(|e| body_unavailable(&e))?;
+            ScoreRequest::from_reader(reader, limits)
+        }
+    };
+    read.map_err(|e| match e {
+        RouteError::Invalid(_) => ApiError::new(ErrorCode::InvalidRequest, e.to_string()),
+        RouteError::TooLarge(_) => ApiError::new(ErrorCode::PayloadTooLarge, e.to_string()),
+        RouteError::Unreadable(_) => body_unavailable(&e),
     })
 }
 

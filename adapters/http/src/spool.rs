@@ -9,6 +9,7 @@
 use std::cell::Cell;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use alerts_core::idempotency::{Fingerprint, Fingerprinter};
 use alerts_core::ports::{POINT_PAGE, PointPages, StoreError};
@@ -45,6 +46,9 @@ pub(crate) enum Spool {
         file: std::fs::File,
         /// Its length in bytes.
         len: u64,
+        /// Set once the request is abandoned: reads then fail, so that parsing on the blocking
+        /// pool, which nothing can cancel, ends at its next read.
+        abandoned: AtomicBool,
     },
 }
 
@@ -108,7 +112,11 @@ impl Spool {
         match file {
             Some((out, len)) => {
                 let out = write_out(out, pending.freeze()).await?;
-                Ok(Spool::File { file: out, len })
+                Ok(Spool::File {
+                    file: out,
+                    len,
+                    abandoned: AtomicBool::new(false),
+                })
             }
             None => Ok(Spool::Memory(concat(held))),
         }
@@ -122,6 +130,14 @@ impl Spool {
         }
     }
 
+    /// Marks the request as abandoned (its client went away, or its time ran out): reads of a
+    /// body in a file fail from now on.
+    pub(crate) fn abandon(&self) {
+        if let Spool::File { abandoned, .. } = self {
+            abandoned.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Whether the body is small enough to parse on the connection's own task.
     pub(crate) fn parse_inline(&self) -> bool {
         self.len() <= INLINE_PARSE_BYTES as u64
@@ -132,9 +148,19 @@ impl Spool {
     pub(crate) fn reader(&self) -> io::Result<Box<dyn Read + Send + '_>> {
         match self {
             Spool::Memory(bytes) => Ok(Box::new(&bytes[..])),
-            Spool::File { file, .. } => {
+            Spool::File {
+                file, abandoned, ..
+            } => {
                 let mut file = file;
                 file.seek(SeekFrom::Start(0))?;
+                let file = StopWhen {
+                    inner: file,
+                    stop: || {
+                        abandoned
+                            .load(Ordering::Relaxed)
+                            .then_some("the request was abandoned")
+                    },
+                };
                 Ok(Box::new(io::BufReader::with_capacity(
                     READ_BUFFER_BYTES,
                     file,
@@ -154,16 +180,11 @@ impl Spool {
         }
     }
 
-    /// The whole body in memory (for a route-scoring request, which is parsed whole).
-    /// Blocking I/O for a file, as [`Spool::reader`].
-    pub(crate) fn to_bytes(&self) -> io::Result<Bytes> {
+    /// The body's bytes when it is kept in memory.
+    pub(crate) fn as_bytes(&self) -> Option<&[u8]> {
         match self {
-            Spool::Memory(bytes) => Ok(bytes.clone()),
-            Spool::File { len, .. } => {
-                let mut all = Vec::with_capacity(usize::try_from(*len).unwrap_or(0));
-                self.reader()?.read_to_end(&mut all)?;
-                Ok(all.into())
-            }
+            Spool::Memory(bytes) => Some(bytes),
+            Spool::File { .. } => None,
         }
     }
 
@@ -274,9 +295,9 @@ fn produce_pages(
     let read = spool.reader().map_err(unreadable).and_then(|reader| {
         // A store that gave up (its transaction failed) ends the read at the next block,
         // rather than leaving this thread to parse the rest of the body for nothing.
-        let reader = WhileListening {
+        let reader = StopWhen {
             inner: reader,
-            listening: &listening,
+            stop: || (!listening.get()).then_some("the store stopped reading the request"),
         };
         read_points(reader, limits, |point| {
             if !listening.get() {
@@ -312,18 +333,17 @@ fn produce_pages(
     }
 }
 
-/// A reader that ends with an error once `listening` turns false.
-struct WhileListening<'a, R> {
+/// A reader that fails, saying why, once `stop` gives a reason.
+struct StopWhen<R, F> {
     inner: R,
-    listening: &'a Cell<bool>,
+    stop: F,
 }
 
-impl<R: Read> Read for WhileListening<'_, R> {
+impl<R: Read, F: Fn() -> Option<&'static str>> Read for StopWhen<R, F> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.listening.get() {
-            self.inner.read(buf)
-        } else {
-            Err(io::Error::other("the store stopped reading the request"))
+        match (self.stop)() {
+            Some(why) => Err(io::Error::other(why)),
+            None => self.inner.read(buf),
         }
     }
 }
@@ -344,6 +364,16 @@ impl PointPages for SpoolPages {
         // The sender is gone once every page was sent: the end of the points. A reader that
         // died early ends them short, which the store's count check refuses.
         Ok(pages.recv().await.transpose()?.unwrap_or_default())
+    }
+}
+
+/// Abandons a spooled request when dropped: the handler holds one, so that a request whose
+/// handler is dropped (its client went away, or its time ran out) stops its parsing too.
+pub(crate) struct AbandonOnDrop(pub(crate) Arc<Spool>);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        self.0.abandon();
     }
 }
 
@@ -396,7 +426,23 @@ mod tests {
         // Every read starts from the beginning.
         assert_eq!(read_all(&spool), large);
         assert_eq!(read_all(&spool), large);
-        assert_eq!(spool.to_bytes().unwrap(), large);
+        assert_eq!(spool.as_bytes(), None);
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_request_stops_reading_its_file() {
+        let large = body_of(8_000);
+        let spool = Arc::new(
+            Spool::receive(chunked(&large, 10_000), 1 << 30)
+                .await
+                .unwrap(),
+        );
+        let mut all = Vec::new();
+        spool.reader().unwrap().read_to_end(&mut all).unwrap();
+        assert_eq!(all, large);
+        drop(AbandonOnDrop(Arc::clone(&spool)));
+        let err = spool.reader().unwrap().read_to_end(&mut all).unwrap_err();
+        assert_eq!(err.to_string(), "the request was abandoned");
     }
 
     #[tokio::test]
@@ -417,7 +463,7 @@ mod tests {
             let spool = Spool::receive(chunked(&body, chunk), 1 << 30)
                 .await
                 .unwrap();
-            let limits = RequestLimits { max_points: 10_000 };
+            let limits = RequestLimits::default();
             let count = spool.count_points(&limits).unwrap();
             assert_eq!(count, points as u64);
             let mut pages = SpoolPages::new(Arc::new(spool), limits, count);

@@ -14,6 +14,7 @@ use governor::clock::{Clock as _, DefaultClock};
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 use racs_core::{Limits, Scorer};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::dashboard::{Dashboard, DashboardPorts};
 use crate::error::{ApiError, ErrorCode};
@@ -36,6 +37,11 @@ pub struct ApiConfig {
     pub rate_per_second: NonZeroU32,
     /// Requests a key may send in a burst above the sustained rate. Default 100.
     pub rate_burst: NonZeroU32,
+    /// Bodies larger than a few kilobytes parsed at once, across all clients; one more is
+    /// answered 503 with `Retry-After` rather than queued. Parsing holds up to a few times a
+    /// body's size in memory (a route request's decoded polylines), so this and
+    /// [`ApiConfig::max_body_bytes`] bound what parsing can hold. Default 4.
+    pub max_concurrent_parses: usize,
 }
 
 impl Default for ApiConfig {
@@ -47,6 +53,7 @@ impl Default for ApiConfig {
             request_timeout: Duration::from_secs(30),
             rate_per_second: NonZeroU32::new(50).unwrap_or(NonZeroU32::MIN),
             rate_burst: NonZeroU32::new(100).unwrap_or(NonZeroU32::MIN),
+            max_concurrent_parses: 4,
         }
     }
 }
@@ -74,6 +81,8 @@ struct Inner {
     clock: Arc<dyn Clock>,
     metrics: Metrics,
     limiter: KeyedLimiter,
+    parses: Arc<Semaphore>,
+    openapi: serde_json::Value,
     demo_data: bool,
     dashboard: Option<Dashboard>,
 }
@@ -177,6 +186,8 @@ impl AppStateBuilder {
         AppState {
             inner: Arc::new(Inner {
                 limiter: RateLimiter::keyed(quota),
+                parses: Arc::new(Semaphore::new(self.config.max_concurrent_parses)),
+                openapi: crate::openapi::document(&self.config),
                 config: self.config,
                 keys: self.keys,
                 alerts: self.alerts,
@@ -242,6 +253,24 @@ impl AppState {
     #[must_use]
     pub fn demo_data(&self) -> bool {
         self.inner.demo_data
+    }
+
+    /// The OpenAPI document, with this server's limits.
+    pub(crate) fn openapi(&self) -> &serde_json::Value {
+        &self.inner.openapi
+    }
+
+    /// A place among the [`ApiConfig::max_concurrent_parses`] large bodies parsed at once, or
+    /// 503 with `Retry-After` when all are taken.
+    pub(crate) fn parse_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        Arc::clone(&self.inner.parses)
+            .try_acquire_owned()
+            .map_err(|_| {
+                ApiError::unavailable(
+                    "the server is reading as many large requests as it can; retry shortly",
+                    Duration::from_secs(1),
+                )
+            })
     }
 
     /// 429 with `Retry-After` when `key` is over its rate.

@@ -299,10 +299,6 @@ async fn accept_refuses_keys_that_cannot_receive_alerts() {
     h.store.set_webhook_url(h.key_id, Some("  ")).await.unwrap();
     let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
     assert_eq!(err, AcceptError::WebhookNotConfigured);
-    assert_eq!(
-        (err.code(), err.http_status()),
-        ("webhook_not_configured", 400)
-    );
 
     h.store
         .set_webhook_url(h.key_id, Some("https://hooks.example/in"))
@@ -313,11 +309,11 @@ async fn accept_refuses_keys_that_cannot_receive_alerts() {
         h.store.update_rule(&rule).await.unwrap();
     }
     let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
-    assert_eq!((err.code(), err.http_status()), ("no_alert_rules", 400));
+    assert_eq!(err, AcceptError::NoAlertRules);
 
     h.store.revoke_key(h.key_id, t0()).await.unwrap();
     let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
-    assert_eq!((err.code(), err.http_status()), ("invalid_api_key", 401));
+    assert_eq!(err, AcceptError::UnknownKey);
     assert!(
         h.store
             .list_requests(h.key_id, 10)
@@ -387,10 +383,6 @@ async fn an_idempotency_key_reused_with_other_points_is_refused() {
         .await
         .unwrap_err();
     assert!(matches!(err, AcceptError::IdempotencyKeyReused), "{err:?}");
-    assert_eq!(
-        (err.code(), err.http_status()),
-        ("idempotency_key_reused", 422)
-    );
     assert_eq!(h.store.counts(t0()).await.unwrap().waiting, 1);
 }
 
@@ -1206,5 +1198,4 @@ async fn a_store_that_names_a_stored_request_for_one_without_a_key_is_a_store_fa
         matches!(err, AcceptError::Store(StoreError::Corrupt(_))),
         "not the client's reuse of a key: {err:?}"
     );
-    assert_eq!(err.http_status(), 500);
 }

@@ -72,22 +72,16 @@ pub(crate) async fn run(
             ),
         )
     };
-    let value: serde_json::Value = match serde_json::from_str(&input.request) {
-        Ok(value) => value,
-        Err(e) => {
-            return refuse(format!(
-                "The request is not valid JSON ({e}). Correct it, or reload the page for the sample."
-            ));
-        }
-    };
-    let request = match ScoreRequest::from_json(&value, &state.config().route_limits) {
-        Ok(request) => request,
-        Err(e) => {
-            return refuse(format!(
-                "The API would refuse this request: {e}. Correct it and run it again."
-            ));
-        }
-    };
+    let request =
+        match ScoreRequest::from_json_slice(input.request.as_bytes(), &state.config().route_limits)
+        {
+            Ok(request) => request,
+            Err(e) => {
+                return refuse(format!(
+                    "The API would refuse this request: {e}. Correct it and run it again."
+                ));
+            }
+        };
     let response = state.scorer().score(&request).await;
     let pieces = score_pieces(&state, &request).await;
     let json = serde_json::to_string_pretty(&response).unwrap_or_default();

@@ -117,8 +117,8 @@ impl Setup {
 
     /// Accepts a request and writes its file, so that its delivery is due.
     async fn accepted(&self) -> Token {
-        let body = serde_json::json!({"points": [{"lon": 2.35, "lat": 48.85, "id": "user-17"}]});
-        let request = AlertRequest::from_json(&body, &RequestLimits::default()).unwrap();
+        let body = br#"{"points": [{"lon": 2.35, "lat": 48.85, "id": "user-17"}]}"#;
+        let request = AlertRequest::from_json_slice(body, &RequestLimits::default()).unwrap();
         let token = self.pipeline.accept(self.key_id, request).await.unwrap();
         let written = self.run().await;
         assert!(
