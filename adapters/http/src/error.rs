@@ -171,7 +171,7 @@ pub struct ErrorEnvelope {
     pub error: ErrorBody,
 }
 
-/// The `error` member of [`ErrorEnvelope`].
+/// What went wrong: the `error` member of every error response.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     /// A stable machine-readable code, such as `invalid_request`.

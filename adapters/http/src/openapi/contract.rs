@@ -1,0 +1,331 @@
+//! The two API operations in the OpenAPI document, written as JSON Schema from the server's
+//! configured limits: the request bodies, the key as a security scheme, and every status and
+//! header the handlers answer with.
+//!
+//! The request schemas are written out rather than derived, because they state what the
+//! readers in the cores refuse (unknown members, ranges, lengths, counts) and those readers
+//! are not schema types. What JSON Schema cannot state is listed in [`UNSTATED_RULES`], which
+//! the operation's description repeats and the schema test leaves out of its generated data.
+
+use serde_json::{Value, json};
+
+use crate::state::ApiConfig;
+
+/// The name of the security scheme of the API key.
+pub(crate) const KEY_SCHEME: &str = "ApiKeyAuth";
+
+/// The rules the server applies to a request that the schema cannot state.
+pub(crate) const UNSTATED_RULES: [&str; 6] = [
+    "route ids are unique within a request (a number and a string with the same text are the same id)",
+    "ids are at most the stated number of bytes of UTF-8, not characters",
+    "a `routeDuration` is at most 7 days once converted with `durationUnits`",
+    "a polyline string is a valid Google encoded polyline (precision 5) whose vertices stay in range, or a JSON array of [lon, lat] pairs",
+    "`custom_data` is at most the stated number of bytes of JSON text",
+    "`departureTime` falls within the years 0000 to 9999 once converted to UTC",
+];
+
+/// The request-body schemas, for `components.schemas`.
+pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
+    let routes = &config.route_limits;
+    let points = &config.point_limits;
+    let id = |max_bytes: usize| {
+        json!({
+            "description": format!(
+                "A string of 1 to {max_bytes} bytes, or a number kept as its exact JSON text \
+                 (`1.50` is the id \"1.50\")."
+            ),
+            "oneOf": [
+                {"type": "string", "minLength": 1, "maxLength": max_bytes},
+                {"type": "number"}
+            ]
+        })
+    };
+    let nullable_enum = |values: &[&str], default: Option<&str>, description: &str| {
+        let mut values: Vec<Value> = values.iter().map(|v| json!(v)).collect();
+        values.push(Value::Null);
+        let mut schema = json!({"description": description, "enum": values});
+        if let Some(default) = default {
+            schema["default"] = json!(default);
+        }
+        schema
+    };
+    let names = |all: &[&'static str]| all.to_vec();
+    json!({
+        "CleanestRouteBody": {
+            "description": "`points` asks for alerts (operation 1), `routes` for route scores \
+                            (operation 2); a body with both or neither is refused. Unknown \
+                            members are refused everywhere except inside `custom_data`, and so \
+                            is a member given twice.",
+            "oneOf": [
+                {"$ref": "#/components/schemas/AlertRequest"},
+                {"$ref": "#/components/schemas/ScoreRequest"}
+            ]
+        },
+        "AlertRequest": {
+            "description": "Operation 1: request alert notifications for points.",
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["points"],
+            "properties": {
+                "points": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": points.max_points,
+                    "items": {"$ref": "#/components/schemas/AlertPoint"}
+                }
+            }
+        },
+        "AlertPoint": {
+            "description": "One point to watch.",
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["lon", "lat", "id"],
+            "properties": {
+                "lon": {"type": "number", "minimum": -180, "maximum": 180,
+                        "description": "Longitude in degrees (WGS 84)."},
+                "lat": {"type": "number", "minimum": -90, "maximum": 90,
+                        "description": "Latitude in degrees (WGS 84)."},
+                "id": id(alerts_core::request::MAX_ID_BYTES),
+                "custom_data": {
+                    "type": ["object", "null"],
+                    "description": format!(
+                        "Any JSON object, at most {} bytes of JSON text, echoed exactly as sent \
+                         (members in their order) in the output file's `custom_data`.",
+                        points.max_custom_data_bytes
+                    )
+                }
+            }
+        },
+        "ScoreRequest": {
+            "description": "Operation 2: score routes by the cleanliness of the air along them.",
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["routes", "routesSort"],
+            "properties": {
+                "routes": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": routes.max_routes,
+                    "items": {"$ref": "#/components/schemas/Route"}
+                },
+                "durationUnits": nullable_enum(
+                    &names(&racs_core::DurationUnit::ALL.map(racs_core::DurationUnit::as_str)),
+                    Some("m"),
+                    "The unit of every `routeDuration`; `null` or absent means `m`."
+                ),
+                "lengthUnits": nullable_enum(
+                    &names(&racs_core::LengthUnit::ALL.map(racs_core::LengthUnit::as_str)),
+                    Some("m"),
+                    "The unit of every length in the response; `null` or absent means `m`."
+                ),
+                "routesSort": {
+                    "description": "The order of `racss`: `desc` cleanest first, `asc` least \
+                                    clean first (failed routes last in both), `original` as sent.",
+                    "enum": racs_core::RoutesSort::ALL.map(racs_core::RoutesSort::as_str)
+                },
+                "departureTime": {
+                    "type": ["string", "null"],
+                    "format": "date-time",
+                    "description": "When the trip starts (RFC 3339); `null` or absent means now. \
+                                    Forecasts are read along the way."
+                },
+                "travelMode": nullable_enum(
+                    &names(&racs_core::TravelMode::ALL.map(racs_core::TravelMode::as_str)),
+                    None,
+                    "How the traveller moves; sets the breathing rate of the inhaled dose."
+                )
+            }
+        },
+        "Route": {
+            "description": "One route to score.",
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["id", "polyline", "routeDuration"],
+            "properties": {
+                "id": id(routes.max_route_id_bytes),
+                "polyline": {"$ref": "#/components/schemas/Polyline"},
+                "routeDuration": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "maximum": routes.max_route_duration_s,
+                    "description": format!(
+                        "The expected travel time in `durationUnits`: above 0 and at most {} s \
+                         once converted.",
+                        routes.max_route_duration_s
+                    )
+                }
+            }
+        },
+        "Polyline": {
+            "description": format!(
+                "The route's vertices in travel order, at most {}: an array of [lon, lat] \
+                 pairs, a Google encoded polyline (precision 5), or the array as a JSON string.",
+                routes.max_vertices_per_route
+            ),
+            "oneOf": [
+                {
+                    "type": "array",
+                    "maxItems": routes.max_vertices_per_route,
+                    "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 2,
+                        "prefixItems": [
+                            {"type": "number", "minimum": -180, "maximum": 180},
+                            {"type": "number", "minimum": -90, "maximum": 90}
+                        ]
+                    }
+                },
+                {
+                    "type": "string",
+                    "description": "An encoded polyline: two values a vertex, each of up to six \
+                                    characters `_` to `~` and a last one `?` to `^`.",
+                    "pattern": "^(?:[_-~]{0,6}[?-^][_-~]{0,6}[?-^])*$"
+                },
+                {
+                    "type": "string",
+                    "description": "The array of [lon, lat] pairs as JSON text.",
+                    "pattern": "^\\s*\\[[-0-9.eE+,\\[\\]\\s]*\\]\\s*$"
+                }
+            ]
+        }
+    })
+}
+
+/// `POST /insights/v1/cleanest-route`.
+pub(crate) fn cleanest_route_operation() -> Value {
+    let unstated: String = UNSTATED_RULES
+        .iter()
+        .map(|rule| format!("\n- {rule}"))
+        .collect();
+    json!({
+        "tags": ["insights"],
+        "summary": "Scores routes or requests alerts; the body decides which.",
+        "description": format!(
+            "The body's `routes` asks for route scores, its `points` for alert notifications. \
+             The server also applies these rules, which the schema cannot state; a request \
+             that breaks one is refused with 400 `invalid_request` naming the member:{unstated}"
+        ),
+        "operationId": "cleanestRoute",
+        "security": [{KEY_SCHEME: []}],
+        "parameters": [{
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": false,
+            "description": "Operation 1 only: 1 to 255 visible ASCII characters naming this \
+                            request (a UUID is usual). A retry with the same key and the same \
+                            points gets the first request's token, marked \
+                            `Idempotent-Replayed: true`, and nothing is stored or delivered \
+                            twice. Keys are kept as long as their request. Ignored by \
+                            operation 2.",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}
+        }],
+        "requestBody": {
+            "required": true,
+            "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/CleanestRouteBody"}
+            }}
+        },
+        "responses": {
+            "200": {
+                "description": "Operation 1: the request is stored and will be delivered to \
+                                the key's webhook. Operation 2: the routes are scored \
+                                (`completionStatus` may still be `Failed`).",
+                "headers": {
+                    "Idempotent-Replayed": {
+                        "description": "`true` when this answers a retry of a stored alert request",
+                        "schema": {"type": "string", "enum": ["true"]}
+                    }
+                },
+                "content": {"application/json": {"schema": {"oneOf": [
+                    {"$ref": "#/components/schemas/AlertAccepted"},
+                    {"$ref": "#/components/schemas/ScoreResponse"}
+                ]}}}
+            },
+            "400": error("`invalid_request` (the detail names the member), \
+                          `webhook_not_configured` or `no_alert_rules`"),
+            "401": error("`missing_api_key` or `invalid_api_key`"),
+            "405": error("`method_not_allowed`: the path takes POST only"),
+            "413": error("`payload_too_large`: the body, points, routes, vertices or a \
+                          `custom_data` over the limits (the detail names the limit)"),
+            "415": error("`unsupported_media_type`: the body is not JSON, or is compressed"),
+            "422": error("`idempotency_key_reused`: the `Idempotency-Key` was used before with \
+                          other points"),
+            "429": retry_later("`rate_limited`: over the key's rate"),
+            "500": error("`internal_error`: a bug; the detail holds the request id"),
+            "503": retry_later("`unavailable`: a dependency is down, or the server is busy"),
+        }
+    })
+}
+
+/// `GET` and `HEAD /insights/v1/files/{name}`.
+pub(crate) fn download_operations() -> Value {
+    let operation = |method: &str, ok: Value| {
+        json!({
+            "tags": ["insights"],
+            "summary": format!("{method} an output file through the signed URL of a webhook delivery."),
+            "operationId": format!("{}File", method.to_ascii_lowercase()),
+            "parameters": [
+                {"name": "name", "in": "path", "required": true,
+                 "description": "`<token>.ndjson`", "schema": {"type": "string"}},
+                {"name": "expires", "in": "query", "required": true,
+                 "description": "Unix time after which the URL is refused",
+                 "schema": {"type": "integer", "minimum": 0}},
+                {"name": "kid", "in": "query", "required": false,
+                 "description": "The signing key's id", "schema": {"type": "string"}},
+                {"name": "signature", "in": "query", "required": true,
+                 "description": "HMAC-SHA256 of the path, expiry and key id, hex",
+                 "schema": {"type": "string"}}
+            ],
+            "responses": {
+                "200": ok,
+                "403": error("`forbidden` (a wrong or missing signature) or `expired_url`"),
+                "404": error("`not_found`: the file is gone"),
+                "405": error("`method_not_allowed`: the path takes GET and HEAD only"),
+                "503": retry_later("`unavailable`: the file store is down"),
+            }
+        })
+    };
+    json!({
+        "get": operation("GET", json!({
+            "description": "The NDJSON file, one alert per line",
+            "content": {"application/x-ndjson": {
+                "schema": {"$ref": "#/components/schemas/AlertLine"}
+            }}
+        })),
+        "head": operation("HEAD", json!({"description": "The file's headers, without its body"})),
+    })
+}
+
+/// The key as an `apiKey` security scheme in the query parameter `key`.
+pub(crate) fn security_schemes() -> Value {
+    json!({
+        KEY_SCHEME: {
+            "type": "apiKey",
+            "in": "query",
+            "name": "key",
+            "description": "Your API key (`ik_...`), created in the dashboard or with the admin \
+                            command. Required on every API request."
+        }
+    })
+}
+
+fn error(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}
+    })
+}
+
+/// An error answer that says when to try again.
+fn retry_later(description: &str) -> Value {
+    let mut answer = error(description);
+    answer["headers"] = json!({
+        "Retry-After": {
+            "description": "Whole seconds to wait before retrying",
+            "required": true,
+            "schema": {"type": "integer", "minimum": 1}
+        }
+    });
+    answer
+}

@@ -1,0 +1,149 @@
+"""Schemathesis hooks for the schema test of `insights-server`.
+
+The OpenAPI document states every rule of the API that JSON Schema can state. The few it cannot
+are listed in the `POST /insights/v1/cleanest-route` description; a request that breaks one is
+refused with 400 `invalid_request` naming the member. These hooks leave such requests out of the
+generated data, so that the run can check that everything else the document allows is accepted
+(`positive_data_acceptance`). The limits are the server's defaults, which the test keeps.
+"""
+
+import json
+import re
+import uuid
+
+import schemathesis
+
+MAX_ROUTE_DURATION_S = 604_800
+SECONDS_PER_UNIT = {"s": 1, "m": 60, "h": 3600, None: 60}
+MAX_ID_BYTES = 256
+MAX_CUSTOM_DATA_BYTES = 16 * 1024
+IDEMPOTENCY_KEY = re.compile(r"^[!-~]{1,255}$")
+
+
+# Case hooks, because the coverage phase applies those and not the body and header hooks.
+@schemathesis.hook
+def filter_case(context, case):
+    """Keeps a request unless its body breaks a rule the document cannot state."""
+    body = case.body
+    if not isinstance(body, dict):
+        return True
+    try:
+        if isinstance(body.get("routes"), list):
+            return routes_keep_the_unstated_rules(body)
+        if isinstance(body.get("points"), list):
+            return points_keep_the_unstated_rules(body["points"])
+    except (TypeError, KeyError, AttributeError, ValueError):
+        # Data the document does not allow anyway (negative cases): keep it.
+        return True
+    return True
+
+
+@schemathesis.hook
+def map_case(context, case):
+    """Gives each request a fresh `Idempotency-Key`: reusing one with other points is rightly
+    refused with 422, and generated keys repeat."""
+    headers = case.headers
+    if headers and IDEMPOTENCY_KEY.match(str(headers.get("Idempotency-Key", ""))):
+        headers["Idempotency-Key"] = str(uuid.uuid4())
+    return case
+
+
+def id_text(value):
+    """An id as the server keeps it: a string's text, a number's JSON text as sent."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def id_fits(value):
+    return not isinstance(value, str) or len(value.encode("utf-8")) <= MAX_ID_BYTES
+
+
+def routes_keep_the_unstated_rules(body):
+    routes = [r for r in body["routes"] if isinstance(r, dict)]
+    ids = [id_text(r["id"]) for r in routes if "id" in r]
+    if len(ids) != len(set(ids)):
+        return False
+    unit = SECONDS_PER_UNIT.get(body.get("durationUnits"), 60)
+    for route in routes:
+        if not id_fits(route.get("id")):
+            return False
+        duration = route.get("routeDuration")
+        if isinstance(duration, (int, float)) and duration * unit > MAX_ROUTE_DURATION_S:
+            return False
+        polyline = route.get("polyline")
+        if isinstance(polyline, str) and not polyline_string_is_valid(polyline):
+            return False
+    return departure_in_range(body.get("departureTime"))
+
+
+def points_keep_the_unstated_rules(points):
+    for point in points:
+        if not isinstance(point, dict):
+            continue
+        if not id_fits(point.get("id")):
+            return False
+        custom = point.get("custom_data")
+        if custom is not None and len(json.dumps(custom)) > MAX_CUSTOM_DATA_BYTES:
+            return False
+    return True
+
+
+def polyline_string_is_valid(text):
+    if text.lstrip().startswith("["):
+        try:
+            pairs = json.loads(text)
+        except ValueError:
+            return encoded_polyline_is_valid(text)
+        return isinstance(pairs, list) and all(pair_is_valid(p) for p in pairs)
+    return encoded_polyline_is_valid(text)
+
+
+def pair_is_valid(pair):
+    return (
+        isinstance(pair, list)
+        and len(pair) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pair)
+        and -180 <= pair[0] <= 180
+        and -90 <= pair[1] <= 90
+    )
+
+
+def encoded_polyline_is_valid(text):
+    """Google's encoded polyline format, precision 5: every vertex in range."""
+    values, value, shift, chunks = [], 0, 0, 0
+    for character in text:
+        code = ord(character) - 63
+        if not 0 <= code <= 63:
+            return False
+        value |= (code & 0x1F) << shift
+        shift += 5
+        chunks += 1
+        if chunks > 7:
+            return False
+        if code < 0x20:
+            values.append(~(value >> 1) if value & 1 else value >> 1)
+            value, shift, chunks = 0, 0, 0
+    if chunks or len(values) % 2:
+        return False
+    lat = lon = 0
+    for i in range(0, len(values), 2):
+        lat += values[i]
+        lon += values[i + 1]
+        if not (-90 <= lat / 1e5 <= 90 and -180 <= lon / 1e5 <= 180):
+            return False
+    return True
+
+
+def departure_in_range(text):
+    """RFC 3339 keeps four-digit years; an offset can carry a time outside them in UTC."""
+    if not isinstance(text, str):
+        return True
+    year = text[:4]
+    offset = re.search(r"([+-])(\d\d):(\d\d)$", text)
+    if offset is None or offset.group(2, 3) == ("00", "00"):
+        return True
+    # Only the first and the last day of the four-digit years can cross them.
+    if year == "9999" and offset.group(1) == "-" and text[5:10] == "12-31":
+        return False
+    if year == "0000" and offset.group(1) == "+" and text[5:10] == "01-01":
+        return False
+    return True
