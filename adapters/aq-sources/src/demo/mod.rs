@@ -3,22 +3,24 @@
 //! labelled demo ([`SourceInfo::demo`]), and the attribution says so.
 //!
 //! What makes it plausible rather than random:
-//! - *weather* ([`weather`]): smooth regional variation from sums of sine waves over the unit
-//!   sphere (no seams at the antimeridian or the poles), wavelengths of roughly 700 to
+//! - *weather* (module `weather`): smooth regional variation from sums of sine waves over the
+//!   unit sphere (no seams at the antimeridian or the poles), wavelengths of roughly 700 to
 //!   2,500 km, drifting at about 500 km a day, so clean and stagnant air masses move slowly
 //!   across the map;
-//! - *cities* ([`cities`]): 32 large cities raise particulates, NO₂, CO and (some more than
-//!   others) SO₂, falling off over about 30 km; three seeded great-circle road corridors of 40
-//!   to 120 km leave each city, with narrow NO₂ and particulate plumes about 1.5 km wide;
-//! - *calendar* ([`calendar`]): a daily traffic cycle by local solar time (from the longitude)
-//!   with morning and evening rush hours and quieter weekends; more particulates in winter
-//!   (heating), more ozone in summer afternoons, and pollen seasons by latitude and day of year
-//!   (trees in spring, grasses in early summer, weeds in late summer), mirrored in the southern
-//!   hemisphere.
+//! - *cities* (module `cities`): 32 large cities raise particulates, NO₂, CO and (some more
+//!   than others) SO₂, falling off over about 30 km; three seeded great-circle road corridors
+//!   of 40 to 120 km leave each city, with narrow NO₂ and particulate plumes about 1.5 km wide;
+//! - *calendar* (module `calendar`): a daily traffic cycle by local solar time (from the
+//!   longitude) with morning and evening rush hours and quieter weekends; more particulates in
+//!   winter (heating), more ozone in summer afternoons, and pollen seasons by latitude and day
+//!   of year (trees in spring, grasses in early summer, weeds in late summer), mirrored in the
+//!   southern hemisphere.
 //!
 //! The seed drives a [`Pcg64`] generator, whose output is the same on every platform and
-//! release of `rand_pcg`, so a seed names the same weather and roads everywhere. Forecasts are
-//! the same field at future times.
+//! release of `rand_pcg`, so a seed names the same weather and roads everywhere. The values are
+//! computed with the standard `f64` functions (`sin`, `exp`, ...), whose last bits may differ
+//! between platforms' maths libraries; on one machine the same seed, place and time always give
+//! the same air. Forecasts are the same field at future times.
 
 mod calendar;
 mod cities;

@@ -118,7 +118,7 @@ pub struct StationFileConfig {
     pub bands: EaqiBands,
     /// The grain-count thresholds for pollen levels (NAB-based by default).
     pub pollen: GrainThresholds,
-    /// The source name shown in [`SourceInfo`]. Default `station-file`.
+    /// The source name shown in [`SourceInfo`](aq_core::SourceInfo). Default `station-file`.
     pub name: String,
 }
 
@@ -209,8 +209,9 @@ pub enum StationFileError {
     Config(#[from] IdwConfigError),
 }
 
-/// Stations and readings, an [`AirQualitySource`] and [`ForecastSource`] by inverse-distance
-/// weighting. See the [module documentation](self) for the formats and the rules.
+/// Stations and readings, an [`AirQualitySource`](aq_core::AirQualitySource) and
+/// [`ForecastSource`](aq_core::ForecastSource) by inverse-distance weighting. See the
+/// [module documentation](self) for the formats and the rules.
 ///
 /// ```
 /// use aq_core::{Position, Pollutant};
