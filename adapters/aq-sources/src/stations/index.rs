@@ -9,6 +9,7 @@ use crate::geo::{chord_to_m, m_to_chord, unit_vector};
 use crate::idw::Accumulator;
 use crate::values::{N_VARS, Values};
 
+/// A station: where it is, and its readings in time order.
 #[derive(Debug, Clone)]
 pub(super) struct Station {
     pub(super) position: Position,

@@ -53,6 +53,12 @@
 //! stations that have any such value are used; each quantity is weighted over the stations
 //! that have it, and the CI comes from the interpolated concentrations. No usable station within
 //! the radius, or no pollutant with an EAQI band, means not covered.
+//!
+//! # Where things are
+//!
+//! The CSV and GeoJSON readers (`csv.rs`, `geojson.rs`) and [`StationFile::from_readings`] all
+//! collect readings through one builder here, which checks that a station keeps its position;
+//! `index.rs` finds a query's stations and weighs them; `source.rs` answers the source ports.
 
 mod csv;
 mod geojson;
