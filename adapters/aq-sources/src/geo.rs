@@ -10,10 +10,40 @@ pub(crate) const EARTH_RADIUS_M: f64 = 6_371_008.8;
 /// points grow monotonically with great-circle distance, which is what lets a planar R-tree
 /// find the nearest stations on a sphere without seams at the antimeridian or the poles.
 pub(crate) fn unit_vector(p: Position) -> [f64; 3] {
-    let (lat, lon) = (p.lat().to_radians(), p.lon().to_radians());
-    let (sin_lat, cos_lat) = lat.sin_cos();
-    let (sin_lon, cos_lon) = lon.sin_cos();
+    unit_vector_deg(p.lon(), p.lat())
+}
+
+/// [`unit_vector`] of a longitude and latitude in degrees, for coordinates known to be valid.
+pub(crate) fn unit_vector_deg(lon: f64, lat: f64) -> [f64; 3] {
+    let (sin_lat, cos_lat) = lat.to_radians().sin_cos();
+    let (sin_lon, cos_lon) = lon.to_radians().sin_cos();
     [cos_lat * cos_lon, cos_lat * sin_lon, sin_lat]
+}
+
+/// The dot product of two vectors.
+pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The cross product `a × b`.
+pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// `a` scaled to length 1.
+pub(crate) fn normalize(a: [f64; 3]) -> [f64; 3] {
+    let n = dot(a, a).sqrt();
+    a.map(|x| x / n)
+}
+
+/// The straight-line distance between two points.
+pub(crate) fn chord(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    dot(d, d).sqrt()
 }
 
 /// Great-circle distance in metres for a chord of length `chord` on the unit sphere.

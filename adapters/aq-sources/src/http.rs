@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use aq_core::SourceError;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use thiserror::Error;
 
 /// A source configuration that cannot work, with what to change.
@@ -26,14 +26,14 @@ impl ConfigError {
     }
 }
 
-/// The system clock, for sources that need to know "now" (which forecast window exists).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct SystemClock;
-
-impl aq_core::runtime::Clock for SystemClock {
-    fn now(&self) -> DateTime<Utc> {
-        Utc::now()
-    }
+/// Whether an answer cached at `stored` is still fresh at `now`, answers being kept for
+/// `ttl_s` seconds.
+pub(crate) fn fresh(stored: DateTime<Utc>, now: DateTime<Utc>, ttl_s: u64) -> bool {
+    let ttl = i64::try_from(ttl_s)
+        .ok()
+        .and_then(TimeDelta::try_seconds)
+        .unwrap_or(TimeDelta::MAX);
+    now - stored < ttl
 }
 
 /// Checks a base URL and joins `path` to it.

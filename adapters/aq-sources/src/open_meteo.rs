@@ -24,7 +24,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -39,7 +39,7 @@ use aq_core::{
 };
 
 use crate::geo::solar_day_start;
-use crate::http::{self, ConfigError, SystemClock};
+use crate::http::{self, ConfigError};
 use crate::values::Values;
 
 const NAME: &str = "open-meteo";
@@ -104,18 +104,24 @@ type Cell = (i32, i32);
 
 #[derive(Debug, Default)]
 struct Cache {
-    map: HashMap<Key, (Instant, Values)>,
+    /// Each answer with the time it was fetched.
+    map: HashMap<Key, (DateTime<Utc>, Values)>,
 }
 
 /// The Open-Meteo source. See the [module documentation](self).
 ///
 /// ```
-/// use aq_sources::{OpenMeteo, OpenMeteoConfig};
+/// use std::sync::Arc;
 ///
-/// let source = OpenMeteo::new(OpenMeteoConfig::default()).unwrap();
+/// use aq_core::runtime::FixedClock;
+/// use aq_sources::{OpenMeteo, OpenMeteoConfig};
+/// use chrono::{TimeZone, Utc};
+///
+/// let clock = Arc::new(FixedClock::new(Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap()));
+/// let source = OpenMeteo::new(OpenMeteoConfig::default(), clock.clone()).unwrap();
 /// assert_eq!(aq_core::AirQualitySource::info(&source).name, "open-meteo");
 /// let bad = OpenMeteoConfig { cell_deg: 0.0, ..OpenMeteoConfig::default() };
-/// assert!(OpenMeteo::new(bad).is_err());
+/// assert!(OpenMeteo::new(bad, clock).is_err());
 /// ```
 pub struct OpenMeteo {
     client: reqwest::Client,
@@ -152,11 +158,12 @@ const POLLEN_VARS: [(&str, PollenType); 6] = [
 ];
 
 impl OpenMeteo {
-    /// A source with `config`.
+    /// A source with `config`, reading "now" from `clock`: it decides which hours the API
+    /// serves and how old a cached answer is.
     ///
     /// # Errors
     /// [`ConfigError`] when the base URL is not an http(s) URL or a number is out of range.
-    pub fn new(config: OpenMeteoConfig) -> Result<Self, ConfigError> {
+    pub fn new(config: OpenMeteoConfig, clock: Arc<dyn Clock>) -> Result<Self, ConfigError> {
         let endpoint = http::endpoint(NAME, &config.base_url, "/v1/air-quality")?;
         if !(config.cell_deg.is_finite() && config.cell_deg > 0.0 && config.cell_deg <= 5.0) {
             return Err(ConfigError::new(
@@ -189,16 +196,8 @@ impl OpenMeteo {
             endpoint,
             config,
             cache: Mutex::new(Cache::default()),
-            clock: Arc::new(SystemClock),
+            clock,
         })
-    }
-
-    /// The same source reading "now" (which decides the window of hours the API serves) from
-    /// `clock` instead of the system clock.
-    #[must_use]
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = clock;
-        self
     }
 
     fn cell(&self, p: Position) -> Cell {
@@ -225,10 +224,11 @@ impl OpenMeteo {
     /// The values of every key, from the cache or fetched in as few requests as the
     /// configuration allows.
     async fn lookup(&self, keys: &[Key]) -> Result<HashMap<Key, Values>, SourceError> {
-        let ttl = Duration::from_secs(self.config.cache_ttl_s);
+        let now = self.clock.now();
+        let fresh = |stored| http::fresh(stored, now, self.config.cache_ttl_s);
         let mut found = HashMap::with_capacity(keys.len());
         let mut wanted: BTreeMap<Cell, (i64, i64)> = BTreeMap::new();
-        let now_hour = self.clock.now().timestamp().div_euclid(3600);
+        let now_hour = now.timestamp().div_euclid(3600);
         let first = now_hour - i64::from(self.config.past_days) * 24;
         let last = now_hour + i64::from(self.config.forecast_days) * 24;
         {
@@ -241,8 +241,8 @@ impl OpenMeteo {
                     continue;
                 }
                 match cache.map.get(&key) {
-                    Some((at, v)) if at.elapsed() < ttl => {
-                        found.insert(key, *v);
+                    Some(&(at, v)) if fresh(at) => {
+                        found.insert(key, v);
                     }
                     _ if key.2 < first || key.2 > last => {
                         found.insert(key, Values::MISSING);
@@ -273,17 +273,16 @@ impl OpenMeteo {
             .cache
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let stamp = Instant::now();
         let incoming: usize = fetched.iter().map(Vec::len).sum();
         if cache.map.len() + incoming > self.config.cache_capacity {
-            cache.map.retain(|_, (at, _)| at.elapsed() < ttl);
+            cache.map.retain(|_, (at, _)| fresh(*at));
             if cache.map.len() + incoming > self.config.cache_capacity {
                 cache.map.clear();
             }
         }
         for (key, values) in fetched.into_iter().flatten() {
             found.entry(key).or_insert(values);
-            cache.map.insert(key, (stamp, values));
+            cache.map.insert(key, (now, values));
         }
         Ok(found)
     }
@@ -661,13 +660,15 @@ mod tests {
     }
 
     fn source(base_url: &str) -> OpenMeteo {
-        OpenMeteo::new(OpenMeteoConfig {
-            base_url: base_url.to_owned(),
-            timeout_ms: 2_000,
-            ..OpenMeteoConfig::default()
-        })
+        OpenMeteo::new(
+            OpenMeteoConfig {
+                base_url: base_url.to_owned(),
+                timeout_ms: 2_000,
+                ..OpenMeteoConfig::default()
+            },
+            Arc::new(FixedClock::new(now())),
+        )
         .unwrap()
-        .with_clock(Arc::new(FixedClock::new(now())))
     }
 
     fn pm25(s: Option<AirSample>) -> f64 {
@@ -738,17 +739,42 @@ mod tests {
     #[tokio::test]
     async fn cells_are_split_across_requests() {
         let server = TestServer::start(fixture).await;
-        let s = OpenMeteo::new(OpenMeteoConfig {
-            base_url: server.base_url.clone(),
-            max_locations_per_request: 2,
-            ..OpenMeteoConfig::default()
-        })
-        .unwrap()
-        .with_clock(Arc::new(FixedClock::new(now())));
+        let s = OpenMeteo::new(
+            OpenMeteoConfig {
+                base_url: server.base_url.clone(),
+                max_locations_per_request: 2,
+                ..OpenMeteoConfig::default()
+            },
+            Arc::new(FixedClock::new(now())),
+        )
+        .unwrap();
         let queries: Vec<_> = (0..5).map(|i| q(f64::from(i), 10.0, now())).collect();
         let answers = s.sample(&queries).await.unwrap();
         assert!(answers.iter().all(Option::is_some));
         assert_eq!(server.requests().len(), 3);
+    }
+
+    #[tokio::test]
+    async fn cached_answers_expire_by_the_clock() {
+        let server = TestServer::start(fixture).await;
+        let clock = Arc::new(FixedClock::new(now()));
+        let s = OpenMeteo::new(
+            OpenMeteoConfig {
+                base_url: server.base_url.clone(),
+                cache_ttl_s: 600,
+                ..OpenMeteoConfig::default()
+            },
+            clock.clone(),
+        )
+        .unwrap();
+        let query = [q(13.40, 52.52, now())];
+        s.sample(&query).await.unwrap();
+        clock.advance(chrono::Duration::seconds(599));
+        s.sample(&query).await.unwrap();
+        assert_eq!(server.requests().len(), 1, "fresh for ten minutes");
+        clock.advance(chrono::Duration::seconds(1));
+        s.sample(&query).await.unwrap();
+        assert_eq!(server.requests().len(), 2, "asked again once stale");
     }
 
     #[tokio::test]
@@ -817,13 +843,15 @@ mod tests {
     #[tokio::test]
     async fn slow_answers_time_out_and_dead_servers_are_unavailable() {
         let server = TestServer::start(|r| fixture(r).after(Duration::from_secs(3))).await;
-        let s = OpenMeteo::new(OpenMeteoConfig {
-            base_url: server.base_url.clone(),
-            timeout_ms: 200,
-            ..OpenMeteoConfig::default()
-        })
-        .unwrap()
-        .with_clock(Arc::new(FixedClock::new(now())));
+        let s = OpenMeteo::new(
+            OpenMeteoConfig {
+                base_url: server.base_url.clone(),
+                timeout_ms: 200,
+                ..OpenMeteoConfig::default()
+            },
+            Arc::new(FixedClock::new(now())),
+        )
+        .unwrap();
         assert_eq!(
             s.sample(&[q(1.0, 1.0, now())]).await,
             Err(SourceError::Timeout)

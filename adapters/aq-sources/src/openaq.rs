@@ -21,14 +21,15 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
-use chrono::DateTime;
+use chrono::{DateTime, Utc};
 use futures::{StreamExt, TryStreamExt, stream};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
+use aq_core::runtime::Clock;
 use aq_core::{
     AirQualitySource, AirSample, Concentration, EaqiBands, Pollutant, Position, SampleQuery,
     SourceError, SourceInfo,
@@ -126,21 +127,28 @@ type Latest = HashMap<u64, (i64, f64)>;
 
 type Cell = (i32, i32);
 
+/// A cached answer and when it was fetched.
 #[derive(Debug)]
 struct Timed<T> {
-    at: Instant,
+    at: DateTime<Utc>,
     value: Arc<T>,
 }
 
 /// The OpenAQ v3 source. See the [module documentation](self).
 ///
 /// ```
-/// use aq_sources::{OpenAq, OpenAqConfig};
+/// use std::sync::Arc;
 ///
+/// use aq_core::runtime::FixedClock;
+/// use aq_sources::{OpenAq, OpenAqConfig};
+/// use chrono::{TimeZone, Utc};
+///
+/// let clock = Arc::new(FixedClock::new(Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap()));
 /// // A key is required.
-/// assert!(OpenAq::new(OpenAqConfig::default()).is_err());
+/// assert!(OpenAq::new(OpenAqConfig::default(), clock.clone()).is_err());
 /// let config = OpenAqConfig { api_key: "my-key".into(), ..OpenAqConfig::default() };
-/// assert_eq!(aq_core::AirQualitySource::info(&OpenAq::new(config).unwrap()).name, "openaq");
+/// let source = OpenAq::new(config, clock).unwrap();
+/// assert_eq!(aq_core::AirQualitySource::info(&source).name, "openaq");
 /// ```
 pub struct OpenAq {
     client: reqwest::Client,
@@ -148,6 +156,7 @@ pub struct OpenAq {
     config: OpenAqConfig,
     locations: Mutex<HashMap<Cell, Timed<Vec<Location>>>>,
     latest: Mutex<HashMap<u64, Timed<Latest>>>,
+    clock: Arc<dyn Clock>,
 }
 
 impl std::fmt::Debug for OpenAq {
@@ -176,11 +185,16 @@ fn to_ug_m3(pollutant: Pollutant, unit: &str, value: f64) -> Option<f64> {
     }
 }
 
-/// Keeps a cache from growing without bound: past `limit` entries the stale ones go, and if
-/// that is not enough, all of them.
-fn trim<K: std::hash::Hash + Eq, T>(map: &mut HashMap<K, Timed<T>>, ttl: Duration, limit: usize) {
+/// Keeps a cache from growing without bound: past `limit` entries the stale ones (older than
+/// `ttl_s` seconds at `now`) go, and if that is not enough, all of them.
+fn trim<K: std::hash::Hash + Eq, T>(
+    map: &mut HashMap<K, Timed<T>>,
+    now: DateTime<Utc>,
+    ttl_s: u64,
+    limit: usize,
+) {
     if map.len() > limit {
-        map.retain(|_, t| t.at.elapsed() < ttl);
+        map.retain(|_, t| http::fresh(t.at, now, ttl_s));
         if map.len() > limit {
             map.clear();
         }
@@ -190,11 +204,11 @@ fn trim<K: std::hash::Hash + Eq, T>(map: &mut HashMap<K, Timed<T>>, ttl: Duratio
 const CACHE_LIMIT: usize = 100_000;
 
 impl OpenAq {
-    /// A source with `config`.
+    /// A source with `config`, reading from `clock` how old its cached answers are.
     ///
     /// # Errors
     /// [`ConfigError`] for a missing API key, a bad base URL, or numbers out of range.
-    pub fn new(config: OpenAqConfig) -> Result<Self, ConfigError> {
+    pub fn new(config: OpenAqConfig, clock: Arc<dyn Clock>) -> Result<Self, ConfigError> {
         if config.api_key.trim().is_empty() {
             return Err(ConfigError::new(
                 NAME,
@@ -241,6 +255,7 @@ impl OpenAq {
             config,
             locations: Mutex::new(HashMap::new()),
             latest: Mutex::new(HashMap::new()),
+            clock,
         })
     }
 
@@ -368,7 +383,7 @@ impl OpenAq {
         &self,
         cells: &HashSet<Cell>,
     ) -> Result<HashMap<Cell, Arc<Vec<Location>>>, SourceError> {
-        let ttl = Duration::from_secs(self.config.locations_ttl_s);
+        let (now, ttl_s) = (self.clock.now(), self.config.locations_ttl_s);
         let mut found = HashMap::new();
         let mut missing = Vec::new();
         {
@@ -378,7 +393,7 @@ impl OpenAq {
                 .unwrap_or_else(PoisonError::into_inner);
             for &cell in cells {
                 match cache.get(&cell) {
-                    Some(t) if t.at.elapsed() < ttl => {
+                    Some(t) if http::fresh(t.at, now, ttl_s) => {
                         found.insert(cell, Arc::clone(&t.value));
                     }
                     _ => missing.push(cell),
@@ -394,12 +409,12 @@ impl OpenAq {
             .locations
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        trim(&mut cache, ttl, CACHE_LIMIT);
+        trim(&mut cache, now, ttl_s, CACHE_LIMIT);
         for (cell, list) in fetched {
             cache.insert(
                 cell,
                 Timed {
-                    at: Instant::now(),
+                    at: now,
                     value: Arc::clone(&list),
                 },
             );
@@ -413,14 +428,14 @@ impl OpenAq {
         &self,
         ids: HashSet<u64>,
     ) -> Result<HashMap<u64, Arc<Latest>>, SourceError> {
-        let ttl = Duration::from_secs(self.config.latest_ttl_s);
+        let (now, ttl_s) = (self.clock.now(), self.config.latest_ttl_s);
         let mut found = HashMap::new();
         let mut missing = Vec::new();
         {
             let cache = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
             for id in ids {
                 match cache.get(&id) {
-                    Some(t) if t.at.elapsed() < ttl => {
+                    Some(t) if http::fresh(t.at, now, ttl_s) => {
                         found.insert(id, Arc::clone(&t.value));
                     }
                     _ => missing.push(id),
@@ -433,12 +448,12 @@ impl OpenAq {
             .try_collect()
             .await?;
         let mut cache = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
-        trim(&mut cache, ttl, CACHE_LIMIT);
+        trim(&mut cache, now, ttl_s, CACHE_LIMIT);
         for (id, latest) in fetched {
             cache.insert(
                 id,
                 Timed {
-                    at: Instant::now(),
+                    at: now,
                     value: Arc::clone(&latest),
                 },
             );
@@ -545,12 +560,17 @@ impl AirQualitySource for OpenAq {
 mod tests {
     use std::sync::atomic::{AtomicU16, Ordering};
 
+    use aq_core::runtime::FixedClock;
     use chrono::{TimeZone, Utc};
     use serde_json::json;
 
     use super::*;
     use crate::conformance::{self, Expectations};
     use crate::test_server::{Reply, Request, TestServer, dead_base_url};
+
+    fn clock() -> Arc<dyn Clock> {
+        Arc::new(FixedClock::new(t0()))
+    }
 
     fn t0() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap()
@@ -648,13 +668,44 @@ mod tests {
     }
 
     fn source(base_url: &str) -> OpenAq {
-        OpenAq::new(OpenAqConfig {
-            base_url: base_url.to_owned(),
-            api_key: "test-key".to_owned(),
-            timeout_ms: 2_000,
-            ..OpenAqConfig::default()
-        })
+        OpenAq::new(
+            OpenAqConfig {
+                base_url: base_url.to_owned(),
+                api_key: "test-key".to_owned(),
+                timeout_ms: 2_000,
+                ..OpenAqConfig::default()
+            },
+            clock(),
+        )
         .unwrap()
+    }
+
+    #[tokio::test]
+    async fn cached_answers_expire_by_the_clock() {
+        let server = TestServer::start(fixture).await;
+        let clock = Arc::new(FixedClock::new(t0()));
+        let s = OpenAq::new(
+            OpenAqConfig {
+                base_url: server.base_url.clone(),
+                api_key: "k".into(),
+                ..OpenAqConfig::default()
+            },
+            clock.clone(),
+        )
+        .unwrap();
+        let query = [q(13.40, 52.52, t0())];
+        let asked = |path: &str| server.requests().iter().filter(|r| r.path == path).count();
+        let (locations, latest) = ("/v3/locations", "/v3/locations/101/latest");
+        s.sample(&query).await.unwrap();
+        s.sample(&query).await.unwrap();
+        assert_eq!((asked(locations), asked(latest)), (1, 1));
+        // Latest values keep ten minutes, station lists six hours.
+        clock.advance(chrono::Duration::minutes(10));
+        s.sample(&query).await.unwrap();
+        assert_eq!((asked(locations), asked(latest)), (1, 2));
+        clock.advance(chrono::Duration::hours(6));
+        s.sample(&query).await.unwrap();
+        assert_eq!((asked(locations), asked(latest)), (2, 3));
     }
 
     fn get(s: Option<AirSample>, p: Pollutant) -> Option<f64> {
@@ -795,12 +846,15 @@ mod tests {
         );
 
         let slow = TestServer::start(|r| fixture(r).after(Duration::from_secs(3))).await;
-        let s = OpenAq::new(OpenAqConfig {
-            base_url: slow.base_url.clone(),
-            api_key: "k".into(),
-            timeout_ms: 200,
-            ..OpenAqConfig::default()
-        })
+        let s = OpenAq::new(
+            OpenAqConfig {
+                base_url: slow.base_url.clone(),
+                api_key: "k".into(),
+                timeout_ms: 200,
+                ..OpenAqConfig::default()
+            },
+            clock(),
+        )
         .unwrap();
         assert_eq!(
             s.sample(&[q(13.4, 52.52, t0())]).await,
@@ -820,33 +874,45 @@ mod tests {
             api_key: "k".into(),
             ..OpenAqConfig::default()
         };
-        assert!(OpenAq::new(ok.clone()).is_ok());
-        let e = OpenAq::new(OpenAqConfig {
-            api_key: " ".into(),
-            ..ok.clone()
-        })
+        assert!(OpenAq::new(ok.clone(), clock()).is_ok());
+        let e = OpenAq::new(
+            OpenAqConfig {
+                api_key: " ".into(),
+                ..ok.clone()
+            },
+            clock(),
+        )
         .unwrap_err();
         assert!(e.to_string().contains("api_key is required"), "{e}");
-        let e = OpenAq::new(OpenAqConfig {
-            idw: IdwConfig {
-                radius_m: 30_000.0,
-                ..ok.idw
+        let e = OpenAq::new(
+            OpenAqConfig {
+                idw: IdwConfig {
+                    radius_m: 30_000.0,
+                    ..ok.idw
+                },
+                ..ok.clone()
             },
-            ..ok.clone()
-        })
+            clock(),
+        )
         .unwrap_err();
         assert!(e.to_string().contains("25000"), "{e}");
-        let e = OpenAq::new(OpenAqConfig {
-            base_url: "ftp://x".into(),
-            ..ok
-        })
+        let e = OpenAq::new(
+            OpenAqConfig {
+                base_url: "ftp://x".into(),
+                ..ok
+            },
+            clock(),
+        )
         .unwrap_err();
         assert!(e.to_string().contains("http://"), "{e}");
         // The key stays out of debug output.
-        let s = OpenAq::new(OpenAqConfig {
-            api_key: "secret".into(),
-            ..OpenAqConfig::default()
-        })
+        let s = OpenAq::new(
+            OpenAqConfig {
+                api_key: "secret".into(),
+                ..OpenAqConfig::default()
+            },
+            clock(),
+        )
         .unwrap();
         assert!(!format!("{s:?}").contains("secret"));
     }

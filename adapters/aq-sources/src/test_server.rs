@@ -1,11 +1,15 @@
-//! A tiny HTTP/1.1 server on 127.0.0.1, port 0, for testing the HTTP sources against recorded
-//! response shapes: each request is answered by a closure, optionally after a delay.
+//! A small axum server on 127.0.0.1, port 0, for testing the HTTP sources against recorded
+//! response shapes: each request is answered by a closure, optionally after a delay, and every
+//! request is kept for the test to inspect.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
 use tokio::net::TcpListener;
 
 /// A request as the handler sees it.
@@ -13,7 +17,7 @@ use tokio::net::TcpListener;
 pub(crate) struct Request {
     pub(crate) path: String,
     pub(crate) query: Vec<(String, String)>,
-    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) headers: HeaderMap,
 }
 
 impl Request {
@@ -25,10 +29,7 @@ impl Request {
     }
 
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 }
 
@@ -42,11 +43,7 @@ pub(crate) struct Reply {
 
 impl Reply {
     pub(crate) fn json(body: impl Into<String>) -> Self {
-        Self {
-            status: 200,
-            body: body.into(),
-            delay: Duration::ZERO,
-        }
+        Self::status(200, body)
     }
 
     pub(crate) fn status(status: u16, body: impl Into<String>) -> Self {
@@ -65,6 +62,33 @@ impl Reply {
 
 type Handler = Arc<dyn Fn(&Request) -> Reply + Send + Sync>;
 
+/// What every request shares: the test's handler and the log of requests.
+#[derive(Clone)]
+struct Shared {
+    handler: Handler,
+    requests: Arc<Mutex<Vec<Request>>>,
+}
+
+async fn answer(State(shared): State<Shared>, uri: Uri, headers: HeaderMap) -> Response {
+    let request = Request {
+        path: uri.path().to_owned(),
+        query: form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect(),
+        headers,
+    };
+    shared.requests.lock().unwrap().push(request.clone());
+    let reply = (shared.handler)(&request);
+    tokio::time::sleep(reply.delay).await;
+    let status = StatusCode::from_u16(reply.status).unwrap();
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        reply.body,
+    )
+        .into_response()
+}
+
 pub(crate) struct TestServer {
     pub(crate) base_url: String,
     requests: Arc<Mutex<Vec<Request>>>,
@@ -75,58 +99,14 @@ impl TestServer {
     pub(crate) async fn start(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}", listener.local_addr().unwrap());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let handler: Handler = Arc::new(handler);
-        let log = Arc::clone(&requests);
+        let shared = Shared {
+            handler: Arc::new(handler),
+            requests: Arc::default(),
+        };
+        let requests = Arc::clone(&shared.requests);
+        let app = Router::new().fallback(answer).with_state(shared);
         let task = tokio::spawn(async move {
-            loop {
-                let Ok((mut stream, _)) = listener.accept().await else {
-                    return;
-                };
-                let handler = Arc::clone(&handler);
-                let log = Arc::clone(&log);
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&buf).into_owned();
-                    let mut lines = text.split("\r\n");
-                    let target = lines
-                        .next()
-                        .and_then(|l| l.split(' ').nth(1))
-                        .unwrap_or("/")
-                        .to_owned();
-                    let url = reqwest::Url::parse(&format!("http://test{target}")).unwrap();
-                    let request = Request {
-                        path: url.path().to_owned(),
-                        query: url
-                            .query_pairs()
-                            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                            .collect(),
-                        headers: lines
-                            .take_while(|l| !l.is_empty())
-                            .filter_map(|l| l.split_once(':'))
-                            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-                            .collect(),
-                    };
-                    log.lock().unwrap().push(request.clone());
-                    let reply = handler(&request);
-                    tokio::time::sleep(reply.delay).await;
-                    let head = format!(
-                        "HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                        reply.status,
-                        reply.body.len()
-                    );
-                    let _ = stream.write_all(head.as_bytes()).await;
-                    let _ = stream.write_all(reply.body.as_bytes()).await;
-                    let _ = stream.shutdown().await;
-                });
-            }
+            axum::serve(listener, app).await.unwrap();
         });
         Self {
             base_url,

@@ -189,8 +189,9 @@ pub(crate) struct Sources {
     pub(crate) forecast: Arc<dyn ForecastSource>,
 }
 
-/// Opens the source named by `settings.aq_source`.
-pub(crate) fn open_sources(settings: &Settings) -> Result<Sources> {
+/// Opens the source named by `settings.aq_source`; the sources that cache or follow the
+/// forecast window read the time from `clock`.
+pub(crate) fn open_sources(settings: &Settings, clock: &Arc<dyn Clock>) -> Result<Sources> {
     let spec = settings.aq_source.as_str();
     if spec == "demo" {
         let field = Arc::new(DemoField::new(DEMO_SEED));
@@ -201,7 +202,8 @@ pub(crate) fn open_sources(settings: &Settings) -> Result<Sources> {
     }
     if spec == "open-meteo" {
         let source = Arc::new(
-            OpenMeteo::new(OpenMeteoConfig::default()).context("cannot set up Open-Meteo")?,
+            OpenMeteo::new(OpenMeteoConfig::default(), clock.clone())
+                .context("cannot set up Open-Meteo")?,
         );
         return Ok(Sources {
             air: source.clone(),
@@ -212,15 +214,19 @@ pub(crate) fn open_sources(settings: &Settings) -> Result<Sources> {
         let api_key = std::env::var("OPENAQ_API_KEY")
             .context("--aq-source openaq needs the OPENAQ_API_KEY environment variable")?;
         let source = Arc::new(
-            OpenAq::new(OpenAqConfig {
-                api_key,
-                ..OpenAqConfig::default()
-            })
+            OpenAq::new(
+                OpenAqConfig {
+                    api_key,
+                    ..OpenAqConfig::default()
+                },
+                clock.clone(),
+            )
             .context("cannot set up OpenAQ")?,
         );
         // OpenAQ reports measurements, not forecasts: alerts read Open-Meteo's model.
         let forecast = Arc::new(
-            OpenMeteo::new(OpenMeteoConfig::default()).context("cannot set up Open-Meteo")?,
+            OpenMeteo::new(OpenMeteoConfig::default(), clock.clone())
+                .context("cannot set up Open-Meteo")?,
         );
         return Ok(Sources {
             air: source,
@@ -262,7 +268,8 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
     let files =
         insights_objects::open_files(&settings.object_store, &settings.data_dir, public_url)
             .context("cannot set up file storage (check --object-store and --data-dir)")?;
-    let sources = open_sources(settings)?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let sources = open_sources(settings, &clock)?;
     let sender: Arc<dyn WebhookSender> = Arc::new(
         HttpWebhookSender::new(WebhookHttpConfig {
             policy: webhook_policy(settings),
@@ -270,7 +277,6 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
         })
         .context("cannot set up the webhook sender")?,
     );
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
     let pipeline = Arc::new(AlertPipeline::new(
         PipelinePorts {

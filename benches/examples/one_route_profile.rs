@@ -5,16 +5,17 @@
 //! argument, default 1,000).
 //!
 //! ```sh
-//! CARGO_TARGET_DIR=~/.cache/insights/bench-target \
-//!   cargo build --release -p racs-core --example one_route_profile
+//! cargo build --release -p benches --example one_route_profile
 //! valgrind --tool=callgrind --callgrind-out-file=/tmp/racs.cg \
-//!   ~/.cache/insights/bench-target/release/examples/one_route_profile 1000
+//!   target/release/examples/one_route_profile 1000
 //! callgrind_annotate --inclusive=yes /tmp/racs.cg | grep one_route_profile::
 //! ```
 //!
+//! (With `CARGO_TARGET_DIR` set, the binary is under that directory instead of `target/`.)
+//!
 //! Each step is a function of its own that is never inlined, so its inclusive count divided by
-//! `N` is that step's cost per request. The source's cost is left out on purpose: it belongs to
-//! the source, not to this crate.
+//! `N` is that step's cost per request. The source's cost is left out on purpose: the
+//! `stations` benchmark measures the station source on its own.
 
 use std::hint::black_box;
 use std::sync::Arc;
