@@ -55,7 +55,7 @@ pub enum ReadError {
 /// let err = from_slice::<Vec<Point>>(br#"[{"lat": 1}, {"lat": 2, "lon": 3}]"#).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "[1].lon: unknown field `lon`, expected `lat` at line 1 column 28"
+///     "[1].lon: unknown field `lon`, expected `lat` at line 1 column 29"
 /// );
 /// ```
 ///
@@ -125,7 +125,7 @@ fn path_text(path: &serde_path_to_error::Path) -> String {
 /// ```
 /// use aq_core::json::{Object, from_slice};
 ///
-/// #[derive(serde::Deserialize)]
+/// #[derive(Debug, serde::Deserialize)]
 /// struct Pair { a: u8, b: u8 }
 ///
 /// let Object(pair): Object<Pair> = from_slice(br#"{"a": 1, "b": 2}"#).unwrap();
@@ -179,7 +179,7 @@ where
 /// ```
 /// use aq_core::json::{from_slice, id_text};
 ///
-/// #[derive(serde::Deserialize)]
+/// #[derive(Debug, serde::Deserialize)]
 /// struct Route { #[serde(deserialize_with = "id_text")] id: String }
 ///
 /// let ids: Vec<Route> = from_slice(
