@@ -4,6 +4,7 @@
 
 mod admin;
 mod alerts;
+mod client;
 mod crash;
 mod dashboard;
 mod errors;
