@@ -185,7 +185,7 @@ struct AlertLine {
         (status = 422, description = "`idempotency_key_reused`: the `Idempotency-Key` was used before with other points", body = ErrorEnvelope),
         (status = 429, description = "Over the key's rate; see `Retry-After`", body = ErrorEnvelope),
         (status = 500, description = "A bug; `detail` holds the request id", body = ErrorEnvelope),
-        (status = 503, description = "A dependency is down; see `Retry-After`", body = ErrorEnvelope),
+        (status = 503, description = "A dependency is down, or the request took longer than the server's request timeout (30 s by default); see `Retry-After`", body = ErrorEnvelope),
     )
 )]
 #[allow(dead_code)]
@@ -203,7 +203,12 @@ fn cleanest_route() {}
         ("signature" = String, Query, description = "HMAC-SHA256 of the path, expiry and key id, hex"),
     ),
     responses(
-        (status = 200, description = "The NDJSON file, one alert per line", content_type = "application/x-ndjson", body = AlertLine),
+        (status = 200, description = "The NDJSON file, one alert per line", content_type = "application/x-ndjson", body = AlertLine,
+            headers(
+                ("Content-Disposition" = String, description = "`attachment; filename=\"<token>.ndjson\"`: a download, never rendered"),
+                ("X-Content-Type-Options" = String, description = "`nosniff`"),
+                ("Content-Security-Policy" = String, description = "`sandbox`"),
+            )),
         (status = 403, description = "`forbidden` (bad signature) or `expired_url`", body = ErrorEnvelope),
         (status = 404, description = "The file is gone", body = ErrorEnvelope),
         (status = 503, description = "The file store is down", body = ErrorEnvelope),
