@@ -6,6 +6,7 @@ mod admin;
 mod alerts;
 mod crash;
 mod dashboard;
+mod edge;
 mod errors;
 mod harness;
 mod health;
