@@ -40,7 +40,9 @@ pub struct ConnectionLimits {
     /// How long a client has from the first byte of a request to the end of its head (request
     /// line and headers). Default 10 s: a head is a few hundred bytes, which any client sends
     /// in well under a second even on a poor mobile link, while a slow client holding a
-    /// connection open costs the server a file descriptor and a task for this long.
+    /// connection open costs the server a file descriptor and a task for this long. A value
+    /// over `idle_timeout` has the effect of `idle_timeout`, which runs until a head is
+    /// complete.
     pub header_read_timeout: Duration,
     /// How long a connection may wait for its next request (from its accept or the end of its
     /// previous response) until that request's head is complete. Default 60 s: long enough for

@@ -140,10 +140,15 @@ pub(crate) struct FileSettings {
     retention_hours: Option<u64>,
     /// How long a worker holds a job before another may take it over, in seconds.
     lease_seconds: Option<u64>,
+    /// Seconds from a request's first byte to the end of its headers.
     header_timeout_seconds: Option<u64>,
+    /// Seconds a connection may wait for its next request.
     idle_timeout_seconds: Option<u64>,
+    /// Seconds a request may take.
     request_timeout_seconds: Option<u64>,
+    /// Connections served at once.
     max_connections: Option<u32>,
+    /// Origins whose web pages may call the API.
     cors_origins: Option<Vec<String>>,
 }
 
