@@ -84,6 +84,83 @@ async fn half_open_connections_do_not_stop_healthz_and_are_closed_after_the_head
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_trickling_its_headers_is_closed_after_the_header_timeout() {
+    let deployment = Deployment::new();
+    let server = deployment.serve(&["--header-timeout-seconds", "2"]);
+    let mut stream = TcpStream::connect(addr(&server)).await.unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n")
+        .await
+        .unwrap();
+    let started = Instant::now();
+    // A header line every 300 ms: always sending, never done.
+    let mut closed_after = None;
+    while started.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut probe = [0u8; 64];
+        let readable =
+            tokio::time::timeout(Duration::from_millis(1), stream.read(&mut probe)).await;
+        let sent = stream.write_all(b"X-Slow: a\r\n").await;
+        if matches!(readable, Ok(Ok(0) | Err(_))) || sent.is_err() {
+            closed_after = Some(started.elapsed());
+            break;
+        }
+    }
+    let closed_after = closed_after.expect("a trickling client kept its connection for 10 s");
+    assert!(
+        closed_after >= Duration::from_millis(1500),
+        "closed after {closed_after:?}, before the header timeout"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_connection_is_kept_past_the_header_timeout_and_closed_after_the_idle_timeout() {
+    let deployment = Deployment::new();
+    let server = deployment.serve(&[
+        "--header-timeout-seconds",
+        "1",
+        "--idle-timeout-seconds",
+        "3",
+    ]);
+    let mut stream = TcpStream::connect(addr(&server)).await.unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0u8; 1024];
+    let n = stream.read(&mut answer).await.unwrap();
+    assert!(answer[..n].starts_with(b"HTTP/1.1 200"));
+    let answered = Instant::now();
+
+    // Kept alive past the header timeout: idle is not a slow head.
+    tokio::time::sleep(Duration::from_millis(1800)).await;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        answer[..n].starts_with(b"HTTP/1.1 200"),
+        "the kept-alive connection was closed"
+    );
+
+    let idle_from = Instant::now();
+    assert!(
+        closed_within(&mut stream, Duration::from_secs(8)).await,
+        "an idle connection stayed open"
+    );
+    let idle = idle_from.elapsed();
+    assert!(
+        idle >= Duration::from_millis(2500),
+        "closed after {idle:?} idle, before the idle timeout ({:?} after the first answer)",
+        answered.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_beyond_the_cap_wait_until_one_ends() {
     const CAP: usize = 4;
     let deployment = Deployment::new();
