@@ -2,7 +2,7 @@
 //! recommendations, and [`assemble_response`], which builds it from per-route outcomes.
 
 use aq_core::runtime::IdGenerator;
-use chrono::{DateTime, Datelike, Timelike, Utc};
+use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use uuid::Uuid;
@@ -224,8 +224,8 @@ impl CompletionStatus {
 pub struct ScoreResponse {
     /// This response's id.
     pub response_id: Uuid,
-    /// When computing ended (RFC 3339, UTC).
-    #[serde(serialize_with = "serialize_time")]
+    /// When computing ended, as [`UtcMillis`] writes it.
+    #[serde(serialize_with = "UtcMillis::serialize_time")]
     pub time: DateTime<Utc>,
     /// One entry per route, in the request's `routesSort` order.
     pub racss: Vec<RacsEntry>,
@@ -236,55 +236,91 @@ pub struct ScoreResponse {
     pub completion_status: CompletionStatus,
 }
 
-/// Writes `time` as chrono's `Serialize` does (RFC 3339, `Z`, a fraction of 3, 6 or 9 digits
-/// when there is one), without the formatting machinery and the escaping pass that chrono's
-/// `collect_str` goes through: every response has a time.
-fn serialize_time<S: Serializer>(time: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
-    let year = time.year();
-    if !(0..=9999).contains(&year) {
-        // Signed years of five digits and more are chrono's to write.
-        return time.serialize(serializer);
+/// A time as the service writes it everywhere (responses, files, admin output): RFC 3339 in
+/// UTC with exactly three fractional digits and `Z`, such as `2026-11-23T17:49:43.448Z`.
+///
+/// Milliseconds, truncated, because finer digits tell a client nothing it can use and common
+/// parsers refuse them (Python's `%f` takes at most six); always three, so that every time has
+/// the same width and a parser that expects a fraction always finds one.
+///
+/// ```
+/// use chrono::DateTime;
+/// use racs_core::UtcMillis;
+///
+/// let t = DateTime::from_timestamp(1_795_456_183, 448_122_144).unwrap();
+/// assert_eq!(UtcMillis(t).to_string(), "2026-11-23T17:49:43.448Z");
+/// assert_eq!(serde_json::to_string(&UtcMillis(t)).unwrap(), "\"2026-11-23T17:49:43.448Z\"");
+/// let whole = DateTime::from_timestamp(1_795_456_183, 0).unwrap();
+/// assert_eq!(UtcMillis(whole).to_string(), "2026-11-23T17:49:43.000Z");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UtcMillis(pub DateTime<Utc>);
+
+impl UtcMillis {
+    /// For `#[serde(serialize_with = "racs_core::UtcMillis::serialize_time")]` on a
+    /// `DateTime<Utc>` member.
+    ///
+    /// # Errors
+    /// The serializer's own.
+    pub fn serialize_time<S: Serializer>(
+        time: &DateTime<Utc>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        UtcMillis(*time).serialize(serializer)
     }
-    let (mut second, mut nano) = (time.second(), time.nanosecond());
-    // A leap second is second 60.
-    if nano >= 1_000_000_000 {
-        second += 1;
-        nano -= 1_000_000_000;
-    }
-    let mut text = Ascii::default();
-    text.digits(year.unsigned_abs(), 4);
-    text.push(b'-');
-    text.digits(time.month(), 2);
-    text.push(b'-');
-    text.digits(time.day(), 2);
-    text.push(b'T');
-    text.digits(time.hour(), 2);
-    text.push(b':');
-    text.digits(time.minute(), 2);
-    text.push(b':');
-    text.digits(second, 2);
-    if nano != 0 {
-        text.push(b'.');
-        if nano % 1_000_000 == 0 {
-            text.digits(nano / 1_000_000, 3);
-        } else if nano % 1_000 == 0 {
-            text.digits(nano / 1_000, 6);
-        } else {
-            text.digits(nano, 9);
+
+    /// The text, built in place for the four-digit years (every response has a time, and this
+    /// skips chrono's formatting machinery); `None` for the others.
+    fn ascii(&self) -> Option<Ascii> {
+        let time = self.0;
+        let year = u32::try_from(time.year()).ok().filter(|&y| y <= 9999)?;
+        let (mut second, mut nano) = (time.second(), time.nanosecond());
+        // A leap second is second 60.
+        if nano >= 1_000_000_000 {
+            second += 1;
+            nano -= 1_000_000_000;
         }
-    }
-    text.push(b'Z');
-    match std::str::from_utf8(text.as_bytes()) {
-        Ok(text) => serializer.serialize_str(text),
-        // ASCII digits and separators only; should that ever not hold, chrono writes it.
-        Err(_) => time.serialize(serializer),
+        let mut text = Ascii::default();
+        text.digits(year, 4);
+        text.push(b'-');
+        text.digits(time.month(), 2);
+        text.push(b'-');
+        text.digits(time.day(), 2);
+        text.push(b'T');
+        text.digits(time.hour(), 2);
+        text.push(b':');
+        text.digits(time.minute(), 2);
+        text.push(b':');
+        text.digits(second, 2);
+        text.push(b'.');
+        text.digits(nano / 1_000_000, 3);
+        text.push(b'Z');
+        Some(text)
     }
 }
 
-/// A short ASCII text built in place: "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ" is 30 bytes.
+impl std::fmt::Display for UtcMillis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.ascii().as_ref().and_then(Ascii::as_str) {
+            Some(text) => f.write_str(text),
+            None => f.write_str(&self.0.to_rfc3339_opts(SecondsFormat::Millis, true)),
+        }
+    }
+}
+
+impl Serialize for UtcMillis {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.ascii().as_ref().and_then(Ascii::as_str) {
+            Some(text) => serializer.serialize_str(text),
+            None => serializer.collect_str(self),
+        }
+    }
+}
+
+/// A short ASCII text built in place: "YYYY-MM-DDTHH:MM:SS.mmmZ" is 24 bytes.
 #[derive(Default)]
 struct Ascii {
-    bytes: [u8; 32],
+    bytes: [u8; 24],
     len: usize,
 }
 
@@ -302,8 +338,9 @@ impl Ascii {
         }
     }
 
-    fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
+    /// ASCII digits and separators only, so always text; `None` should that ever not hold.
+    fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(&self.bytes[..self.len]).ok()
     }
 }
 
@@ -474,11 +511,11 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Pins the response's time to chrono's own serialisation, for any instant of the
-        /// four-digit years and beyond, whole seconds, fractions of every length and leap
+        /// Pins the service's times to chrono's RFC 3339 in milliseconds, for any instant of
+        /// the four-digit years and beyond, whole seconds, fractions of every length and leap
         /// seconds.
         #[test]
-        fn times_are_written_as_chrono_writes_them(
+        fn times_are_written_to_the_millisecond_as_chrono_writes_them(
             secs in -62_167_219_300i64..253_402_300_900,
             nanos in proptest::prop_oneof![
                 proptest::strategy::Just(0u32),
@@ -496,10 +533,11 @@ mod tests {
                     .unwrap()
                     .and_utc();
             }
+            let chrono = time.to_rfc3339_opts(SecondsFormat::Millis, true);
+            proptest::prop_assert_eq!(UtcMillis(time).to_string(), chrono.clone());
             let mut ours = Vec::new();
-            serialize_time(&time, &mut serde_json::Serializer::new(&mut ours)).unwrap();
-            let ours = String::from_utf8(ours).unwrap();
-            proptest::prop_assert_eq!(ours, serde_json::to_string(&time).unwrap());
+            UtcMillis::serialize_time(&time, &mut serde_json::Serializer::new(&mut ours)).unwrap();
+            proptest::prop_assert_eq!(String::from_utf8(ours).unwrap(), format!("\"{chrono}\""));
         }
     }
 

@@ -29,19 +29,23 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::trace::TraceLayer;
 
 mod api;
+pub mod cors;
 pub mod dashboard;
 mod docs;
 pub mod error;
 pub mod files;
 pub mod metrics;
 pub mod openapi;
+pub mod serve;
 mod spool;
 pub mod state;
 
+pub use cors::AllowedOrigins;
 pub use dashboard::DashboardPorts;
 pub use error::{ApiError, ErrorCode};
 pub use files::{FileUrlRejection, FileUrlVerifier};
 pub use metrics::Metrics;
+pub use serve::{ConnectionLimits, serve, serve_with};
 pub use state::{ApiConfig, AppState, AppStateBuilder, ReadinessCheck};
 
 /// The header that carries each request's id, in requests and responses.
@@ -68,13 +72,22 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     } else {
         Router::new()
     };
-    base.merge(extra)
+    // The routes that web pages of other origins may call, when the operator allows it.
+    let mut api = Router::new()
         .route("/insights/v1/cleanest-route", post(api::cleanest_route))
         .route(
             "/insights/v1/files/{name}",
             get(files::download).head(files::download),
         )
         .route("/insights/v1/openapi.json", get(openapi::serve))
+        // Before the CORS layer, so that the layer sees (and answers) preflights that would
+        // otherwise meet this fallback.
+        .method_not_allowed_fallback(method_not_allowed);
+    if let Some(cors) = state.config().cors.layer() {
+        api = api.layer(cors);
+    }
+    base.merge(extra)
+        .merge(api)
         .route("/insights/v1/docs", get(docs::page))
         .route("/insights/v1/docs/{asset}", get(docs::asset))
         .route("/healthz", get(healthz))
@@ -82,10 +95,11 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/metrics", get(metrics_text))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(middleware::from_fn(move |req, next| {
             with_timeout(timeout, req, next)
         }))
+        // Outside the timeout, so that requests that run out of time are counted too.
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             let id = req
                 .headers()
@@ -97,29 +111,19 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         }))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(middleware::map_request(forget_client_request_id))
         .with_state(state)
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then stops accepting and lets
-/// in-flight requests finish.
-///
-/// # Errors
-/// The I/O error that ended serving.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    // The client address feeds the dashboard's sign-in rate limit.
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+/// Drops any request id the client sent, so that the request-id layer makes a fresh one: the id
+/// goes into logs and 500 details, where a client's text must never pass for the server's (or
+/// tie two requests together).
+async fn forget_client_request_id(mut req: Request) -> Request {
+    req.headers_mut().remove(REQUEST_ID_HEADER);
+    req
 }
 
-/// The request's id, as set by the request-id layer; for logs and 500 details.
+/// The request's id, made by the server for each request; for logs and 500 details.
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
 
@@ -163,11 +167,11 @@ async fn observe(State(state): State<AppState>, req: Request, next: Next) -> Res
         .get::<MatchedPath>()
         .map_or("unmatched", MatchedPath::as_str)
         .to_owned();
-    let method = req.method().as_str().to_owned();
+    let method = metrics::method_label(req.method().as_str());
     let response = next.run(req).await;
     state.metrics().observe_request(
         &route,
-        &method,
+        method,
         response.status().as_u16(),
         started.elapsed(),
     );

@@ -11,13 +11,37 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-/// Labels of a served request. `route` is the matched route template, never the raw path, so
-/// that hostile paths cannot blow up the number of series.
+/// Labels of a served request. `route` is the matched route template, never the raw path, and
+/// `method` one of [`METHOD_LABELS`], so that hostile requests cannot add series.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     route: String,
-    method: String,
+    method: &'static str,
     status: u16,
+}
+
+/// The methods counted by name: those of RFC 9110 and `PATCH`. Any other is counted as
+/// `other`, since a client may invent as many methods as it likes.
+pub const METHOD_LABELS: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+];
+
+/// The `method` label of a request with `method`.
+///
+/// ```
+/// use insights_http::metrics::method_label;
+///
+/// assert_eq!(method_label("POST"), "POST");
+/// assert_eq!(method_label("BREW"), "other");
+/// assert_eq!(method_label("post"), "other");
+/// ```
+#[must_use]
+pub fn method_label(method: &str) -> &'static str {
+    METHOD_LABELS
+        .iter()
+        .find(|&&known| known == method)
+        .copied()
+        .unwrap_or("other")
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -105,12 +129,13 @@ impl Metrics {
         }
     }
 
-    /// Counts a served request and its latency.
+    /// Counts a served request and its latency. `route` must be a route template (or a fixed
+    /// name such as `unmatched`); `method` is reduced by [`method_label`].
     pub fn observe_request(&self, route: &str, method: &str, status: u16, elapsed: Duration) {
         self.requests
             .get_or_create(&RequestLabels {
                 route: route.to_owned(),
-                method: method.to_owned(),
+                method: method_label(method),
                 status,
             })
             .inc();
@@ -172,5 +197,24 @@ mod tests {
         );
         assert!(text.contains("insights_webhook_deliveries_total{outcome=\"delivered\"} 1"));
         assert!(text.contains("insights_jobs_queued 4"));
+    }
+
+    #[test]
+    fn invented_methods_share_one_series() {
+        let m = Metrics::new();
+        for method in ["BREW", "PROPFIND", "X-1", "GET"] {
+            m.observe_request("unmatched", method, 405, Duration::from_millis(1));
+        }
+        let text = m.render();
+        assert!(
+            text.contains(
+                r#"insights_http_requests_total{route="unmatched",method="other",status="405"} 3"#
+            ),
+            "{text}"
+        );
+        assert!(
+            !text.contains("BREW") && !text.contains("PROPFIND"),
+            "{text}"
+        );
     }
 }

@@ -16,6 +16,7 @@ use governor::{Quota, RateLimiter};
 use racs_core::{Limits, Scorer};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::cors::AllowedOrigins;
 use crate::dashboard::{Dashboard, DashboardPorts};
 use crate::error::{ApiError, ErrorCode};
 use crate::files::FileUrlVerifier;
@@ -31,8 +32,13 @@ pub struct ApiConfig {
     pub route_limits: Limits,
     /// Alert-request limits (points per request, ...).
     pub point_limits: RequestLimits,
-    /// The longest a request may take before it is answered 503. Default 30 s.
+    /// The longest a request may take before it is answered 503 and its handler's work is
+    /// dropped. Default 30 s: several times what the largest request of the default limits
+    /// takes to score, so that only a stuck dependency or a client sending its body very
+    /// slowly meets it.
     pub request_timeout: Duration,
+    /// The origins whose web pages may call the API (CORS). Default: none.
+    pub cors: AllowedOrigins,
     /// Requests per second allowed per API key, sustained. Default 50.
     pub rate_per_second: NonZeroU32,
     /// Requests a key may send in a burst above the sustained rate. Default 100.
@@ -51,6 +57,7 @@ impl Default for ApiConfig {
             route_limits: Limits::default(),
             point_limits: RequestLimits::default(),
             request_timeout: Duration::from_secs(30),
+            cors: AllowedOrigins::None,
             rate_per_second: NonZeroU32::new(50).unwrap_or(NonZeroU32::MIN),
             rate_burst: NonZeroU32::new(100).unwrap_or(NonZeroU32::MIN),
             max_concurrent_parses: 4,

@@ -7,6 +7,7 @@ use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
 use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use anyhow::{Context, Result, anyhow};
 use clap::Subcommand;
+use racs_core::UtcMillis;
 use serde_json::json;
 
 use crate::config::Settings;
@@ -172,8 +173,9 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 .iter()
                 .map(|k| {
                     json!({"id": k.id.to_string(), "prefix": k.prefix, "label": k.label,
-                           "created_at": k.created_at, "last_used_at": k.last_used_at,
-                           "revoked_at": k.revoked_at, "webhook_url": k.webhook_url})
+                           "created_at": UtcMillis(k.created_at),
+                           "last_used_at": k.last_used_at.map(UtcMillis),
+                           "revoked_at": k.revoked_at.map(UtcMillis), "webhook_url": k.webhook_url})
                 })
                 .collect();
             Ok(Output {
@@ -314,10 +316,17 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                         a.error.map(|e| format!(" ({e:?})")).unwrap_or_default()
                     ));
                 }
+                let mut attempts_json = Vec::with_capacity(attempts.len());
+                for a in &attempts {
+                    let mut attempt = serde_json::to_value(a)?;
+                    // Written as every time the service writes.
+                    attempt["at"] = json!(UtcMillis(a.at));
+                    attempts_json.push(attempt);
+                }
                 json.push(json!({
-                    "token": r.token.to_string(), "received_at": r.received_at,
+                    "token": r.token.to_string(), "received_at": UtcMillis(r.received_at),
                     "points": r.points, "alerts": r.alerts, "stage": r.stage,
-                    "outcome": r.outcome, "attempts": attempts,
+                    "outcome": r.outcome, "attempts": attempts_json,
                 }));
             }
             Ok(Output {

@@ -5,8 +5,10 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
+use insights_http::{AllowedOrigins, ConnectionLimits};
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -60,6 +62,55 @@ pub(crate) struct GlobalArgs {
     #[arg(long, env = "INSIGHTS_LOG_JSON", global = true, num_args = 0..=1,
           default_missing_value = "true", value_name = "BOOL")]
     pub(crate) log_json: Option<bool>,
+
+    /// Seconds a client has from the first byte of a request to the end of its headers; a
+    /// slower client's connection is closed [default: 10].
+    #[arg(
+        long,
+        env = "INSIGHTS_HEADER_TIMEOUT_SECONDS",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub(crate) header_timeout_seconds: Option<u64>,
+
+    /// Seconds a connection may wait for its next request before it is closed [default: 60].
+    #[arg(
+        long,
+        env = "INSIGHTS_IDLE_TIMEOUT_SECONDS",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub(crate) idle_timeout_seconds: Option<u64>,
+
+    /// Seconds a request may take before it is answered 503 and its work is dropped
+    /// [default: 30].
+    #[arg(
+        long,
+        env = "INSIGHTS_REQUEST_TIMEOUT_SECONDS",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub(crate) request_timeout_seconds: Option<u64>,
+
+    /// The most connections served at once; more clients wait until one ends [default: 10000].
+    #[arg(
+        long,
+        env = "INSIGHTS_MAX_CONNECTIONS",
+        global = true,
+        value_name = "N"
+    )]
+    pub(crate) max_connections: Option<u32>,
+
+    /// Origins whose web pages may call the API (CORS), comma-separated, such as
+    /// `https://app.example.org`, or `*` for any [default: none].
+    #[arg(
+        long,
+        env = "INSIGHTS_CORS_ORIGINS",
+        global = true,
+        value_delimiter = ',',
+        value_name = "ORIGINS"
+    )]
+    pub(crate) cors_origins: Option<Vec<String>>,
 }
 
 /// The same settings as they may appear in the TOML file.
@@ -89,6 +140,16 @@ pub(crate) struct FileSettings {
     retention_hours: Option<u64>,
     /// How long a worker holds a job before another may take it over, in seconds.
     lease_seconds: Option<u64>,
+    /// Seconds from a request's first byte to the end of its headers.
+    header_timeout_seconds: Option<u64>,
+    /// Seconds a connection may wait for its next request.
+    idle_timeout_seconds: Option<u64>,
+    /// Seconds a request may take.
+    request_timeout_seconds: Option<u64>,
+    /// Connections served at once.
+    max_connections: Option<u32>,
+    /// Origins whose web pages may call the API.
+    cors_origins: Option<Vec<String>>,
 }
 
 /// The resolved settings.
@@ -128,6 +189,12 @@ pub(crate) struct Settings {
     /// How long a worker holds a job, in seconds: after a crash, its jobs wait this long
     /// before another worker takes them over.
     pub(crate) lease_seconds: u64,
+    /// Timeouts and the connection cap of the HTTP server.
+    pub(crate) connections: ConnectionLimits,
+    /// The longest a request may take.
+    pub(crate) request_timeout: Duration,
+    /// The origins whose pages may call the API.
+    pub(crate) cors_origins: AllowedOrigins,
 }
 
 /// A setting that could not be resolved.
@@ -168,6 +235,20 @@ impl Settings {
     }
 
     fn merge(args: &GlobalArgs, file: FileSettings) -> Result<Self, ConfigError> {
+        let connections = connection_limits(args, &file)?;
+        let request_timeout = seconds(
+            "request_timeout_seconds",
+            args.request_timeout_seconds
+                .or(file.request_timeout_seconds),
+            30,
+        )?;
+        let cors_origins = AllowedOrigins::parse(
+            args.cors_origins
+                .as_deref()
+                .or(file.cors_origins.as_deref())
+                .unwrap_or_default(),
+        )
+        .map_err(ConfigError::Invalid)?;
         let data_dir = args
             .data_dir
             .clone()
@@ -223,6 +304,9 @@ impl Settings {
             rate_burst: file.rate_burst.unwrap_or(100),
             retention_hours: file.retention_hours.unwrap_or(24),
             lease_seconds: file.lease_seconds.unwrap_or(300),
+            connections,
+            request_timeout,
+            cors_origins,
         };
         // A step may take a webhook's whole 10 s timeout; a shorter lease would let a second
         // worker deliver while the first is still waiting.
@@ -243,6 +327,52 @@ impl Settings {
             ));
         }
         Ok(settings)
+    }
+}
+
+/// The HTTP server's connection limits; the defaults are [`ConnectionLimits::default`]'s.
+fn connection_limits(
+    args: &GlobalArgs,
+    file: &FileSettings,
+) -> Result<ConnectionLimits, ConfigError> {
+    let defaults = ConnectionLimits::default();
+    let limits = ConnectionLimits {
+        header_read_timeout: seconds(
+            "header_timeout_seconds",
+            args.header_timeout_seconds.or(file.header_timeout_seconds),
+            defaults.header_read_timeout.as_secs(),
+        )?,
+        idle_timeout: seconds(
+            "idle_timeout_seconds",
+            args.idle_timeout_seconds.or(file.idle_timeout_seconds),
+            defaults.idle_timeout.as_secs(),
+        )?,
+        max_connections: args
+            .max_connections
+            .or(file.max_connections)
+            .unwrap_or(defaults.max_connections),
+    };
+    if limits.max_connections == 0 {
+        return Err(ConfigError::Invalid(
+            "max_connections must be at least 1".to_owned(),
+        ));
+    }
+    // The idle timer runs until a request's headers are complete, so it bounds them too.
+    if limits.header_read_timeout > limits.idle_timeout {
+        return Err(ConfigError::Invalid(format!(
+            "header_timeout_seconds ({}) must not exceed idle_timeout_seconds ({})",
+            limits.header_read_timeout.as_secs(),
+            limits.idle_timeout.as_secs()
+        )));
+    }
+    Ok(limits)
+}
+
+/// A timeout setting `name` of `value` seconds (else `default`), at least one second.
+fn seconds(name: &str, value: Option<u64>, default: u64) -> Result<Duration, ConfigError> {
+    match value.unwrap_or(default) {
+        0 => Err(ConfigError::Invalid(format!("{name} must be at least 1"))),
+        secs => Ok(Duration::from_secs(secs)),
     }
 }
 
@@ -277,6 +407,60 @@ mod tests {
         assert_eq!(s.public_url, None);
         assert_eq!(s.aq_source, "demo");
         assert!(!s.allow_private_webhooks);
+        assert_eq!(s.connections, ConnectionLimits::default());
+        assert_eq!(s.request_timeout, Duration::from_secs(30));
+        assert_eq!(s.cors_origins, AllowedOrigins::None);
+    }
+
+    #[test]
+    fn connection_settings_come_from_flags_or_the_file_and_are_checked() {
+        let file: FileSettings = toml::from_str(
+            "header_timeout_seconds = 2\nmax_connections = 5\ncors_origins = [\"https://a.example\"]\n",
+        )
+        .unwrap();
+        let args = GlobalArgs {
+            idle_timeout_seconds: Some(7),
+            ..GlobalArgs::default()
+        };
+        let s = Settings::merge(&args, file).unwrap();
+        assert_eq!(s.connections.header_read_timeout, Duration::from_secs(2));
+        assert_eq!(s.connections.idle_timeout, Duration::from_secs(7));
+        assert_eq!(s.connections.max_connections, 5);
+        assert!(matches!(s.cors_origins, AllowedOrigins::List(ref o) if o.len() == 1));
+
+        for (args, named) in [
+            (
+                GlobalArgs {
+                    request_timeout_seconds: Some(0),
+                    ..GlobalArgs::default()
+                },
+                "request_timeout_seconds",
+            ),
+            (
+                GlobalArgs {
+                    max_connections: Some(0),
+                    ..GlobalArgs::default()
+                },
+                "max_connections",
+            ),
+            (
+                GlobalArgs {
+                    header_timeout_seconds: Some(90),
+                    ..GlobalArgs::default()
+                },
+                "idle_timeout_seconds",
+            ),
+            (
+                GlobalArgs {
+                    cors_origins: Some(vec!["example.org".into()]),
+                    ..GlobalArgs::default()
+                },
+                "example.org",
+            ),
+        ] {
+            let err = Settings::merge(&args, FileSettings::default()).unwrap_err();
+            assert!(err.to_string().contains(named), "{err}");
+        }
     }
 
     #[test]

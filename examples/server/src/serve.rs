@@ -93,9 +93,7 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     ));
 
     let router = insights_http::router(state);
-    insights_http::serve(listener, router, shutdown_signal())
-        .await
-        .context("the HTTP server failed")?;
+    insights_http::serve_with(listener, router, settings.connections, shutdown_signal()).await;
 
     tracing::info!("shutting down: finishing the jobs in hand");
     let _ = stop_tx.send(true);
@@ -123,6 +121,8 @@ fn app_state(
         max_body_bytes: settings.max_body_bytes,
         rate_per_second: NonZeroU32::new(settings.rate_per_second).unwrap_or(NonZeroU32::MIN),
         rate_burst: NonZeroU32::new(settings.rate_burst).unwrap_or(NonZeroU32::MIN),
+        request_timeout: settings.request_timeout,
+        cors: settings.cors_origins.clone(),
         ..ApiConfig::default()
     };
     config.route_limits.max_routes = settings.max_routes;

@@ -253,7 +253,8 @@ pub(crate) fn cleanest_route_operation() -> Value {
                           other points"),
             "429": retry_later("`rate_limited`: over the key's rate"),
             "500": error("`internal_error`: a bug; the detail holds the request id"),
-            "503": retry_later("`unavailable`: a dependency is down, or the server is busy"),
+            "503": retry_later("`unavailable`: a dependency is down, the server is busy, or the \
+                                request took longer than the server's request timeout"),
         }
     })
 }
@@ -286,14 +287,27 @@ pub(crate) fn download_operations() -> Value {
             }
         })
     };
+    // A file carries customers' `custom_data`: it is a download, never a page.
+    let headers = json!({
+        "Content-Disposition": {
+            "description": "`attachment; filename=\"<token>.ndjson\"`: a download, never rendered",
+            "schema": {"type": "string"}
+        },
+        "X-Content-Type-Options": {"description": "`nosniff`", "schema": {"type": "string"}},
+        "Content-Security-Policy": {"description": "`sandbox`", "schema": {"type": "string"}}
+    });
     json!({
         "get": operation("GET", json!({
             "description": "The NDJSON file, one alert per line",
+            "headers": headers,
             "content": {"application/x-ndjson": {
                 "schema": {"$ref": "#/components/schemas/AlertLine"}
             }}
         })),
-        "head": operation("HEAD", json!({"description": "The file's headers, without its body"})),
+        "head": operation("HEAD", json!({
+            "description": "The file's headers, without its body",
+            "headers": headers
+        })),
     })
 }
 

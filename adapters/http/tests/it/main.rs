@@ -5,4 +5,5 @@
 
 mod dashboard;
 mod openapi;
+mod serving;
 mod support;

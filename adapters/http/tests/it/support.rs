@@ -11,7 +11,7 @@ use aq_core::memory::{FnSource, MemoryForecast};
 use aq_core::runtime::{FixedClock, SequentialIds};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use insights_http::{AppStateBuilder, router};
+use insights_http::{ApiConfig, AppState, AppStateBuilder, router_with};
 use racs_core::Scorer;
 use tower::ServiceExt;
 
@@ -25,6 +25,11 @@ pub(crate) struct App {
 }
 
 pub(crate) async fn app() -> App {
+    app_with(ApiConfig::default(), axum::Router::new()).await
+}
+
+/// The app with `config`, and the routes of `extra` behind the API's layers.
+pub(crate) async fn app_with(config: ApiConfig, extra: axum::Router<AppState>) -> App {
     let store = Arc::new(MemoryStore::new());
     let files = Arc::new(MemoryFiles::new());
     let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
@@ -82,9 +87,11 @@ pub(crate) async fn app() -> App {
         Arc::new(insights_system::TokioTimer),
         ids,
     );
-    let state = AppStateBuilder::new(store, pipeline, scorer, files, clock).build();
+    let state = AppStateBuilder::new(store, pipeline, scorer, files, clock)
+        .config(config)
+        .build();
     App {
-        router: router(state),
+        router: router_with(state, extra),
         key: key.key.expose().to_owned(),
         bare_key: bare.key.expose().to_owned(),
     }

@@ -20,7 +20,7 @@ const BINARY: &str = env!("CARGO_BIN_EXE_insights-server");
 
 /// Settings the binary reads from the environment; cleared so that the caller's shell cannot
 /// change what a test runs.
-const INHERITED_SETTINGS: [&str; 10] = [
+const INHERITED_SETTINGS: [&str; 15] = [
     "INSIGHTS_CONFIG",
     "INSIGHTS_DATA_DIR",
     "INSIGHTS_DATABASE_URL",
@@ -31,6 +31,11 @@ const INHERITED_SETTINGS: [&str; 10] = [
     "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS",
     "INSIGHTS_WORKERS",
     "INSIGHTS_LOG_JSON",
+    "INSIGHTS_HEADER_TIMEOUT_SECONDS",
+    "INSIGHTS_IDLE_TIMEOUT_SECONDS",
+    "INSIGHTS_REQUEST_TIMEOUT_SECONDS",
+    "INSIGHTS_MAX_CONNECTIONS",
+    "INSIGHTS_CORS_ORIGINS",
 ];
 
 /// One installation: a data directory of its own, plus the global flags and environment every

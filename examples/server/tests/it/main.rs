@@ -7,6 +7,7 @@ mod alerts;
 mod client;
 mod crash;
 mod dashboard;
+mod edge;
 mod errors;
 mod harness;
 mod health;

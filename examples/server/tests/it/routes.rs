@@ -98,6 +98,12 @@ fn check_shape(response: &Value) {
     let time = response["time"].as_str().unwrap();
     chrono::DateTime::parse_from_rfc3339(time).unwrap();
     assert!(time.ends_with('Z'), "UTC: {time}");
+    // Milliseconds, always three digits: common parsers refuse finer fractions.
+    let fraction = time.strip_suffix('Z').and_then(|t| t.rsplit_once('.'));
+    assert!(
+        fraction.is_some_and(|(_, ms)| ms.len() == 3),
+        "milliseconds: {time}"
+    );
     let mut ids = HashSet::new();
     for entry in response["racss"].as_array().unwrap() {
         assert!(is_uuid(&entry["RACSid"]), "{entry}");
