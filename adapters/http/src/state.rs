@@ -46,7 +46,7 @@ pub struct ApiConfig {
     /// Bodies larger than a few kilobytes parsed at once, across all clients; one more is
     /// answered 503 with `Retry-After` rather than queued. Parsing holds up to a few times a
     /// body's size in memory (a route request's decoded polylines), so this and
-    /// [`ApiConfig::max_body_bytes`] bound what parsing can hold. Default 4.
+    /// [`ApiConfig::max_body_bytes`] bound what parsing can hold. Default 2.
     pub max_concurrent_parses: usize,
 }
 
@@ -60,7 +60,7 @@ impl Default for ApiConfig {
             cors: AllowedOrigins::None,
             rate_per_second: NonZeroU32::new(50).unwrap_or(NonZeroU32::MIN),
             rate_burst: NonZeroU32::new(100).unwrap_or(NonZeroU32::MIN),
-            max_concurrent_parses: 4,
+            max_concurrent_parses: 2,
         }
     }
 }

@@ -132,6 +132,10 @@ pub(crate) struct FileSettings {
     max_routes: Option<usize>,
     /// Largest request body, in bytes.
     max_body_bytes: Option<usize>,
+    /// Largest `custom_data` of one alert point, in bytes of JSON text.
+    max_custom_data_bytes: Option<usize>,
+    /// Large request bodies parsed at once.
+    max_concurrent_parses: Option<usize>,
     /// Requests per second per API key.
     rate_per_second: Option<u32>,
     /// Requests a key may send in a burst above that rate.
@@ -180,6 +184,10 @@ pub(crate) struct Settings {
     pub(crate) max_routes: usize,
     /// Largest body, in bytes.
     pub(crate) max_body_bytes: usize,
+    /// Largest `custom_data` of one point, in bytes.
+    pub(crate) max_custom_data_bytes: usize,
+    /// Large bodies parsed at once.
+    pub(crate) max_concurrent_parses: usize,
     /// Requests per second per key.
     pub(crate) rate_per_second: u32,
     /// Burst size per key.
@@ -300,6 +308,8 @@ impl Settings {
             max_points: file.max_points.unwrap_or(10_000),
             max_routes: file.max_routes.unwrap_or(50),
             max_body_bytes: file.max_body_bytes.unwrap_or(32 * 1024 * 1024),
+            max_custom_data_bytes: file.max_custom_data_bytes.unwrap_or(16 * 1024),
+            max_concurrent_parses: file.max_concurrent_parses.unwrap_or(2),
             rate_per_second: file.rate_per_second.unwrap_or(50),
             rate_burst: file.rate_burst.unwrap_or(100),
             retention_hours: file.retention_hours.unwrap_or(24),
@@ -318,11 +328,13 @@ impl Settings {
         }
         if settings.max_points == 0
             || settings.max_routes == 0
+            || settings.max_concurrent_parses == 0
             || settings.rate_per_second == 0
             || settings.rate_burst == 0
         {
             return Err(ConfigError::Invalid(
-                "max_points, max_routes, rate_per_second and rate_burst must be at least 1"
+                "max_points, max_routes, max_concurrent_parses, rate_per_second and rate_burst \
+                 must be at least 1"
                     .to_owned(),
             ));
         }

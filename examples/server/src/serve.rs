@@ -123,10 +123,12 @@ fn app_state(
         rate_burst: NonZeroU32::new(settings.rate_burst).unwrap_or(NonZeroU32::MIN),
         request_timeout: settings.request_timeout,
         cors: settings.cors_origins.clone(),
+        max_concurrent_parses: settings.max_concurrent_parses,
         ..ApiConfig::default()
     };
     config.route_limits.max_routes = settings.max_routes;
     config.point_limits.max_points = settings.max_points;
+    config.point_limits.max_custom_data_bytes = settings.max_custom_data_bytes;
     let mut builder = AppStateBuilder::new(
         service.stores.rules.clone(),
         service.pipeline.clone(),

@@ -75,6 +75,11 @@ fn every_operation_answers_as_the_openapi_document_says() {
         "schemathesis found problems ({}):\n{stdout}\n{stderr}",
         output.status
     );
+    // A run whose key went unused would only have tested refusals.
+    assert!(
+        !stdout.contains("Unused OpenAPI auth"),
+        "the key was not used as the document's security scheme:\n{stdout}"
+    );
     // A run that tested nothing would pass too: every operation must appear in the report.
     let report: String = std::fs::read_dir(work.path())
         .unwrap()
