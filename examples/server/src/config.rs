@@ -89,6 +89,8 @@ pub(crate) struct FileSettings {
     retention_hours: Option<u64>,
     /// How long a worker holds a job before another may take it over, in seconds.
     lease_seconds: Option<u64>,
+    /// Most password hashes (dashboard sign-ups and sign-ins) at once in one process.
+    max_password_hashes: Option<usize>,
 }
 
 /// The resolved settings.
@@ -128,6 +130,8 @@ pub(crate) struct Settings {
     /// How long a worker holds a job, in seconds: after a crash, its jobs wait this long
     /// before another worker takes them over.
     pub(crate) lease_seconds: u64,
+    /// Most password hashes at once in this process.
+    pub(crate) max_password_hashes: usize,
 }
 
 /// A setting that could not be resolved.
@@ -223,6 +227,9 @@ impl Settings {
             rate_burst: file.rate_burst.unwrap_or(100),
             retention_hours: file.retention_hours.unwrap_or(24),
             lease_seconds: file.lease_seconds.unwrap_or(300),
+            max_password_hashes: file
+                .max_password_hashes
+                .unwrap_or(insights_http::dashboard::DEFAULT_MAX_PASSWORD_HASHES),
         };
         // A step may take a webhook's whole 10 s timeout; a shorter lease would let a second
         // worker deliver while the first is still waiting.
@@ -236,9 +243,11 @@ impl Settings {
             || settings.max_routes == 0
             || settings.rate_per_second == 0
             || settings.rate_burst == 0
+            || settings.max_password_hashes == 0
         {
             return Err(ConfigError::Invalid(
-                "max_points, max_routes, rate_per_second and rate_burst must be at least 1"
+                "max_points, max_routes, rate_per_second, rate_burst and max_password_hashes \
+                 must be at least 1"
                     .to_owned(),
             ));
         }
