@@ -118,6 +118,11 @@ fn add_rule_refuses_unknown_values_naming_the_allowed_ones() {
 #[test]
 fn commands_on_an_unknown_key_fail_saying_so() {
     let deployment = Deployment::new();
-    let out = deployment.admin_output(&["list-rules", "--key", "ik_nope"]);
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let out = deployment.admin_output(&["list-rules", "--key", &unknown]);
+    assert_refused(&out, &["no active key", &unknown]);
+    let out = deployment.admin_output(&["list-rules", "--key", "not-an-id"]);
+    assert_refused(&out, &["not-an-id", "not a key id"]);
+    let out = deployment.admin_with_stdin(&["list-rules", "--key-stdin"], "ik_nope");
     assert_refused(&out, &["no active key"]);
 }

@@ -125,6 +125,8 @@ async fn the_data_directory_database_and_files_are_the_owners_only() {
     let data = deployment.path().join("var").join("insights");
     deployment.set_data_dir(&data);
     let server = deployment.serve(&[]);
+    assert_eq!(mode(&data), 0o700, "the data directory");
+    assert_eq!(mode(&data.join("insights.db")), 0o600, "the database");
     let key = deployment.new_key();
     let receiver = Receiver::start(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
@@ -132,7 +134,6 @@ async fn the_data_directory_database_and_files_are_the_owners_only() {
     let token = post_points(&server, &key).await;
     receiver.delivery_for(&token).await;
 
-    assert_eq!(mode(&data), 0o700, "the data directory");
     assert_eq!(mode(&data.join("files")), 0o700, "the files directory");
     for name in ["insights.db", "url-keys", "dashboard-key"] {
         assert_eq!(mode(&data.join(name)), 0o600, "{name}");
