@@ -74,22 +74,6 @@ impl DashboardHosts {
         }
     }
 
-    /// Any host: for tests and for servers behind a proxy that checks the host itself.
-    #[must_use]
-    pub fn any() -> Self {
-        Self {
-            public: None,
-            loopback: true,
-            addresses: true,
-        }
-        .with_any()
-    }
-
-    fn with_any(mut self) -> Self {
-        self.public = Some(String::new());
-        self
-    }
-
     /// Whether a request whose `Host` is `authority` (a host and an optional port) is for
     /// the dashboard.
     #[must_use]
@@ -97,7 +81,7 @@ impl DashboardHosts {
         let Some(host) = host_of(authority) else {
             return false;
         };
-        if self.public.as_deref() == Some("") || self.public.as_deref() == Some(host.as_str()) {
+        if self.public.as_deref() == Some(host.as_str()) {
             return true;
         }
         let address = host.parse::<IpAddr>().ok();

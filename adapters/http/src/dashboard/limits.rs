@@ -22,8 +22,8 @@ pub const SIGN_INS_PER_EMAIL_PER_MINUTE: u32 = 5;
 /// office shares one address.
 pub const ATTEMPTS_PER_NETWORK_PER_MINUTE: u32 = 30;
 /// The most emails or networks each limiter tracks at once. A key is forgotten a minute after
-/// its last attempt; past this many live keys, attempts are refused until some
-/// ones expire (so that the limiters' memory stays a few MiB whatever a client sends).
+/// its last attempt; past this many live keys, attempts are refused until some expire (so
+/// that the limiters' memory stays a few MiB whatever a client sends).
 pub const MAX_TRACKED_KEYS: usize = 50_000;
 /// How many leading bits of an IPv6 address name one client: a /64 is the smallest network
 /// a provider hands out, and a client holding one can pick any address in it.
