@@ -36,6 +36,9 @@ use crate::AppState;
 pub struct DashboardHosts {
     /// The public URL's host, lower-cased; `None` when no public URL is configured.
     public: Option<String>,
+    /// The public URL's origin (`https://host[:port]`), lower-cased: what browsers send as
+    /// `Origin` when a proxy in front forwards another `Host`.
+    public_origin: Option<String>,
     /// Whether loopback names and addresses are allowed too.
     loopback: bool,
     /// Whether any address written as digits is allowed: without a configured name the
@@ -60,14 +63,17 @@ impl DashboardHosts {
                 let host = host_of(authority)
                     .filter(|h| !h.is_empty())
                     .ok_or_else(|| format!("the public URL `{url}` names no host"))?;
+                let scheme = url.split_once("://").map_or("http", |(scheme, _)| scheme);
                 Ok(Self {
                     public: Some(host),
+                    public_origin: Some(format!("{scheme}://{authority}").to_ascii_lowercase()),
                     loopback: on_loopback,
                     addresses: false,
                 })
             }
             None => Ok(Self {
                 public: None,
+                public_origin: None,
                 loopback: true,
                 addresses: true,
             }),
@@ -121,17 +127,21 @@ fn request_authority(request: &Request) -> Option<&str> {
 }
 
 /// Whether a state-changing request came from a page of this dashboard. Browsers say where a
-/// request comes from with `Sec-Fetch-Site`, and older ones with `Origin`; a request with
-/// neither comes from no browser, and the CSRF token alone decides.
-fn same_origin(headers: &HeaderMap, authority: &str) -> bool {
+/// request comes from with `Sec-Fetch-Site`, and older ones with `Origin`, which must then
+/// name the request's own host or the public URL's origin; a request with neither comes from
+/// no browser, and the CSRF token alone decides.
+fn same_origin(headers: &HeaderMap, authority: &str, public_origin: Option<&str>) -> bool {
     if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
         return matches!(site, "same-origin" | "none");
     }
     match headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
         None => true,
-        Some(origin) => origin
-            .split_once("://")
-            .is_some_and(|(_, origin_authority)| origin_authority.eq_ignore_ascii_case(authority)),
+        Some(origin) => {
+            public_origin.is_some_and(|public| origin.eq_ignore_ascii_case(public))
+                || origin
+                    .split_once("://")
+                    .is_some_and(|(_, theirs)| theirs.eq_ignore_ascii_case(authority))
+        }
     }
 }
 
@@ -152,7 +162,8 @@ pub(crate) async fn guard(State(state): State<AppState>, request: Request, next:
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    if !safe && !same_origin(request.headers(), &authority) {
+    let public_origin = dashboard.ports.hosts.public_origin.as_deref();
+    if !safe && !same_origin(request.headers(), &authority, public_origin) {
         return super::csrf_refused();
     }
     next.run(request).await
@@ -198,13 +209,20 @@ mod tests {
             for (name, value) in pairs {
                 headers.insert(*name, value.parse().unwrap());
             }
-            same_origin(&headers, "insights.example.org")
+            same_origin(
+                &headers,
+                "127.0.0.1:8080",
+                Some("https://insights.example.org"),
+            )
         };
         assert!(with(&[]));
         assert!(with(&[("sec-fetch-site", "same-origin")]));
         assert!(!with(&[("sec-fetch-site", "cross-site")]));
         assert!(!with(&[("sec-fetch-site", "same-site")]));
         assert!(with(&[("origin", "https://insights.example.org")]));
+        assert!(with(&[("origin", "http://127.0.0.1:8080")]));
+        assert!(!with(&[("origin", "http://127.0.0.1:3000")]));
+        assert!(!with(&[("origin", "https://insights.example.org:8443")]));
         assert!(!with(&[("origin", "https://evil.example.net")]));
         assert!(!with(&[("origin", "null")]));
         // Sec-Fetch-Site is the browser's own verdict and wins.
