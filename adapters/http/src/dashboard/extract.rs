@@ -4,7 +4,8 @@
 //! - [`SignedIn`]: the account of the session cookie (pages redirect to sign in without one);
 //! - [`Action`]: a signed-in form whose CSRF token is the session's;
 //! - [`KeyAction`]: the same, for a form that names one of the account's own keys;
-//! - [`LoginForm`]: the sign-up and sign-in form, with the login CSRF token checked.
+//! - [`LoginForm`]: the sign-up and sign-in form, with the login CSRF token checked;
+//! - [`ChosenKey`]: the key a page is asked to show (`?key=`), well-formed.
 //!
 //! Forms are read only up to the dashboard's size limit ([`super::MAX_FORM_BYTES`], more for
 //! the playground).

@@ -1,14 +1,15 @@
 //! The developer dashboard under `/dashboard`: server-rendered pages (maud) for accounts,
-//! sessions, API keys, alerts settings, alert rules, deliveries and a route playground. Every action goes through [`alerts_core::manage::Manager`], so the
-//! dashboard and the admin command enforce the same rules.
+//! sessions, API keys, alerts settings, alert rules, deliveries and a route playground. Every
+//! action goes through [`alerts_core::manage::Manager`], so the dashboard and the admin
+//! command enforce the same rules.
 //!
 //! Security, in short (SECURITY.md has the whole list, with every limit):
 //! - Requests are answered only for the public URL's host (or, on the quick start, loopback
 //!   names and addresses), and forms only when the browser says they come from this origin.
 //! - Sessions live in the server's [`SessionStore`] (they survive restarts and every replica
 //!   sees them); the store keeps only the SHA-256 of the session id. The cookie is `HttpOnly`,
-//!   `SameSite=Lax`, scoped to `/dashboard`; when the public URL is https it is `Secure` and
-//!   named `__Host-...`, which no other host can set.
+//!   `SameSite=Lax`, scoped to `/dashboard`; when the public URL is https it is `Secure`,
+//!   scoped to the whole host and named `__Host-...`, which no other host can set.
 //! - Every form carries a CSRF token: the session's own secret once signed in, a double-submit
 //!   cookie signed with the server's [`CsrfKey`] on the sign-up and sign-in forms. Tokens are
 //!   compared in constant time.
