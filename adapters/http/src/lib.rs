@@ -41,7 +41,7 @@ mod spool;
 pub mod state;
 
 pub use cors::AllowedOrigins;
-pub use dashboard::DashboardPorts;
+pub use dashboard::{CsrfKey, DashboardHosts, DashboardPorts};
 pub use error::{ApiError, ErrorCode};
 pub use files::{FileUrlRejection, FileUrlVerifier};
 pub use metrics::Metrics;
@@ -68,7 +68,7 @@ pub fn router(state: AppState) -> Router {
 pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     let timeout = state.config().request_timeout;
     let base = if state.dashboard().is_some() {
-        dashboard::routes()
+        dashboard::routes(&state)
     } else {
         Router::new()
     };

@@ -177,9 +177,9 @@ pub fn open_files(
     }
 }
 
-/// A file store in the local directory `dir`, created if missing. Files are synced to disk
-/// before [`alerts_core::ports::FileWriter::finish`] returns, because a webhook announcing
-/// the file follows.
+/// A file store in the local directory `dir`, created if missing (readable by the owner
+/// only). Files are synced to disk before [`alerts_core::ports::FileWriter::finish`] returns,
+/// because a webhook announcing the file follows, and are then readable by the owner only.
 ///
 /// # Errors
 ///
@@ -189,7 +189,16 @@ pub fn open_local(dir: &Path) -> Result<ObjectFileStore, FilesConfigError> {
         path: dir.display().to_string(),
         message,
     };
-    std::fs::create_dir_all(dir).map_err(|e| bad(e.to_string()))?;
+    // Files carry customers' points and custom data: the directory is the owner's only
+    // (0700 on Unix), and each file is made 0600 once written.
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(|e| bad(e.to_string()))?;
     let local = LocalFileSystem::new_with_prefix(dir)
         .map_err(|e| bad(e.to_string()))?
         .with_fsync(true);

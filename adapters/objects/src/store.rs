@@ -122,7 +122,7 @@ pub struct ObjectFileStore {
     prefix: Option<Path>,
     options: FileStoreOptions,
     // Set for the local filesystem, whose staging files of crashed writers are invisible to
-    // listing and so are swept separately.
+    // listing and so are swept separately, and whose finished files are made private.
     staging_dir: Option<PathBuf>,
 }
 
@@ -170,7 +170,7 @@ impl ObjectFileStore {
 
     /// Tells the store that `dir` is the local directory under the object store, so that
     /// [`ObjectFileStore::delete_older_than`] also removes the staging files that writers of a
-    /// crashed process left there.
+    /// crashed process left there, and finished files are made readable by the owner only.
     #[must_use]
     pub fn with_staging_dir(mut self, dir: PathBuf) -> Self {
         self.staging_dir = Some(dir);
@@ -305,9 +305,11 @@ pub(crate) fn file_error(error: object_store::Error) -> FileError {
 #[async_trait]
 impl FileStore for ObjectFileStore {
     async fn create(&self, key: &FileKey) -> Result<Box<dyn FileWriter>, FileError> {
+        let path = self.object_path(key)?;
         Ok(Box::new(ObjectFileWriter {
             store: Arc::clone(&self.store),
-            path: self.object_path(key)?,
+            local_file: self.staging_dir.as_ref().map(|dir| dir.join(path.as_ref())),
+            path,
             options: self.options.clone(),
             state: WriterState::Buffering(PutPayloadMut::new()),
             written: 0,
@@ -351,6 +353,24 @@ impl FileStore for ObjectFileStore {
     }
 }
 
+/// Makes a finished local file readable and writable by its owner only (0600 on Unix). The
+/// directory is the owner's already; this keeps the file private if it is ever moved out.
+fn make_private(file: &std::path::Path) -> Result<(), FileError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
+            FileError::Other(format!(
+                "cannot make {} private: {e}; check the files directory's permissions",
+                file.display()
+            ))
+        })?;
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
 /// A file being written to an [`ObjectFileStore`].
 ///
 /// It buffers up to one part; past that it streams parts as a multipart upload. Dropping it
@@ -361,6 +381,8 @@ impl FileStore for ObjectFileStore {
 pub struct ObjectFileWriter {
     store: Arc<dyn ObjectStore>,
     path: Path,
+    // On the local filesystem, where the finished file lies: it is made private there.
+    local_file: Option<PathBuf>,
     options: FileStoreOptions,
     state: WriterState,
     written: u64,
@@ -474,6 +496,9 @@ impl FileWriter for ObjectFileWriter {
                     "this file's upload failed earlier; create the file again".to_owned(),
                 ));
             }
+        }
+        if let Some(file) = &self.local_file {
+            make_private(file)?;
         }
         Ok(self.written)
     }

@@ -171,6 +171,7 @@ impl SqliteStore {
         let (connect, pool_options) = match &options.location {
             SqliteLocation::File(path) => {
                 create_parent_dir(path)?;
+                create_private_file(path)?;
                 let connect = SqliteConnectOptions::new()
                     .filename(path)
                     .create_if_missing(true)
@@ -235,16 +236,48 @@ impl SqliteStore {
     }
 }
 
+/// Creates the database's missing directories readable by the owner only (0700 on Unix):
+/// the database holds password hashes and webhook secrets. Directories that exist keep their
+/// permissions.
 fn create_parent_dir(path: &Path) -> Result<(), StoreError> {
     match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir).map_err(|e| {
-            StoreError::Unavailable(format!(
-                "cannot create the data directory {}: {e}; create it or choose another \
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                builder.mode(0o700);
+            }
+            builder.create(dir).map_err(|e| {
+                StoreError::Unavailable(format!(
+                    "cannot create the data directory {}: {e}; create it or choose another \
                      --data-dir",
-                dir.display()
-            ))
-        }),
+                    dir.display()
+                ))
+            })
+        }
         _ => Ok(()),
+    }
+}
+
+/// Creates the database file, when missing, readable and writable by the owner only (0600
+/// on Unix); SQLite gives its journal and shared-memory files the database's permissions.
+fn create_private_file(path: &Path) -> Result<(), StoreError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(StoreError::Unavailable(format!(
+            "cannot create the SQLite database {}: {e}; check that its directory is writable",
+            path.display()
+        ))),
     }
 }
 
@@ -348,5 +381,37 @@ pub(crate) fn parse_outcome(s: &str) -> Result<JobOutcome, StoreError> {
         other => Err(StoreError::Corrupt(format!(
             "unknown job outcome `{other}`"
         ))),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path)
+            .expect("the file exists")
+            .permissions()
+            .mode()
+            & 0o777
+    }
+
+    #[tokio::test]
+    async fn a_new_database_and_its_directory_are_the_owners_only() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("data");
+        let path = dir.join("insights.db");
+        let store = SqliteStore::open(SqliteOptions::file(&path)).await.unwrap();
+        store.ping().await.unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&path), 0o600);
+        for side in ["insights.db-wal", "insights.db-shm"] {
+            let side = dir.join(side);
+            if side.exists() {
+                assert_eq!(mode(&side), 0o600, "{}", side.display());
+            }
+        }
     }
 }

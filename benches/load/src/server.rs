@@ -59,6 +59,8 @@ pub struct Key {
     pub key: String,
     /// The webhook signing secret, `whsec_...`.
     pub secret: String,
+    /// The key's id, which the admin commands take.
+    pub id: String,
 }
 
 /// One installation of the server: a data directory of its own, removed on drop.
@@ -171,6 +173,7 @@ impl Installation {
         Ok(Key {
             key: text("key")?,
             secret: text("webhook_secret")?,
+            id: text("id")?,
         })
     }
 
@@ -179,7 +182,7 @@ impl Installation {
     /// # Errors
     /// When the admin command fails.
     pub fn set_webhook(&self, key: &Key, url: &str) -> Result<()> {
-        self.admin(&["set-webhook", "--key", &key.key, "--url", url])
+        self.admin(&["set-webhook", "--key", &key.id, "--url", url])
             .map(drop)
     }
 
@@ -197,7 +200,7 @@ impl Installation {
         self.admin(&[
             "add-rule",
             "--key",
-            &key.key,
+            &key.id,
             "--type",
             data_type,
             "--forecast",

@@ -3,15 +3,33 @@
 //! same validation and say the same things; they work while a server runs on the same store,
 //! which sees each change at once.
 
+use alerts_core::ids::KeyId;
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
+use alerts_core::ports::ApiKeyInfo;
 use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
-use anyhow::{Context, Result, anyhow};
-use clap::Subcommand;
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args, Subcommand};
 use racs_core::UtcMillis;
 use serde_json::json;
 
 use crate::config::Settings;
 use crate::wiring::{Stores, manager, open_stores};
+
+/// The environment variable that may hold a full API key for the commands on one key.
+pub(crate) const API_KEY_VARIABLE: &str = "INSIGHTS_API_KEY";
+
+/// Which key a command acts on. A full key never comes from the command line, where other
+/// users of the machine see it in the process list and it stays in the shell's history.
+#[derive(Debug, Args)]
+pub(crate) struct KeyChoice {
+    /// The key's id, as create-key and list-keys print it. Without it, the full key is read
+    /// from standard input (--key-stdin) or from INSIGHTS_API_KEY.
+    #[arg(long = "key", value_name = "ID")]
+    id: Option<String>,
+    /// Read the full API key from the first line of standard input.
+    #[arg(long, conflicts_with = "id")]
+    key_stdin: bool,
+}
 
 /// The admin commands.
 #[derive(Debug, Subcommand)]
@@ -44,30 +62,26 @@ pub(crate) enum AdminCommand {
     },
     /// Set (or, with an empty URL, clear) where a key's alert deliveries go.
     SetWebhook {
-        /// The API key.
-        #[arg(long)]
-        key: String,
+        #[command(flatten)]
+        key: KeyChoice,
         /// The receiver's URL (http or https).
         #[arg(long)]
         url: String,
     },
     /// Revoke a key: the API refuses it from then on, and its pending deliveries are cancelled.
     RevokeKey {
-        /// The API key.
-        #[arg(long)]
-        key: String,
+        #[command(flatten)]
+        key: KeyChoice,
     },
     /// Replace a key's webhook signing secret; the old one keeps signing for a day.
     RotateSecret {
-        /// The API key.
-        #[arg(long)]
-        key: String,
+        #[command(flatten)]
+        key: KeyChoice,
     },
     /// Add an alert rule to a key.
     AddRule {
-        /// The API key.
-        #[arg(long)]
-        key: String,
+        #[command(flatten)]
+        key: KeyChoice,
         /// `aq` (air quality) or `pollen`.
         #[arg(long = "type", value_name = "TYPE")]
         data_type: String,
@@ -87,15 +101,13 @@ pub(crate) enum AdminCommand {
     },
     /// List a key's alert rules.
     ListRules {
-        /// The API key.
-        #[arg(long)]
-        key: String,
+        #[command(flatten)]
+        key: KeyChoice,
     },
     /// List a key's latest alert requests and their delivery attempts.
     ListDeliveries {
-        /// The API key.
-        #[arg(long)]
-        key: String,
+        #[command(flatten)]
+        key: KeyChoice,
         /// How many requests to show.
         #[arg(long, default_value_t = 20)]
         limit: usize,
@@ -140,8 +152,9 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             let secret = created.info.secret.expose().to_owned();
             Ok(Output {
                 text: format!(
-                    "API key:        {}\nwebhook secret: {}\n\nKeep the key safe: it is shown only now. Deliveries are signed with the secret (Standard Webhooks).",
+                    "API key:        {}\nkey id:         {}\nwebhook secret: {}\n\nKeep the key safe: it is shown only now. Other admin commands name it by its id (--key). Deliveries are signed with the secret (Standard Webhooks).",
                     created.key.expose(),
+                    created.info.id,
                     secret
                 ),
                 json: json!({"key": created.key.expose(), "webhook_secret": secret,
@@ -155,7 +168,8 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 .iter()
                 .map(|k| {
                     format!(
-                        "{}…  {:<20} created {}  {}  webhook: {}",
+                        "{}  {}…  {:<20} created {}  {}  webhook: {}",
+                        k.id,
                         k.prefix,
                         k.label,
                         k.created_at.format("%Y-%m-%d %H:%M"),
@@ -188,7 +202,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             })
         }
         AdminCommand::SetWebhook { key, url } => {
-            let info = key_info(manager, &key).await?;
+            let info = key_info(manager, stores, key).await?;
             let stored = manager
                 .set_webhook_url(info.account_id, info.id, Some(&url))
                 .await?;
@@ -201,7 +215,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             })
         }
         AdminCommand::RevokeKey { key } => {
-            let info = key_info(manager, &key).await?;
+            let info = key_info(manager, stores, key).await?;
             manager.revoke_key(info.account_id, info.id).await?;
             Ok(Output {
                 text: format!("revoked {}…; the API refuses it from now on", info.prefix),
@@ -209,7 +223,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             })
         }
         AdminCommand::RotateSecret { key } => {
-            let info = key_info(manager, &key).await?;
+            let info = key_info(manager, stores, key).await?;
             let secret = manager
                 .rotate_secret(info.account_id, info.id, DEFAULT_SECRET_GRACE)
                 .await?;
@@ -229,7 +243,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             deterioration,
             improvement,
         } => {
-            let info = key_info(manager, &key).await?;
+            let info = key_info(manager, stores, key).await?;
             let message = match (deterioration, improvement) {
                 (None, None) => MessageSpec::Default,
                 (Some(deterioration), Some(improvement)) => MessageSpec::Custom {
@@ -261,7 +275,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             })
         }
         AdminCommand::ListRules { key } => {
-            let info = key_info(manager, &key).await?;
+            let info = key_info(manager, stores, key).await?;
             let rules = manager.list_rules(info.account_id, info.id).await?;
             let text = rules
                 .iter()
@@ -291,7 +305,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             })
         }
         AdminCommand::ListDeliveries { key, limit } => {
-            let info = key_info(manager, &key).await?;
+            let info = key_info(manager, stores, key).await?;
             let requests = stores.deliveries.list_requests(info.id, limit).await?;
             let mut text = Vec::new();
             let mut json = Vec::new();
@@ -341,8 +355,40 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
     }
 }
 
-async fn key_info(manager: &Manager, key: &str) -> Result<alerts_core::ports::ApiKeyInfo> {
-    manager.key_by_text(key).await.context(
-        "no active key with that text: pass the full key (ik_...) as printed by create-key",
+/// The active key `choice` names.
+async fn key_info(manager: &Manager, stores: &Stores, choice: KeyChoice) -> Result<ApiKeyInfo> {
+    if let Some(id) = choice.id {
+        let id = id.trim();
+        if id.starts_with("ik_") {
+            bail!(
+                "--key takes the key's id, not the key: a key on the command line is visible to \
+                 every user of this machine. Pass its id (list-keys shows it), or the key on \
+                 standard input with --key-stdin or in {API_KEY_VARIABLE}"
+            );
+        }
+        let id = uuid::Uuid::parse_str(id).map(KeyId).map_err(|_| {
+            anyhow!("--key `{id}` is not a key id; list-keys --email ... shows the ids")
+        })?;
+        return match stores.accounts.key_info(id).await? {
+            Some(info) if info.revoked_at.is_none() => Ok(info),
+            _ => Err(anyhow!("no active key with the id {}", id.0)),
+        };
+    }
+    let text = if choice.key_stdin {
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .context("cannot read the API key from standard input")?;
+        line
+    } else {
+        std::env::var(API_KEY_VARIABLE).map_err(|_| {
+            anyhow!(
+                "name the key: --key ID, or the full key on standard input with --key-stdin or \
+                 in {API_KEY_VARIABLE}"
+            )
+        })?
+    };
+    manager.key_by_text(text.trim()).await.context(
+        "no active key with that text: pass the full key (ik_...) as create-key printed it",
     )
 }

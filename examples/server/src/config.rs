@@ -154,6 +154,8 @@ pub(crate) struct FileSettings {
     max_connections: Option<u32>,
     /// Origins whose web pages may call the API.
     cors_origins: Option<Vec<String>>,
+    /// Most password hashes (dashboard sign-ups and sign-ins) at once in one process.
+    max_password_hashes: Option<usize>,
 }
 
 /// The resolved settings.
@@ -203,6 +205,8 @@ pub(crate) struct Settings {
     pub(crate) request_timeout: Duration,
     /// The origins whose pages may call the API.
     pub(crate) cors_origins: AllowedOrigins,
+    /// Most password hashes at once in this process.
+    pub(crate) max_password_hashes: usize,
 }
 
 /// A setting that could not be resolved.
@@ -317,6 +321,9 @@ impl Settings {
             connections,
             request_timeout,
             cors_origins,
+            max_password_hashes: file
+                .max_password_hashes
+                .unwrap_or(insights_http::dashboard::DEFAULT_MAX_PASSWORD_HASHES),
         };
         // A step may take a webhook's whole 10 s timeout; a shorter lease would let a second
         // worker deliver while the first is still waiting.
@@ -331,10 +338,11 @@ impl Settings {
             || settings.max_concurrent_parses == 0
             || settings.rate_per_second == 0
             || settings.rate_burst == 0
+            || settings.max_password_hashes == 0
         {
             return Err(ConfigError::Invalid(
-                "max_points, max_routes, max_concurrent_parses, rate_per_second and rate_burst \
-                 must be at least 1"
+                "max_points, max_routes, max_concurrent_parses, rate_per_second, rate_burst and \
+                 max_password_hashes must be at least 1"
                     .to_owned(),
             ));
         }

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod admin;
 mod config;
+mod private;
 mod serve;
 mod wiring;
 

@@ -9,7 +9,8 @@ use alerts_core::pipeline::{AlertPipeline, Processed};
 use alerts_core::ports::JobOutcome;
 use anyhow::{Context, Result};
 use insights_http::{
-    ApiConfig, AppStateBuilder, DashboardPorts, FileUrlRejection, FileUrlVerifier, Metrics,
+    ApiConfig, AppStateBuilder, CsrfKey, DashboardHosts, DashboardPorts, FileUrlRejection,
+    FileUrlVerifier, Metrics,
 };
 use insights_objects::{LocalUrlSigner, VerifyError};
 use insights_system::RandomIds;
@@ -17,6 +18,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::config::Settings;
+use crate::private;
 use crate::wiring::{FilesPing, Service, manager, open_service};
 
 /// How long an idle worker waits before it looks for due jobs again.
@@ -62,9 +64,18 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
         .public_url
         .clone()
         .unwrap_or_else(|| format!("http://{local}"));
+    private::create_dir(&settings.data_dir)?;
     let service = open_service(&settings, &public_url).await?;
     let metrics = Metrics::new();
-    let state = app_state(&settings, &service, metrics.clone(), &public_url);
+    let dashboard = DashboardSecurity {
+        hosts: DashboardHosts::for_public_url(
+            settings.public_url.as_deref(),
+            settings.listen.ip().is_loopback(),
+        )
+        .map_err(anyhow::Error::msg)?,
+        csrf_key: private::csrf_key(&settings.data_dir.join(private::CSRF_KEY_FILE))?,
+    };
+    let state = app_state(&settings, &service, metrics.clone(), &public_url, dashboard);
     // An unreadable store is no reason not to start: the hints are just left out.
     let empty = !service.stores.accounts.has_accounts().await.unwrap_or(true);
     announce(&settings, &service, local, &public_url, empty);
@@ -111,11 +122,18 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     Ok(())
 }
 
+/// What the dashboard's protections need from the server's settings and data directory.
+struct DashboardSecurity {
+    hosts: DashboardHosts,
+    csrf_key: CsrfKey,
+}
+
 fn app_state(
     settings: &Settings,
     service: &Service,
     metrics: Metrics,
     public_url: &str,
+    dashboard: DashboardSecurity,
 ) -> insights_http::AppState {
     let mut config = ApiConfig {
         max_body_bytes: settings.max_body_bytes,
@@ -150,6 +168,9 @@ fn app_state(
         // Browsers drop Secure cookies over plain http, which would make signing in
         // impossible on the local quick start.
         secure_cookies: public_url.starts_with("https://"),
+        hosts: dashboard.hosts,
+        csrf_key: dashboard.csrf_key,
+        max_password_hashes: settings.max_password_hashes,
     });
     if let Some(local) = &service.files.local_urls {
         builder = builder.file_urls(Arc::new(LocalUrls(local.clone())));
@@ -175,7 +196,7 @@ fn announce(
     println!(
         "  database: {} ({})",
         service.stores.kind,
-        redact_url(&settings.database_url)
+        crate::private::redact_url(&settings.database_url)
     );
     println!("  air quality: {}", settings.aq_source);
     if settings.aq_source == "demo" {
@@ -191,18 +212,6 @@ fn announce(
     // The dashboard comes last: whoever reads this output knows it is complete.
     println!("  API reference: {base}/insights/v1/docs");
     println!("  dashboard: {base}/dashboard");
-}
-
-/// The database URL without its password, for printing.
-fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &url[scheme + 3..at];
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{}{}:***{}", &url[..scheme + 3], user, &url[at..])
-        }
-        _ => url.to_owned(),
-    }
 }
 
 async fn work(
@@ -331,22 +340,5 @@ async fn shutdown_signal() {
 impl Service {
     fn clone_files_store(&self) -> Arc<insights_objects::ObjectFileStore> {
         self.files.store.clone()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redact_url;
-
-    #[test]
-    fn passwords_never_print() {
-        assert_eq!(
-            redact_url("postgres://app:s3cret@db:5432/insights"),
-            "postgres://app:***@db:5432/insights"
-        );
-        assert_eq!(
-            redact_url("sqlite://insights-data/insights.db"),
-            "sqlite://insights-data/insights.db"
-        );
     }
 }

@@ -23,6 +23,7 @@ use store_sqlite::{SqliteOptions, SqliteStore};
 use webhook_http::{AddressPolicy, HttpWebhookSender, WebhookHttpConfig, validate_webhook_url};
 
 use crate::config::Settings;
+use crate::private::redact_url;
 
 /// The seed of the demo field: fixed, so that every installation shows the same demo data.
 const DEMO_SEED: u64 = 2026;
@@ -110,7 +111,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
         let store = Arc::new(
             SqliteStore::open(SqliteOptions::parse(url))
                 .await
-                .with_context(|| format!("cannot open the SQLite database {url}"))?,
+                .with_context(|| format!("cannot open the SQLite database {}", redact_url(url)))?,
         );
         Ok(Stores {
             kind: "SQLite",
@@ -122,7 +123,10 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             readiness: Arc::new(SqlitePing(store)),
         })
     } else {
-        bail!("--database-url must start with sqlite: or postgres://, got `{url}`")
+        bail!(
+            "--database-url must start with sqlite: or postgres://, got `{}`",
+            redact_url(url)
+        )
     }
 }
 

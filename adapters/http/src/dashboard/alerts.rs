@@ -5,36 +5,25 @@ use alerts_core::ids::{KeyId, Token};
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, ManageError};
 use alerts_core::ports::{ApiKeyInfo, WebhookResponse};
 use alerts_core::webhook::{message_id, signed_request};
-use axum::Form;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use bytes::Bytes;
 use maud::{Markup, html};
 use serde::Deserialize;
 
+use super::SignedIn;
 use super::auth::capitalise;
-use super::keys::{manage_error, parse_key, unknown_key};
+use super::extract::{ChosenKey, KeyAction, NoFields};
+use super::keys::{manage_error, unknown_key};
 use super::pages::{self, form_error, layout};
-use super::{SignedIn, csrf_refused};
 use crate::AppState;
 
-/// `?key=` of the settings page.
+/// The webhook form.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct KeyQuery {
-    #[serde(default)]
-    key: Option<String>,
-}
-
-/// The webhook, rotate and test forms.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct SettingsForm {
-    #[serde(default)]
-    key: String,
+pub(crate) struct WebhookForm {
     #[serde(default)]
     url: String,
-    #[serde(default)]
-    csrf: String,
 }
 
 /// What the page shows besides the key's settings.
@@ -52,32 +41,23 @@ pub(crate) fn settings_path(key: KeyId) -> String {
 pub(crate) async fn page(
     State(state): State<AppState>,
     user: SignedIn,
-    Query(query): Query<KeyQuery>,
+    ChosenKey(chosen): ChosenKey,
 ) -> Response {
-    let chosen = match query.key.as_deref().filter(|k| !k.is_empty()) {
-        Some(text) => match parse_key(text) {
-            Some(key) => Some(key),
-            None => return unknown_key(),
-        },
-        None => None,
-    };
     render(&state, &user, chosen, StatusCode::OK, Extra::default()).await
 }
 
 pub(crate) async fn save_webhook(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<SettingsForm>,
+    KeyAction {
+        user,
+        key: info,
+        form,
+    }: KeyAction<WebhookForm>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let Some(key) = parse_key(&form.key) else {
-        return unknown_key();
-    };
+    let key = info.id;
     match dashboard
         .ports
         .manager
@@ -110,18 +90,14 @@ pub(crate) async fn save_webhook(
 
 pub(crate) async fn rotate(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<SettingsForm>,
+    KeyAction {
+        user, key: info, ..
+    }: KeyAction<NoFields>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let Some(key) = parse_key(&form.key) else {
-        return unknown_key();
-    };
+    let key = info.id;
     match dashboard
         .ports
         .manager
@@ -135,22 +111,14 @@ pub(crate) async fn rotate(
 
 pub(crate) async fn test_delivery(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<SettingsForm>,
+    KeyAction {
+        user, key: info, ..
+    }: KeyAction<NoFields>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let Some(key) = parse_key(&form.key) else {
-        return unknown_key();
-    };
-    let info = match dashboard.ports.manager.key(user.account, key).await {
-        Ok(info) => info,
-        Err(e) => return manage_error(&e),
-    };
+    let key = info.id;
     let (Some(url), Some(sender)) = (info.webhook_url.as_deref(), dashboard.ports.sender.as_ref())
     else {
         let message = if info.webhook_url.is_none() {

@@ -1,20 +1,20 @@
 //! Sign up, sign in and sign out.
 
-use alerts_core::account::MIN_PASSWORD_CHARS;
+use alerts_core::account::{EmailError, MIN_PASSWORD_CHARS, normalize_email};
 use alerts_core::ids::AccountId;
 use alerts_core::manage::{ManageError, Manager};
 use alerts_core::ports::Session;
-use axum::Form;
 use axum::extract::State;
 use axum::http::{Extensions, HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
 
+use super::extract::{Action, LoginForm, NoFields, no_dashboard};
+use super::limits::Verdict;
 use super::pages::{self, form_error, layout};
 use super::{
-    Dashboard, LOGIN_CSRF_COOKIE, SESSION_COOKIE, SESSION_LIFETIME, SignedIn, client_address,
-    cookie, csrf_refused, random_token, same_token, session_hash, set_cookie,
+    Dashboard, SESSION_LIFETIME, busy, client_address, cookie, random_token, session_hash,
 };
 use crate::AppState;
 
@@ -26,15 +26,6 @@ pub(crate) struct Credentials {
     email: String,
     #[serde(default)]
     password: String,
-    #[serde(default)]
-    csrf: String,
-}
-
-/// A form with nothing but its CSRF token.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct CsrfOnly {
-    #[serde(default)]
-    pub(crate) csrf: String,
 }
 
 #[derive(Clone, Copy)]
@@ -110,13 +101,14 @@ fn credentials_page(
     error: Option<&str>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
+        return no_dashboard();
     };
-    // The double-submit token is reused while the browser has one, so that two open tabs
-    // do not invalidate each other.
-    let csrf = cookie(headers, LOGIN_CSRF_COOKIE)
-        .filter(|c| c.len() == 64 && c.bytes().all(|b| b.is_ascii_hexdigit()))
-        .map_or_else(|| random_token(dashboard.ports.ids.as_ref()), str::to_owned);
+    // The double-submit token is reused while the browser has one of the server's, so that
+    // two open tabs do not invalidate each other.
+    let key = &dashboard.ports.csrf_key;
+    let csrf = cookie(headers, dashboard.login_cookie())
+        .filter(|c| key.genuine(c))
+        .map_or_else(|| key.issue(dashboard.ports.ids.as_ref()), str::to_owned);
     let title = match which {
         Which::SignUp => "Create your account",
         Which::SignIn => "Sign in",
@@ -127,18 +119,9 @@ fn credentials_page(
     );
     response.headers_mut().append(
         header::SET_COOKIE,
-        set_cookie(
-            LOGIN_CSRF_COOKIE,
-            &csrf,
-            SESSION_LIFETIME,
-            dashboard.ports.secure_cookies,
-        ),
+        dashboard.set_cookie(dashboard.login_cookie(), &csrf, SESSION_LIFETIME),
     );
     response
-}
-
-fn login_csrf_ok(headers: &HeaderMap, form: &Credentials) -> bool {
-    cookie(headers, LOGIN_CSRF_COOKIE).is_some_and(|c| same_token(&form.csrf, c))
 }
 
 pub(crate) async fn signup_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -149,32 +132,60 @@ pub(crate) async fn signin_page(State(state): State<AppState>, headers: HeaderMa
     credentials_page(&state, &headers, Which::SignIn, StatusCode::OK, "", None)
 }
 
+/// The page of a sign-up or sign-in form whose email is refused. The email is checked before
+/// any limiter or password hash sees it.
+fn email_refused(
+    state: &AppState,
+    headers: &HeaderMap,
+    which: Which,
+    email: &str,
+    error: &EmailError,
+) -> Response {
+    let message = format!(
+        "{}. Correct it and try again.",
+        capitalise(&error.to_string())
+    );
+    credentials_page(
+        state,
+        headers,
+        which,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        email,
+        Some(&message),
+    )
+}
+
 pub(crate) async fn signup(
     State(state): State<AppState>,
-    headers: HeaderMap,
     extensions: Extensions,
-    Form(form): Form<Credentials>,
+    LoginForm { headers, form }: LoginForm<Credentials>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !login_csrf_ok(&headers, &form) {
-        return csrf_refused();
-    }
-    if !dashboard.allow_sign_up(client_address(&extensions)) {
+    let email = match normalize_email(&form.email) {
+        Ok(email) => email,
+        Err(e) => return email_refused(&state, &headers, Which::SignUp, &form.email, &e),
+    };
+    if dashboard.limits.sign_up(client_address(&extensions)) != Verdict::Allowed {
         return credentials_page(
             &state,
             &headers,
             Which::SignUp,
             StatusCode::TOO_MANY_REQUESTS,
-            &form.email,
+            &email,
             Some("Too many attempts from your network. Wait a minute, then try again."),
         );
     }
-    let (email, password) = (form.email.clone(), form.password.clone());
+    let Some(permit) = dashboard.limits.hash_permit() else {
+        return busy();
+    };
+    let password = form.password;
+    let account_email = email.clone();
     let created =
         off_the_async_threads(dashboard.ports.manager.clone(), move |manager| async move {
-            manager.create_account(&email, &password).await
+            let _permit = permit;
+            manager.create_account(&account_email, &password).await
         })
         .await;
     match created {
@@ -197,7 +208,7 @@ pub(crate) async fn signup(
                 &headers,
                 Which::SignUp,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                &form.email,
+                &email,
                 Some(&message),
             )
         }
@@ -206,30 +217,39 @@ pub(crate) async fn signup(
 
 pub(crate) async fn signin(
     State(state): State<AppState>,
-    headers: HeaderMap,
     extensions: Extensions,
-    Form(form): Form<Credentials>,
+    LoginForm { headers, form }: LoginForm<Credentials>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !login_csrf_ok(&headers, &form) {
-        return csrf_refused();
-    }
-    if !dashboard.allow_sign_in(&form.email, client_address(&extensions)) {
+    let email = match normalize_email(&form.email) {
+        Ok(email) => email,
+        Err(e) => return email_refused(&state, &headers, Which::SignIn, &form.email, &e),
+    };
+    if dashboard
+        .limits
+        .sign_in(&email, client_address(&extensions))
+        != Verdict::Allowed
+    {
         return credentials_page(
             &state,
             &headers,
             Which::SignIn,
             StatusCode::TOO_MANY_REQUESTS,
-            &form.email,
+            &email,
             Some("Too many sign-in attempts. Wait a minute, then try again."),
         );
     }
-    let (email, password) = (form.email.clone(), form.password.clone());
+    let Some(permit) = dashboard.limits.hash_permit() else {
+        return busy();
+    };
+    let password = form.password;
+    let account_email = email.clone();
     let signed_in =
         off_the_async_threads(dashboard.ports.manager.clone(), move |manager| async move {
-            manager.sign_in(&email, &password).await
+            let _permit = permit;
+            manager.sign_in(&account_email, &password).await
         })
         .await;
     match signed_in {
@@ -245,7 +265,7 @@ pub(crate) async fn signin(
             &headers,
             Which::SignIn,
             StatusCode::UNPROCESSABLE_ENTITY,
-            &form.email,
+            &email,
             Some("The email or the password is wrong. Check both and try again, or sign up."),
         ),
     }
@@ -253,27 +273,18 @@ pub(crate) async fn signin(
 
 pub(crate) async fn signout(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<CsrfOnly>,
+    Action { user, .. }: Action<NoFields>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return super::csrf_refused();
-    }
     if let Err(e) = dashboard.ports.sessions.delete_session(&user.id_hash).await {
         return pages::store_error(&e);
     }
     let mut response = Redirect::to("/dashboard/signin").into_response();
     response.headers_mut().append(
         header::SET_COOKIE,
-        set_cookie(
-            SESSION_COOKIE,
-            "",
-            std::time::Duration::ZERO,
-            dashboard.ports.secure_cookies,
-        ),
+        dashboard.set_cookie(dashboard.session_cookie(), "", std::time::Duration::ZERO),
     );
     response
 }
@@ -305,12 +316,7 @@ async fn start_session(
     let mut response = Redirect::to(to).into_response();
     response.headers_mut().append(
         header::SET_COOKIE,
-        set_cookie(
-            SESSION_COOKIE,
-            &id,
-            SESSION_LIFETIME,
-            dashboard.ports.secure_cookies,
-        ),
+        dashboard.set_cookie(dashboard.session_cookie(), &id, SESSION_LIFETIME),
     );
     response
 }

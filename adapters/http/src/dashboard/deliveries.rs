@@ -2,72 +2,45 @@
 
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{ApiKeyInfo, DeliveryAttempt, JobOutcome, JobStage, RequestSummary};
-use axum::Form;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::keys::{manage_error, parse_key, unknown_key};
+use super::SignedIn;
+use super::extract::{ChosenKey, KeyAction};
+use super::keys::{manage_error, unknown_key};
 use super::pages::{self, layout};
-use super::{SignedIn, csrf_refused};
 use crate::AppState;
 
 /// How many requests the page lists.
 const LATEST: usize = 50;
 
-/// `?key=`.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct KeyQuery {
-    #[serde(default)]
-    key: Option<String>,
-}
-
 /// The redeliver form.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct RedeliverForm {
     #[serde(default)]
-    key: String,
-    #[serde(default)]
     token: String,
-    #[serde(default)]
-    csrf: String,
 }
 
 pub(crate) async fn page(
     State(state): State<AppState>,
     user: SignedIn,
-    Query(query): Query<KeyQuery>,
+    ChosenKey(chosen): ChosenKey,
 ) -> Response {
-    let chosen = match query.key.as_deref().filter(|k| !k.is_empty()) {
-        Some(text) => match parse_key(text) {
-            Some(key) => Some(key),
-            None => return unknown_key(),
-        },
-        None => None,
-    };
     render(&state, &user, chosen).await
 }
 
 pub(crate) async fn redeliver(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<RedeliverForm>,
+    KeyAction { key, form, .. }: KeyAction<RedeliverForm>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let Some(key) = parse_key(&form.key) else {
-        return unknown_key();
-    };
-    if let Err(e) = dashboard.ports.manager.key(user.account, key).await {
-        return manage_error(&e);
-    }
+    let key = key.id;
     let Some(token) = Uuid::parse_str(form.token.trim()).ok().map(Token) else {
         return unknown_request();
     };

@@ -1,45 +1,36 @@
 //! The API keys page: create (the key shown once), label, revoke, list.
 
-use alerts_core::ids::KeyId;
 use alerts_core::manage::{CreatedKey, ManageError};
 use alerts_core::ports::ApiKeyInfo;
-use axum::Form;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use serde::Deserialize;
-use uuid::Uuid;
 
+use super::SignedIn;
 use super::auth::capitalise;
+use super::extract::{Action, KeyAction, NoFields, no_dashboard};
 use super::pages::{self, form_error, layout};
-use super::{SignedIn, csrf_refused};
 use crate::AppState;
 
-/// The create-key form.
+/// The create-key and rename forms.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct NewKeyForm {
+pub(crate) struct LabelForm {
     #[serde(default)]
     label: String,
-    #[serde(default)]
-    csrf: String,
 }
 
-/// The forms that act on one key.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct KeyForm {
-    #[serde(default)]
-    key: String,
-    #[serde(default)]
-    label: String,
-    #[serde(default)]
-    csrf: String,
-}
-
-pub(crate) async fn home(headers: axum::http::HeaderMap) -> Response {
+pub(crate) async fn home(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return no_dashboard();
+    };
     // A stale cookie is caught by the keys page, which sends the browser on to sign in.
-    if super::cookie(&headers, super::SESSION_COOKIE).is_some() {
+    if super::cookie(&headers, dashboard.session_cookie()).is_some() {
         Redirect::to("/dashboard/keys").into_response()
     } else {
         Redirect::to("/dashboard/signin").into_response()
@@ -52,15 +43,11 @@ pub(crate) async fn list(State(state): State<AppState>, user: SignedIn) -> Respo
 
 pub(crate) async fn create(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<NewKeyForm>,
+    Action { user, form }: Action<LabelForm>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
     match dashboard
         .ports
         .manager
@@ -91,19 +78,17 @@ pub(crate) async fn create(
 
 pub(crate) async fn revoke(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<KeyForm>,
+    KeyAction { user, key, .. }: KeyAction<NoFields>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let Some(key) = parse_key(&form.key) else {
-        return unknown_key();
-    };
-    match dashboard.ports.manager.revoke_key(user.account, key).await {
+    match dashboard
+        .ports
+        .manager
+        .revoke_key(user.account, key.id)
+        .await
+    {
         Ok(()) => Redirect::to("/dashboard/keys").into_response(),
         Err(e) => manage_error(&e),
     }
@@ -111,22 +96,15 @@ pub(crate) async fn revoke(
 
 pub(crate) async fn rename(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<KeyForm>,
+    KeyAction { user, key, form }: KeyAction<LabelForm>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let Some(key) = parse_key(&form.key) else {
-        return unknown_key();
-    };
     match dashboard
         .ports
         .manager
-        .rename_key(user.account, key, &form.label)
+        .rename_key(user.account, key.id, &form.label)
         .await
     {
         Ok(()) => Redirect::to("/dashboard/keys").into_response(),
@@ -147,10 +125,6 @@ pub(crate) async fn rename(
         }
         Err(e) => manage_error(&e),
     }
-}
-
-pub(crate) fn parse_key(text: &str) -> Option<KeyId> {
-    Uuid::parse_str(text.trim()).ok().map(KeyId)
 }
 
 /// Someone else's key answers exactly like a key that does not exist.

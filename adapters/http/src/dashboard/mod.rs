@@ -1,39 +1,39 @@
 //! The developer dashboard under `/dashboard`: server-rendered pages (maud) for accounts,
-//! sessions, API keys, alerts settings, alert rules, deliveries and a route playground. Every action goes through [`alerts_core::manage::Manager`], so the
-//! dashboard and the admin command enforce the same rules.
+//! sessions, API keys, alerts settings, alert rules, deliveries and a route playground. Every
+//! action goes through [`alerts_core::manage::Manager`], so the dashboard and the admin
+//! command enforce the same rules.
 //!
-//! Security, in short:
+//! Security, in short (SECURITY.md has the whole list, with every limit):
+//! - Requests are answered only for the public URL's host (or, on the quick start, loopback
+//!   names and addresses), and forms only when the browser says they come from this origin.
 //! - Sessions live in the server's [`SessionStore`] (they survive restarts and every replica
 //!   sees them); the store keeps only the SHA-256 of the session id. The cookie is `HttpOnly`,
-//!   `SameSite=Lax`, scoped to `/dashboard`, and `Secure` when the public URL is https.
-//! - Every form carries a CSRF token: the session's own secret once signed in, a random
-//!   double-submit cookie on the sign-up and sign-in forms. Tokens are compared in constant
-//!   time.
+//!   `SameSite=Lax`, scoped to `/dashboard`; when the public URL is https it is `Secure`,
+//!   scoped to the whole host and named `__Host-...`, which no other host can set.
+//! - Every form carries a CSRF token: the session's own secret once signed in, a double-submit
+//!   cookie signed with the server's [`CsrfKey`] on the sign-up and sign-in forms. Tokens are
+//!   compared in constant time.
 //! - Every page is sent with a strict Content-Security-Policy: only this origin's stylesheet
 //!   and script, no inline code, forms only to this origin, no framing.
-//! - Sign-in attempts are rate-limited per email and per client address, and sign-ups share
-//!   the address's allowance (each costs a password hash and makes an account). The counters
+//! - Forms are read up to [`MAX_FORM_BYTES`]. The email is checked before anything else;
+//!   attempts are rate-limited per email and per client network (an IPv6 /64), in limiters
+//!   whose memory is bounded, and password hashes run at most a few at a time. The counters
 //!   are in the memory of each process: behind several replicas an attacker gets each
 //!   replica's allowance.
 
-use std::net::SocketAddr;
-use std::num::NonZeroU32;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alerts_core::ids::AccountId;
 use alerts_core::manage::Manager;
 use alerts_core::ports::{DeliveryLog, JobQueue, SessionStore, WebhookSender};
 use aq_core::runtime::IdGenerator;
 use axum::Router;
-use axum::extract::{ConnectInfo, FromRequestParts};
-use axum::http::request::Parts;
+use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::middleware;
+use axum::response::Response;
 use axum::routing::{get, post};
-use governor::clock::DefaultClock;
-use governor::state::keyed::DefaultKeyedStateStore;
-use governor::{Quota, RateLimiter};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -41,16 +41,40 @@ use crate::AppState;
 
 mod alerts;
 mod auth;
+mod csrf;
 mod deliveries;
+mod extract;
+mod guard;
 mod keys;
+mod limits;
 mod pages;
 mod playground;
 mod rules;
 
-/// The session cookie's name.
-pub(crate) const SESSION_COOKIE: &str = "insights_session";
-/// The double-submit CSRF cookie of the forms shown before signing in.
-pub(crate) const LOGIN_CSRF_COOKIE: &str = "insights_login_csrf";
+pub use csrf::{CsrfKey, ShortKey};
+pub(crate) use extract::SignedIn;
+pub use guard::DashboardHosts;
+pub use limits::{
+    ATTEMPTS_PER_NETWORK_PER_MINUTE, MAX_TRACKED_KEYS, SIGN_INS_PER_EMAIL_PER_MINUTE,
+};
+
+/// The largest dashboard form accepted, in bytes; larger ones are answered 413 before any of
+/// it is looked at.
+pub const MAX_FORM_BYTES: usize = 16 * 1024;
+/// The largest playground form, in bytes: a route request pasted by hand can be longer than
+/// any other form.
+pub const MAX_PLAYGROUND_BYTES: usize = 256 * 1024;
+/// The default of [`DashboardPorts::max_password_hashes`]. Argon2id spends about 19 MiB and
+/// tens of milliseconds of CPU per password by design; four at once bound that to under
+/// 80 MiB.
+pub const DEFAULT_MAX_PASSWORD_HASHES: usize = 4;
+/// How long a client is asked to wait when every password-hash slot is taken.
+const RETRY_AFTER_BUSY: Duration = Duration::from_secs(1);
+
+/// The session cookie's name over plain http.
+const SESSION_COOKIE: &str = "insights_session";
+/// The double-submit CSRF cookie of the forms shown before signing in, over plain http.
+const LOGIN_CSRF_COOKIE: &str = "insights_login_csrf";
 /// How long a session lasts after signing in.
 const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 3600);
 
@@ -73,63 +97,79 @@ pub struct DashboardPorts {
     /// Sends the test deliveries of the alerts settings; without it, the page says that tests
     /// are not available.
     pub sender: Option<Arc<dyn WebhookSender>>,
-    /// Marks cookies `Secure`: set it when the public URL is https.
+    /// Set it when the public URL is https: cookies are then `Secure`, scoped to the whole
+    /// host and named `__Host-...`.
     pub secure_cookies: bool,
+    /// The `Host` names the dashboard answers; others get 421.
+    pub hosts: DashboardHosts,
+    /// Signs the CSRF tokens of the sign-up and sign-in forms.
+    pub csrf_key: CsrfKey,
+    /// The most password hashes (sign-ups and sign-ins) running at once in this process;
+    /// more are answered 503 with `Retry-After`. See [`DEFAULT_MAX_PASSWORD_HASHES`].
+    pub max_password_hashes: usize,
 }
 
 impl std::fmt::Debug for DashboardPorts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DashboardPorts")
             .field("secure_cookies", &self.secure_cookies)
+            .field("hosts", &self.hosts)
+            .field("max_password_hashes", &self.max_password_hashes)
             .finish_non_exhaustive()
     }
 }
 
-type Limiter = RateLimiter<String, DefaultKeyedStateStore<String>, DefaultClock>;
-
 /// The dashboard's share of the application state.
 pub(crate) struct Dashboard {
     pub(crate) ports: DashboardPorts,
-    by_email: Limiter,
-    by_address: Limiter,
+    pub(crate) limits: limits::SignInLimits,
 }
 
 impl Dashboard {
     pub(crate) fn new(ports: DashboardPorts) -> Self {
-        let per_minute = |n: u32| {
-            let n = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
-            Quota::per_minute(n).allow_burst(n)
-        };
         Self {
+            limits: limits::SignInLimits::new(ports.max_password_hashes),
             ports,
-            // Five tries per email a minute stops guessing without locking out a user who
-            // mistypes a few times; an address gets more, since offices share one.
-            by_email: RateLimiter::keyed(per_minute(5)),
-            by_address: RateLimiter::keyed(per_minute(30)),
         }
     }
 
-    /// Whether another sign-in attempt is allowed for this email and address now.
-    pub(crate) fn allow_sign_in(&self, email: &str, address: Option<SocketAddr>) -> bool {
-        let email_ok = self
-            .by_email
-            .check_key(&email.trim().to_lowercase())
-            .is_ok();
-        let address_ok =
-            address.is_none_or(|a| self.by_address.check_key(&a.ip().to_string()).is_ok());
-        email_ok && address_ok
+    /// The session cookie's name.
+    pub(crate) fn session_cookie(&self) -> &'static str {
+        if self.ports.secure_cookies {
+            "__Host-insights_session"
+        } else {
+            SESSION_COOKIE
+        }
     }
 
-    /// Whether another sign-up is allowed from this address now. It counts against the same
-    /// allowance as signing in, so that one client cannot spend the server's CPU and memory on
-    /// password hashes, or fill the store with accounts, by signing up instead.
-    pub(crate) fn allow_sign_up(&self, address: Option<SocketAddr>) -> bool {
-        address.is_none_or(|a| self.by_address.check_key(&a.ip().to_string()).is_ok())
+    /// The login CSRF cookie's name.
+    pub(crate) fn login_cookie(&self) -> &'static str {
+        if self.ports.secure_cookies {
+            "__Host-insights_login_csrf"
+        } else {
+            LOGIN_CSRF_COOKIE
+        }
+    }
+
+    /// A `Set-Cookie` value with the dashboard's attributes; `max_age` 0 deletes the cookie.
+    /// A `__Host-` cookie must have `Path=/`.
+    pub(crate) fn set_cookie(&self, name: &str, value: &str, max_age: Duration) -> HeaderValue {
+        let scope = if self.ports.secure_cookies {
+            "Path=/; Secure"
+        } else {
+            "Path=/dashboard"
+        };
+        HeaderValue::from_str(&format!(
+            "{name}={value}; {scope}; Max-Age={}; HttpOnly; SameSite=Lax",
+            max_age.as_secs()
+        ))
+        .unwrap_or_else(|_| HeaderValue::from_static("invalid=; Max-Age=0"))
     }
 }
 
-/// The dashboard's routes, when the state has a dashboard.
-pub(crate) fn routes() -> Router<AppState> {
+/// The dashboard's routes, when the state has a dashboard, behind its host and origin checks
+/// and its form size limit.
+pub(crate) fn routes(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/dashboard", get(keys::home))
         .route("/dashboard/", get(keys::home))
@@ -157,12 +197,16 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/dashboard/deliveries", get(deliveries::page))
         .route(
             "/dashboard/playground",
-            get(playground::page).post(playground::run),
+            get(playground::page)
+                .post(playground::run)
+                .layer(DefaultBodyLimit::max(MAX_PLAYGROUND_BYTES)),
         )
         .route(
             "/dashboard/deliveries/redeliver",
             post(deliveries::redeliver),
         )
+        .route_layer(middleware::from_fn_with_state(state.clone(), guard::guard))
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
 }
 
 /// A random token of 256 bits from two random UUIDs, in hex.
@@ -196,21 +240,25 @@ pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> 
         .map(|(_, v)| v)
 }
 
-/// A `Set-Cookie` value with the dashboard's attributes; `max_age` 0 deletes the cookie.
-pub(crate) fn set_cookie(name: &str, value: &str, max_age: Duration, secure: bool) -> HeaderValue {
-    let secure = if secure { "; Secure" } else { "" };
-    HeaderValue::from_str(&format!(
-        "{name}={value}; Path=/dashboard; Max-Age={}; HttpOnly; SameSite=Lax{secure}",
-        max_age.as_secs()
-    ))
-    .unwrap_or_else(|_| HeaderValue::from_static("invalid=; Max-Age=0"))
+/// The client's address, when the server was started with connection info.
+pub(crate) fn client_address(extensions: &axum::http::Extensions) -> Option<IpAddr> {
+    extensions
+        .get::<ConnectInfo<std::net::SocketAddr>>()
+        .map(|ConnectInfo(a)| a.ip())
 }
 
-/// The client's address, when the server was started with connection info.
-pub(crate) fn client_address(parts_ext: &axum::http::Extensions) -> Option<SocketAddr> {
-    parts_ext
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(a)| *a)
+/// The 503 page of a form that needs a password hash while every slot is taken.
+pub(crate) fn busy() -> Response {
+    let mut response = pages::error_page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The server is busy checking other passwords",
+        "Nothing was changed. Wait a second, then send the form again.",
+    );
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(RETRY_AFTER_BUSY.as_secs()),
+    );
+    response
 }
 
 /// Adds the dashboard's security headers to a page.
@@ -230,61 +278,6 @@ pub(crate) fn secure_page(mut response: Response) -> Response {
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
-}
-
-/// The signed-in account of a request, from its session cookie. Pages that need one redirect
-/// to the sign-in page without it.
-#[derive(Debug, Clone)]
-pub(crate) struct SignedIn {
-    pub(crate) account: AccountId,
-    pub(crate) email: String,
-    pub(crate) csrf: String,
-    pub(crate) id_hash: String,
-}
-
-impl SignedIn {
-    /// Whether the form's token is this session's.
-    pub(crate) fn csrf_ok(&self, token: &str) -> bool {
-        same_token(token, &self.csrf)
-    }
-}
-
-impl FromRequestParts<AppState> for SignedIn {
-    type Rejection = Response;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        let Some(dashboard) = state.dashboard() else {
-            return Err(StatusCode::NOT_FOUND.into_response());
-        };
-        let to_sign_in = || Redirect::to("/dashboard/signin").into_response();
-        let Some(id) = cookie(&parts.headers, SESSION_COOKIE) else {
-            return Err(to_sign_in());
-        };
-        let id_hash = session_hash(id);
-        let session = dashboard
-            .ports
-            .sessions
-            .session(&id_hash, state.clock().now())
-            .await
-            .map_err(|e| pages::store_error(&e))?;
-        let Some(session) = session else {
-            return Err(to_sign_in());
-        };
-        let email = dashboard
-            .ports
-            .manager
-            .account(session.account_id)
-            .await
-            .ok()
-            .map(|a| a.email)
-            .unwrap_or_default();
-        Ok(SignedIn {
-            account: session.account_id,
-            email,
-            csrf: session.csrf_secret,
-            id_hash,
-        })
-    }
 }
 
 /// The 403 page of a form whose CSRF token is missing or wrong.

@@ -3,7 +3,6 @@
 //! Nothing is fetched from outside: no map tiles, only the routes and the legend.
 
 use aq_core::{CiCategory, Position};
-use axum::Form;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -11,8 +10,9 @@ use maud::{Markup, html};
 use racs_core::{RouteId, RouteInput, ScoreRequest};
 use serde::Deserialize;
 
+use super::SignedIn;
+use super::extract::Action;
 use super::pages::{self, form_error, layout};
-use super::{SignedIn, csrf_refused};
 use crate::AppState;
 
 /// Pieces each route is cut into for colouring: enough to show where the air changes without
@@ -43,8 +43,6 @@ const SAMPLE: &str = r#"{
 pub(crate) struct PlaygroundForm {
     #[serde(default)]
     request: String,
-    #[serde(default)]
-    csrf: String,
 }
 
 pub(crate) async fn page(user: SignedIn) -> Response {
@@ -56,12 +54,8 @@ pub(crate) async fn page(user: SignedIn) -> Response {
 
 pub(crate) async fn run(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(input): Form<PlaygroundForm>,
+    Action { user, form: input }: Action<PlaygroundForm>,
 ) -> Response {
-    if !user.csrf_ok(&input.csrf) {
-        return csrf_refused();
-    }
     let refuse = |message: String| {
         pages::page(
             StatusCode::UNPROCESSABLE_ENTITY,

@@ -6,7 +6,6 @@ use alerts_core::ids::{KeyId, RuleId};
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::ports::ApiKeyInfo;
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
-use axum::Form;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -14,17 +13,16 @@ use maud::{Markup, html};
 use serde::Deserialize;
 use uuid::Uuid;
 
+use super::SignedIn;
 use super::auth::capitalise;
-use super::keys::{manage_error, parse_key, unknown_key};
+use super::extract::{ChosenKey, KeyAction};
+use super::keys::{manage_error, unknown_key};
 use super::pages::{self, form_error, layout};
-use super::{SignedIn, csrf_refused};
 use crate::AppState;
 
-/// `?key=` and, to edit a rule, `&edit=`.
+/// To edit a rule, `?edit=` (besides the key's `?key=`).
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct RulesQuery {
-    #[serde(default)]
-    key: Option<String>,
     #[serde(default)]
     edit: Option<String>,
 }
@@ -32,8 +30,6 @@ pub(crate) struct RulesQuery {
 /// The rule form, as typed: kept as text so that a refused form comes back as it was sent.
 #[derive(Debug, Default, Clone, Deserialize)]
 pub(crate) struct RuleForm {
-    #[serde(default)]
-    key: String,
     #[serde(default)]
     rule: String,
     #[serde(default, rename = "type")]
@@ -52,8 +48,6 @@ pub(crate) struct RuleForm {
     enabled: String,
     #[serde(default)]
     action: String,
-    #[serde(default)]
-    csrf: String,
 }
 
 impl RuleForm {
@@ -66,7 +60,6 @@ impl RuleForm {
             } => ("custom", deterioration.clone(), improvement.clone()),
         };
         Self {
-            key: rule.key_id.0.to_string(),
             rule: rule.id.0.to_string(),
             data_type: rule.spec.data_type().as_str().to_owned(),
             forecast: rule.spec.forecast().to_string(),
@@ -109,15 +102,9 @@ impl RuleForm {
 pub(crate) async fn page(
     State(state): State<AppState>,
     user: SignedIn,
+    ChosenKey(chosen): ChosenKey,
     Query(query): Query<RulesQuery>,
 ) -> Response {
-    let chosen = match query.key.as_deref().filter(|k| !k.is_empty()) {
-        Some(text) => match parse_key(text) {
-            Some(key) => Some(key),
-            None => return unknown_key(),
-        },
-        None => None,
-    };
     let edit = query
         .edit
         .as_deref()
@@ -128,23 +115,14 @@ pub(crate) async fn page(
 
 pub(crate) async fn save(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<RuleForm>,
+    // The key is checked before anything is validated, so that someone else's key answers
+    // the same whatever the form holds.
+    KeyAction { user, key, form }: KeyAction<RuleForm>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let Some(key) = parse_key(&form.key) else {
-        return unknown_key();
-    };
-    // The key is checked before anything is validated, so that someone else's key answers
-    // the same whatever the form holds.
-    if let Err(e) = dashboard.ports.manager.key(user.account, key).await {
-        return manage_error(&e);
-    }
+    let key = key.id;
     let spec = match form.spec() {
         Ok(spec) => spec,
         Err(message) => {
@@ -193,25 +171,18 @@ pub(crate) async fn save(
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct RuleAction {
     #[serde(default)]
-    key: String,
-    #[serde(default)]
     rule: String,
-    #[serde(default)]
-    csrf: String,
 }
 
 pub(crate) async fn toggle(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<RuleAction>,
+    KeyAction { user, key, form }: KeyAction<RuleAction>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let (Some(key), Some(rule)) = (parse_key(&form.key), parse_rule(&form.rule)) else {
+    let key = key.id;
+    let Some(rule) = parse_rule(&form.rule) else {
         return unknown_rule();
     };
     let manager = &dashboard.ports.manager;
@@ -233,16 +204,13 @@ pub(crate) async fn toggle(
 
 pub(crate) async fn delete(
     State(state): State<AppState>,
-    user: SignedIn,
-    Form(form): Form<RuleAction>,
+    KeyAction { user, key, form }: KeyAction<RuleAction>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if !user.csrf_ok(&form.csrf) {
-        return csrf_refused();
-    }
-    let (Some(key), Some(rule)) = (parse_key(&form.key), parse_rule(&form.rule)) else {
+    let key = key.id;
+    let Some(rule) = parse_rule(&form.rule) else {
         return unknown_rule();
     };
     match dashboard

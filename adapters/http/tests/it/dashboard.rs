@@ -12,7 +12,8 @@ use aq_core::memory::{FnSource, MemoryForecast};
 use aq_core::runtime::{FixedClock, SequentialIds};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use insights_http::{AppStateBuilder, DashboardPorts, router};
+use insights_http::dashboard::DEFAULT_MAX_PASSWORD_HASHES;
+use insights_http::{AppStateBuilder, CsrfKey, DashboardHosts, DashboardPorts, router};
 use racs_core::Scorer;
 use tower::ServiceExt;
 
@@ -20,6 +21,8 @@ const PASSWORD: &str = "correct horse battery";
 
 struct Dash {
     router: axum::Router,
+    /// The host the browser asks for.
+    host: &'static str,
     store: Arc<MemoryStore>,
     manager: Manager,
     sender: Arc<RecordingSender>,
@@ -27,6 +30,12 @@ struct Dash {
 }
 
 fn dashboard(secure_cookies: bool) -> Dash {
+    // An https public URL is a published server; plain http the local quick start.
+    let (public_url, host) = if secure_cookies {
+        (Some("https://insights.example.org"), "insights.example.org")
+    } else {
+        (None, "localhost:8080")
+    };
     let store = Arc::new(MemoryStore::new());
     let files = Arc::new(MemoryFiles::new());
     let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
@@ -71,10 +80,14 @@ fn dashboard(secure_cookies: bool) -> Dash {
             ids,
             sender: Some(sender.clone()),
             secure_cookies,
+            hosts: DashboardHosts::for_public_url(public_url, false).unwrap(),
+            csrf_key: CsrfKey::new([7u8; 32]).unwrap(),
+            max_password_hashes: DEFAULT_MAX_PASSWORD_HASHES,
         })
         .build();
     Dash {
         router: router(state),
+        host,
         store,
         manager,
         sender,
@@ -150,6 +163,7 @@ impl<'a> Browser<'a> {
 
     async fn get(&mut self, path: &str) -> Page {
         let request = Request::get(path)
+            .header(header::HOST, self.dash.host)
             .header(header::COOKIE, self.cookie_header())
             .body(Body::empty())
             .unwrap();
@@ -163,6 +177,7 @@ impl<'a> Browser<'a> {
             .collect::<Vec<_>>()
             .join("&");
         let request = Request::post(path)
+            .header(header::HOST, self.dash.host)
             .header(header::COOKIE, self.cookie_header())
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(Body::from(body))
@@ -256,6 +271,12 @@ async fn cookies_are_secure_when_the_public_url_is_https() {
         .to_str()
         .unwrap();
     assert!(cookie.contains("; Secure"), "{cookie}");
+    // No other host can set a `__Host-` cookie, and it must cover the whole host.
+    assert!(
+        cookie.starts_with("__Host-insights_login_csrf="),
+        "{cookie}"
+    );
+    assert!(cookie.contains("Path=/;"), "{cookie}");
 }
 
 #[tokio::test]

@@ -141,7 +141,7 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
     tokio::time::sleep(Duration::from_millis(50)).await;
     let memory = sampler.stop();
 
-    let alerts_recorded = recorded_alerts(&installation, &key.key, &token)?;
+    let alerts_recorded = recorded_alerts(&installation, &key.id, &token)?;
     if alerts_recorded != download.lines {
         bail!(
             "the file has {} lines but the server recorded {alerts_recorded} alerts",
@@ -160,8 +160,8 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
     })
 }
 
-fn recorded_alerts(installation: &Installation, key: &str, token: &str) -> Result<u64> {
-    let list = installation.admin(&["list-deliveries", "--key", key, "--limit", "10"])?;
+fn recorded_alerts(installation: &Installation, key_id: &str, token: &str) -> Result<u64> {
+    let list = installation.admin(&["list-deliveries", "--key", key_id, "--limit", "10"])?;
     list.as_array()
         .and_then(|records| records.iter().find(|r| r["token"] == token))
         .and_then(|r| r["alerts"].as_u64())

@@ -66,8 +66,7 @@ fn global_flags_work_after_the_subcommand_too() {
 fn set_webhook_refuses_other_schemes_and_private_and_metadata_addresses() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
-    let set =
-        |url: &str| deployment.admin_output(&["set-webhook", "--key", &key.key, "--url", url]);
+    let set = |url: &str| deployment.admin_output(&["set-webhook", "--key", &key.id, "--url", url]);
     assert_refused(&set("ftp://example.org/hook"), &["http://", "ftp"]);
     assert_refused(&set("http://10.1.2.3/hook"), &["10.1.2.3", "private"]);
     assert_refused(
@@ -78,7 +77,7 @@ fn set_webhook_refuses_other_schemes_and_private_and_metadata_addresses() {
     let stored = deployment.admin(&[
         "set-webhook",
         "--key",
-        &key.key,
+        &key.id,
         "--url",
         "http://127.0.0.1:9/hook",
     ]);
@@ -93,7 +92,7 @@ fn add_rule_refuses_unknown_values_naming_the_allowed_ones() {
         deployment.admin_output(&[
             "add-rule",
             "--key",
-            &key.key,
+            &key.id,
             "--type",
             data_type,
             "--forecast",
@@ -108,7 +107,7 @@ fn add_rule_refuses_unknown_values_naming_the_allowed_ones() {
         &["sensitivity", "extreme", "medium"],
     );
     assert_refused(&add("noise", "2d", "high"), &["noise"]);
-    let rules = deployment.admin(&["list-rules", "--key", &key.key]);
+    let rules = deployment.admin(&["list-rules", "--key", &key.id]);
     assert_eq!(
         rules,
         Value::Array(Vec::new()),
@@ -119,6 +118,11 @@ fn add_rule_refuses_unknown_values_naming_the_allowed_ones() {
 #[test]
 fn commands_on_an_unknown_key_fail_saying_so() {
     let deployment = Deployment::new();
-    let out = deployment.admin_output(&["list-rules", "--key", "ik_nope"]);
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let out = deployment.admin_output(&["list-rules", "--key", &unknown]);
+    assert_refused(&out, &["no active key", &unknown]);
+    let out = deployment.admin_output(&["list-rules", "--key", "not-an-id"]);
+    assert_refused(&out, &["not-an-id", "not a key id"]);
+    let out = deployment.admin_with_stdin(&["list-rules", "--key-stdin"], "ik_nope");
     assert_refused(&out, &["no active key"]);
 }

@@ -251,7 +251,7 @@ async fn check_after_crash(
             "a delivery for a request the client never got a token for: {token}"
         );
     }
-    let listed = deployment.admin(&["list-deliveries", "--key", &key.key, "--limit", "1000"]);
+    let listed = deployment.admin(&["list-deliveries", "--key", &key.id, "--limit", "1000"]);
     let stored: HashSet<String> = listed
         .as_array()
         .unwrap()

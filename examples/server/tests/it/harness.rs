@@ -20,7 +20,7 @@ const BINARY: &str = env!("CARGO_BIN_EXE_insights-server");
 
 /// Settings the binary reads from the environment; cleared so that the caller's shell cannot
 /// change what a test runs.
-const INHERITED_SETTINGS: [&str; 15] = [
+const INHERITED_SETTINGS: [&str; 16] = [
     "INSIGHTS_CONFIG",
     "INSIGHTS_DATA_DIR",
     "INSIGHTS_DATABASE_URL",
@@ -36,6 +36,7 @@ const INHERITED_SETTINGS: [&str; 15] = [
     "INSIGHTS_REQUEST_TIMEOUT_SECONDS",
     "INSIGHTS_MAX_CONNECTIONS",
     "INSIGHTS_CORS_ORIGINS",
+    "INSIGHTS_API_KEY",
 ];
 
 /// One installation: a data directory of its own, plus the global flags and environment every
@@ -160,6 +161,31 @@ impl Deployment {
         cmd.output().unwrap()
     }
 
+    /// Runs `insights-server admin --json ARGS` with `input` on its standard input; its output
+    /// and exit status.
+    pub(crate) fn admin_with_stdin(&self, args: &[&str], input: &str) -> Output {
+        let mut cmd = self.admin_command(args);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{input}\n").as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// `insights-server admin --json ARGS` with the deployment's flags and environment, to
+    /// run with more of its own.
+    pub(crate) fn admin_command(&self, args: &[&str]) -> Command {
+        let mut cmd = self.command();
+        cmd.arg("admin").arg("--json").args(args);
+        cmd
+    }
+
     /// Like [`Deployment::admin_output`], with the global flags after the subcommand's own
     /// arguments instead of before `admin`.
     pub(crate) fn admin_output_flags_last(&self, args: &[&str]) -> Output {
@@ -220,7 +246,7 @@ impl Deployment {
 
     /// Points `key`'s deliveries at `url`.
     pub(crate) fn set_webhook(&self, key: &Key, url: &str) {
-        self.admin(&["set-webhook", "--key", &key.key, "--url", url]);
+        self.admin(&["set-webhook", "--key", &key.id, "--url", url]);
     }
 
     /// Adds a rule with the default messages.
@@ -228,7 +254,7 @@ impl Deployment {
         self.admin(&[
             "add-rule",
             "--key",
-            &key.key,
+            &key.id,
             "--type",
             data_type,
             "--forecast",
@@ -240,7 +266,7 @@ impl Deployment {
 
     /// `list-deliveries`' entry for `token`, which must be listed.
     pub(crate) fn delivery_record(&self, key: &Key, token: &str) -> Value {
-        let list = self.admin(&["list-deliveries", "--key", &key.key, "--limit", "100"]);
+        let list = self.admin(&["list-deliveries", "--key", &key.id, "--limit", "100"]);
         list.as_array()
             .unwrap()
             .iter()
@@ -347,6 +373,11 @@ impl Server {
     /// The URL of the shared API path with `key`.
     pub(crate) fn api(&self, key: &str) -> String {
         self.url(&format!("/insights/v1/cleanest-route?key={key}"))
+    }
+
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// What the server printed on stdout so far.
@@ -562,12 +593,18 @@ impl Deployment {
     /// It also decides which webhook hosts are allowed: loopback only while the server
     /// listens on loopback.
     pub(crate) fn set_listen(&mut self, addr: &str) {
-        let at = self
-            .flags
-            .iter()
-            .position(|flag| flag == "--listen")
-            .unwrap();
-        self.flags[at + 1] = addr.to_owned();
+        self.set_flag("--listen", addr);
+    }
+
+    /// Makes every process of the deployment keep its data in `dir` from now on (inside the
+    /// deployment's own directory, which is removed with it).
+    pub(crate) fn set_data_dir(&mut self, dir: &Path) {
+        self.set_flag("--data-dir", &dir.display().to_string());
+    }
+
+    fn set_flag(&mut self, name: &str, value: &str) {
+        let at = self.flags.iter().position(|flag| flag == name).unwrap();
+        self.flags[at + 1] = value.to_owned();
     }
 }
 

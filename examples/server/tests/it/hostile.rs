@@ -447,7 +447,7 @@ async fn every_hostile_request_gets_its_4xx_and_leaves_nothing_behind() {
     );
 
     // Nothing was stored: no alert request, so no job, delivery or file.
-    let deliveries = deployment.admin(&["list-deliveries", "--key", &key.key, "--limit", "100"]);
+    let deliveries = deployment.admin(&["list-deliveries", "--key", &key.id, "--limit", "100"]);
     assert_eq!(
         deliveries,
         json!([]),

@@ -24,10 +24,10 @@ use crate::harness::{Deployment, Key, PATIENCE, Reply, Server, client, eventuall
 use crate::receiver::Receiver;
 
 /// Every account of these tests signs in with it.
-const PASSWORD: &str = "correct horse battery staple";
+pub(crate) const PASSWORD: &str = "correct horse battery staple";
 
 /// The dashboard's answer to a form whose CSRF token is missing or wrong.
-const CSRF_REFUSAL: &str = "This form has expired or was sent from another site";
+pub(crate) const CSRF_REFUSAL: &str = "This form has expired or was sent from another site";
 
 // ---------------------------------------------------------------------------------------------
 // Deployments, accounts and keys.
@@ -42,13 +42,13 @@ fn public_deployment() -> Deployment {
 
 /// Starts the server and points the tests at it over loopback: `0.0.0.0` is where a server
 /// listens, not an address to connect to.
-fn serve(deployment: &Deployment, extra: &[&str]) -> Server {
+pub(crate) fn serve(deployment: &Deployment, extra: &[&str]) -> Server {
     let mut server = deployment.serve(extra);
     server.base = server.base.replace("://0.0.0.0:", "://127.0.0.1:");
     server
 }
 
-fn new_email() -> String {
+pub(crate) fn new_email() -> String {
     format!("{}@example.org", uuid::Uuid::new_v4().simple())
 }
 
@@ -162,14 +162,14 @@ async fn canned(
 
 /// Keeps cookies by name, follows no redirect (the tests look at them), and posts forms as a
 /// browser does.
-struct Browser {
+pub(crate) struct Browser {
     http: reqwest::Client,
     base: String,
     jar: BTreeMap<String, String>,
 }
 
 impl Browser {
-    fn new(server: &Server) -> Self {
+    pub(crate) fn new(server: &Server) -> Self {
         let http = reqwest::Client::builder()
             .no_proxy()
             .timeout(PATIENCE)
@@ -183,7 +183,7 @@ impl Browser {
         }
     }
 
-    async fn send(&mut self, mut request: reqwest::RequestBuilder) -> Reply {
+    pub(crate) async fn send(&mut self, mut request: reqwest::RequestBuilder) -> Reply {
         if !self.jar.is_empty() {
             let cookies: Vec<String> = self.jar.iter().map(|(k, v)| format!("{k}={v}")).collect();
             request = request.header("cookie", cookies.join("; "));
@@ -202,39 +202,43 @@ impl Browser {
         reply
     }
 
-    async fn get(&mut self, path: &str) -> Reply {
+    pub(crate) async fn get(&mut self, path: &str) -> Reply {
         let request = self.http.get(format!("{}{path}", self.base));
         self.send(request).await
     }
 
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Reply {
+    pub(crate) async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Reply {
+        let request = self.form(path, form);
+        self.send(request).await
+    }
+
+    /// A form POST to `path`, for a test to add headers to before [`Browser::send`].
+    pub(crate) fn form(&self, path: &str, form: &[(&str, &str)]) -> reqwest::RequestBuilder {
         let body: Vec<String> = form
             .iter()
             .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
             .collect();
-        let request = self
-            .http
+        self.http
             .post(format!("{}{path}", self.base))
             .header("content-type", "application/x-www-form-urlencoded")
-            .body(body.join("&"));
-        self.send(request).await
+            .body(body.join("&"))
     }
 
-    fn cookie(&self, name: &str) -> Option<String> {
+    pub(crate) fn cookie(&self, name: &str) -> Option<String> {
         self.jar.get(name).cloned()
     }
 
-    fn set_cookie(&mut self, name: &str, value: &str) {
+    pub(crate) fn set_cookie(&mut self, name: &str, value: &str) {
         self.jar.insert(name.to_owned(), value.to_owned());
     }
 
-    fn forget_cookies(&mut self) {
+    pub(crate) fn forget_cookies(&mut self) {
         self.jar.clear();
     }
 
     /// Signs up with `email` and [`PASSWORD`] through the sign-up page; the session's CSRF
     /// token.
-    async fn sign_up(&mut self, email: &str) -> String {
+    pub(crate) async fn sign_up(&mut self, email: &str) -> String {
         let page = self.get("/dashboard/signup").await;
         let csrf = field(&page, "csrf");
         let reply = self
@@ -293,13 +297,13 @@ fn encode(s: &str) -> String {
         .collect()
 }
 
-fn text(reply: &Reply) -> String {
+pub(crate) fn text(reply: &Reply) -> String {
     String::from_utf8_lossy(&reply.body).into_owned()
 }
 
 /// The value of the first form field named `name`.
 #[track_caller]
-fn field(reply: &Reply, name: &str) -> String {
+pub(crate) fn field(reply: &Reply, name: &str) -> String {
     let html = text(reply);
     let marker = format!("name=\"{name}\" value=\"");
     let start = html
@@ -362,7 +366,7 @@ fn set_cookie_header(reply: &Reply, name: &str) -> String {
 }
 
 /// A random token of 64 hex digits, shaped like the dashboard's own.
-fn random_hex() -> String {
+pub(crate) fn random_hex() -> String {
     format!(
         "{}{}",
         uuid::Uuid::new_v4().simple(),
@@ -429,7 +433,7 @@ fn internal_webhook_urls_are_refused_when_an_operator_sets_them() {
     let email = new_email();
     let key = account_with_key(&deployment, &email);
     for (url, what) in INTERNAL_URLS {
-        let out = deployment.admin_output(&["set-webhook", "--key", &key.key, "--url", url]);
+        let out = deployment.admin_output(&["set-webhook", "--key", &key.id, "--url", url]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             !out.status.success(),
@@ -561,7 +565,7 @@ async fn a_server_published_under_a_public_url_refuses_loopback_receivers_even_o
     let out = deployment.admin_output(&[
         "set-webhook",
         "--key",
-        &key.key,
+        &key.id,
         "--url",
         &receiver.url("/other"),
     ]);
@@ -652,7 +656,7 @@ fn cloud_metadata_services_stay_refused_when_private_networks_are_allowed() {
             "a cloud metadata service address",
         ),
     ] {
-        let out = deployment.admin_output(&["set-webhook", "--key", &key.key, "--url", url]);
+        let out = deployment.admin_output(&["set-webhook", "--key", &key.id, "--url", url]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{url} was accepted");
         assert!(
@@ -1002,13 +1006,13 @@ async fn another_account_cannot_see_or_change_an_accounts_keys_rules_or_deliveri
         (deployment.delivery_record(&key_a, &token_a)["outcome"] == "delivered").then_some(())
     })
     .await;
-    let rules_a = deployment.admin(&["list-rules", "--key", &key_a.key]);
+    let rules_a = deployment.admin(&["list-rules", "--key", &key_a.id]);
     let rule_a = rules_a[0]["id"].as_str().unwrap().to_owned();
     let secret_a = ada.secret_of(&key_a.id).await;
     let before = (
         key_listing(&deployment, &ada_email, &key_a.id),
         rules_a.clone(),
-        deployment.admin(&["list-deliveries", "--key", &key_a.key]),
+        deployment.admin(&["list-deliveries", "--key", &key_a.id]),
     );
 
     // Eve: an account and a key of her own, and Ada's real ids.
@@ -1123,8 +1127,8 @@ async fn another_account_cannot_see_or_change_an_accounts_keys_rules_or_deliveri
     tokio::time::sleep(Duration::from_secs(2)).await;
     let after = (
         key_listing(&deployment, &ada_email, &key_a.id),
-        deployment.admin(&["list-rules", "--key", &key_a.key]),
-        deployment.admin(&["list-deliveries", "--key", &key_a.key]),
+        deployment.admin(&["list-rules", "--key", &key_a.id]),
+        deployment.admin(&["list-deliveries", "--key", &key_a.id]),
     );
     assert_eq!(after, before);
     assert_eq!(ada.secret_of(&key_a.id).await, secret_a);
@@ -1135,7 +1139,7 @@ async fn another_account_cannot_see_or_change_an_accounts_keys_rules_or_deliveri
         receiver_a.deliveries()
     );
     assert_eq!(
-        deployment.admin(&["list-rules", "--key", &key_e.key]),
+        deployment.admin(&["list-rules", "--key", &key_e.id]),
         json!([]),
         "nothing was added to Eve's key either"
     );
@@ -1197,7 +1201,7 @@ async fn another_accounts_api_key_never_uses_or_returns_an_accounts_webhook_rule
     // Each key's log holds its own requests only.
     let tokens = |key: &Key| -> Vec<String> {
         deployment
-            .admin(&["list-deliveries", "--key", &key.key])
+            .admin(&["list-deliveries", "--key", &key.id])
             .as_array()
             .unwrap()
             .iter()
@@ -1279,6 +1283,7 @@ async fn no_secret_reaches_the_logs_even_at_the_most_verbose_level() {
         &["create-key", "--email", &email],
     );
     let api_key = created["key"].as_str().unwrap().to_owned();
+    let key_id = created["id"].as_str().unwrap().to_owned();
     let prefix = created["prefix"].as_str().unwrap().to_owned();
     let first_secret = created["webhook_secret"].as_str().unwrap().to_owned();
     let receiver = Canned::start(204, &[]).await;
@@ -1288,7 +1293,7 @@ async fn no_secret_reaches_the_logs_even_at_the_most_verbose_level() {
         &[
             "set-webhook",
             "--key",
-            &api_key,
+            &key_id,
             "--url",
             &receiver.url("/hook"),
         ],
@@ -1299,7 +1304,7 @@ async fn no_secret_reaches_the_logs_even_at_the_most_verbose_level() {
         &[
             "add-rule",
             "--key",
-            &api_key,
+            &key_id,
             "--type",
             "aq",
             "--forecast",
@@ -1453,26 +1458,25 @@ async fn no_secret_reaches_the_logs_even_at_the_most_verbose_level() {
     let rotated = admin(
         &deployment,
         &mut outputs,
-        &["rotate-secret", "--key", &api_key],
+        &["rotate-secret", "--key", &key_id],
     );
     let second_secret = rotated["webhook_secret"].as_str().unwrap().to_owned();
     secrets.push(secret("rotated webhook secret", second_secret.clone()));
     admin(
         &deployment,
         &mut outputs,
-        &["list-deliveries", "--key", &api_key],
+        &["list-deliveries", "--key", &key_id],
     );
     admin(&deployment, &mut outputs, &["list-keys", "--email", &email]);
-    admin(
-        &deployment,
-        &mut outputs,
-        &["list-rules", "--key", &api_key],
+    admin(&deployment, &mut outputs, &["list-rules", "--key", &key_id]);
+    // A full key reaches the admin command on standard input, never in its arguments.
+    let out = deployment.admin_with_stdin(&["revoke-key", "--key-stdin"], &dashboard_key);
+    assert!(
+        out.status.success(),
+        "revoke-key: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    admin(
-        &deployment,
-        &mut outputs,
-        &["revoke-key", "--key", &dashboard_key],
-    );
+    outputs.push(("revoke-key".to_owned(), out));
     post_json(&http, &server, &dashboard_key, &json!({"points": []}))
         .await
         .assert_error(401, "invalid_api_key", &[]);
@@ -1551,13 +1555,13 @@ async fn every_state_changing_form_refuses_a_missing_or_foreign_csrf_token() {
         (deployment.delivery_record(&key, &token)["outcome"] == "delivered").then_some(())
     })
     .await;
-    let rules = deployment.admin(&["list-rules", "--key", &key.key]);
+    let rules = deployment.admin(&["list-rules", "--key", &key.id]);
     let rule = rules[0]["id"].as_str().unwrap().to_owned();
     let secret = ada.secret_of(&key.id).await;
     let before = (
         deployment.admin(&["list-keys", "--email", &email]),
         rules,
-        deployment.admin(&["list-deliveries", "--key", &key.key]),
+        deployment.admin(&["list-deliveries", "--key", &key.id]),
     );
     // A token that is valid, but for another session.
     let mut eve = Browser::new(&server);
@@ -1630,8 +1634,8 @@ async fn every_state_changing_form_refuses_a_missing_or_foreign_csrf_token() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     let after = (
         deployment.admin(&["list-keys", "--email", &email]),
-        deployment.admin(&["list-rules", "--key", &key.key]),
-        deployment.admin(&["list-deliveries", "--key", &key.key]),
+        deployment.admin(&["list-rules", "--key", &key.id]),
+        deployment.admin(&["list-deliveries", "--key", &key.id]),
     );
     assert_eq!(after, before, "nothing changed");
     assert_eq!(
@@ -1758,7 +1762,7 @@ async fn session_cookies_are_http_only_same_site_and_scoped_to_the_dashboard() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn session_cookies_are_secure_when_the_public_url_is_https() {
+async fn session_cookies_are_secure_and_host_only_when_the_public_url_is_https() {
     let deployment = Deployment::new();
     let server = serve(
         &deployment,
@@ -1766,7 +1770,7 @@ async fn session_cookies_are_secure_when_the_public_url_is_https() {
     );
     let mut browser = Browser::new(&server);
     let page = browser.get("/dashboard/signin").await;
-    let login = set_cookie_header(&page, "insights_login_csrf");
+    let login = set_cookie_header(&page, "__Host-insights_login_csrf");
     let csrf = field(&page, "csrf");
     let signed_up = browser
         .post(
@@ -1778,13 +1782,17 @@ async fn session_cookies_are_secure_when_the_public_url_is_https() {
             ],
         )
         .await;
-    let session = set_cookie_header(&signed_up, "insights_session");
+    let session = set_cookie_header(&signed_up, "__Host-insights_session");
+    // `__Host-` cookies cannot be set by any other host, sibling subdomains included; browsers
+    // take them only with `Secure`, `Path=/` and no `Domain`.
     for cookie in [&login, &session] {
         let attributes: Vec<&str> = cookie.split(';').map(str::trim).collect();
-        for expected in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/dashboard"] {
+        for expected in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"] {
             assert!(attributes.contains(&expected), "{expected} in {cookie}");
         }
+        assert!(!cookie.contains("Domain="), "host-only: {cookie}");
     }
+    assert_eq!(browser.session_csrf().await.len(), 64, "signed in");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
