@@ -2,6 +2,7 @@
 //! driven over HTTP and through its admin commands, as users and operators drive it.
 #![allow(clippy::unwrap_used)]
 
+mod abuse;
 mod admin;
 mod alerts;
 mod client;
