@@ -392,7 +392,7 @@ async fn admin_json_writes_times_to_the_millisecond() {
     let delivered = deliver_one(&deployment, &server).await;
     // The attempt is recorded once the receiver has answered.
     let deliveries = eventually("the delivery attempt in list-deliveries", || {
-        let list = deployment.admin(&["list-deliveries", "--key", &delivered.key.key]);
+        let list = deployment.admin(&["list-deliveries", "--key", &delivered.key.id]);
         let attempted = list[0]["attempts"]
             .as_array()
             .is_some_and(|a| !a.is_empty());
