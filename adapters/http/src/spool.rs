@@ -7,7 +7,7 @@
 //! at most its body limit per request in flight there.
 
 use std::cell::Cell;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -42,7 +42,7 @@ pub(crate) enum Spool {
     Memory(Bytes),
     /// A large body in an unnamed temporary file.
     File {
-        /// The file; each read rewinds it first.
+        /// The file; every reader reads it from the start at its own offset.
         file: std::fs::File,
         /// Its length in bytes.
         len: u64,
@@ -151,10 +151,8 @@ impl Spool {
             Spool::File {
                 file, abandoned, ..
             } => {
-                let mut file = file;
-                file.seek(SeekFrom::Start(0))?;
                 let file = StopWhen {
-                    inner: file,
+                    inner: FromStart { file, offset: 0 },
                     stop: || {
                         abandoned
                             .load(Ordering::Relaxed)
@@ -333,6 +331,24 @@ fn produce_pages(
     }
 }
 
+/// A reader of a whole file from its start, at an offset of its own: readers of one spooled
+/// body never move each other's place, as seeking the shared file would.
+struct FromStart<'a> {
+    file: &'a std::fs::File,
+    offset: u64,
+}
+
+impl Read for FromStart<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        #[cfg(unix)]
+        let read = std::os::unix::fs::FileExt::read_at(self.file, buf, self.offset)?;
+        #[cfg(windows)]
+        let read = std::os::windows::fs::FileExt::seek_read(self.file, buf, self.offset)?;
+        self.offset += read as u64;
+        Ok(read)
+    }
+}
+
 /// A reader that fails, saying why, once `stop` gives a reason.
 struct StopWhen<R, F> {
     inner: R,
@@ -423,9 +439,15 @@ mod tests {
             .unwrap();
         assert!(matches!(spool, Spool::File { .. }), "{spool:?}");
         assert_eq!(spool.len(), large.len() as u64);
-        // Every read starts from the beginning.
+        // Every reader starts from the beginning, and readers do not move each other.
         assert_eq!(read_all(&spool), large);
+        let mut first = spool.reader().unwrap();
+        let mut start = vec![0; 1000];
+        first.read_exact(&mut start).unwrap();
         assert_eq!(read_all(&spool), large);
+        let mut rest = Vec::new();
+        first.read_to_end(&mut rest).unwrap();
+        assert_eq!([start, rest].concat(), large);
         assert_eq!(spool.as_bytes(), None);
     }
 
