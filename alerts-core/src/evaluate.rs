@@ -1,4 +1,4 @@
-//! Evaluating alert rules at points, exactly as `scoring.md` says.
+//! Evaluating alert rules at points, exactly as `docs/scoring.md` says.
 //!
 //! - Air quality: the CI now (`values[0]` of the hourly series) against each forecast hour
 //!   `1..=horizon`; the first hour whose CI differs from now by at least the threshold raises one
@@ -27,7 +27,7 @@ use crate::ndjson::AlertLineRef;
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, DataType, Forecast, RuleSpec, Sensitivity};
 
-/// The thresholds on |change from now| that trip each sensitivity. Defaults from `scoring.md`.
+/// The thresholds on |change from now| that trip each sensitivity. Defaults from `docs/scoring.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Thresholds {

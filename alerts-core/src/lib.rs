@@ -5,7 +5,7 @@
 //!
 //! - [`rule`]: the four selectors of an alert rule, validated.
 //! - [`request`]: the alert request (operation 1), validated with JSON paths in its errors.
-//! - [`evaluate`]: rules at points against the forecast port, as `scoring.md` says.
+//! - [`evaluate`]: rules at points against the forecast port, as `docs/scoring.md` says.
 //! - [`message`]: default and custom descriptions, predefined recommendations, previews.
 //! - [`ndjson`]: the streaming encoder and the decoder of the output file.
 //! - [`webhook`]: the delivery payload and its Standard Webhooks signature.
@@ -16,9 +16,9 @@
 //! # Wiring the pipeline in a service
 //!
 //! A service builds one [`pipeline::AlertPipeline`] from its adapters. The HTTP handler of
-//! operation 1 authenticates the key ([`ports::RuleStore::authenticate`]), validates the body
-//! ([`request::read_points`] or [`request::AlertRequest::from_json_slice`]) and calls [`pipeline::AlertPipeline::accept`], which
-//! returns the token once the request is stored. Workers (in every replica) call
+//! operation 1 authenticates the key ([`ports::RuleStore::authenticate`]), reads the body
+//! ([`request::read_points`] or [`request::AlertRequest::from_json_slice`]) and calls
+//! [`pipeline::AlertPipeline::accept`], which returns the token once the request is stored. Workers (in every replica) call
 //! [`pipeline::AlertPipeline::run_once`] in a loop, sleeping a little when it claims nothing.
 //! Here every port is the in-memory one; a server puts SQLite or PostgreSQL, local files or
 //! S3, the HTTP sender and a real forecast source in their place.

@@ -1,4 +1,4 @@
-//! Alert messages: the default descriptions of `scoring.md`, custom descriptions with their
+//! Alert messages: the default descriptions of `docs/scoring.md`, custom descriptions with their
 //! placeholders, and the predefined recommendations.
 //!
 //! A message has two parts. The description is the rule's choice: the default text, or the

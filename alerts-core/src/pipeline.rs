@@ -20,7 +20,7 @@
 //!   when the lease expires, which spaces the retries by the lease length. Evaluation is given
 //!   up, like delivery, once the retry window after the request has passed.
 //! - Delivery attempts are recorded before the job's state changes; after a crash between the
-//!   two the attempt is repeated (at least once, as `api.md` promises).
+//!   two the attempt is repeated (at least once, as `docs/api.md` promises).
 //! - The retry window is measured from the first recorded attempt, so a job put back with
 //!   [`JobQueue::redeliver`] after its window closed gets one more attempt, not another day.
 //! - Writing the file ends the job's lease with the job due at once: the next

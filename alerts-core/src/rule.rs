@@ -1,6 +1,6 @@
 //! Alert rules: the four selectors of the dashboard's "add new alert" form, validated.
 //!
-//! A [`RuleSpec`] can only be built with a combination that `scoring.md` allows: the forecast
+//! A [`RuleSpec`] can only be built with a combination that `docs/scoring.md` allows: the forecast
 //! horizons depend on the data type, a custom message needs both descriptions, and a custom
 //! description may use only the placeholders that its data type fills in.
 

@@ -1,5 +1,5 @@
 //! The tunable numbers of route scoring and of request parsing, each with the default that
-//! `scoring.md` and `api.md` document.
+//! `docs/scoring.md` and `docs/api.md` document.
 
 use std::time::Duration;
 

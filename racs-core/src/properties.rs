@@ -1,4 +1,4 @@
-//! Property tests for every property `scoring.md` requires of RACS.
+//! Property tests for every property `docs/scoring.md` requires of RACS.
 
 use aq_core::runtime::SequentialIds;
 use aq_core::{CleanlinessIndex, Position, round_half_up_0_100};
