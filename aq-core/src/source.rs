@@ -146,6 +146,27 @@ pub struct HourlyCi {
     pub values: Vec<Option<CleanlinessIndex>>,
 }
 
+impl HourlyCi {
+    /// The series, or `None` (the point is not covered) when it has no value at all.
+    ///
+    /// ```
+    /// use aq_core::{CleanlinessIndex, HourlyCi};
+    /// use chrono::{TimeZone, Utc};
+    ///
+    /// let start = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+    /// assert!(HourlyCi::covered(start, vec![None, None]).is_none());
+    /// let series = HourlyCi::covered(start, vec![None, CleanlinessIndex::new(64.0).ok()]);
+    /// assert_eq!(series.unwrap().values.len(), 2);
+    /// ```
+    #[must_use]
+    pub fn covered(start: DateTime<Utc>, values: Vec<Option<CleanlinessIndex>>) -> Option<Self> {
+        values
+            .iter()
+            .any(Option::is_some)
+            .then_some(Self { start, values })
+    }
+}
+
 /// The daily pollen outlook at one point: the levels now, and each day's forecast peak,
 /// `days[0]` being today (in the point's local day as the source defines it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

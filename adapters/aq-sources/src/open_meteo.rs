@@ -381,10 +381,7 @@ impl OpenMeteo {
                     .iter()
                     .map(|k| found.get(k).and_then(|v| v.ci(&self.config.bands)))
                     .collect();
-                values
-                    .iter()
-                    .any(Option::is_some)
-                    .then_some(HourlyCi { start, values })
+                HourlyCi::covered(start, values)
             })
             .collect())
     }

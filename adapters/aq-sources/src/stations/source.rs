@@ -105,10 +105,7 @@ impl ForecastSource for StationFile {
                             .ci(&self.config.bands)
                     })
                     .collect();
-                values
-                    .iter()
-                    .any(Option::is_some)
-                    .then_some(HourlyCi { start, values })
+                HourlyCi::covered(start, values)
             })
             .collect())
     }
