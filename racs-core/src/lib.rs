@@ -62,7 +62,7 @@
 //! let wire = serde_json::to_value(&response)?;
 //! assert_eq!(wire["racss"][0]["error"], json!({"code": 0, "text": "EMPTY"}));
 //! assert_eq!(wire["racss"][2]["RACS"], json!(null));
-//! assert_eq!(wire["time"], json!("2026-05-01T08:00:00Z"));
+//! assert_eq!(wire["time"], json!("2026-05-01T08:00:00.000Z"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```

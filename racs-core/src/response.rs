@@ -224,7 +224,7 @@ impl CompletionStatus {
 pub struct ScoreResponse {
     /// This response's id.
     pub response_id: Uuid,
-    /// When computing ended, as [`UtcMillis`] writes it.
+    /// When computing ended: RFC 3339 in UTC, to the millisecond (`2026-11-23T17:49:43.448Z`).
     #[serde(serialize_with = "UtcMillis::serialize_time")]
     pub time: DateTime<Utc>,
     /// One entry per route, in the request's `routesSort` order.

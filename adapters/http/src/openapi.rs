@@ -97,7 +97,7 @@ struct ApiDoc;
 pub fn document(config: &ApiConfig) -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
     doc["paths"]["/insights/v1/cleanest-route"] =
-        serde_json::json!({"post": contract::cleanest_route_operation()});
+        serde_json::json!({"post": contract::cleanest_route_operation(config)});
     doc["paths"]["/insights/v1/files/{name}"] = contract::download_operations();
     if let (Some(schemas), Value::Object(requests)) = (
         doc["components"]["schemas"].as_object_mut(),

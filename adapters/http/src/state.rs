@@ -256,7 +256,7 @@ impl AppState {
         &self.inner.metrics
     }
 
-    /// True when route scores come from synthetic demo data, which responses then say.
+    /// True when the air-quality source is synthetic demo data.
     #[must_use]
     pub fn demo_data(&self) -> bool {
         self.inner.demo_data

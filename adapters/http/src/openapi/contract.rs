@@ -193,7 +193,8 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
 }
 
 /// `POST /insights/v1/cleanest-route`.
-pub(crate) fn cleanest_route_operation() -> Value {
+pub(crate) fn cleanest_route_operation(config: &ApiConfig) -> Value {
+    let max_body = config.max_body_bytes;
     let unstated: String = UNSTATED_RULES
         .iter()
         .map(|rule| format!("\n- {rule}"))
@@ -203,8 +204,10 @@ pub(crate) fn cleanest_route_operation() -> Value {
         "summary": "Scores routes or requests alerts; the body decides which.",
         "description": format!(
             "The body's `routes` asks for route scores, its `points` for alert notifications. \
-             The server also applies these rules, which the schema cannot state; a request \
-             that breaks one is refused with 400 `invalid_request` naming the member:{unstated}"
+             The body is at most {max_body} bytes (413 beyond). The server also applies these \
+             rules, which the schema cannot state; a request that breaks one is refused with a \
+             4xx naming the member (400 `invalid_request`, or 413 `payload_too_large` for a \
+             `custom_data` over its size):{unstated}"
         ),
         "operationId": "cleanestRoute",
         "security": [{KEY_SCHEME: []}],
