@@ -153,17 +153,7 @@ pub(crate) async fn cleanest_route(
         }
         Operation::Routes(request) => {
             let started = Instant::now();
-            let scorer = state.scorer().clone();
-            let response = if scorer.planned_samples(&request) <= INLINE_SAMPLES {
-                scorer.score(&request).await
-            } else {
-                // Scoring samples and weighs thousands of points per route: run it on the
-                // blocking pool so that a large request cannot stall other connections.
-                let handle = tokio::runtime::Handle::current();
-                tokio::task::spawn_blocking(move || handle.block_on(scorer.score(&request)))
-                    .await
-                    .map_err(|e| ApiError::internal(&request_id.0, &e))?
-            };
+            let response = score(&state, &request_id, request).await?;
             tracing::debug!(
                 routes = response.racss.len(),
                 elapsed_ms = started.elapsed().as_millis() as u64,
@@ -172,6 +162,23 @@ pub(crate) async fn cleanest_route(
             Ok(Json(response).into_response())
         }
     }
+}
+
+/// Scores `request`: on this task when it needs few samples, else on the blocking pool,
+/// since sampling and weighing thousands of points per route would stall other connections.
+pub(crate) async fn score(
+    state: &AppState,
+    request_id: &RequestId,
+    request: ScoreRequest,
+) -> Result<racs_core::ScoreResponse, ApiError> {
+    let scorer = state.scorer().clone();
+    if scorer.planned_samples(&request) <= INLINE_SAMPLES {
+        return Ok(scorer.score(&request).await);
+    }
+    let handle = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || handle.block_on(scorer.score(&request)))
+        .await
+        .map_err(|e| ApiError::internal(&request_id.0, &e))
 }
 
 /// Resolves the `key` parameter to a key id: 401 when missing, malformed, unknown or revoked.

@@ -16,6 +16,7 @@ use super::SignedIn;
 use super::auth::capitalise;
 use super::extract::{ChosenKey, KeyAction, NoFields};
 use super::keys::{manage_error, unknown_key};
+use super::limits::{TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE, Verdict};
 use super::pages::{self, form_error, layout};
 use crate::AppState;
 
@@ -119,6 +120,24 @@ pub(crate) async fn test_delivery(
         return StatusCode::NOT_FOUND.into_response();
     };
     let key = info.id;
+    if dashboard.account_limits.test_delivery(user.account) != Verdict::Allowed {
+        let message = format!(
+            "You have sent {TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE} test deliveries this minute. \
+             Wait a minute and send the test again."
+        );
+        let extra = Extra {
+            error: Some(&message),
+            ..Extra::default()
+        };
+        return render(
+            &state,
+            &user,
+            Some(key),
+            StatusCode::TOO_MANY_REQUESTS,
+            extra,
+        )
+        .await;
+    }
     let (Some(url), Some(sender)) = (info.webhook_url.as_deref(), dashboard.ports.sender.as_ref())
     else {
         let message = if info.webhook_url.is_none() {

@@ -8,6 +8,7 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use alerts_core::ids::AccountId;
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::NoOpMiddleware;
 use governor::state::keyed::DashMapStateStore;
@@ -25,6 +26,12 @@ pub const ATTEMPTS_PER_NETWORK_PER_MINUTE: u32 = 30;
 /// its last attempt; past this many live keys, attempts are refused until some expire (so
 /// that the limiters' memory stays a few MiB whatever a client sends).
 pub const MAX_TRACKED_KEYS: usize = 50_000;
+/// Route-playground runs allowed per account a minute: each scores every route twice (whole,
+/// and in pieces for the colours), as much work as a few API requests.
+pub const PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE: u32 = 20;
+/// Test deliveries allowed per account a minute: each is a POST to a URL the account chose,
+/// which must not make the server a tool for flooding someone else's host.
+pub const TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE: u32 = 5;
 /// How many leading bits of an IPv6 address name one client: a /64 is the smallest network
 /// a provider hands out, and a client holding one can pick any address in it.
 const IPV6_CLIENT_PREFIX: u32 = 64;
@@ -183,6 +190,39 @@ impl SignInLimits {
     }
 }
 
+/// The limits on what a signed-in account can make the server do outside the API.
+pub(crate) struct AccountLimits {
+    playground: KeyedLimit<AccountId>,
+    test_deliveries: KeyedLimit<AccountId>,
+}
+
+impl AccountLimits {
+    pub(crate) fn new() -> Self {
+        Self {
+            playground: KeyedLimit::per_minute(
+                PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE,
+                MAX_TRACKED_KEYS,
+                DefaultClock::default(),
+            ),
+            test_deliveries: KeyedLimit::per_minute(
+                TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
+                MAX_TRACKED_KEYS,
+                DefaultClock::default(),
+            ),
+        }
+    }
+
+    /// One route-playground run by `account`.
+    pub(crate) fn playground(&self, account: AccountId) -> Verdict {
+        self.playground.check(&account)
+    }
+
+    /// One test delivery by `account`.
+    pub(crate) fn test_delivery(&self, account: AccountId) -> Verdict {
+        self.test_deliveries.check(&account)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -190,6 +230,24 @@ mod tests {
     use governor::clock::FakeRelativeClock;
 
     use super::*;
+
+    #[test]
+    fn each_account_has_its_own_test_delivery_allowance() {
+        let limits = AccountLimits::new();
+        let (a, b) = (
+            AccountId::from(uuid::Uuid::from_u128(1)),
+            AccountId::from(uuid::Uuid::from_u128(2)),
+        );
+        for _ in 0..TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE {
+            assert_eq!(limits.test_delivery(a), Verdict::Allowed);
+        }
+        assert_eq!(limits.test_delivery(a), Verdict::Limited);
+        assert_eq!(limits.test_delivery(b), Verdict::Allowed);
+        for _ in 0..PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE {
+            assert_eq!(limits.playground(a), Verdict::Allowed);
+        }
+        assert_eq!(limits.playground(a), Verdict::Limited);
+    }
 
     #[test]
     fn keys_are_forgotten_once_their_allowance_has_refilled() {

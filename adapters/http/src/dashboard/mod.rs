@@ -55,7 +55,8 @@ pub use csrf::{CsrfKey, ShortKey};
 pub(crate) use extract::SignedIn;
 pub use guard::DashboardHosts;
 pub use limits::{
-    ATTEMPTS_PER_NETWORK_PER_MINUTE, MAX_TRACKED_KEYS, SIGN_INS_PER_EMAIL_PER_MINUTE,
+    ATTEMPTS_PER_NETWORK_PER_MINUTE, MAX_TRACKED_KEYS, PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE,
+    SIGN_INS_PER_EMAIL_PER_MINUTE, TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
 };
 
 /// The largest dashboard form accepted, in bytes; larger ones are answered 413 before any of
@@ -123,12 +124,14 @@ impl std::fmt::Debug for DashboardPorts {
 pub(crate) struct Dashboard {
     pub(crate) ports: DashboardPorts,
     pub(crate) limits: limits::SignInLimits,
+    pub(crate) account_limits: limits::AccountLimits,
 }
 
 impl Dashboard {
     pub(crate) fn new(ports: DashboardPorts) -> Self {
         Self {
             limits: limits::SignInLimits::new(ports.max_password_hashes),
+            account_limits: limits::AccountLimits::new(),
             ports,
         }
     }

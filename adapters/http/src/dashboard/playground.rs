@@ -5,15 +5,18 @@
 use aq_core::{CiCategory, Position};
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use racs_core::{RouteId, RouteInput, ScoreRequest};
 use serde::Deserialize;
 
 use super::SignedIn;
 use super::extract::Action;
+use super::limits::{PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, Verdict};
 use super::pages::{self, form_error, layout};
-use crate::AppState;
+use crate::api::score;
+use crate::error::ApiError;
+use crate::{AppState, RequestId};
 
 /// Pieces each route is cut into for colouring: enough to show where the air changes without
 /// making the drawing a scoring benchmark.
@@ -54,11 +57,12 @@ pub(crate) async fn page(user: SignedIn) -> Response {
 
 pub(crate) async fn run(
     State(state): State<AppState>,
+    request_id: RequestId,
     Action { user, form: input }: Action<PlaygroundForm>,
 ) -> Response {
-    let refuse = |message: String| {
+    let refuse_with = |status: StatusCode, message: String| {
         pages::page(
-            StatusCode::UNPROCESSABLE_ENTITY,
+            status,
             layout(
                 "Route playground",
                 Some(&user),
@@ -66,6 +70,19 @@ pub(crate) async fn run(
             ),
         )
     };
+    let refuse = |message: String| refuse_with(StatusCode::UNPROCESSABLE_ENTITY, message);
+    let allowed = state
+        .dashboard()
+        .is_some_and(|d| d.account_limits.playground(user.account) == Verdict::Allowed);
+    if !allowed {
+        return refuse_with(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "You have run the playground {PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE} times this \
+                 minute. Wait a minute and run it again."
+            ),
+        );
+    }
     let request =
         match ScoreRequest::from_json_slice(input.request.as_bytes(), &state.config().route_limits)
         {
@@ -76,8 +93,14 @@ pub(crate) async fn run(
                 ));
             }
         };
-    let response = state.scorer().score(&request).await;
-    let pieces = score_pieces(&state, &request).await;
+    // Scored as the API scores: off the connection's task when large.
+    let (response, pieces) = match score(&state, &request_id, request.clone()).await {
+        Ok(response) => match score_pieces(&state, &request_id, &request).await {
+            Ok(pieces) => (response, pieces),
+            Err(e) => return e.into_response(),
+        },
+        Err(e) => return e.into_response(),
+    };
     let json = serde_json::to_string_pretty(&response).unwrap_or_default();
     let body = html! {
         section #drawing {
@@ -116,8 +139,9 @@ fn form(user: &SignedIn, request: &str, error: Option<&str>) -> Markup {
 /// the line. One scorer call for all pieces.
 async fn score_pieces(
     state: &AppState,
+    request_id: &RequestId,
     request: &ScoreRequest,
-) -> Vec<Vec<(Vec<Position>, Option<u8>)>> {
+) -> Result<Vec<Vec<(Vec<Position>, Option<u8>)>>, ApiError> {
     let mut pieces: Vec<Vec<Vec<Position>>> = Vec::new();
     let mut inputs = Vec::new();
     for (r, route) in request.routes.iter().enumerate() {
@@ -143,7 +167,7 @@ async fn score_pieces(
         routes: inputs,
         ..request.clone()
     };
-    let scored = state.scorer().score(&piece_request).await;
+    let scored = score(state, request_id, piece_request).await?;
     let score_of = |id: &str| {
         scored
             .racss
@@ -151,7 +175,7 @@ async fn score_pieces(
             .find(|e| e.route_id.as_str() == id)
             .and_then(|e| e.racs)
     };
-    pieces
+    Ok(pieces
         .into_iter()
         .enumerate()
         .map(|(r, route_pieces)| {
@@ -165,7 +189,7 @@ async fn score_pieces(
                 })
                 .collect()
         })
-        .collect()
+        .collect())
 }
 
 fn drawing(request: &ScoreRequest, pieces: &[Vec<(Vec<Position>, Option<u8>)>]) -> Markup {

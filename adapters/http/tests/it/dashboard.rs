@@ -923,6 +923,61 @@ async fn a_test_delivery_is_signed_sent_and_its_result_shown() {
     assert!(failed.body.contains("Check that your receiver is running"));
 }
 
+#[tokio::test]
+async fn test_deliveries_and_playground_runs_are_limited_per_account() {
+    use insights_http::dashboard::{
+        PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
+    };
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (csrf, key) = ada_with_key(&mut browser).await;
+    let id = key.0.to_string();
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    dash.manager
+        .set_webhook_url(account.id, key, Some("https://hooks.example.org/in"))
+        .await
+        .unwrap();
+    for _ in 0..TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE {
+        let sent = browser
+            .post("/dashboard/alerts/test", &[("key", &id), ("csrf", &csrf)])
+            .await;
+        assert_eq!(sent.status, StatusCode::OK, "{}", sent.body);
+    }
+    let limited = browser
+        .post("/dashboard/alerts/test", &[("key", &id), ("csrf", &csrf)])
+        .await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(limited.body.contains("Wait a minute"), "{}", limited.body);
+    assert_eq!(
+        dash.sender.requests().len(),
+        TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE as usize,
+        "the limited test was not sent"
+    );
+
+    let request = r#"{"routesSort": "desc", "routes": [{"id": 1, "polyline": [[13.40, 52.52], [13.41, 52.52]], "routeDuration": 5}]}"#;
+    for _ in 0..PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE {
+        let run = browser
+            .post(
+                "/dashboard/playground",
+                &[("request", request), ("csrf", &csrf)],
+            )
+            .await;
+        assert_eq!(run.status, StatusCode::OK, "{}", run.body);
+    }
+    let limited = browser
+        .post(
+            "/dashboard/playground",
+            &[("request", request), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(limited.body.contains("Wait a minute"), "{}", limited.body);
+}
+
 fn custom_alert<'a>(id: &'a str, csrf: &'a str, action: &'a str) -> Vec<(&'a str, &'a str)> {
     vec![
         ("key", id),
