@@ -24,8 +24,8 @@ use crate::ports::{
     Account, AccountStore, AlertJob, ApiKeyInfo, DeliveryAttempt, DeliveryLog, FileError, FileKey,
     FileStore, FileWriter, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, Lease,
     NewAlertJob, NewApiKey, PointPages, RequestSummary, RuleStore, Session, SessionStore,
-    SigningSecret, StoreError, UrlSigner, WebhookRequest, WebhookResponse, WebhookSender,
-    check_page_total,
+    SigningSecret, StoreError, UNFINISHED_JOB, UrlSigner, WebhookRequest, WebhookResponse,
+    WebhookSender, check_page_total,
 };
 use crate::request::AlertPoint;
 use crate::rule::AlertRule;
@@ -587,8 +587,14 @@ impl JobQueue for MemoryStore {
         let job = state
             .jobs
             .get_mut(&token)
-            .filter(|j| j.key_id == key && j.alerts.is_some())
+            .filter(|j| j.key_id == key)
             .ok_or(StoreError::NotFound)?;
+        if job.stage != JobStage::Done {
+            return Err(StoreError::Conflict(UNFINISHED_JOB.to_owned()));
+        }
+        if job.alerts.is_none() {
+            return Err(StoreError::NotFound);
+        }
         job.stage = JobStage::Deliver;
         job.outcome = None;
         job.run_at = at;

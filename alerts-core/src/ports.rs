@@ -526,6 +526,11 @@ pub struct JobCounts {
 /// own, so a page is bounded by the body's size, not by this count alone.)
 pub const POINT_PAGE: usize = 1_000;
 
+/// The text of the [`StoreError::Conflict`] that [`JobQueue::redeliver`] gives for a job that
+/// has not finished, the same from every store.
+pub const UNFINISHED_JOB: &str =
+    "the request is still being processed; redeliver it once it has finished";
+
 /// The durable job queue behind alert requests.
 ///
 /// A job is claimable when it is not done, its run time has come, and it is not leased or its
@@ -622,9 +627,11 @@ pub trait JobQueue: Send + Sync {
     /// Gives a held job back, due at once, unchanged (a worker shutting down).
     async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError>;
 
-    /// Puts a finished or failing job back to delivery, due at `at`, with its attempt count
-    /// kept (the dashboard's redeliver button). [`StoreError::NotFound`] when the token is
-    /// unknown under `key`, or its file was never written.
+    /// Puts a finished job back to delivery, due at `at`, with its attempt count kept (the
+    /// dashboard's redeliver button), in one step that checks the job is finished: a job still
+    /// being written or delivered is [`StoreError::Conflict`], so that it is never delivered
+    /// twice at once. [`StoreError::NotFound`] when the token is unknown under `key`, or its
+    /// file was never written.
     async fn redeliver(
         &self,
         key: KeyId,

@@ -8,7 +8,7 @@ use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{
     AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
-    Lease, NewAlertJob, PointPages, RequestSummary, StoreError, check_page_total,
+    Lease, NewAlertJob, PointPages, RequestSummary, StoreError, UNFINISHED_JOB, check_page_total,
     decode_stored_point, encode_stored_point,
 };
 use alerts_core::request::AlertPoint;
@@ -353,10 +353,12 @@ impl JobQueue for SqliteStore {
         token: Token,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
+        // The stage is checked by the update itself, so that two redelivers, or a redeliver
+        // and a worker, cannot both see the job finished.
         let done = sqlx::query(
             "UPDATE alert_jobs SET stage = 'deliver', outcome = NULL, run_at = ?1, \
              lease_id = NULL, lease_until = NULL \
-             WHERE token = ?2 AND alerts IS NOT NULL \
+             WHERE token = ?2 AND alerts IS NOT NULL AND stage = 'done' \
                AND EXISTS (SELECT 1 FROM alert_requests r WHERE r.token = ?2 AND r.key_id = ?3)",
         )
         .bind(micros(at))
@@ -365,10 +367,22 @@ impl JobQueue for SqliteStore {
         .execute(&self.pool)
         .await
         .map_err(db_error)?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
+        if done.rows_affected() > 0 {
+            return Ok(());
         }
-        Ok(())
+        let unfinished: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM alert_jobs j JOIN alert_requests r ON r.token = j.token \
+             WHERE j.token = ?1 AND r.key_id = ?2 AND j.stage <> 'done'",
+        )
+        .bind(token.0)
+        .bind(key.0)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db_error)?;
+        match unfinished {
+            Some(_) => Err(StoreError::Conflict(UNFINISHED_JOB.to_owned())),
+            None => Err(StoreError::NotFound),
+        }
     }
 
     async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError> {

@@ -37,7 +37,7 @@ use crate::keys::{ApiKey, WebhookSecret};
 use crate::ports::{
     Account, AccountStore, AlertJob, ApiKeyInfo, DeliveryAttempt, DeliveryErrorKind, DeliveryLog,
     JobOutcome, JobQueue, JobStage, JobUpdate, NewAlertRequest, NewApiKey, PointPages, RuleStore,
-    Session, SessionStore, StoreError,
+    Session, SessionStore, StoreError, UNFINISHED_JOB,
 };
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
@@ -1838,8 +1838,9 @@ pub async fn updates<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &
     );
 }
 
-/// Release gives a job back at once and unchanged; redeliver puts a job whose file was written
-/// back to delivery, keeping its attempts, and only for its own key.
+/// Release gives a job back at once and unchanged; redeliver puts a finished job whose file
+/// was written back to delivery, keeping its attempts, only for its own key, and never a job
+/// still in progress.
 pub async fn release_and_redeliver<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &S) {
     drain(store).await;
     let (_, key, _) = account_with_key(store).await;
@@ -1870,8 +1871,8 @@ pub async fn release_and_redeliver<S: AccountStore + JobQueue + DeliveryLog + ?S
     );
     expect_err(
         store.redeliver(key.id, req.token, t0()).await,
-        &StoreError::NotFound,
-        "redeliver of a job whose file was never written is NotFound",
+        &StoreError::Conflict(UNFINISHED_JOB.to_owned()),
+        "redeliver of a job still being written is a Conflict",
     );
 
     ok(
@@ -1888,6 +1889,11 @@ pub async fn release_and_redeliver<S: AccountStore + JobQueue + DeliveryLog + ?S
         "update Written with the lease held",
     );
     let j3 = claim(store, t0() + secs(1), 1, "claim leases due jobs").await;
+    expect_err(
+        store.redeliver(key.id, req.token, t0()).await,
+        &StoreError::Conflict(UNFINISHED_JOB.to_owned()),
+        "redeliver of a job being delivered is a Conflict: it is never delivered twice at once",
+    );
     ok(
         store
             .update(

@@ -52,6 +52,11 @@ pub(crate) async fn redeliver(
     {
         Ok(()) => Redirect::to(&format!("/dashboard/deliveries?key={}", key.0)).into_response(),
         Err(alerts_core::ports::StoreError::NotFound) => unknown_request(),
+        Err(alerts_core::ports::StoreError::Conflict(_)) => pages::error_page(
+            StatusCode::CONFLICT,
+            "Still in progress",
+            "This request is still being processed or delivered. Redeliver it once the list shows it finished.",
+        ),
         Err(e) => pages::store_error(&e),
     }
 }
