@@ -116,7 +116,7 @@ fn credentials_page(
     // do not invalidate each other.
     let csrf = cookie(headers, LOGIN_CSRF_COOKIE)
         .filter(|c| c.len() == 64 && c.bytes().all(|b| b.is_ascii_hexdigit()))
-        .map_or_else(|| random_token(dashboard.ports.ids.as_ref()), str::to_owned);
+        .map_or_else(|| random_token(dashboard.ports.rng.as_ref()), str::to_owned);
     let title = match which {
         Which::SignUp => "Create your account",
         Which::SignIn => "Sign in",
@@ -285,11 +285,11 @@ async fn start_session(
     to: &str,
 ) -> Response {
     let now = state.clock().now();
-    let id = random_token(dashboard.ports.ids.as_ref());
+    let id = random_token(dashboard.ports.rng.as_ref());
     let session = Session {
         id_hash: session_hash(&id),
         account_id: account,
-        csrf_secret: random_token(dashboard.ports.ids.as_ref()),
+        csrf_secret: random_token(dashboard.ports.rng.as_ref()),
         created_at: now,
         expires_at: now
             + chrono::Duration::from_std(SESSION_LIFETIME).unwrap_or(chrono::Duration::hours(12)),

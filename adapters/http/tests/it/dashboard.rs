@@ -8,6 +8,7 @@ use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use alerts_core::ports::SessionStore;
+use alerts_core::randomness::SeededRandomness;
 use aq_core::memory::{FnSource, MemoryForecast};
 use aq_core::runtime::{FixedClock, SequentialIds};
 use axum::body::Body;
@@ -37,6 +38,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
         store.clone(),
         clock.clone(),
         ids.clone(),
+        Arc::new(SeededRandomness::default()),
         Arc::new(AnyWebhookUrl),
     );
     let pipeline = Arc::new(AlertPipeline::new(
@@ -69,6 +71,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
             deliveries: store.clone(),
             jobs: store.clone(),
             ids,
+            rng: Arc::new(SeededRandomness::new(1)),
             sender: Some(sender.clone()),
             secure_cookies,
         })
