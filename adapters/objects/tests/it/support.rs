@@ -31,33 +31,7 @@ pub const SECRET_KEY: &str = "insights-test-secret";
 pub const BUCKET: &str = "insights-files";
 
 const INSTALL: &str = "install it with `cargo install s3s-fs@0.14.1 --locked --features binary \
-     --root $HOME/.cache/insights/tools`, or point S3S_FS_BIN at the binary";
-
-fn s3s_fs_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("S3S_FS_BIN").filter(|p| !p.is_empty()) {
-        let path = PathBuf::from(path);
-        assert!(
-            path.is_file(),
-            "S3S_FS_BIN={} is not a file; {INSTALL}",
-            path.display()
-        );
-        return path;
-    }
-    if let Some(home) = std::env::var_os("HOME") {
-        let cached = Path::new(&home).join(".cache/insights/tools/bin/s3s-fs");
-        if cached.is_file() {
-            return cached;
-        }
-    }
-    std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
-        .map(|dir| dir.join("s3s-fs"))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!("the S3 tests need the s3s-fs server, which was not found; {INSTALL}")
-        })
-}
+     --root $HOME/.cache/insights/tools`";
 
 /// An `s3s-fs` process serving a fresh directory with one bucket; killed when dropped.
 pub struct S3Server {
@@ -68,8 +42,9 @@ pub struct S3Server {
 }
 
 impl S3Server {
-    pub fn start() -> Self {
-        let binary = s3s_fs_binary();
+    /// A running server, or `None` when s3s-fs is absent and the test is to skip.
+    pub fn start() -> Option<Self> {
+        let binary = test_support::find_tool("S3S_FS_BIN", "bin/s3s-fs", "s3s-fs", INSTALL)?;
         let dir = TempDir::new();
         let root = dir.path().join("root");
         // s3s-fs keeps each bucket as a directory of its root.
@@ -99,12 +74,12 @@ impl S3Server {
                     break;
                 }
                 if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                    return Self {
+                    return Some(Self {
                         child,
                         endpoint: format!("http://{addr}"),
                         root,
                         _dir: dir,
-                    };
+                    });
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }

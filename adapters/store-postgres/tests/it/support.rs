@@ -32,15 +32,17 @@ fn with_database(url: &str, database: &str) -> String {
     format!("{server}/{database}{query}")
 }
 
-async fn admin_connection(admin: &str) -> PgConnection {
-    PgConnection::connect(admin).await.unwrap_or_else(|e| {
-        panic!(
-            "PostgreSQL is not reachable at {admin}: {e}\n\
-             These tests need a running server whose user may create databases. Start the \
-             local one (`pg_ctlcluster <version> main start`; .ci/run does this), or set \
-             INSIGHTS_TEST_POSTGRES_URL to such a server."
-        )
-    })
+/// A connection to the admin database, or `None` (after saying why) when the test is to skip.
+async fn admin_connection(admin: &str) -> Option<PgConnection> {
+    match PgConnection::connect(admin).await {
+        Ok(conn) => Some(conn),
+        Err(e) => test_support::absent(
+            &format!("PostgreSQL at {admin} ({e})"),
+            "these tests need a running server whose user may create databases: start the \
+             local one (`pg_ctlcluster <version> main start`), or set \
+             INSIGHTS_TEST_POSTGRES_URL to such a server",
+        ),
+    }
 }
 
 /// A database of the test's own, dropped when the value is dropped (also while a failing
@@ -52,9 +54,10 @@ pub(crate) struct TestDb {
 }
 
 impl TestDb {
-    pub(crate) async fn create() -> Self {
+    /// A new database, or `None` when PostgreSQL is absent and the test is to skip.
+    pub(crate) async fn create() -> Option<Self> {
         let admin = admin_url();
-        let mut conn = admin_connection(&admin).await;
+        let mut conn = admin_connection(&admin).await?;
         let name = format!("insights_test_{}", Uuid::new_v4().simple());
         // Databases are copied from template1, which allows one copy at a time: tests running
         // in parallel retry for a moment.
@@ -73,7 +76,7 @@ impl TestDb {
             }
         }
         let url = with_database(&admin, &name);
-        Self { admin, name, url }
+        Some(Self { admin, name, url })
     }
 
     pub(crate) async fn store(&self) -> PgStore {

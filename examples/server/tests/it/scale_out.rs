@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use sqlx::{Connection, PgConnection};
 
 use crate::alerts::{Files, add_sensitive_rules, run_end_to_end};
-use crate::harness::{Deployment, PATIENCE, Reply, client, find_tool, post_json};
+use crate::harness::{Deployment, PATIENCE, Reply, client, post_json};
 use crate::receiver::Receiver;
+use test_support::find_tool;
 
 /// A server whose user may create databases, naming a database that exists.
 fn admin_url() -> String {
@@ -43,14 +44,19 @@ pub(crate) struct TestDb {
 }
 
 impl TestDb {
-    pub(crate) async fn create() -> Self {
+    /// A new database, or `None` when PostgreSQL is absent and the test is to skip.
+    pub(crate) async fn create() -> Option<Self> {
         let admin = admin_url();
-        let mut conn = PgConnection::connect(&admin).await.unwrap_or_else(|e| {
-            panic!(
-                "PostgreSQL is not reachable at {admin} ({e}); start it, or set \
-                 INSIGHTS_TEST_POSTGRES_URL to a server whose user may create databases"
-            )
-        });
+        let mut conn = match PgConnection::connect(&admin).await {
+            Ok(conn) => conn,
+            Err(e) => {
+                return test_support::absent(
+                    &format!("PostgreSQL at {admin} ({e})"),
+                    "start it (`pg_ctlcluster <version> main start`), or set \
+                     INSIGHTS_TEST_POSTGRES_URL to a server whose user may create databases",
+                );
+            }
+        };
         let name = format!("insights_server_it_{}", uuid::Uuid::new_v4().simple());
         // Other suites create databases at the same time, and template1 allows one copy at a
         // time: retry for a moment.
@@ -67,7 +73,7 @@ impl TestDb {
             }
         }
         let url = with_database(&admin, &name);
-        Self { admin, name, url }
+        Some(Self { admin, name, url })
     }
 }
 
@@ -118,11 +124,7 @@ pub(crate) const ACCESS_KEY: &str = "insights-it";
 pub(crate) const SECRET_KEY: &str = "insights-it-secret";
 pub(crate) const BUCKET: &str = "insights-files";
 const INSTALL: &str = "install it with `cargo install s3s-fs@0.14.1 --locked --features binary \
-     --root $HOME/.cache/insights/tools`, or point S3S_FS_BIN at the binary";
-
-fn s3s_fs_binary() -> PathBuf {
-    find_tool("S3S_FS_BIN", "bin/s3s-fs", "s3s-fs", INSTALL)
-}
+     --root $HOME/.cache/insights/tools`";
 
 /// An `s3s-fs` serving a fresh directory with one bucket; killed when dropped.
 pub(crate) struct S3Server {
@@ -132,8 +134,9 @@ pub(crate) struct S3Server {
 }
 
 impl S3Server {
-    pub(crate) fn start() -> Self {
-        let binary = s3s_fs_binary();
+    /// A running server, or `None` when s3s-fs is absent and the test is to skip.
+    pub(crate) fn start() -> Option<Self> {
+        let binary = find_tool("S3S_FS_BIN", "bin/s3s-fs", "s3s-fs", INSTALL)?;
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("root");
         // Each bucket is a directory of the root.
@@ -159,11 +162,11 @@ impl S3Server {
             let deadline = Instant::now() + Duration::from_secs(15);
             while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
                 if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                    return Self {
+                    return Some(Self {
                         child,
                         endpoint: format!("http://{addr}"),
                         dir,
-                    };
+                    });
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
@@ -201,8 +204,12 @@ impl Drop for S3Server {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn points_posted_lead_to_a_delivery_and_a_presigned_file_on_postgres_and_s3() {
-    let db = TestDb::create().await;
-    let s3 = S3Server::start();
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let Some(s3) = S3Server::start() else {
+        return;
+    };
     let deployment = Deployment::new()
         .flag("--database-url", &db.url)
         .flag("--object-store", &format!("s3://{BUCKET}"))
@@ -224,7 +231,9 @@ async fn points_posted_lead_to_a_delivery_and_a_presigned_file_on_postgres_and_s
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_that_goes_away_is_503_unavailable_with_retry_after() {
-    let db = TestDb::create().await;
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
     let deployment = Deployment::new().flag("--database-url", &db.url);
     let key = deployment.new_key();
     let server = deployment.serve(&[]);
@@ -274,8 +283,12 @@ fn database_names_replace_the_url_path() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_on_one_database_and_bucket_share_the_work() {
-    let db = TestDb::create().await;
-    let s3 = S3Server::start();
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let Some(s3) = S3Server::start() else {
+        return;
+    };
     let deployment = Deployment::new()
         .flag("--database-url", &db.url)
         .flag("--object-store", &format!("s3://{BUCKET}"))
