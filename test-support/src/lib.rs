@@ -18,6 +18,8 @@
 //! # let _ = st;
 //! ```
 
+pub mod s3;
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 

@@ -15,7 +15,9 @@ use tokio::task::JoinSet;
 use crate::alerts::{add_sensitive_rules, check_delivery, post_points};
 use crate::harness::{Deployment, Key, PATIENCE, Reply, Server, client, eventually, post_json};
 use crate::receiver::Receiver;
-use crate::scale_out::{S3Server, TestDb, scale_out_deployment};
+use test_support::s3::S3Server;
+
+use crate::scale_out::{TestDb, scale_out_deployment};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_accepted_before_a_sigkill_is_delivered_after_a_restart() {

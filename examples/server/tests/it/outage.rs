@@ -20,7 +20,9 @@ use tokio::task::JoinHandle;
 use crate::alerts::{add_sensitive_rules, post_points};
 use crate::harness::{Deployment, PATIENCE, Reply, Server, client, post_json};
 use crate::receiver::verify_delivery;
-use crate::scale_out::{S3Server, TestDb, scale_out_deployment};
+use test_support::s3::S3Server;
+
+use crate::scale_out::{TestDb, scale_out_deployment};
 
 // ---------------------------------------------------------------------------------------------
 // A webhook receiver that can be down, failing, or up.

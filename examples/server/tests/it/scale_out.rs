@@ -1,17 +1,14 @@
 //! The end-to-end alert test on the scale-out backends: PostgreSQL (a database of the test's
 //! own on 127.0.0.1:5432) and S3 (an `s3s-fs` server on loopback).
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use sqlx::{Connection, PgConnection};
+use test_support::s3::{ACCESS_KEY, BUCKET, S3Server, SECRET_KEY};
 
 use crate::alerts::{Files, add_sensitive_rules, run_end_to_end};
 use crate::harness::{Deployment, PATIENCE, Reply, client, post_json};
 use crate::receiver::Receiver;
-use test_support::find_tool;
 
 /// A server whose user may create databases, naming a database that exists.
 fn admin_url() -> String {
@@ -120,70 +117,6 @@ impl Drop for TestDb {
     }
 }
 
-pub(crate) const ACCESS_KEY: &str = "insights-it";
-pub(crate) const SECRET_KEY: &str = "insights-it-secret";
-pub(crate) const BUCKET: &str = "insights-files";
-const INSTALL: &str = "install it with `cargo install s3s-fs@0.14.1 --locked --features binary \
-     --root $HOME/.cache/insights/tools`";
-
-/// An `s3s-fs` serving a fresh directory with one bucket; killed when dropped.
-pub(crate) struct S3Server {
-    child: Child,
-    pub(crate) endpoint: String,
-    dir: tempfile::TempDir,
-}
-
-impl S3Server {
-    /// A running server, or `None` when s3s-fs is absent and the test is to skip.
-    pub(crate) fn start() -> Option<Self> {
-        let binary = find_tool("S3S_FS_BIN", "bin/s3s-fs", "s3s-fs", INSTALL)?;
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("root");
-        // Each bucket is a directory of the root.
-        std::fs::create_dir_all(root.join(BUCKET)).unwrap();
-        // The port is free when picked; should another process take it first, the server
-        // exits and another port is tried.
-        for _ in 0..5 {
-            let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
-            let mut child = Command::new(&binary)
-                .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-                .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
-                .arg(&root)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {}: {e}; {INSTALL}", binary.display()));
-            let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-            let deadline = Instant::now() + Duration::from_secs(15);
-            while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
-                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                    return Some(Self {
-                        child,
-                        endpoint: format!("http://{addr}"),
-                        dir,
-                    });
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        panic!("s3s-fs did not start listening on loopback");
-    }
-}
-
-impl S3Server {
-    /// Where the bucket's objects lie on disk.
-    pub(crate) fn bucket_dir(&self) -> PathBuf {
-        self.dir.path().join("root").join(BUCKET)
-    }
-}
-
 /// A deployment on the scale-out backends: `db` for the store, `s3`'s bucket for the files.
 pub(crate) fn scale_out_deployment(db: &TestDb, s3: &S3Server) -> Deployment {
     Deployment::new()
@@ -193,13 +126,6 @@ pub(crate) fn scale_out_deployment(db: &TestDb, s3: &S3Server) -> Deployment {
         .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
         .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
         .env("AWS_REGION", "us-east-1")
-}
-
-impl Drop for S3Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
