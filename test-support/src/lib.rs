@@ -18,6 +18,7 @@
 //! # let _ = st;
 //! ```
 
+pub mod postgres;
 pub mod s3;
 
 use std::ffi::OsStr;

@@ -3,7 +3,7 @@
 use alerts_core::conformance::stores;
 use store_postgres::{PgOptions, PgStore};
 
-use crate::support::TestDb;
+use crate::support::{OnTestDb as _, TestDb};
 
 #[tokio::test]
 async fn store_passes_the_store_suite() {

@@ -10,7 +10,7 @@ use sqlx::Connection;
 use store_postgres::{PgOptions, PgStore};
 use uuid::Uuid;
 
-use crate::support::{TestDb, account_with_key, enqueue_jobs, t0};
+use crate::support::{OnTestDb as _, TestDb, account_with_key, enqueue_jobs, t0};
 
 #[tokio::test]
 async fn migrations_apply_once_whatever_the_number_of_starts() {

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use store_postgres::{PgOptions, PgStore};
 use uuid::Uuid;
 
-use crate::support::{TestDb, account_with_key, enqueue_jobs, t0};
+use crate::support::{OnTestDb as _, TestDb, account_with_key, enqueue_jobs, t0};
 
 const JOBS: usize = 1_000;
 const WORKERS: usize = 4;

@@ -3,119 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use sqlx::{Connection, PgConnection};
+pub(crate) use test_support::postgres::TestDb;
 use test_support::s3::{ACCESS_KEY, BUCKET, S3Server, SECRET_KEY};
 
 use crate::alerts::{Files, add_sensitive_rules, run_end_to_end};
 use crate::harness::{Deployment, PATIENCE, Reply, client, post_json};
 use crate::receiver::Receiver;
-
-/// A server whose user may create databases, naming a database that exists.
-fn admin_url() -> String {
-    std::env::var("INSIGHTS_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
-}
-
-/// `url` naming `database` instead.
-fn with_database(url: &str, database: &str) -> String {
-    let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
-    let server_end = base
-        .find("://")
-        .map(|i| i + 3)
-        .and_then(|from| base[from..].find('/').map(|j| from + j))
-        .unwrap_or(base.len());
-    let query = if query.is_empty() {
-        String::new()
-    } else {
-        format!("?{query}")
-    };
-    format!("{}/{database}{query}", &base[..server_end])
-}
-
-/// A database of the test's own, dropped when the value is, also while a failing test
-/// unwinds.
-pub(crate) struct TestDb {
-    admin: String,
-    name: String,
-    pub(crate) url: String,
-}
-
-impl TestDb {
-    /// A new database, or `None` when PostgreSQL is absent and the test is to skip.
-    pub(crate) async fn create() -> Option<Self> {
-        let admin = admin_url();
-        let mut conn = match PgConnection::connect(&admin).await {
-            Ok(conn) => conn,
-            Err(e) => {
-                return test_support::absent(
-                    &format!("PostgreSQL at {admin} ({e})"),
-                    "start it (`pg_ctlcluster <version> main start`), or set \
-                     INSIGHTS_TEST_POSTGRES_URL to a server whose user may create databases",
-                );
-            }
-        };
-        let name = format!("insights_server_it_{}", uuid::Uuid::new_v4().simple());
-        // Other suites create databases at the same time, and template1 allows one copy at a
-        // time: retry for a moment.
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let sql = format!("CREATE DATABASE {name}");
-            match sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                .execute(&mut conn)
-                .await
-            {
-                Ok(_) => break,
-                Err(e) if Instant::now() > deadline => panic!("cannot create {name}: {e}"),
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-            }
-        }
-        let url = with_database(&admin, &name);
-        Some(Self { admin, name, url })
-    }
-}
-
-impl TestDb {
-    /// Drops the database now, cutting off whoever is connected, as an outage would.
-    async fn drop_now(&self) {
-        let mut conn = PgConnection::connect(&self.admin).await.unwrap();
-        let sql = format!("DROP DATABASE {} WITH (FORCE)", self.name);
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        let admin = self.admin.clone();
-        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        // Drop cannot block on the test's runtime: a thread with a runtime of its own.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())?;
-            runtime.block_on(async {
-                let mut conn = PgConnection::connect(&admin)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                    .execute(&mut conn)
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            })
-        })
-        .join();
-        if !matches!(dropped, Ok(Ok(()))) {
-            eprintln!(
-                "could not drop the test database {}: {dropped:?}",
-                self.name
-            );
-        }
-    }
-}
 
 /// A deployment on the scale-out backends: `db` for the store, `s3`'s bucket for the files.
 pub(crate) fn scale_out_deployment(db: &TestDb, s3: &S3Server) -> Deployment {
@@ -192,19 +85,6 @@ async fn a_database_that_goes_away_is_503_unavailable_with_retry_after() {
     reply.assert_error(503, "unavailable", &["database"]);
     let retry_after: u64 = reply.header("retry-after").unwrap().parse().unwrap();
     assert!(retry_after >= 1);
-}
-
-#[test]
-fn database_names_replace_the_url_path() {
-    assert_eq!(
-        with_database("postgres://postgres@127.0.0.1:5432/postgres", "t1"),
-        "postgres://postgres@127.0.0.1:5432/t1"
-    );
-    assert_eq!(
-        with_database("postgres://u:p@h/db?sslmode=disable", "t1"),
-        "postgres://u:p@h/t1?sslmode=disable"
-    );
-    assert_eq!(with_database("postgres://h", "t1"), "postgres://h/t1");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
