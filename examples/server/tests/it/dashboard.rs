@@ -1,5 +1,5 @@
 //! The dashboard in a real browser: headless Chromium driven through the Debian chromedriver
-//! (`apt-get install chromium chromium-driver`; `.ci/run` installs both). A newcomer's whole
+//! (`apt-get install chromium chromium-driver`; `scripts/test` installs both). A newcomer's whole
 //! path: sign up, create a key, set the webhook URL, add a custom alert, post points with the
 //! key, and see the delivery in the log; then score the playground's sample. Each page is saved as a screenshot under
 //! `target/dashboard-screenshots`.
