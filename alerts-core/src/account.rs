@@ -5,13 +5,13 @@
 //!
 //! ```
 //! use alerts_core::account::{hash_password, normalize_email, verify_password, Password};
-//! use aq_core::runtime::SequentialIds;
+//! use alerts_core::randomness::SeededRandomness;
 //!
 //! let email = normalize_email("  Ada@Example.ORG ").unwrap();
 //! assert_eq!(email, "ada@example.org");
 //!
 //! let password = Password::new("correct horse battery").unwrap();
-//! let hash = hash_password(&password, &SequentialIds::default()).unwrap();
+//! let hash = hash_password(&password, &SeededRandomness::default()).unwrap();
 //! assert!(hash.starts_with("$argon2id$"));
 //! assert!(verify_password("correct horse battery", &hash).unwrap());
 //! assert!(!verify_password("Correct horse battery", &hash).unwrap());
@@ -19,10 +19,11 @@
 
 use std::fmt;
 
-use aq_core::runtime::IdGenerator;
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use thiserror::Error;
+
+use crate::randomness::SecretRng;
 
 /// The longest email accepted, in bytes (the limit of RFC 5321's forward path).
 pub const MAX_EMAIL_LEN: usize = 254;
@@ -170,16 +171,17 @@ pub enum HashError {
 }
 
 /// Hashes a password with argon2id (the crate's defaults: 19 MiB, 2 passes, 1 lane, the
-/// OWASP recommendation) and a 16-byte salt drawn from `ids`. Returns the PHC string
+/// OWASP recommendation) and a 16-byte salt drawn from `rng`. Returns the PHC string
 /// (`$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`), which carries everything verification
 /// needs, so the parameters can be raised later without breaking stored hashes.
 ///
 /// # Errors
 /// [`HashError::Hashing`] only on a bug.
-pub fn hash_password(password: &Password, ids: &dyn IdGenerator) -> Result<String, HashError> {
-    let salt = ids.new_id();
+pub fn hash_password(password: &Password, rng: &dyn SecretRng) -> Result<String, HashError> {
+    let mut salt = [0u8; 16];
+    rng.fill_bytes(&mut salt);
     Argon2::default()
-        .hash_password_with_salt(password.expose().as_bytes(), salt.as_bytes())
+        .hash_password_with_salt(password.expose().as_bytes(), &salt)
         .map(|hash| hash.to_string())
         .map_err(|e| HashError::Hashing(e.to_string()))
 }
@@ -200,7 +202,7 @@ pub fn verify_password(password: &str, hash: &str) -> Result<bool, HashError> {
 
 #[cfg(test)]
 mod tests {
-    use aq_core::runtime::SequentialIds;
+    use crate::randomness::SeededRandomness;
 
     use super::*;
 
@@ -273,10 +275,10 @@ mod tests {
 
     #[test]
     fn hashes_are_argon2id_salted_and_verify() {
-        let ids = SequentialIds::default();
+        let rng = SeededRandomness::default();
         let p = Password::new("a long enough passphrase").unwrap();
-        let h1 = hash_password(&p, &ids).unwrap();
-        let h2 = hash_password(&p, &ids).unwrap();
+        let h1 = hash_password(&p, &rng).unwrap();
+        let h2 = hash_password(&p, &rng).unwrap();
         assert!(h1.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{h1}");
         assert_ne!(h1, h2, "each hash has its own salt");
         assert!(verify_password("a long enough passphrase", &h1).unwrap());

@@ -3,16 +3,18 @@
 //! An API key is shown to its owner once, at creation; the stores keep only its SHA-256
 //! ([`KeyHash`]) and its public [`ApiKey::prefix`], which identifies the key in the dashboard,
 //! in logs and in webhook deliveries without revealing it. Randomness comes from the
-//! [`IdGenerator`] port (random v4 UUIDs in production), so this crate draws none itself.
+//! [`SecretRng`] port (the operating system's generator in production), so this crate draws
+//! none itself.
 
 use std::fmt;
 
-use aq_core::runtime::IdGenerator;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
+
+use crate::randomness::SecretRng;
 
 /// The text every API key starts with.
 pub const API_KEY_PREFIX: &str = "ik_";
@@ -25,10 +27,10 @@ const DISPLAY_PREFIX_LEN: usize = API_KEY_PREFIX.len() + 8;
 /// `Debug` output shows only the public prefix.
 ///
 /// ```
-/// use aq_core::runtime::SequentialIds;
+/// use alerts_core::randomness::SeededRandomness;
 /// use alerts_core::keys::ApiKey;
 ///
-/// let key = ApiKey::generate(&SequentialIds::default());
+/// let key = ApiKey::generate(&SeededRandomness::default());
 /// assert!(key.expose().starts_with("ik_"));
 /// assert_eq!(key.prefix().len(), 11);
 /// assert!(!format!("{key:?}").contains(key.expose()));
@@ -44,12 +46,11 @@ pub struct ApiKey(String);
 pub struct ApiKeyFormatError;
 
 impl ApiKey {
-    /// A new random key, drawing its 32 bytes from two ids of `ids`.
+    /// A new random key of 32 bytes from `rng`.
     #[must_use]
-    pub fn generate(ids: &dyn IdGenerator) -> Self {
+    pub fn generate(rng: &dyn SecretRng) -> Self {
         let mut bytes = [0u8; 32];
-        bytes[..16].copy_from_slice(ids.new_id().as_bytes());
-        bytes[16..].copy_from_slice(ids.new_id().as_bytes());
+        rng.fill_bytes(&mut bytes);
         Self(format!("{API_KEY_PREFIX}{}", hex::encode(bytes)))
     }
 
@@ -164,12 +165,11 @@ pub struct WebhookSecret {
 pub struct WebhookSecretError;
 
 impl WebhookSecret {
-    /// A new random secret of 32 bytes, drawn from two ids of `ids`.
+    /// A new random secret of 32 bytes from `rng`.
     #[must_use]
-    pub fn generate(ids: &dyn IdGenerator) -> Self {
+    pub fn generate(rng: &dyn SecretRng) -> Self {
         let mut bytes = vec![0u8; 32];
-        bytes[..16].copy_from_slice(ids.new_id().as_bytes());
-        bytes[16..].copy_from_slice(ids.new_id().as_bytes());
+        rng.fill_bytes(&mut bytes);
         let text = format!("{WEBHOOK_SECRET_PREFIX}{}", BASE64.encode(&bytes));
         Self { text, bytes }
     }
@@ -214,13 +214,13 @@ impl fmt::Debug for WebhookSecret {
 
 #[cfg(test)]
 mod tests {
-    use aq_core::runtime::SequentialIds;
+    use crate::randomness::SeededRandomness;
 
     use super::*;
 
     #[test]
     fn keys_hash_to_their_sha256() {
-        let key = ApiKey::generate(&SequentialIds::default());
+        let key = ApiKey::generate(&SeededRandomness::default());
         let expected: [u8; 32] = Sha256::digest(key.expose().as_bytes()).into();
         assert_eq!(key.hash().0, expected);
         assert_eq!(KeyHash::from_hex(&key.hash().to_hex()).unwrap(), key.hash());
@@ -228,7 +228,7 @@ mod tests {
 
     #[test]
     fn parse_refuses_near_misses() {
-        let key = ApiKey::generate(&SequentialIds::default());
+        let key = ApiKey::generate(&SeededRandomness::default());
         assert!(ApiKey::parse(&format!("ik_{}", "ab".repeat(32))).is_ok());
         assert!(ApiKey::parse(&format!("ik_{}", "AB".repeat(32))).is_err());
         assert!(ApiKey::parse(&format!("ik_{}", "gh".repeat(32))).is_err());
@@ -239,7 +239,7 @@ mod tests {
 
     #[test]
     fn generated_secrets_parse_back() {
-        let s = WebhookSecret::generate(&SequentialIds::default());
+        let s = WebhookSecret::generate(&SeededRandomness::default());
         let back = WebhookSecret::parse(s.expose()).unwrap();
         assert_eq!(back.key_bytes(), s.key_bytes());
         assert_eq!(format!("{s:?}"), "WebhookSecret(whsec_…)");

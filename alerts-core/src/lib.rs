@@ -1,6 +1,6 @@
 //! Environmental alerts: rules, evaluation, messages, NDJSON output, webhook signing and the
 //! alert pipeline, over ports that adapters implement. The crate does no I/O, reads no clock
-//! and draws no random numbers: everything comes through [`ports`] and
+//! and draws no random numbers: everything comes through [`ports`], [`randomness`] and
 //! [`aq_core::runtime`].
 //!
 //! - [`rule`]: the four selectors of an alert rule, validated.
@@ -31,6 +31,7 @@
 //! use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 //! use alerts_core::ndjson::decode_all;
 //! use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
+//! use alerts_core::randomness::SeededRandomness;
 //! use alerts_core::ports::{Account, AccountStore, NewApiKey, RuleStore};
 //! use alerts_core::request::{AlertRequest, RequestLimits};
 //! use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
@@ -53,12 +54,13 @@
 //!     id: account, email: "dev@example.com".into(),
 //!     password_hash: "$argon2id$...".into(), created_at: clock.now(),
 //! }).await?;
-//! let api_key = ApiKey::generate(ids.as_ref());
+//! let secrets = SeededRandomness::default();
+//! let api_key = ApiKey::generate(&secrets);
 //! let key_id = KeyId(ids.new_id());
 //! store.create_key(&NewApiKey {
 //!     id: key_id, account_id: account, label: "production".into(),
 //!     prefix: api_key.prefix().into(), hash: api_key.hash(),
-//!     secret: WebhookSecret::generate(ids.as_ref()), created_at: clock.now(),
+//!     secret: WebhookSecret::generate(&secrets), created_at: clock.now(),
 //! }).await?;
 //! store.set_webhook_url(key_id, Some("https://hooks.example.com/insights")).await?;
 //! store.add_rule(&AlertRule {
@@ -115,6 +117,7 @@ pub mod message;
 pub mod ndjson;
 pub mod pipeline;
 pub mod ports;
+pub mod randomness;
 pub mod request;
 pub mod rule;
 pub mod webhook;

@@ -11,13 +11,14 @@
 //! use alerts_core::manage::{AnyWebhookUrl, Manager};
 //! use alerts_core::memory::MemoryStore;
 //! use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+//! use alerts_core::randomness::SeededRandomness;
 //! use aq_core::runtime::{FixedClock, SequentialIds};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let store = Arc::new(MemoryStore::new());
 //! let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
 //! let manager = Manager::new(store.clone(), store, clock, Arc::new(SequentialIds::default()),
-//!     Arc::new(AnyWebhookUrl));
+//!     Arc::new(SeededRandomness::default()), Arc::new(AnyWebhookUrl));
 //!
 //! let account = manager.create_account("ada@example.org", "correct horse battery").await.unwrap();
 //! let created = manager.create_key(account.id, "production").await.unwrap();
@@ -36,7 +37,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use aq_core::runtime::{Clock, IdGenerator, SequentialIds};
+use aq_core::runtime::{Clock, IdGenerator};
 use thiserror::Error;
 
 use crate::account::{
@@ -45,6 +46,7 @@ use crate::account::{
 use crate::ids::{AccountId, KeyId, RuleId};
 use crate::keys::{ApiKey, WebhookSecret};
 use crate::ports::{Account, AccountStore, ApiKeyInfo, NewApiKey, RuleStore, StoreError};
+use crate::randomness::{SecretRng, SeededRandomness};
 use crate::rule::{AlertRule, RuleSpec};
 
 /// The longest key label, in characters.
@@ -140,6 +142,7 @@ pub struct Manager {
     keys: Arc<dyn RuleStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    rng: Arc<dyn SecretRng>,
     urls: Arc<dyn WebhookUrlCheck>,
 }
 
@@ -150,12 +153,14 @@ impl std::fmt::Debug for Manager {
 }
 
 impl Manager {
-    /// A manager over the stores, with time, ids and the webhook URL check from the ports.
+    /// A manager over the stores, with time, ids, secret randomness and the webhook URL check
+    /// from the ports.
     pub fn new(
         accounts: Arc<dyn AccountStore>,
         keys: Arc<dyn RuleStore>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
+        rng: Arc<dyn SecretRng>,
         urls: Arc<dyn WebhookUrlCheck>,
     ) -> Self {
         Self {
@@ -163,6 +168,7 @@ impl Manager {
             keys,
             clock,
             ids,
+            rng,
             urls,
         }
     }
@@ -182,7 +188,7 @@ impl Manager {
         let account = Account {
             id: AccountId(self.ids.new_id()),
             email,
-            password_hash: hash_password(&password, self.ids.as_ref())?,
+            password_hash: hash_password(&password, self.rng.as_ref())?,
             created_at: self.clock.now(),
         };
         match self.accounts.create_account(&account).await {
@@ -246,14 +252,14 @@ impl Manager {
         label: &str,
     ) -> Result<CreatedKey, ManageError> {
         let label = check_label(label)?;
-        let key = ApiKey::generate(self.ids.as_ref());
+        let key = ApiKey::generate(self.rng.as_ref());
         let new = NewApiKey {
             id: KeyId(self.ids.new_id()),
             account_id: account,
             label,
             prefix: key.prefix().to_owned(),
             hash: key.hash(),
-            secret: WebhookSecret::generate(self.ids.as_ref()),
+            secret: WebhookSecret::generate(self.rng.as_ref()),
             created_at: self.clock.now(),
         };
         self.accounts.create_key(&new).await?;
@@ -364,7 +370,7 @@ impl Manager {
         grace: Duration,
     ) -> Result<WebhookSecret, ManageError> {
         self.live_key(account, key).await?;
-        let secret = WebhookSecret::generate(self.ids.as_ref());
+        let secret = WebhookSecret::generate(self.rng.as_ref());
         let grace = chrono::Duration::from_std(grace).unwrap_or(chrono::Duration::days(1));
         self.accounts
             .rotate_secret(key, &secret, self.clock.now() + grace)
@@ -475,14 +481,14 @@ fn dummy_hash() -> &'static str {
     HASH.get_or_init(|| {
         Password::new("no account has this password")
             .ok()
-            .and_then(|p| hash_password(&p, &SequentialIds::default()).ok())
+            .and_then(|p| hash_password(&p, &SeededRandomness::default()).ok())
             .unwrap_or_default()
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use aq_core::runtime::FixedClock;
+    use aq_core::runtime::{FixedClock, SequentialIds};
 
     use super::*;
     use crate::memory::MemoryStore;
@@ -495,6 +501,7 @@ mod tests {
             store,
             Arc::new(FixedClock::new(chrono::Utc::now())),
             Arc::new(SequentialIds::default()),
+            Arc::new(SeededRandomness::default()),
             Arc::new(AnyWebhookUrl),
         )
     }

@@ -19,9 +19,10 @@ use alerts_core::keys::{ApiKey, WebhookSecret};
 use alerts_core::ports::{
     Account, AccountStore, JobOutcome, JobQueue, JobUpdate, NewAlertRequest, NewApiKey,
 };
+use alerts_core::randomness::SeededRandomness;
 use alerts_core::request::AlertPoint;
 use aq_core::Position;
-use aq_core::runtime::SequentialIds;
+
 use chrono::{DateTime, TimeZone, Utc};
 use criterion::{Criterion, Throughput};
 use sqlx::{Connection, PgConnection};
@@ -44,7 +45,7 @@ fn t0() -> DateTime<Utc> {
 }
 
 async fn account_with_key(store: &impl AccountStore) -> KeyId {
-    let ids = SequentialIds::default();
+    let rng = SeededRandomness::default();
     let account = Account {
         id: AccountId(Uuid::new_v4()),
         email: format!("{}@example.com", Uuid::new_v4().simple()),
@@ -55,14 +56,14 @@ async fn account_with_key(store: &impl AccountStore) -> KeyId {
         .create_account(&account)
         .await
         .expect("create account");
-    let key = ApiKey::generate(&ids);
+    let key = ApiKey::generate(&rng);
     let new = NewApiKey {
         id: KeyId(Uuid::new_v4()),
         account_id: account.id,
         label: "bench".to_owned(),
         prefix: key.prefix().to_owned(),
         hash: key.hash(),
-        secret: WebhookSecret::generate(&ids),
+        secret: WebhookSecret::generate(&rng),
         created_at: t0(),
     };
     store.create_key(&new).await.expect("create key");

@@ -11,11 +11,10 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use futures::{StreamExt, TryStreamExt};
+use object_store::buffered::BufWriter;
 use object_store::path::Path;
-use object_store::{
-    Attribute, Attributes, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions,
-    PutPayloadMut, WriteMultipart,
-};
+use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt};
+use tokio::io::AsyncWriteExt as _;
 
 /// How long output files are kept by default: 24 hours.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
@@ -306,14 +305,13 @@ pub(crate) fn file_error(error: object_store::Error) -> FileError {
 impl FileStore for ObjectFileStore {
     async fn create(&self, key: &FileKey) -> Result<Box<dyn FileWriter>, FileError> {
         let path = self.object_path(key)?;
-        Ok(Box::new(ObjectFileWriter {
-            store: Arc::clone(&self.store),
-            local_file: self.staging_dir.as_ref().map(|dir| dir.join(path.as_ref())),
+        let local_file = self.staging_dir.as_ref().map(|dir| dir.join(path.as_ref()));
+        Ok(Box::new(ObjectFileWriter::new(
+            Arc::clone(&self.store),
             path,
-            options: self.options.clone(),
-            state: WriterState::Buffering(PutPayloadMut::new()),
-            written: 0,
-        }))
+            local_file,
+            &self.options,
+        )))
     }
 
     async fn exists(&self, key: &FileKey) -> Result<bool, FileError> {
@@ -371,71 +369,68 @@ fn make_private(file: &std::path::Path) -> Result<(), FileError> {
     Ok(())
 }
 
-/// A file being written to an [`ObjectFileStore`].
+/// A file being written to an [`ObjectFileStore`], through object_store's [`BufWriter`].
 ///
-/// It buffers up to one part; past that it streams parts as a multipart upload. Dropping it
-/// before [`FileWriter::finish`] abandons the upload: in the background when a tokio runtime
-/// is running, otherwise as far as the backend cleans up on its own (the local filesystem
-/// removes its staging file; S3 keeps the invisible parts until a bucket lifecycle rule for
-/// incomplete multipart uploads removes them).
+/// It buffers up to one part and writes a small file with one `PUT` when finished; past that it
+/// streams parts as a multipart upload. Dropping it before [`FileWriter::finish`] abandons the
+/// upload: in the background when a tokio runtime is running, otherwise as far as the backend
+/// cleans up on its own (the local filesystem removes its staging file; S3 keeps the invisible
+/// parts until a bucket lifecycle rule for incomplete multipart uploads removes them).
 pub struct ObjectFileWriter {
-    store: Arc<dyn ObjectStore>,
     path: Path,
-    // On the local filesystem, where the finished file lies: it is made private there.
+    /// On the local filesystem, where the finished file lies: it is made private there.
     local_file: Option<PathBuf>,
-    options: FileStoreOptions,
-    state: WriterState,
+    /// `None` once the file is finished or its upload failed.
+    writer: Option<BufWriter>,
     written: u64,
-}
-
-enum WriterState {
-    Buffering(PutPayloadMut),
-    Uploading(WriteMultipart),
-    /// A part failed and the upload was abandoned; the writer can only be dropped.
-    Failed,
 }
 
 impl fmt::Debug for ObjectFileWriter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = match self.state {
-            WriterState::Buffering(_) => "buffering",
-            WriterState::Uploading(_) => "uploading",
-            WriterState::Failed => "failed",
-        };
         f.debug_struct("ObjectFileWriter")
             .field("path", &self.path)
-            .field("state", &state)
+            .field("open", &self.writer.is_some())
             .field("written", &self.written)
             .finish()
     }
 }
 
 impl ObjectFileWriter {
-    fn attributes(&self) -> Attributes {
+    fn new(
+        store: Arc<dyn ObjectStore>,
+        path: Path,
+        local_file: Option<PathBuf>,
+        options: &FileStoreOptions,
+    ) -> Self {
         let mut attributes = Attributes::new();
-        if let Some(content_type) = &self.options.content_type {
+        if let Some(content_type) = &options.content_type {
             attributes.insert(Attribute::ContentType, content_type.clone().into());
         }
-        attributes
-    }
-
-    // `&mut self` keeps the future `Send`: the writer is `Send` but, holding a multipart upload,
-    // not `Sync`.
-    async fn start_upload(&mut self, buffered: PutPayloadMut) -> Result<WriteMultipart, FileError> {
-        let opts = PutMultipartOptions {
-            attributes: self.attributes(),
-            ..PutMultipartOptions::default()
-        };
-        let upload = self
-            .store
-            .put_multipart_opts(&self.path, opts)
-            .await
-            .map_err(file_error)?;
-        let mut upload = WriteMultipart::new_with_chunk_size(upload, self.options.part_size);
-        for chunk in buffered.freeze() {
-            upload.put(chunk);
+        let writer = BufWriter::with_capacity(store, path.clone(), options.part_size)
+            .with_max_concurrency(options.max_concurrency)
+            .with_attributes(attributes);
+        Self {
+            path,
+            local_file,
+            writer: Some(writer),
+            written: 0,
         }
-        Ok(upload)
+    }
+}
+
+/// The error of a writer whose upload failed before, or that was finished already.
+fn closed() -> FileError {
+    FileError::Other(
+        "this file's upload failed earlier; abandon the writer and create the file again"
+            .to_owned(),
+    )
+}
+
+/// The object_store error behind `error` when there is one, so that it maps as every other.
+fn io_error(error: std::io::Error) -> FileError {
+    match error.downcast::<object_store::Error>() {
+        Ok(e) => file_error(e),
+        Err(e) => FileError::Other(e.to_string()),
     }
 }
 
@@ -443,60 +438,22 @@ impl ObjectFileWriter {
 impl FileWriter for ObjectFileWriter {
     async fn write(&mut self, chunk: Bytes) -> Result<(), FileError> {
         let len = chunk.len() as u64;
-        match std::mem::replace(&mut self.state, WriterState::Failed) {
-            WriterState::Buffering(mut buffer) => {
-                if buffer.content_length().saturating_add(chunk.len()) < self.options.part_size {
-                    buffer.push(chunk);
-                    self.state = WriterState::Buffering(buffer);
-                } else {
-                    let mut upload = self.start_upload(buffer).await?;
-                    upload.put(chunk);
-                    self.state = WriterState::Uploading(upload);
-                }
-            }
-            WriterState::Uploading(mut upload) => {
-                if let Err(e) = upload.wait_for_capacity(self.options.max_concurrency).await {
-                    // Best effort: the upload is invisible either way, and the caller hears
-                    // about the error that matters.
-                    let _ = upload.abort().await;
-                    return Err(file_error(e));
-                }
-                upload.put(chunk);
-                self.state = WriterState::Uploading(upload);
-            }
-            WriterState::Failed => {
-                return Err(FileError::Other(
-                    "this file's upload failed earlier; abandon the writer and create the file again"
-                        .to_owned(),
-                ));
-            }
+        let writer = self.writer.as_mut().ok_or_else(closed)?;
+        if let Err(e) = writer.put(chunk).await {
+            // Best effort: the upload is invisible either way, and the caller hears about the
+            // error that matters.
+            let _ = writer.abort().await;
+            self.writer = None;
+            return Err(file_error(e));
         }
         self.written += len;
         Ok(())
     }
 
     async fn finish(mut self: Box<Self>) -> Result<u64, FileError> {
-        match std::mem::replace(&mut self.state, WriterState::Failed) {
-            WriterState::Buffering(buffer) => {
-                let opts = PutOptions {
-                    attributes: self.attributes(),
-                    ..PutOptions::default()
-                };
-                self.store
-                    .put_opts(&self.path, buffer.freeze(), opts)
-                    .await
-                    .map_err(file_error)?;
-            }
-            // `finish` aborts the upload itself when a part or the completion fails.
-            WriterState::Uploading(upload) => {
-                upload.finish().await.map_err(file_error)?;
-            }
-            WriterState::Failed => {
-                return Err(FileError::Other(
-                    "this file's upload failed earlier; create the file again".to_owned(),
-                ));
-            }
-        }
+        let mut writer = self.writer.take().ok_or_else(closed)?;
+        // A failed part or completion aborts the multipart upload inside `shutdown`.
+        writer.shutdown().await.map_err(io_error)?;
         if let Some(file) = &self.local_file {
             make_private(file)?;
         }
@@ -504,22 +461,21 @@ impl FileWriter for ObjectFileWriter {
     }
 
     async fn abort(mut self: Box<Self>) -> Result<(), FileError> {
-        match std::mem::replace(&mut self.state, WriterState::Failed) {
-            WriterState::Uploading(upload) => upload.abort().await.map_err(file_error),
-            WriterState::Buffering(_) | WriterState::Failed => Ok(()),
+        match self.writer.take() {
+            Some(mut writer) => writer.abort().await.map_err(file_error),
+            None => Ok(()),
         }
     }
 }
 
 impl Drop for ObjectFileWriter {
     fn drop(&mut self) {
-        let state = std::mem::replace(&mut self.state, WriterState::Failed);
-        if let (WriterState::Uploading(upload), Ok(runtime)) =
-            (state, tokio::runtime::Handle::try_current())
+        if let (Some(mut writer), Ok(runtime)) =
+            (self.writer.take(), tokio::runtime::Handle::try_current())
         {
             let path = self.path.clone();
             runtime.spawn(async move {
-                if let Err(e) = upload.abort().await {
+                if let Err(e) = writer.abort().await {
                     tracing::warn!(%path, error = %e, "could not abandon an unfinished upload");
                 }
             });

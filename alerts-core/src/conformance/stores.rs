@@ -21,13 +21,12 @@
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{LazyLock, Mutex};
 use std::task::Poll;
 use std::time::Duration;
 
 use aq_core::Position;
-use aq_core::runtime::IdGenerator;
 use chrono::{DateTime, TimeZone, Utc};
 use uuid::Uuid;
 
@@ -39,6 +38,7 @@ use crate::ports::{
     JobOutcome, JobQueue, JobStage, JobUpdate, NewAlertRequest, NewApiKey, PointPages, RuleStore,
     Session, SessionStore, StoreError, UNFINISHED_JOB,
 };
+use crate::randomness::SeededRandomness;
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 
@@ -87,13 +87,12 @@ fn end_of_suites() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2200, 1, 1, 0, 0, 0).unwrap()
 }
 
-/// Fresh random ids, so that suites never collide with data already in the store.
-struct RandomIds;
-
-impl IdGenerator for RandomIds {
-    fn new_id(&self) -> Uuid {
-        Uuid::new_v4()
-    }
+/// Secrets seeded afresh in every run, so that keys never collide with those of earlier runs
+/// kept in the store.
+fn secrets() -> &'static SeededRandomness {
+    static RNG: LazyLock<SeededRandomness> =
+        LazyLock::new(|| SeededRandomness::new(Uuid::new_v4().as_u64_pair().0));
+    &RNG
 }
 
 fn ok<T>(result: Result<T, StoreError>, promise: &str) -> T {
@@ -127,14 +126,14 @@ async fn new_key<S: AccountStore + ?Sized>(
     account: AccountId,
     created_at: DateTime<Utc>,
 ) -> (NewApiKey, ApiKey) {
-    let key = ApiKey::generate(&RandomIds);
+    let key = ApiKey::generate(secrets());
     let new = NewApiKey {
         id: KeyId(Uuid::new_v4()),
         account_id: account,
         label: "production".to_owned(),
         prefix: key.prefix().to_owned(),
         hash: key.hash(),
-        secret: WebhookSecret::generate(&RandomIds),
+        secret: WebhookSecret::generate(secrets()),
         created_at,
     };
     ok(store.create_key(&new).await, "create_key stores a new key");
@@ -513,8 +512,8 @@ pub async fn api_keys<S: AccountStore + ?Sized>(store: &S) {
 pub async fn secret_rotation<S: AccountStore + RuleStore + ?Sized>(store: &S) {
     let (_, key, _) = account_with_key(store).await;
     let s1 = key.secret.clone();
-    let s2 = WebhookSecret::generate(&RandomIds);
-    let s3 = WebhookSecret::generate(&RandomIds);
+    let s2 = WebhookSecret::generate(secrets());
+    let s3 = WebhookSecret::generate(secrets());
 
     ok(
         store.rotate_secret(key.id, &s2, t0() + secs(86_400)).await,
@@ -739,7 +738,7 @@ pub async fn authentication<S: AccountStore + RuleStore + ?Sized>(store: &S) {
         "authenticating one key records nothing on another"
     );
 
-    let stranger = ApiKey::generate(&RandomIds);
+    let stranger = ApiKey::generate(secrets());
     assert_eq!(
         ok(
             store.authenticate(&stranger.hash(), t0()).await,

@@ -23,6 +23,7 @@ use crate::ndjson::decode_all;
 use crate::ports::{
     Account, AccountStore, DeliveryErrorKind, Lease, WebhookRequest, WebhookResponse,
 };
+use crate::randomness::SeededRandomness;
 use crate::request::AlertPoint;
 use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use crate::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
@@ -205,8 +206,9 @@ impl Harness {
             })
             .await
             .unwrap();
-        let api_key = ApiKey::generate(ids.as_ref());
-        let secret = WebhookSecret::generate(ids.as_ref());
+        let rng = SeededRandomness::default();
+        let api_key = ApiKey::generate(&rng);
+        let secret = WebhookSecret::generate(&rng);
         let key_id = KeyId(ids.new_id());
         store
             .create_key(&crate::ports::NewApiKey {
@@ -896,7 +898,7 @@ async fn evaluation_failures_keep_the_lease_then_give_up_after_the_window() {
 #[tokio::test]
 async fn rotated_secrets_sign_side_by_side_until_their_grace_ends() {
     let h = Harness::new().await;
-    let new = WebhookSecret::generate(h.ids.as_ref());
+    let new = WebhookSecret::generate(&SeededRandomness::new(1));
     h.store
         .rotate_secret(h.key_id, &new, t0() + chrono::Duration::hours(1))
         .await

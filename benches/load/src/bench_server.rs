@@ -25,7 +25,7 @@ use aq_sources::{DemoField, PollenCounts, StationFile, StationFileConfig, Statio
 use axum::Router;
 use axum::routing::get;
 use insights_http::{ApiConfig, AppStateBuilder};
-use insights_system::{RandomIds, SystemClock, TokioTimer};
+use insights_system::{OsRandomness, RandomIds, SystemClock, TokioTimer};
 use racs_core::Scorer;
 
 /// The air-quality source the scoring endpoint samples.
@@ -82,6 +82,7 @@ pub async fn serve(source: BenchSource) -> Result<()> {
         store.clone(),
         clock.clone(),
         ids.clone(),
+        Arc::new(OsRandomness),
         Arc::new(AnyWebhookUrl),
     );
     let account = manager

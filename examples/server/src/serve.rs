@@ -8,12 +8,13 @@ use std::time::Duration;
 use alerts_core::pipeline::{AlertPipeline, Processed};
 use alerts_core::ports::JobOutcome;
 use anyhow::{Context, Result};
+use aq_core::runtime::Clock;
 use insights_http::{
     ApiConfig, AppStateBuilder, CsrfKey, DashboardHosts, DashboardPorts, FileUrlRejection,
     FileUrlVerifier, Metrics,
 };
 use insights_objects::{LocalUrlSigner, VerifyError};
-use insights_system::RandomIds;
+use insights_system::{OsRandomness, RandomIds};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -94,11 +95,13 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     }
     background.spawn(watch_queue(
         service.stores.jobs.clone(),
+        service.clock.clone(),
         metrics.clone(),
         stop_rx.clone(),
     ));
     background.spawn(sweep_files(
         service.clone_files_store(),
+        service.clock.clone(),
         settings.retention_hours,
         stop_rx.clone(),
     ));
@@ -164,6 +167,7 @@ fn app_state(
         deliveries: service.stores.deliveries.clone(),
         jobs: service.stores.jobs.clone(),
         ids: Arc::new(RandomIds),
+        rng: Arc::new(OsRandomness),
         sender: Some(service.sender.clone()),
         // Browsers drop Secure cookies over plain http, which would make signing in
         // impossible on the local quick start.
@@ -278,11 +282,12 @@ fn count(metrics: &Metrics, processed: &Processed) {
 
 async fn watch_queue(
     jobs: Arc<dyn alerts_core::ports::JobQueue>,
+    clock: Arc<dyn Clock>,
     metrics: Metrics,
     mut stop: watch::Receiver<bool>,
 ) {
     loop {
-        match jobs.counts(chrono::Utc::now()).await {
+        match jobs.counts(clock.now()).await {
             Ok(counts) => {
                 metrics.set_jobs_queued(i64::try_from(counts.waiting).unwrap_or(i64::MAX));
                 metrics.set_jobs_running(i64::try_from(counts.leased).unwrap_or(i64::MAX));
@@ -298,12 +303,13 @@ async fn watch_queue(
 
 async fn sweep_files(
     store: Arc<insights_objects::ObjectFileStore>,
+    clock: Arc<dyn Clock>,
     retention_hours: u64,
     mut stop: watch::Receiver<bool>,
 ) {
     let retention = chrono::Duration::hours(i64::try_from(retention_hours).unwrap_or(24));
     loop {
-        let cutoff = chrono::Utc::now() - retention;
+        let cutoff = clock.now() - retention;
         match store.delete_older_than(cutoff).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(deleted = n, "expired output files deleted"),

@@ -16,7 +16,7 @@ use aq_sources::{DemoField, OpenAq, OpenAqConfig, OpenMeteo, OpenMeteoConfig, St
 use async_trait::async_trait;
 use insights_http::ReadinessCheck;
 use insights_objects::Files;
-use insights_system::{RandomIds, SystemClock, TokioTimer};
+use insights_system::{OsRandomness, RandomIds, SystemClock, TokioTimer};
 use racs_core::Scorer;
 use store_postgres::PgStore;
 use store_sqlite::{SqliteOptions, SqliteStore};
@@ -181,6 +181,7 @@ pub(crate) fn manager(stores: &Stores, settings: &Settings) -> Manager {
         stores.rules.clone(),
         Arc::new(SystemClock),
         Arc::new(RandomIds),
+        Arc::new(OsRandomness),
         Arc::new(SenderUrlCheck(webhook_policy(settings))),
     )
 }

@@ -108,7 +108,7 @@ fn credentials_page(
     let key = &dashboard.ports.csrf_key;
     let csrf = cookie(headers, dashboard.login_cookie())
         .filter(|c| key.genuine(c))
-        .map_or_else(|| key.issue(dashboard.ports.ids.as_ref()), str::to_owned);
+        .map_or_else(|| key.issue(dashboard.ports.rng.as_ref()), str::to_owned);
     let title = match which {
         Which::SignUp => "Create your account",
         Which::SignIn => "Sign in",
@@ -296,11 +296,11 @@ async fn start_session(
     to: &str,
 ) -> Response {
     let now = state.clock().now();
-    let id = random_token(dashboard.ports.ids.as_ref());
+    let id = random_token(dashboard.ports.rng.as_ref());
     let session = Session {
         id_hash: session_hash(&id),
         account_id: account,
-        csrf_secret: random_token(dashboard.ports.ids.as_ref()),
+        csrf_secret: random_token(dashboard.ports.rng.as_ref()),
         created_at: now,
         expires_at: now
             + chrono::Duration::from_std(SESSION_LIFETIME).unwrap_or(chrono::Duration::hours(12)),

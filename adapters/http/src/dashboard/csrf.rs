@@ -4,7 +4,7 @@
 //! hop) choose the token; so each token is a random nonce followed by its HMAC under a key of
 //! the server's, and a cookie the server did not make is refused.
 
-use aq_core::runtime::IdGenerator;
+use alerts_core::randomness::SecretRng;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
@@ -68,11 +68,11 @@ impl CsrfKey {
     }
 
     /// A new token: a random nonce and its MAC, in hex.
-    pub(crate) fn issue(&self, ids: &dyn IdGenerator) -> String {
-        let id = ids.new_id();
-        let nonce = &id.as_bytes()[..NONCE_BYTES];
+    pub(crate) fn issue(&self, rng: &dyn SecretRng) -> String {
+        let mut nonce = [0u8; NONCE_BYTES];
+        rng.fill_bytes(&mut nonce);
         let mut token = hex::encode(nonce);
-        token.push_str(&hex::encode(self.mac(nonce)));
+        token.push_str(&hex::encode(self.mac(&nonce)));
         token
     }
 
@@ -91,7 +91,7 @@ impl CsrfKey {
 
 #[cfg(test)]
 mod tests {
-    use aq_core::runtime::SequentialIds;
+    use alerts_core::randomness::SeededRandomness;
 
     use super::*;
 
@@ -99,7 +99,7 @@ mod tests {
     fn a_token_is_genuine_only_under_its_key() {
         let key = CsrfKey::new([1u8; 32]).unwrap();
         let other = CsrfKey::new([2u8; 32]).unwrap();
-        let token = key.issue(&SequentialIds::default());
+        let token = key.issue(&SeededRandomness::new(7));
         assert_eq!(token.len(), TOKEN_LEN);
         assert!(key.genuine(&token));
         assert!(!other.genuine(&token));

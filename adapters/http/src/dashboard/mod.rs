@@ -27,6 +27,7 @@ use std::time::Duration;
 
 use alerts_core::manage::Manager;
 use alerts_core::ports::{DeliveryLog, JobQueue, SessionStore, WebhookSender};
+use alerts_core::randomness::SecretRng;
 use aq_core::runtime::IdGenerator;
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit};
@@ -93,8 +94,10 @@ pub struct DashboardPorts {
     pub deliveries: Arc<dyn DeliveryLog>,
     /// The job queue, for the redeliver button.
     pub jobs: Arc<dyn JobQueue>,
-    /// Random ids for session ids and CSRF secrets (random UUIDs in production).
+    /// Ids of the playground's alert requests (random UUIDs in production).
     pub ids: Arc<dyn IdGenerator>,
+    /// Secret randomness for session ids and CSRF secrets (the OS generator in production).
+    pub rng: Arc<dyn SecretRng>,
     /// Sends the test deliveries of the alerts settings; without it, the page says that tests
     /// are not available.
     pub sender: Option<Arc<dyn WebhookSender>>,
@@ -212,13 +215,11 @@ pub(crate) fn routes(state: &AppState) -> Router<AppState> {
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
 }
 
-/// A random token of 256 bits from two random UUIDs, in hex.
-pub(crate) fn random_token(ids: &dyn IdGenerator) -> String {
-    let mut out = String::with_capacity(64);
-    for _ in 0..2 {
-        out.push_str(&hex::encode(ids.new_id().as_bytes()));
-    }
-    out
+/// A random token of 256 bits, in hex.
+pub(crate) fn random_token(rng: &dyn SecretRng) -> String {
+    let mut bytes = [0u8; 32];
+    rng.fill_bytes(&mut bytes);
+    hex::encode(bytes)
 }
 
 /// What the store keeps of a session id.

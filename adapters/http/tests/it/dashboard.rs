@@ -8,6 +8,7 @@ use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use alerts_core::ports::SessionStore;
+use alerts_core::randomness::SeededRandomness;
 use aq_core::memory::{FnSource, MemoryForecast};
 use aq_core::runtime::{FixedClock, SequentialIds};
 use axum::body::Body;
@@ -46,6 +47,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
         store.clone(),
         clock.clone(),
         ids.clone(),
+        Arc::new(SeededRandomness::default()),
         Arc::new(AnyWebhookUrl),
     );
     let pipeline = Arc::new(AlertPipeline::new(
@@ -78,6 +80,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
             deliveries: store.clone(),
             jobs: store.clone(),
             ids,
+            rng: Arc::new(SeededRandomness::new(1)),
             sender: Some(sender.clone()),
             secure_cookies,
             hosts: DashboardHosts::for_public_url(public_url, false).unwrap(),

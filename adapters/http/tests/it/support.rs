@@ -5,6 +5,7 @@ use std::sync::Arc;
 use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
+use alerts_core::randomness::SeededRandomness;
 use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use aq_core::CleanlinessIndex;
 use aq_core::memory::{FnSource, MemoryForecast};
@@ -39,6 +40,7 @@ pub(crate) async fn app_with(config: ApiConfig, extra: axum::Router<AppState>) -
         store.clone(),
         clock.clone(),
         ids.clone(),
+        Arc::new(SeededRandomness::default()),
         Arc::new(AnyWebhookUrl),
     );
     let account = manager

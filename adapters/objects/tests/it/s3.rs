@@ -52,7 +52,9 @@ impl Fetcher for HttpFetcher {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s3_passes_the_file_store_suite() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (store, _) = open(&server, "suite");
     run_file_store_suite(&store).await;
     assert_eq!(
@@ -64,7 +66,9 @@ async fn s3_passes_the_file_store_suite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn large_files_are_streamed_in_parts_and_small_ones_put_whole() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (store, _) = open(&server, "");
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     let mut writer = store.create(&key).await.unwrap();
@@ -101,7 +105,9 @@ async fn large_files_are_streamed_in_parts_and_small_ones_put_whole() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_large_writer_abandons_its_upload_in_the_background() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (store, _) = open(&server, "");
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     let mut writer = store.create(&key).await.unwrap();
@@ -117,7 +123,9 @@ async fn a_dropped_large_writer_abandons_its_upload_in_the_background() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s3_presigned_urls_pass_the_url_signer_suite() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (store, signer) = open(&server, "");
     run_url_signer_suite(&store, &signer, &HttpFetcher::new(), Utc::now()).await;
 }
@@ -130,7 +138,9 @@ async fn put(store: &ObjectFileStore, key: &FileKey, body: &'static [u8]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_presigned_url_serves_ndjson_for_900_seconds_and_tampering_is_refused() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (store, signer) = open(&server, "files");
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     put(&store, &key, b"{\"n\":1}\n").await;
@@ -171,7 +181,9 @@ async fn a_presigned_url_serves_ndjson_for_900_seconds_and_tampering_is_refused(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_presigned_url_is_refused() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (store, signer) = open(&server, "");
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     put(&store, &key, b"x\n").await;
@@ -187,7 +199,9 @@ async fn an_expired_presigned_url_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn presigned_validity_must_be_between_a_second_and_a_week() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (_, signer) = open(&server, "");
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     for bad in [
@@ -204,7 +218,9 @@ async fn presigned_validity_must_be_between_a_second_and_a_week() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn retention_on_s3_deletes_old_files_under_its_prefix_only() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (mine, _) = open(&server, "mine");
     let (theirs, _) = open(&server, "theirs");
     let (a, b) = (
@@ -233,7 +249,9 @@ async fn retention_on_s3_deletes_old_files_under_its_prefix_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_credentials_are_reported_as_such() {
-    let server = S3Server::start();
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let (store, _) = settings(&server, "")
         .with_credentials(ACCESS_KEY, "wrong-secret")
         .open()

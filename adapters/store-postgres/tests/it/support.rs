@@ -3,116 +3,31 @@
 use alerts_core::ids::{AccountId, KeyId, Token};
 use alerts_core::keys::{ApiKey, WebhookSecret};
 use alerts_core::ports::{Account, AccountStore, JobQueue, NewAlertRequest, NewApiKey};
+use alerts_core::randomness::SeededRandomness;
 use alerts_core::request::AlertPoint;
-use aq_core::runtime::SequentialIds;
+
 use chrono::{DateTime, TimeZone, Utc};
 use sqlx::{Connection, PgConnection};
 use store_postgres::{PgOptions, PgStore};
 use uuid::Uuid;
 
-/// Where the tests find PostgreSQL: a URL whose user may create databases, naming a database
-/// that exists (it is only used to create and drop the tests' own).
-fn admin_url() -> String {
-    std::env::var("INSIGHTS_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+pub(crate) use test_support::postgres::TestDb;
+
+/// What these tests open on their database.
+pub(crate) trait OnTestDb {
+    /// The store on the database, migrated.
+    async fn store(&self) -> PgStore;
+    /// A plain connection, to look at the tables.
+    async fn raw(&self) -> PgConnection;
 }
 
-/// `url` with its database replaced by `database`.
-fn with_database(url: &str, database: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, format!("?{q}")),
-        None => (url, String::new()),
-    };
-    let after_scheme = base.find("://").map_or(0, |i| i + 3);
-    let server = match base[after_scheme..].find('/') {
-        Some(i) => &base[..after_scheme + i],
-        None => base,
-    };
-    format!("{server}/{database}{query}")
-}
-
-async fn admin_connection(admin: &str) -> PgConnection {
-    PgConnection::connect(admin).await.unwrap_or_else(|e| {
-        panic!(
-            "PostgreSQL is not reachable at {admin}: {e}\n\
-             These tests need a running server whose user may create databases. Start the \
-             local one (`pg_ctlcluster <version> main start`; .ci/run does this), or set \
-             INSIGHTS_TEST_POSTGRES_URL to such a server."
-        )
-    })
-}
-
-/// A database of the test's own, dropped when the value is dropped (also while a failing
-/// test unwinds).
-pub(crate) struct TestDb {
-    admin: String,
-    name: String,
-    pub(crate) url: String,
-}
-
-impl TestDb {
-    pub(crate) async fn create() -> Self {
-        let admin = admin_url();
-        let mut conn = admin_connection(&admin).await;
-        let name = format!("insights_test_{}", Uuid::new_v4().simple());
-        // Databases are copied from template1, which allows one copy at a time: tests running
-        // in parallel retry for a moment.
-        let mut tries = 0;
-        loop {
-            let created = sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                .execute(&mut conn)
-                .await;
-            match created {
-                Ok(_) => break,
-                Err(_) if tries < 50 => {
-                    tries += 1;
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                }
-                Err(e) => panic!("cannot create the test database {name}: {e}"),
-            }
-        }
-        let url = with_database(&admin, &name);
-        Self { admin, name, url }
-    }
-
-    pub(crate) async fn store(&self) -> PgStore {
+impl OnTestDb for TestDb {
+    async fn store(&self) -> PgStore {
         PgStore::open(PgOptions::new(&self.url)).await.unwrap()
     }
 
-    pub(crate) async fn raw(&self) -> PgConnection {
+    async fn raw(&self) -> PgConnection {
         PgConnection::connect(&self.url).await.unwrap()
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        let admin = self.admin.clone();
-        let drop_sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        // Drop runs inside the test's runtime, which cannot be blocked on: use a thread with a
-        // runtime of its own, and wait for it so the database is gone when the test ends.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())?;
-            runtime.block_on(async {
-                let mut conn = PgConnection::connect(&admin)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                sqlx::raw_sql(sqlx::AssertSqlSafe(drop_sql))
-                    .execute(&mut conn)
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            })
-        })
-        .join();
-        if !matches!(dropped, Ok(Ok(()))) {
-            eprintln!(
-                "could not drop the test database {}: {dropped:?}",
-                self.name
-            );
-        }
     }
 }
 
@@ -122,7 +37,7 @@ pub(crate) fn t0() -> DateTime<Utc> {
 
 /// An account with one key, stored; returns the key's id.
 pub(crate) async fn account_with_key(store: &impl AccountStore) -> KeyId {
-    let ids = SequentialIds::default();
+    let rng = SeededRandomness::default();
     let account = Account {
         id: AccountId(Uuid::new_v4()),
         email: format!("{}@example.com", Uuid::new_v4().simple()),
@@ -130,14 +45,14 @@ pub(crate) async fn account_with_key(store: &impl AccountStore) -> KeyId {
         created_at: t0(),
     };
     store.create_account(&account).await.unwrap();
-    let key = ApiKey::generate(&ids);
+    let key = ApiKey::generate(&rng);
     let new = NewApiKey {
         id: KeyId(Uuid::new_v4()),
         account_id: account.id,
         label: "test".to_owned(),
         prefix: key.prefix().to_owned(),
         hash: key.hash(),
-        secret: WebhookSecret::generate(&ids),
+        secret: WebhookSecret::generate(&rng),
         created_at: t0(),
     };
     store.create_key(&new).await.unwrap();
@@ -168,17 +83,4 @@ pub(crate) async fn enqueue_jobs(
         tokens.push(token);
     }
     tokens
-}
-
-#[test]
-fn database_names_replace_the_url_path() {
-    assert_eq!(
-        with_database("postgres://postgres@127.0.0.1:5432/postgres", "t1"),
-        "postgres://postgres@127.0.0.1:5432/t1"
-    );
-    assert_eq!(
-        with_database("postgres://u:p@h/db?sslmode=disable", "t1"),
-        "postgres://u:p@h/t1?sslmode=disable"
-    );
-    assert_eq!(with_database("postgres://h", "t1"), "postgres://h/t1");
 }

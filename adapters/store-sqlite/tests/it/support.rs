@@ -3,8 +3,9 @@
 use alerts_core::ids::{AccountId, KeyId, Token};
 use alerts_core::keys::{ApiKey, WebhookSecret};
 use alerts_core::ports::{Account, AccountStore, JobQueue, NewAlertRequest, NewApiKey};
+use alerts_core::randomness::SeededRandomness;
 use alerts_core::request::AlertPoint;
-use aq_core::runtime::SequentialIds;
+
 use chrono::{DateTime, TimeZone, Utc};
 use store_sqlite::{SqliteOptions, SqliteStore};
 use tempfile::TempDir;
@@ -40,7 +41,7 @@ pub(crate) fn t0() -> DateTime<Utc> {
 
 /// An account with one key, stored; returns the key's id.
 pub(crate) async fn account_with_key(store: &impl AccountStore) -> KeyId {
-    let ids = SequentialIds::default();
+    let rng = SeededRandomness::default();
     let account = Account {
         id: AccountId(Uuid::new_v4()),
         email: format!("{}@example.com", Uuid::new_v4().simple()),
@@ -48,14 +49,14 @@ pub(crate) async fn account_with_key(store: &impl AccountStore) -> KeyId {
         created_at: t0(),
     };
     store.create_account(&account).await.unwrap();
-    let key = ApiKey::generate(&ids);
+    let key = ApiKey::generate(&rng);
     let new = NewApiKey {
         id: KeyId(Uuid::new_v4()),
         account_id: account.id,
         label: "test".to_owned(),
         prefix: key.prefix().to_owned(),
         hash: key.hash(),
-        secret: WebhookSecret::generate(&ids),
+        secret: WebhookSecret::generate(&rng),
         created_at: t0(),
     };
     store.create_key(&new).await.unwrap();

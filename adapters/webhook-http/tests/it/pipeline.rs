@@ -12,6 +12,7 @@ use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts, Proces
 use alerts_core::ports::{
     Account, AccountStore, DeliveryErrorKind, DeliveryLog, JobOutcome, NewApiKey,
 };
+use alerts_core::randomness::SeededRandomness;
 use alerts_core::request::{AlertRequest, RequestLimits};
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use alerts_core::webhook::{HEADER_ID, HEADER_TIMESTAMP};
@@ -51,8 +52,9 @@ impl Setup {
             })
             .await
             .unwrap();
-        let api_key = ApiKey::generate(ids.as_ref());
-        let secret = WebhookSecret::generate(ids.as_ref());
+        let rng = SeededRandomness::default();
+        let api_key = ApiKey::generate(&rng);
+        let secret = WebhookSecret::generate(&rng);
         let key_id = KeyId(ids.new_id());
         store
             .create_key(&NewApiKey {

@@ -15,7 +15,9 @@ use tokio::task::JoinSet;
 use crate::alerts::{add_sensitive_rules, check_delivery, post_points};
 use crate::harness::{Deployment, Key, PATIENCE, Reply, Server, client, eventually, post_json};
 use crate::receiver::Receiver;
-use crate::scale_out::{S3Server, TestDb, scale_out_deployment};
+use test_support::s3::S3Server;
+
+use crate::scale_out::{TestDb, scale_out_deployment};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_accepted_before_a_sigkill_is_delivered_after_a_restart() {
@@ -314,8 +316,12 @@ async fn a_sigkill_with_200_alert_requests_in_flight_loses_and_duplicates_nothin
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_on_postgres_lose_nothing_when_one_is_killed_mid_storm() {
     let mut rng = Rng(seed() | 1);
-    let db = TestDb::create().await;
-    let s3 = S3Server::start();
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let Some(s3) = S3Server::start() else {
+        return;
+    };
     let deployment = scale_out_deployment(&db, &s3).config(CRASH_CONFIG);
     let key = deployment.new_key();
     let receiver = Receiver::start(&key.secret).await;

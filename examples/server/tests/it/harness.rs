@@ -607,23 +607,3 @@ impl Deployment {
         self.flags[at + 1] = value.to_owned();
     }
 }
-
-/// A tool a test needs: `$env_var` when set, else `~/.cache/insights/tools/<cached>` (where
-/// `.ci/run` installs it), else `name` on the `PATH`; the test fails with `install` otherwise.
-pub(crate) fn find_tool(env_var: &str, cached: &str, name: &str, install: &str) -> PathBuf {
-    if let Some(path) = std::env::var_os(env_var).filter(|p| !p.is_empty()) {
-        return PathBuf::from(path);
-    }
-    let in_cache = std::env::var_os("HOME")
-        .map(|home| Path::new(&home).join(".cache/insights/tools").join(cached))
-        .filter(|p| p.is_file());
-    in_cache
-        .or_else(|| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|dir| dir.join(name))
-                    .find(|p| p.is_file())
-            })
-        })
-        .unwrap_or_else(|| panic!("this test needs {name}; {install}"))
-}

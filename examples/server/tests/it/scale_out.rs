@@ -1,185 +1,14 @@
 //! The end-to-end alert test on the scale-out backends: PostgreSQL (a database of the test's
 //! own on 127.0.0.1:5432) and S3 (an `s3s-fs` server on loopback).
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use sqlx::{Connection, PgConnection};
+pub(crate) use test_support::postgres::TestDb;
+use test_support::s3::{ACCESS_KEY, BUCKET, S3Server, SECRET_KEY};
 
 use crate::alerts::{Files, add_sensitive_rules, run_end_to_end};
-use crate::harness::{Deployment, PATIENCE, Reply, client, find_tool, post_json};
+use crate::harness::{Deployment, PATIENCE, Reply, client, post_json};
 use crate::receiver::Receiver;
-
-/// A server whose user may create databases, naming a database that exists.
-fn admin_url() -> String {
-    std::env::var("INSIGHTS_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
-}
-
-/// `url` naming `database` instead.
-fn with_database(url: &str, database: &str) -> String {
-    let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
-    let server_end = base
-        .find("://")
-        .map(|i| i + 3)
-        .and_then(|from| base[from..].find('/').map(|j| from + j))
-        .unwrap_or(base.len());
-    let query = if query.is_empty() {
-        String::new()
-    } else {
-        format!("?{query}")
-    };
-    format!("{}/{database}{query}", &base[..server_end])
-}
-
-/// A database of the test's own, dropped when the value is, also while a failing test
-/// unwinds.
-pub(crate) struct TestDb {
-    admin: String,
-    name: String,
-    pub(crate) url: String,
-}
-
-impl TestDb {
-    pub(crate) async fn create() -> Self {
-        let admin = admin_url();
-        let mut conn = PgConnection::connect(&admin).await.unwrap_or_else(|e| {
-            panic!(
-                "PostgreSQL is not reachable at {admin} ({e}); start it, or set \
-                 INSIGHTS_TEST_POSTGRES_URL to a server whose user may create databases"
-            )
-        });
-        let name = format!("insights_server_it_{}", uuid::Uuid::new_v4().simple());
-        // Other suites create databases at the same time, and template1 allows one copy at a
-        // time: retry for a moment.
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let sql = format!("CREATE DATABASE {name}");
-            match sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                .execute(&mut conn)
-                .await
-            {
-                Ok(_) => break,
-                Err(e) if Instant::now() > deadline => panic!("cannot create {name}: {e}"),
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-            }
-        }
-        let url = with_database(&admin, &name);
-        Self { admin, name, url }
-    }
-}
-
-impl TestDb {
-    /// Drops the database now, cutting off whoever is connected, as an outage would.
-    async fn drop_now(&self) {
-        let mut conn = PgConnection::connect(&self.admin).await.unwrap();
-        let sql = format!("DROP DATABASE {} WITH (FORCE)", self.name);
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        let admin = self.admin.clone();
-        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        // Drop cannot block on the test's runtime: a thread with a runtime of its own.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())?;
-            runtime.block_on(async {
-                let mut conn = PgConnection::connect(&admin)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                    .execute(&mut conn)
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            })
-        })
-        .join();
-        if !matches!(dropped, Ok(Ok(()))) {
-            eprintln!(
-                "could not drop the test database {}: {dropped:?}",
-                self.name
-            );
-        }
-    }
-}
-
-pub(crate) const ACCESS_KEY: &str = "insights-it";
-pub(crate) const SECRET_KEY: &str = "insights-it-secret";
-pub(crate) const BUCKET: &str = "insights-files";
-const INSTALL: &str = "install it with `cargo install s3s-fs@0.14.1 --locked --features binary \
-     --root $HOME/.cache/insights/tools`, or point S3S_FS_BIN at the binary";
-
-fn s3s_fs_binary() -> PathBuf {
-    find_tool("S3S_FS_BIN", "bin/s3s-fs", "s3s-fs", INSTALL)
-}
-
-/// An `s3s-fs` serving a fresh directory with one bucket; killed when dropped.
-pub(crate) struct S3Server {
-    child: Child,
-    pub(crate) endpoint: String,
-    dir: tempfile::TempDir,
-}
-
-impl S3Server {
-    pub(crate) fn start() -> Self {
-        let binary = s3s_fs_binary();
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("root");
-        // Each bucket is a directory of the root.
-        std::fs::create_dir_all(root.join(BUCKET)).unwrap();
-        // The port is free when picked; should another process take it first, the server
-        // exits and another port is tried.
-        for _ in 0..5 {
-            let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
-            let mut child = Command::new(&binary)
-                .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-                .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
-                .arg(&root)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {}: {e}; {INSTALL}", binary.display()));
-            let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-            let deadline = Instant::now() + Duration::from_secs(15);
-            while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
-                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                    return Self {
-                        child,
-                        endpoint: format!("http://{addr}"),
-                        dir,
-                    };
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        panic!("s3s-fs did not start listening on loopback");
-    }
-}
-
-impl S3Server {
-    /// Where the bucket's objects lie on disk.
-    pub(crate) fn bucket_dir(&self) -> PathBuf {
-        self.dir.path().join("root").join(BUCKET)
-    }
-}
 
 /// A deployment on the scale-out backends: `db` for the store, `s3`'s bucket for the files.
 pub(crate) fn scale_out_deployment(db: &TestDb, s3: &S3Server) -> Deployment {
@@ -192,17 +21,14 @@ pub(crate) fn scale_out_deployment(db: &TestDb, s3: &S3Server) -> Deployment {
         .env("AWS_REGION", "us-east-1")
 }
 
-impl Drop for S3Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn points_posted_lead_to_a_delivery_and_a_presigned_file_on_postgres_and_s3() {
-    let db = TestDb::create().await;
-    let s3 = S3Server::start();
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let Some(s3) = S3Server::start() else {
+        return;
+    };
     let deployment = Deployment::new()
         .flag("--database-url", &db.url)
         .flag("--object-store", &format!("s3://{BUCKET}"))
@@ -224,7 +50,9 @@ async fn points_posted_lead_to_a_delivery_and_a_presigned_file_on_postgres_and_s
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_that_goes_away_is_503_unavailable_with_retry_after() {
-    let db = TestDb::create().await;
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
     let deployment = Deployment::new().flag("--database-url", &db.url);
     let key = deployment.new_key();
     let server = deployment.serve(&[]);
@@ -259,23 +87,14 @@ async fn a_database_that_goes_away_is_503_unavailable_with_retry_after() {
     assert!(retry_after >= 1);
 }
 
-#[test]
-fn database_names_replace_the_url_path() {
-    assert_eq!(
-        with_database("postgres://postgres@127.0.0.1:5432/postgres", "t1"),
-        "postgres://postgres@127.0.0.1:5432/t1"
-    );
-    assert_eq!(
-        with_database("postgres://u:p@h/db?sslmode=disable", "t1"),
-        "postgres://u:p@h/t1?sslmode=disable"
-    );
-    assert_eq!(with_database("postgres://h", "t1"), "postgres://h/t1");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_on_one_database_and_bucket_share_the_work() {
-    let db = TestDb::create().await;
-    let s3 = S3Server::start();
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let Some(s3) = S3Server::start() else {
+        return;
+    };
     let deployment = Deployment::new()
         .flag("--database-url", &db.url)
         .flag("--object-store", &format!("s3://{BUCKET}"))
