@@ -5,7 +5,6 @@ use serde_json::Value;
 
 use crate::harness::{Deployment, Key, Server, eventually};
 
-
 /// Every account of these tests signs in with it.
 pub(super) const PASSWORD: &str = "correct horse battery staple";
 
