@@ -1,6 +1,9 @@
 //! The names of the ports' enums as they appear in stored rows and metrics, owned here so that
 //! every store, the server's metrics and the dashboard spell them alike. Each name is the one
-//! serde writes for the variant, which a test checks.
+//! serde writes for the variant, which a test checks. The SQL schemas state the same names in
+//! their CHECK constraints and in the partial index of due jobs (`stage <> 'done'`), where they
+//! must stay literal for the index to serve; the conformance suite proves that every name a store
+//! writes it can read back.
 
 use thiserror::Error;
 
