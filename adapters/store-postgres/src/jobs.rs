@@ -4,50 +4,18 @@ use std::time::Duration;
 
 use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
+use alerts_core::ports::stored::{to_i32, to_i64, to_u32, to_u64};
 use alerts_core::ports::{
-    AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
-    Lease, NewAlertJob, PointPages, RequestSummary, StoreError, UNFINISHED_JOB, check_page_total,
-    decode_stored_point, encode_stored_point,
+    AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobOutcome, JobQueue,
+    JobStage, JobUpdate, Lease, NewAlertJob, PointPages, RequestSummary, StoreError,
+    UNFINISHED_JOB, check_page_total, decode_stored_point, encode_stored_point,
 };
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::{
-    PgStore, db_error, db_error_or_conflict, outcome_name, parse_outcome, parse_stage, to_i32,
-    to_i64, to_u32, to_u64,
-};
-
-/// The end of a lease taken at `now` for `lease_for`; absurdly long leases end at the end of
-/// time rather than overflow.
-fn lease_end(now: DateTime<Utc>, lease_for: Duration) -> DateTime<Utc> {
-    TimeDelta::from_std(lease_for)
-        .ok()
-        .and_then(|d| now.checked_add_signed(d))
-        .unwrap_or(DateTime::<Utc>::MAX_UTC)
-}
-
-fn error_name(kind: DeliveryErrorKind) -> &'static str {
-    match kind {
-        DeliveryErrorKind::Connect => "connect",
-        DeliveryErrorKind::Timeout => "timeout",
-        DeliveryErrorKind::Status => "status",
-        DeliveryErrorKind::Forbidden => "forbidden",
-    }
-}
-
-fn parse_error(s: &str) -> Result<DeliveryErrorKind, StoreError> {
-    match s {
-        "connect" => Ok(DeliveryErrorKind::Connect),
-        "timeout" => Ok(DeliveryErrorKind::Timeout),
-        "status" => Ok(DeliveryErrorKind::Status),
-        "forbidden" => Ok(DeliveryErrorKind::Forbidden),
-        other => Err(StoreError::Corrupt(format!(
-            "unknown delivery error `{other}`"
-        ))),
-    }
-}
+use crate::{PgStore, db_error, db_error_or_conflict};
 
 impl PgStore {
     /// After an update matched no row: the job is unknown, or another worker holds it.
@@ -213,7 +181,7 @@ impl JobQueue for PgStore {
         if max == 0 {
             return Ok(Vec::new());
         }
-        let until = lease_end(now, lease_for);
+        let until = Lease::end(now, lease_for);
         let mut tx = self.pool.begin().await.map_err(db_error)?;
         // SKIP LOCKED: concurrent claimers pass over the rows another one is taking instead of
         // waiting for it; a row whose lease was taken and committed meanwhile fails the WHERE
@@ -240,7 +208,7 @@ impl JobQueue for PgStore {
             jobs.push(AlertJob {
                 token: Token(token),
                 key_id: KeyId(key_id),
-                stage: parse_stage(&stage)?,
+                stage: stage.parse::<JobStage>()?,
                 attempts: to_u32(i64::from(attempts), "attempts")?,
                 received_at,
                 lease: Lease {
@@ -328,7 +296,7 @@ impl JobQueue for PgStore {
                 "UPDATE alert_jobs SET stage = 'done', outcome = $1, attempts = $2, \
                  lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
             )
-            .bind(outcome_name(outcome))
+            .bind(outcome.as_str())
             .bind(to_i32(attempts)),
         };
         let done = query
@@ -429,7 +397,10 @@ fn attempt(row: AttemptRow) -> Result<DeliveryAttempt, StoreError> {
             })
             .transpose()?,
         latency_ms: to_u64(latency, "latency")?,
-        error: error.as_deref().map(parse_error).transpose()?,
+        error: error
+            .as_deref()
+            .map(str::parse::<DeliveryErrorKind>)
+            .transpose()?,
     })
 }
 
@@ -450,8 +421,11 @@ fn summary(row: SummaryRow) -> Result<RequestSummary, StoreError> {
         received_at: received,
         points: to_u64(points, "point count")?,
         alerts: alerts.map(|a| to_u64(a, "alert count")).transpose()?,
-        stage: parse_stage(&stage)?,
-        outcome: outcome.as_deref().map(parse_outcome).transpose()?,
+        stage: stage.parse::<JobStage>()?,
+        outcome: outcome
+            .as_deref()
+            .map(str::parse::<JobOutcome>)
+            .transpose()?,
         attempts: to_u32(i64::from(attempts), "attempts")?,
     })
 }
@@ -468,7 +442,7 @@ impl DeliveryLog for PgStore {
         .bind(attempt.at)
         .bind(attempt.status.map(i32::from))
         .bind(to_i64(attempt.latency_ms))
-        .bind(attempt.error.map(error_name))
+        .bind(attempt.error.map(DeliveryErrorKind::as_str))
         .execute(&self.pool)
         .await
         .map_err(db_error)?;

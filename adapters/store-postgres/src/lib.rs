@@ -34,9 +34,8 @@ mod sessions;
 use std::str::FromStr;
 use std::time::Duration;
 
-use alerts_core::ports::{JobOutcome, JobStage, StoreError};
+use alerts_core::ports::StoreError;
 use sqlx::PgPool;
-use sqlx::error::ErrorKind;
 use sqlx::migrate::MigrateError;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
@@ -237,84 +236,16 @@ fn migrate_error(target: &str, e: &MigrateError) -> StoreError {
     StoreError::Unavailable(format!("cannot migrate {target}: {e}; {advice}"))
 }
 
-/// Maps a database error to the port's error. Unique violations are conflicts and foreign-key
-/// violations a missing parent record; decoding failures mean stored data is damaged; anything
-/// else (a lost connection, a timeout, a server shutting down, a serialisation failure) is
-/// worth retrying later.
+/// Maps a database error to the port's error, as both SQL stores do.
 pub(crate) fn db_error(e: sqlx::Error) -> StoreError {
-    match &e {
-        sqlx::Error::Database(db) => match db.kind() {
-            ErrorKind::UniqueViolation => StoreError::Conflict(db.message().to_owned()),
-            ErrorKind::ForeignKeyViolation => StoreError::NotFound,
-            ErrorKind::CheckViolation | ErrorKind::NotNullViolation => {
-                StoreError::Corrupt(db.message().to_owned())
-            }
-            _ => StoreError::Unavailable(format!("PostgreSQL: {e}")),
-        },
-        sqlx::Error::RowNotFound => StoreError::NotFound,
-        sqlx::Error::ColumnDecode { .. }
-        | sqlx::Error::Decode(_)
-        | sqlx::Error::ColumnNotFound(_)
-        | sqlx::Error::TypeNotFound { .. }
-        | sqlx::Error::ColumnIndexOutOfBounds { .. } => StoreError::Corrupt(e.to_string()),
-        _ => StoreError::Unavailable(format!("PostgreSQL: {e}")),
-    }
+    store_sql::db_error("PostgreSQL", e)
 }
 
 /// Like [`db_error`], with a message of the caller's for a unique violation.
 pub(crate) fn db_error_or_conflict(
     message: impl FnOnce() -> String,
 ) -> impl FnOnce(sqlx::Error) -> StoreError {
-    move |e| match db_error(e) {
-        StoreError::Conflict(_) => StoreError::Conflict(message()),
-        other => other,
-    }
-}
-
-pub(crate) fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-pub(crate) fn to_i32(n: u32) -> i32 {
-    i32::try_from(n).unwrap_or(i32::MAX)
-}
-
-pub(crate) fn to_u64(n: i64, what: &str) -> Result<u64, StoreError> {
-    u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("{what} is negative: {n}")))
-}
-
-pub(crate) fn to_u32(n: i64, what: &str) -> Result<u32, StoreError> {
-    u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("{what} is out of range: {n}")))
-}
-
-pub(crate) fn parse_stage(s: &str) -> Result<JobStage, StoreError> {
-    match s {
-        "evaluate" => Ok(JobStage::Evaluate),
-        "deliver" => Ok(JobStage::Deliver),
-        "done" => Ok(JobStage::Done),
-        other => Err(StoreError::Corrupt(format!("unknown job stage `{other}`"))),
-    }
-}
-
-pub(crate) fn outcome_name(outcome: JobOutcome) -> &'static str {
-    match outcome {
-        JobOutcome::Delivered => "delivered",
-        JobOutcome::Gone => "gone",
-        JobOutcome::GaveUp => "gave_up",
-        JobOutcome::Cancelled => "cancelled",
-    }
-}
-
-pub(crate) fn parse_outcome(s: &str) -> Result<JobOutcome, StoreError> {
-    match s {
-        "delivered" => Ok(JobOutcome::Delivered),
-        "gone" => Ok(JobOutcome::Gone),
-        "gave_up" => Ok(JobOutcome::GaveUp),
-        "cancelled" => Ok(JobOutcome::Cancelled),
-        other => Err(StoreError::Corrupt(format!(
-            "unknown job outcome `{other}`"
-        ))),
-    }
+    store_sql::db_error_or_conflict("PostgreSQL", message)
 }
 
 #[cfg(test)]
@@ -337,18 +268,5 @@ mod tests {
         ] {
             assert!(check_schema_name(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn job_names_round_trip() {
-        for o in [
-            JobOutcome::Delivered,
-            JobOutcome::Gone,
-            JobOutcome::GaveUp,
-            JobOutcome::Cancelled,
-        ] {
-            assert_eq!(parse_outcome(outcome_name(o)).unwrap(), o);
-        }
-        assert!(matches!(parse_stage("later"), Err(StoreError::Corrupt(_))));
     }
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alerts_core::pipeline::{AlertPipeline, Processed};
-use alerts_core::ports::JobOutcome;
 use anyhow::{Context, Result};
 use aq_core::runtime::Clock;
 use insights_http::{
@@ -270,12 +269,7 @@ async fn work(
 fn count(metrics: &Metrics, processed: &Processed) {
     match processed {
         Processed::Retrying { .. } => metrics.count_delivery("failed"),
-        Processed::Finished { outcome, .. } => metrics.count_delivery(match outcome {
-            JobOutcome::Delivered => "delivered",
-            JobOutcome::Gone => "gone",
-            JobOutcome::GaveUp => "gave_up",
-            JobOutcome::Cancelled => "cancelled",
-        }),
+        Processed::Finished { outcome, .. } => metrics.count_delivery(outcome.as_str()),
         _ => {}
     }
 }

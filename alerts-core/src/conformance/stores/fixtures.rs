@@ -1,0 +1,263 @@
+//! What the store suites share: fixed times, accounts and keys made with fresh ids, rules,
+//! requests and their points, claims, and [`drain`], which empties the queue before a queue suite.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use aq_core::Position;
+use chrono::{DateTime, TimeZone, Utc};
+use uuid::Uuid;
+
+use crate::idempotency::{Fingerprint, Idempotency, IdempotencyKey};
+use crate::ids::{AccountId, KeyId, RuleId, Token};
+use crate::keys::{ApiKey, WebhookSecret};
+use crate::ports::{
+    Account, AccountStore, AlertJob, DeliveryLog, JobOutcome, JobQueue, JobUpdate, NewAlertRequest,
+    NewApiKey, StoreError,
+};
+use crate::randomness::SeededRandomness;
+use crate::request::AlertPoint;
+use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+
+/// The suites' "now": every time is an offset from it.
+pub(super) fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
+}
+
+pub(super) fn secs(n: i64) -> chrono::Duration {
+    chrono::Duration::seconds(n)
+}
+
+/// A time after every time the suites use: claiming at it reaches every unfinished job.
+pub(super) fn end_of_suites() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2200, 1, 1, 0, 0, 0).unwrap()
+}
+
+/// Secrets seeded afresh in every run, so that keys never collide with those of earlier runs
+/// kept in the store.
+pub(super) fn secrets() -> &'static SeededRandomness {
+    static RNG: LazyLock<SeededRandomness> =
+        LazyLock::new(|| SeededRandomness::new(Uuid::new_v4().as_u64_pair().0));
+    &RNG
+}
+
+pub(super) fn ok<T>(result: Result<T, StoreError>, promise: &str) -> T {
+    result.unwrap_or_else(|e| panic!("{promise}: the store failed with `{e}` ({e:?})"))
+}
+
+pub(super) fn expect_err<T: std::fmt::Debug>(
+    result: Result<T, StoreError>,
+    want: &StoreError,
+    promise: &str,
+) {
+    match result {
+        Err(e) if std::mem::discriminant(&e) == std::mem::discriminant(want) => {}
+        other => panic!("{promise}: expected {want:?}, got {other:?}"),
+    }
+}
+
+pub(super) async fn new_account<S: AccountStore + ?Sized>(store: &S) -> Account {
+    let id = Uuid::new_v4();
+    let account = Account {
+        id: AccountId(id),
+        email: format!("dev-{}@example.com", id.simple()),
+        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo".to_owned(),
+        created_at: t0(),
+    };
+    ok(
+        store.create_account(&account).await,
+        "create_account stores a new account",
+    );
+    account
+}
+
+pub(super) async fn new_key<S: AccountStore + ?Sized>(
+    store: &S,
+    account: AccountId,
+    created_at: DateTime<Utc>,
+) -> (NewApiKey, ApiKey) {
+    let key = ApiKey::generate(secrets());
+    let new = NewApiKey {
+        id: KeyId(Uuid::new_v4()),
+        account_id: account,
+        label: "production".to_owned(),
+        prefix: key.prefix().to_owned(),
+        hash: key.hash(),
+        secret: WebhookSecret::generate(secrets()),
+        created_at,
+    };
+    ok(store.create_key(&new).await, "create_key stores a new key");
+    (new, key)
+}
+
+/// A fresh account with one key: what most suites start from.
+pub(super) async fn account_with_key<S: AccountStore + ?Sized>(
+    store: &S,
+) -> (Account, NewApiKey, ApiKey) {
+    let account = new_account(store).await;
+    let (key, api_key) = new_key(store, account.id, t0()).await;
+    (account, key, api_key)
+}
+
+pub(super) fn aq_spec(hours: u8) -> RuleSpec {
+    RuleSpec::new(
+        DataType::Aq,
+        Forecast::Hours(hours),
+        Sensitivity::Medium,
+        MessageSpec::Default,
+    )
+    .unwrap()
+}
+
+pub(super) fn pollen_custom_spec() -> RuleSpec {
+    RuleSpec::new(
+        DataType::Pollen,
+        Forecast::Days(2),
+        Sensitivity::High,
+        MessageSpec::Custom {
+            deterioration: "In {days} days {kind} pollen: {category}. «ñ»".to_owned(),
+            improvement: "{kind} pollen gets better".to_owned(),
+        },
+    )
+    .unwrap()
+}
+
+pub(super) fn rule(
+    key: KeyId,
+    spec: RuleSpec,
+    enabled: bool,
+    created_at: DateTime<Utc>,
+) -> AlertRule {
+    AlertRule {
+        id: RuleId(Uuid::new_v4()),
+        key_id: key,
+        spec,
+        enabled,
+        created_at,
+    }
+}
+
+/// `n` points with coordinates that survive any JSON round trip exactly.
+pub(super) fn points(n: usize) -> Vec<AlertPoint> {
+    (0..n)
+        .map(|i| AlertPoint {
+            position: Position::new(13.25 + i as f64 * 0.5, 52.5 - i as f64 * 0.25).unwrap(),
+            id: format!("point-{i}"),
+            custom_data: if i % 2 == 0 {
+                "{}".to_owned()
+            } else {
+                r#"{"user":17,"name":"Zoë"}"#.to_owned()
+            },
+        })
+        .collect()
+}
+
+pub(super) fn request(key: KeyId, n_points: usize, received_at: DateTime<Utc>) -> NewAlertRequest {
+    NewAlertRequest {
+        token: Token(Uuid::new_v4()),
+        key_id: key,
+        points: points(n_points),
+        received_at,
+    }
+}
+
+/// Every point of a request, read `page` at a time as a worker reads them, checking that no
+/// page is longer than asked.
+pub(super) async fn read_points<S: JobQueue + ?Sized>(
+    store: &S,
+    token: Token,
+    page: usize,
+) -> Result<Vec<AlertPoint>, StoreError> {
+    let mut all = Vec::new();
+    loop {
+        let got = store.points_page(token, all.len() as u64, page).await?;
+        assert!(
+            got.len() <= page,
+            "points_page returns at most `limit` points (asked {page}, got {})",
+            got.len()
+        );
+        let last = got.len() < page;
+        all.extend(got);
+        if last {
+            return Ok(all);
+        }
+    }
+}
+
+pub(super) async fn enqueue_one<S: JobQueue + ?Sized>(store: &S, request: &NewAlertRequest) {
+    ok(
+        store.enqueue(request).await,
+        "enqueue stores a new request and its job",
+    );
+}
+
+pub(super) const LEASE: Duration = Duration::from_secs(300);
+
+pub(super) fn lease_span() -> chrono::Duration {
+    chrono::Duration::from_std(LEASE).unwrap()
+}
+
+pub(super) async fn claim<S: JobQueue + ?Sized>(
+    store: &S,
+    now: DateTime<Utc>,
+    max: usize,
+    promise: &str,
+) -> Vec<AlertJob> {
+    ok(store.claim(now, LEASE, max, &Uuid::new_v4).await, promise)
+}
+
+pub(super) fn tokens(jobs: &[AlertJob]) -> Vec<Token> {
+    jobs.iter().map(|j| j.token).collect()
+}
+
+/// Finishes every job that is claimable at any time the suites use, so that a queue suite
+/// sees only its own jobs. Suites call it first; an adapter's own tests may too.
+pub async fn drain<S: JobQueue + ?Sized>(store: &S) {
+    loop {
+        let jobs = ok(
+            store
+                .claim(end_of_suites(), LEASE, 500, &Uuid::new_v4)
+                .await,
+            "claim leases due jobs (draining the queue before a suite)",
+        );
+        if jobs.is_empty() {
+            return;
+        }
+        for job in jobs {
+            ok(
+                store
+                    .update(
+                        job.token,
+                        &job.lease,
+                        JobUpdate::Finish {
+                            outcome: JobOutcome::Cancelled,
+                            attempts: job.attempts,
+                        },
+                    )
+                    .await,
+                "update with the lease just taken finishes the job (draining the queue)",
+            );
+        }
+    }
+}
+
+pub(super) async fn summary_of<S: DeliveryLog + ?Sized>(
+    store: &S,
+    key: KeyId,
+    token: Token,
+) -> crate::ports::RequestSummary {
+    let list = ok(
+        store.list_requests(key, 1000).await,
+        "list_requests lists a key's requests",
+    );
+    list.into_iter()
+        .find(|s| s.token == token)
+        .unwrap_or_else(|| panic!("list_requests lists every request of the key ({token})"))
+}
+
+pub(super) fn idempotency(key: &str, request: &NewAlertRequest) -> Idempotency {
+    Idempotency {
+        key: IdempotencyKey::parse(key).unwrap_or_else(|e| panic!("{e}")),
+        fingerprint: Fingerprint::of_points(&request.points),
+    }
+}

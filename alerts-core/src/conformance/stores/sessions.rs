@@ -1,0 +1,95 @@
+//! The [`SessionStore`](crate::ports::SessionStore) suite: dashboard sessions.
+
+use uuid::Uuid;
+
+use crate::ports::{AccountStore, Session, SessionStore, StoreError};
+
+use super::fixtures::{expect_err, new_account, ok, secs, t0};
+
+/// Sessions: stored by hash, found until they expire, deleted on sign-out, swept when expired.
+pub async fn sessions<S: AccountStore + SessionStore + ?Sized>(store: &S) {
+    let account = new_account(store).await;
+    let session = |hours: i64| Session {
+        id_hash: format!("{:x}{:x}", Uuid::new_v4().simple(), Uuid::new_v4().simple()),
+        account_id: account.id,
+        csrf_secret: Uuid::new_v4().simple().to_string(),
+        created_at: t0(),
+        expires_at: t0() + chrono::Duration::hours(hours),
+    };
+    let live = session(12);
+    ok(
+        store.create_session(&live).await,
+        "create_session stores a new session",
+    );
+    assert_eq!(
+        ok(store.session(&live.id_hash, t0()).await, "session reads"),
+        Some(live.clone()),
+        "session returns what create_session stored"
+    );
+    expect_err(
+        store.create_session(&live).await,
+        &StoreError::Conflict(String::new()),
+        "create_session refuses a hash that exists already",
+    );
+    assert_eq!(
+        ok(
+            store.session("0".repeat(64).as_str(), t0()).await,
+            "session reads"
+        ),
+        None,
+        "session returns None for an unknown hash"
+    );
+    assert_eq!(
+        ok(
+            store
+                .session(&live.id_hash, live.expires_at - secs(1))
+                .await,
+            "session reads"
+        ),
+        Some(live.clone()),
+        "a session is valid until its last second"
+    );
+    assert_eq!(
+        ok(
+            store.session(&live.id_hash, live.expires_at).await,
+            "session reads"
+        ),
+        None,
+        "a session is not returned once it has expired"
+    );
+
+    let short = session(1);
+    ok(
+        store.create_session(&short).await,
+        "create_session stores a session",
+    );
+    let swept = ok(
+        store.delete_expired_sessions(t0() + secs(3600)).await,
+        "delete_expired_sessions sweeps",
+    );
+    assert!(swept >= 1, "delete_expired_sessions counts what it deleted");
+    assert_eq!(
+        ok(store.session(&short.id_hash, t0()).await, "session reads"),
+        None,
+        "delete_expired_sessions deletes a session that expired"
+    );
+    assert_eq!(
+        ok(store.session(&live.id_hash, t0()).await, "session reads"),
+        Some(live.clone()),
+        "delete_expired_sessions keeps sessions that are still valid"
+    );
+
+    ok(
+        store.delete_session(&live.id_hash).await,
+        "delete_session signs out",
+    );
+    assert_eq!(
+        ok(store.session(&live.id_hash, t0()).await, "session reads"),
+        None,
+        "a deleted session is gone"
+    );
+    ok(
+        store.delete_session(&live.id_hash).await,
+        "deleting a missing session succeeds",
+    );
+}

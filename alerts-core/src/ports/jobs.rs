@@ -1,0 +1,447 @@
+//! Alert requests and their jobs: the [`JobQueue`] port, the pages its points arrive in, and
+//! the form a SQL store keeps each point in.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::idempotency::{Enqueued, Idempotency};
+use crate::ids::{KeyId, Token};
+use crate::request::AlertPoint;
+
+use super::StoreError;
+
+/// A point as the SQL stores keep it in a row of its own: its JSON, where `custom_data` is a
+/// JSON *string*, so that its bytes survive whatever a database does to JSON it stores.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] should the point not serialise (it always does).
+///
+/// ```
+/// use alerts_core::ports::{decode_stored_point, encode_stored_point};
+/// use alerts_core::ids::Token;
+/// use alerts_core::request::AlertPoint;
+///
+/// let point = AlertPoint {
+///     position: aq_core::Position::new(2.35, 48.85).unwrap(),
+///     id: "home".to_owned(),
+///     custom_data: r#"{ "tier" : "gold" }"#.to_owned(),
+/// };
+/// let stored = encode_stored_point(&point).unwrap();
+/// let token = Token(uuid::Uuid::nil());
+/// assert_eq!(decode_stored_point(&stored, token, 0).unwrap(), point);
+/// assert!(decode_stored_point("{", token, 7).unwrap_err().to_string().contains("point 7"));
+/// ```
+pub fn encode_stored_point(point: &AlertPoint) -> Result<String, StoreError> {
+    serde_json::to_string(point)
+        .map_err(|e| StoreError::Corrupt(format!("a point could not be encoded: {e}")))
+}
+
+/// The point [`encode_stored_point`] wrote: `seq` (its index in the request) and `token` name
+/// it when the text cannot be read.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when `text` is not such a point.
+pub fn decode_stored_point(text: &str, token: Token, seq: i64) -> Result<AlertPoint, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|e| StoreError::Corrupt(format!("point {seq} of request {token}: {e}")))
+}
+
+/// An accepted alert request, stored with its job in one transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewAlertRequest {
+    /// The token returned to the client.
+    pub token: Token,
+    /// The key the request was made with.
+    pub key_id: KeyId,
+    /// The points to evaluate.
+    pub points: Vec<AlertPoint>,
+    /// When the request was accepted; the job is due at once.
+    pub received_at: DateTime<Utc>,
+}
+
+impl NewAlertRequest {
+    /// The request without its points, for [`JobQueue::enqueue_pages`].
+    #[must_use]
+    pub fn job(&self) -> NewAlertJob {
+        NewAlertJob {
+            token: self.token,
+            key_id: self.key_id,
+            received_at: self.received_at,
+        }
+    }
+}
+
+/// An accepted alert request without its points, which reach the store as [`PointPages`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewAlertJob {
+    /// The token returned to the client.
+    pub token: Token,
+    /// The key the request was made with.
+    pub key_id: KeyId,
+    /// When the request was accepted; the job is due at once.
+    pub received_at: DateTime<Utc>,
+}
+
+/// The points of a request on their way into a store, one page at a time, so that storing a
+/// request holds a page of it rather than all of it (the in-memory store excepted, which
+/// keeps everything anyway).
+///
+/// A store reads the pages inside its transaction, so they must come from somewhere local and
+/// quick: memory, or a body spooled to a local file and parsed as it is read.
+#[async_trait]
+pub trait PointPages: Send {
+    /// How many points the pages hold in all, known before the first page. A store that is
+    /// handed another number of points stores nothing and fails with [`StoreError::Corrupt`].
+    fn total(&self) -> u64;
+
+    /// The next page, in posting order; an empty page once every point was handed out.
+    ///
+    /// # Errors
+    /// Whatever kept the source from reading its points; the store then stores nothing.
+    async fn next_page(&mut self) -> Result<Vec<AlertPoint>, StoreError>;
+}
+
+/// [`PointPages`] over points in memory, `page` points at a time.
+///
+/// ```
+/// use alerts_core::ports::{PointPages, SlicePages};
+/// use alerts_core::request::AlertPoint;
+///
+/// let point = AlertPoint {
+///     position: aq_core::Position::new(2.35, 48.85).unwrap(),
+///     id: "home".to_owned(),
+///     custom_data: "{}".to_owned(),
+/// };
+/// let points = vec![point; 5];
+/// let mut pages = SlicePages::new(&points, 2);
+/// assert_eq!(pages.total(), 5);
+/// let sizes = futures::executor::block_on(async {
+///     let mut sizes = Vec::new();
+///     loop {
+///         let page = pages.next_page().await.unwrap();
+///         if page.is_empty() {
+///             break sizes;
+///         }
+///         sizes.push(page.len());
+///     }
+/// });
+/// assert_eq!(sizes, [2, 2, 1]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct SlicePages<'a> {
+    rest: &'a [AlertPoint],
+    total: u64,
+    page: usize,
+}
+
+impl<'a> SlicePages<'a> {
+    /// Pages of `page` points (at least one) over `points`.
+    #[must_use]
+    pub fn new(points: &'a [AlertPoint], page: usize) -> Self {
+        Self {
+            rest: points,
+            total: points.len() as u64,
+            page: page.max(1),
+        }
+    }
+}
+
+#[async_trait]
+impl PointPages for SlicePages<'_> {
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    async fn next_page(&mut self) -> Result<Vec<AlertPoint>, StoreError> {
+        let (page, rest) = self.rest.split_at(self.page.min(self.rest.len()));
+        self.rest = rest;
+        Ok(page.to_vec())
+    }
+}
+
+/// The check a store makes once a request's pages are read: they held as many points as
+/// [`PointPages::total`] announced.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when they did not; the store then stores nothing.
+pub fn check_page_total(read: u64, pages: &dyn PointPages) -> Result<(), StoreError> {
+    if read == pages.total() {
+        Ok(())
+    } else {
+        Err(StoreError::Corrupt(format!(
+            "the request's pages held {read} points, not the {} they announced",
+            pages.total()
+        )))
+    }
+}
+
+/// Where a job is in its life.
+///
+/// Its names (`evaluate`, `deliver`, `done`) are those stores keep:
+///
+/// ```
+/// use alerts_core::ports::JobStage;
+///
+/// assert_eq!(JobStage::Deliver.as_str(), "deliver");
+/// assert_eq!("done".parse::<JobStage>(), Ok(JobStage::Done));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStage {
+    /// Evaluate the rules and write the file.
+    Evaluate,
+    /// The file is written; deliver the webhook.
+    Deliver,
+    /// Finished: nothing more will happen unless it is redelivered.
+    Done,
+}
+
+/// How a finished job ended.
+///
+/// Its names are those stores keep and the delivery metrics count:
+///
+/// ```
+/// use alerts_core::ports::JobOutcome;
+///
+/// assert_eq!(JobOutcome::GaveUp.as_str(), "gave_up");
+/// assert_eq!("cancelled".parse::<JobOutcome>(), Ok(JobOutcome::Cancelled));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobOutcome {
+    /// The receiver answered 2xx.
+    Delivered,
+    /// The receiver answered 410 Gone: it wants no more deliveries of this token.
+    Gone,
+    /// Every attempt in the retry window failed.
+    GaveUp,
+    /// The key was revoked or lost its webhook URL before delivery.
+    Cancelled,
+}
+
+names!(JobStage, "job stage", {
+    Evaluate => "evaluate",
+    Deliver => "deliver",
+    Done => "done",
+});
+
+names!(JobOutcome, "job outcome", {
+    Delivered => "delivered",
+    Gone => "gone",
+    GaveUp => "gave_up",
+    Cancelled => "cancelled",
+});
+
+/// A worker's hold on a job. Updates with a lease that has been lost fail with
+/// [`StoreError::LeaseLost`], so a worker that stalled past its lease cannot overwrite the work
+/// of the one that took the job over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    /// Unique per claim.
+    pub id: Uuid,
+    /// When the job becomes claimable again if the holder neither updates nor releases it.
+    pub until: DateTime<Utc>,
+}
+
+impl Lease {
+    /// When a lease taken at `now` for `lease_for` ends; an absurdly long lease ends at the end
+    /// of time rather than overflow.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use alerts_core::ports::Lease;
+    /// use chrono::{DateTime, TimeZone, Utc};
+    ///
+    /// let now = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+    /// let until = Lease::end(now, Duration::from_secs(30));
+    /// assert_eq!(until, Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 30).unwrap());
+    /// assert_eq!(Lease::end(now, Duration::MAX), DateTime::<Utc>::MAX_UTC);
+    /// ```
+    #[must_use]
+    pub fn end(now: DateTime<Utc>, lease_for: Duration) -> DateTime<Utc> {
+        chrono::TimeDelta::from_std(lease_for)
+            .ok()
+            .and_then(|d| now.checked_add_signed(d))
+            .unwrap_or(DateTime::<Utc>::MAX_UTC)
+    }
+}
+
+/// A claimed job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertJob {
+    /// The request's token (a request has exactly one job).
+    pub token: Token,
+    /// The key the request was made with.
+    pub key_id: KeyId,
+    /// What to do next.
+    pub stage: JobStage,
+    /// Delivery attempts made so far.
+    pub attempts: u32,
+    /// When the request was accepted.
+    pub received_at: DateTime<Utc>,
+    /// This worker's lease.
+    pub lease: Lease,
+}
+
+/// A change of a leased job's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobUpdate {
+    /// The file is written with `alerts` lines; deliver at `run_at`. Ends the lease.
+    Written {
+        /// Lines in the file.
+        alerts: u64,
+        /// When to deliver.
+        run_at: DateTime<Utc>,
+    },
+    /// A delivery attempt failed; `attempts` made so far; try again at `run_at`. Ends the lease.
+    Retry {
+        /// Delivery attempts made so far.
+        attempts: u32,
+        /// When to try again.
+        run_at: DateTime<Utc>,
+    },
+    /// The job is finished. Ends the lease.
+    Finish {
+        /// How it ended.
+        outcome: JobOutcome,
+        /// Delivery attempts made.
+        attempts: u32,
+    },
+}
+
+/// How many unfinished jobs there are, for the metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobCounts {
+    /// Jobs waiting for a worker: due now or later, not held.
+    pub waiting: u64,
+    /// Jobs a worker holds under a lease that has not expired.
+    pub leased: u64,
+}
+
+/// Points per page on their way into a store ([`PointPages`]), where the caller has no reason
+/// to choose otherwise: large enough that a store writes in full batches, small enough that a
+/// page of ordinary points stays around a hundred kilobytes. (`custom_data` has no limit of its
+/// own, so a page is bounded by the body's size, not by this count alone.)
+pub const POINT_PAGE: usize = 1_000;
+
+/// The text of the [`StoreError::Conflict`] that [`JobQueue::redeliver`] gives for a job that
+/// has not finished, the same from every store.
+pub const UNFINISHED_JOB: &str =
+    "the request is still being processed; redeliver it once it has finished";
+
+/// The durable job queue behind alert requests.
+///
+/// A job is claimable when it is not done, its run time has come, and it is not leased or its
+/// lease has expired; so claiming also reclaims the jobs of workers that died. Implementations
+/// never hold a database transaction across a call that leaves the store, but for the
+/// [`PointPages`] of [`JobQueue::enqueue_pages`], which are local and quick by contract.
+#[async_trait]
+pub trait JobQueue: Send + Sync {
+    /// Stores a request, its points read from `points` page by page, and its job (stage
+    /// [`JobStage::Evaluate`], due at `received_at`), in one transaction: all or nothing. A
+    /// SQL store holds one page at a time (and its own write batch), whatever the request's
+    /// size.
+    ///
+    /// Without `idempotency`, the request is stored ([`Enqueued::Stored`]) or the call fails.
+    /// With it: when a request of the same API key with the same idempotency key is stored
+    /// already, nothing is written and its token and fingerprint come back as
+    /// [`Enqueued::Existing`]; otherwise the request is stored with the key. The check and the
+    /// write are one atomic step, also against concurrent callers with the same key. A key is
+    /// remembered as long as its request is kept.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] for a token stored already; an error of `points` as it is;
+    /// [`StoreError::Corrupt`] when the pages held another number of points than
+    /// [`PointPages::total`] (see [`check_page_total`]). In every case nothing is stored.
+    async fn enqueue_pages(
+        &self,
+        job: &NewAlertJob,
+        points: &mut dyn PointPages,
+        idempotency: Option<&Idempotency>,
+    ) -> Result<Enqueued, StoreError>;
+
+    /// [`JobQueue::enqueue_pages`] of a request whose points are in memory, without an
+    /// idempotency key. [`StoreError::Conflict`] for a token stored already.
+    async fn enqueue(&self, request: &NewAlertRequest) -> Result<(), StoreError> {
+        let mut pages = SlicePages::new(&request.points, POINT_PAGE);
+        match self.enqueue_pages(&request.job(), &mut pages, None).await? {
+            Enqueued::Stored => Ok(()),
+            Enqueued::Existing { token, .. } => Err(StoreError::Corrupt(format!(
+                "a request without an idempotency key was matched to the stored request {token}"
+            ))),
+        }
+    }
+
+    /// [`JobQueue::enqueue_pages`] of a request whose points are in memory, with an
+    /// idempotency key.
+    async fn enqueue_idempotent(
+        &self,
+        request: &NewAlertRequest,
+        idempotency: &Idempotency,
+    ) -> Result<Enqueued, StoreError> {
+        let mut pages = SlicePages::new(&request.points, POINT_PAGE);
+        self.enqueue_pages(&request.job(), &mut pages, Some(idempotency))
+            .await
+    }
+
+    /// Leases up to `max` claimable jobs until `now + lease_for`, oldest run time first, each
+    /// under a lease id from `lease_ids` (one call per job). No two concurrent callers get the
+    /// same job.
+    async fn claim(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+        max: usize,
+        lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
+    ) -> Result<Vec<AlertJob>, StoreError>;
+
+    /// Up to `limit` points of a stored request, in the order they were posted, starting at
+    /// the point with index `from` (0 for the first).
+    ///
+    /// A page shorter than `limit` is the last one; a `from` at or past the end gives an empty
+    /// page. Each point comes back exactly as posted (`custom_data` byte for byte). Reading a
+    /// request page by page keeps one page in memory rather than the whole request, whose
+    /// size only the client decides.
+    ///
+    /// [`StoreError::NotFound`] when no request has this token, whatever `from` and `limit`
+    /// say (also for `limit` 0), so that an empty page always means a request that exists and
+    /// has no more points, and a request deleted between two pages is an error rather than a
+    /// request that ends early.
+    async fn points_page(
+        &self,
+        token: Token,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<AlertPoint>, StoreError>;
+
+    /// Applies `update` to a job this worker holds.
+    async fn update(
+        &self,
+        token: Token,
+        lease: &Lease,
+        update: JobUpdate,
+    ) -> Result<(), StoreError>;
+
+    /// Gives a held job back, due at once, unchanged (a worker shutting down).
+    async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError>;
+
+    /// Puts a finished job back to delivery, due at `at`, with its attempt count kept (the
+    /// dashboard's redeliver button), in one step that checks the job is finished: a job still
+    /// being written or delivered is [`StoreError::Conflict`], so that it is never delivered
+    /// twice at once. [`StoreError::NotFound`] when the token is unknown under `key`, or its
+    /// file was never written.
+    async fn redeliver(
+        &self,
+        key: KeyId,
+        token: Token,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// The unfinished jobs at `now`: waiting, and held under a live lease.
+    async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError>;
+}

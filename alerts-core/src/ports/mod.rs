@@ -1,0 +1,38 @@
+//! The ports of the alert pipeline: what it needs from storage, files, URL signing and webhook
+//! sending, one module per port. Adapter crates implement them (SQLite, PostgreSQL, local files,
+//! S3, HTTP); the [`crate::memory`] module has in-memory versions for tests, and the
+//! `conformance` module (with the `conformance` feature) has the suites every implementation
+//! must pass. Every item is re-exported here, so `alerts_core::ports::JobQueue` names the same
+//! trait as `alerts_core::ports::jobs::JobQueue`.
+//!
+//! Time and ids come from [`aq_core::runtime`]; air-quality forecasts from
+//! [`aq_core::ForecastSource`].
+
+#[macro_use]
+mod names;
+
+pub mod accounts;
+pub mod deliveries;
+pub mod error;
+pub mod files;
+pub mod jobs;
+pub mod rules;
+pub mod sessions;
+pub mod stored;
+pub mod urls;
+pub mod webhooks;
+
+pub use accounts::{Account, AccountStore, ApiKeyInfo, NewApiKey};
+pub use deliveries::{DeliveryAttempt, DeliveryLog, RequestSummary};
+pub use error::StoreError;
+pub use files::{FileError, FileKey, FileStore, FileStream, FileWriter};
+pub use jobs::{
+    AlertJob, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob,
+    NewAlertRequest, POINT_PAGE, PointPages, SlicePages, UNFINISHED_JOB, check_page_total,
+    decode_stored_point, encode_stored_point,
+};
+pub use names::UnknownName;
+pub use rules::{KeyConfig, LAST_USE_RESOLUTION, RuleStore, SigningSecret, last_use_is_stale};
+pub use sessions::{Session, SessionStore};
+pub use urls::UrlSigner;
+pub use webhooks::{DeliveryErrorKind, WebhookRequest, WebhookResponse, WebhookSender};
