@@ -260,13 +260,11 @@ impl Visitor<'_> for Number {
         Ok(v)
     }
 
-    // JSON integers past 2^53 lose precision as f64, as every coordinate and duration may.
-    #[allow(clippy::cast_precision_loss)]
+    // Integers past 2^53 round to the nearest f64, as any coordinate or duration may.
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
         Ok(v as f64)
     }
 
-    #[allow(clippy::cast_precision_loss)]
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
         Ok(v as f64)
     }

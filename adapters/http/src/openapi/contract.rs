@@ -49,7 +49,6 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
         }
         schema
     };
-    let names = |all: &[&'static str]| all.to_vec();
     json!({
         "CleanestRouteBody": {
             "description": "`points` asks for alerts (operation 1), `routes` for route scores \
@@ -109,12 +108,12 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
                     "items": {"$ref": "#/components/schemas/Route"}
                 },
                 "durationUnits": nullable_enum(
-                    &names(&racs_core::DurationUnit::ALL.map(racs_core::DurationUnit::as_str)),
+                    &racs_core::DurationUnit::ALL.map(racs_core::DurationUnit::as_str),
                     Some("m"),
                     "The unit of every `routeDuration`; `null` or absent means `m`."
                 ),
                 "lengthUnits": nullable_enum(
-                    &names(&racs_core::LengthUnit::ALL.map(racs_core::LengthUnit::as_str)),
+                    &racs_core::LengthUnit::ALL.map(racs_core::LengthUnit::as_str),
                     Some("m"),
                     "The unit of every length in the response; `null` or absent means `m`."
                 ),
@@ -130,7 +129,7 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
                                     Forecasts are read along the way."
                 },
                 "travelMode": nullable_enum(
-                    &names(&racs_core::TravelMode::ALL.map(racs_core::TravelMode::as_str)),
+                    &racs_core::TravelMode::ALL.map(racs_core::TravelMode::as_str),
                     None,
                     "How the traveller moves; sets the breathing rate of the inhaled dose."
                 )
