@@ -27,6 +27,7 @@ use aq_core::json::{self, Object, ReadError};
 use aq_core::{FieldError, Position};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
 use thiserror::Error;
 
@@ -389,7 +390,17 @@ impl WirePoint {
                         max: limits.max_custom_data_bytes,
                     });
                 }
-                String::from(raw.get())
+                // The text is echoed to receivers, whose JSON readers (serde_json among them)
+                // refuse a number that overflows a double, such as `1e400`: refused here, the
+                // customer learns of it at once instead of the receiver failing on the file.
+                if serde_json::from_str::<Value>(text).is_err() {
+                    return Err(FieldError::new(
+                        path("custom_data"),
+                        "holds a number too large for a 64-bit float; send it as a string",
+                    )
+                    .into());
+                }
+                String::from(text)
             }
         };
         Ok(AlertPoint {
@@ -597,6 +608,20 @@ mod tests {
             )),
             "points[1].custom_data: expected a JSON object, found a string"
         );
+    }
+
+    #[test]
+    fn custom_data_with_a_number_no_double_holds_is_refused() {
+        let body = r#"{"points": [{"lon": 0, "lat": 0, "id": "a", "custom_data": {"n": 1e400}}]}"#;
+        assert_eq!(
+            parse_text(body, &RequestLimits::default())
+                .unwrap_err()
+                .to_string(),
+            "points[0].custom_data: holds a number too large for a 64-bit float; send it as a \
+             string"
+        );
+        let fine = r#"{"points": [{"lon": 0, "lat": 0, "id": "a", "custom_data": {"n": 1e300}}]}"#;
+        assert!(parse_text(fine, &RequestLimits::default()).is_ok());
     }
 
     #[test]
