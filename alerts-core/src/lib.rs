@@ -107,6 +107,7 @@
 //! ```
 
 pub mod account;
+pub mod breaker;
 pub mod evaluate;
 pub mod idempotency;
 pub mod ids;

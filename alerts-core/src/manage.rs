@@ -109,6 +109,40 @@ pub enum ManageError {
     /// The webhook URL was refused.
     #[error("webhook URL: {0}")]
     WebhookUrl(String),
+    /// The account has as many live keys as it may have.
+    #[error(
+        "this account has {limit} API keys, the most it may have (max_keys_per_account); revoke a key it no longer uses first"
+    )]
+    TooManyKeys {
+        /// The limit.
+        limit: usize,
+    },
+    /// The key has as many rules as it may have.
+    #[error(
+        "this API key has {limit} alert rules, the most it may have (max_rules_per_key); delete a rule first"
+    )]
+    TooManyRules {
+        /// The limit.
+        limit: usize,
+    },
+    /// The key has a rule with the same settings already: a second would only send every alert
+    /// twice.
+    #[error("this API key has an alert rule with the same settings already")]
+    DuplicateRule,
+    /// A pollen rule looks further ahead than the configured source forecasts.
+    #[error(
+        "forecast: {} is beyond the pollen forecast of this server's source; choose at most \
+         {days} days ({why})",
+        .forecast.label()
+    )]
+    PollenHorizon {
+        /// The horizon asked for.
+        forecast: crate::rule::Forecast,
+        /// The most days after today the source forecasts.
+        days: u32,
+        /// Why the source stops there.
+        why: String,
+    },
     /// A stored password hash is damaged.
     #[error(transparent)]
     Hash(#[from] HashError),
@@ -135,15 +169,44 @@ pub struct CreatedKey {
     pub key: ApiKey,
 }
 
+/// How much one account may create: self-service accounts would otherwise multiply every
+/// per-key limit by as many keys, and every request's work by as many rules, as they like.
+///
+/// ```
+/// use alerts_core::manage::AccountLimits;
+///
+/// let limits = AccountLimits::default();
+/// assert_eq!((limits.keys_per_account, limits.rules_per_key), (20, 20));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountLimits {
+    /// The most live (not revoked) API keys of one account (default 20).
+    pub keys_per_account: usize,
+    /// The most alert rules of one key, enabled or not (default 20).
+    pub rules_per_key: usize,
+}
+
+impl Default for AccountLimits {
+    fn default() -> Self {
+        Self {
+            keys_per_account: 20,
+            rules_per_key: 20,
+        }
+    }
+}
+
 /// The management use cases over the stores.
 #[derive(Clone)]
 pub struct Manager {
+    limits: AccountLimits,
     accounts: Arc<dyn AccountStore>,
     keys: Arc<dyn RuleStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     rng: Arc<dyn SecretRng>,
     urls: Arc<dyn WebhookUrlCheck>,
+    /// The most days after today the forecast source gives pollen for, and why.
+    pollen_limit: Option<(u32, String)>,
 }
 
 impl std::fmt::Debug for Manager {
@@ -164,13 +227,45 @@ impl Manager {
         urls: Arc<dyn WebhookUrlCheck>,
     ) -> Self {
         Self {
+            limits: AccountLimits::default(),
             accounts,
             keys,
             clock,
             ids,
             rng,
             urls,
+            pollen_limit: None,
         }
+    }
+
+    /// The same manager with other account limits.
+    #[must_use]
+    pub fn with_limits(self, limits: AccountLimits) -> Self {
+        Self { limits, ..self }
+    }
+
+    /// The same manager, refusing pollen rules that look more than `days` days after today:
+    /// the forecast source gives no whole day beyond (`why` says so in the refusal).
+    #[must_use]
+    pub fn with_pollen_limit(mut self, days: u32, why: impl Into<String>) -> Self {
+        self.pollen_limit = Some((days, why.into()));
+        self
+    }
+
+    fn check_pollen_horizon(&self, spec: &RuleSpec) -> Result<(), ManageError> {
+        let (Some((days, why)), crate::rule::DataType::Pollen) =
+            (&self.pollen_limit, spec.data_type())
+        else {
+            return Ok(());
+        };
+        if crate::evaluate::horizon(spec.forecast()) > *days {
+            return Err(ManageError::PollenHorizon {
+                forecast: spec.forecast(),
+                days: *days,
+                why: why.clone(),
+            });
+        }
+        Ok(())
     }
 
     /// Signs up: a new account with a normalised email and an argon2id password hash.
@@ -245,13 +340,25 @@ impl Manager {
     /// Creates a key for `account` with a first signing secret.
     ///
     /// # Errors
-    /// [`ManageError::Label`], or a store failure.
+    /// [`ManageError::Label`], [`ManageError::TooManyKeys`], or a store failure.
     pub async fn create_key(
         &self,
         account: AccountId,
         label: &str,
     ) -> Result<CreatedKey, ManageError> {
         let label = check_label(label)?;
+        let live = self
+            .accounts
+            .list_keys(account)
+            .await?
+            .iter()
+            .filter(|k| k.revoked_at.is_none())
+            .count();
+        if live >= self.limits.keys_per_account {
+            return Err(ManageError::TooManyKeys {
+                limit: self.limits.keys_per_account,
+            });
+        }
         let key = ApiKey::generate(self.rng.as_ref());
         let new = NewApiKey {
             id: KeyId(self.ids.new_id()),
@@ -394,7 +501,8 @@ impl Manager {
     /// Adds an enabled rule to the key.
     ///
     /// # Errors
-    /// [`ManageError::NotFound`], [`ManageError::Revoked`], or a store failure.
+    /// [`ManageError::NotFound`], [`ManageError::Revoked`], [`ManageError::PollenHorizon`],
+    /// [`ManageError::TooManyRules`], [`ManageError::DuplicateRule`], or a store failure.
     pub async fn add_rule(
         &self,
         account: AccountId,
@@ -402,6 +510,16 @@ impl Manager {
         spec: RuleSpec,
     ) -> Result<AlertRule, ManageError> {
         self.live_key(account, key).await?;
+        self.check_pollen_horizon(&spec)?;
+        let rules = self.accounts.list_rules(key).await?;
+        if rules.iter().any(|r| r.spec == spec) {
+            return Err(ManageError::DuplicateRule);
+        }
+        if rules.len() >= self.limits.rules_per_key {
+            return Err(ManageError::TooManyRules {
+                limit: self.limits.rules_per_key,
+            });
+        }
         let rule = AlertRule {
             id: RuleId(self.ids.new_id()),
             key_id: key,
@@ -416,7 +534,10 @@ impl Manager {
     /// Replaces a rule's spec and enabled flag.
     ///
     /// # Errors
-    /// [`ManageError::NotFound`] for a rule that is not the key's, or a store failure.
+    /// [`ManageError::NotFound`] for a rule that is not the key's, [`ManageError::PollenHorizon`]
+    /// for an enabled rule given a horizon past the source's (a rule stored before the source
+    /// changed can still be disabled or deleted), [`ManageError::DuplicateRule`] when another
+    /// of the key's rules has the new spec, or a store failure.
     pub async fn update_rule(
         &self,
         account: AccountId,
@@ -425,12 +546,17 @@ impl Manager {
         spec: RuleSpec,
         enabled: bool,
     ) -> Result<AlertRule, ManageError> {
-        let existing = self
-            .list_rules(account, key)
-            .await?
+        let rules = self.list_rules(account, key).await?;
+        if rules.iter().any(|r| r.id != rule && r.spec == spec) {
+            return Err(ManageError::DuplicateRule);
+        }
+        let existing = rules
             .into_iter()
             .find(|r| r.id == rule)
             .ok_or(ManageError::NotFound)?;
+        if enabled && (spec != existing.spec || !existing.enabled) {
+            self.check_pollen_horizon(&spec)?;
+        }
         let updated = AlertRule {
             spec,
             enabled,
@@ -578,6 +704,61 @@ mod tests {
             Err(ManageError::NotFound)
         ));
         assert!(m.key(ada.id, key.info.id).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn pollen_rules_stop_where_the_source_forecast_stops() {
+        let m = manager().with_pollen_limit(3, "the model forecasts 96 hours");
+        let ada = m
+            .create_account("ada@example.org", "correct horse battery")
+            .await
+            .unwrap();
+        let key = m.create_key(ada.id, "prod").await.unwrap().info.id;
+        let spec = |dt, f| RuleSpec::new(dt, f, Sensitivity::High, MessageSpec::Default).unwrap();
+        let refused = m
+            .add_rule(ada.id, key, spec(DataType::Pollen, Forecast::Days(4)))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "forecast: 4 days is beyond the pollen forecast of this server's source; choose at most \
+             3 days (the model forecasts 96 hours)"
+        );
+        let rule = m
+            .add_rule(ada.id, key, spec(DataType::Pollen, Forecast::Days(3)))
+            .await
+            .unwrap();
+        assert!(
+            m.add_rule(ada.id, key, spec(DataType::Aq, Forecast::Hours(96)))
+                .await
+                .is_ok(),
+            "air-quality hours are not pollen days"
+        );
+        assert!(matches!(
+            m.update_rule(
+                ada.id,
+                key,
+                rule.id,
+                spec(DataType::Pollen, Forecast::Days(4)),
+                true
+            )
+            .await,
+            Err(ManageError::PollenHorizon { days: 3, .. })
+        ));
+        // A rule stored before the limit can still be switched off.
+        let old = RuleSpec::new(
+            DataType::Pollen,
+            Forecast::Days(4),
+            Sensitivity::Low,
+            MessageSpec::Default,
+        )
+        .unwrap();
+        assert!(
+            m.update_rule(ada.id, key, rule.id, old, false)
+                .await
+                .is_ok(),
+            "disabling is always allowed"
+        );
     }
 
     #[tokio::test]

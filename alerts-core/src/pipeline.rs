@@ -33,151 +33,21 @@ use aq_core::ForecastSource;
 use aq_core::SourceError;
 use aq_core::runtime::{Clock, IdGenerator};
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+use crate::breaker::{BreakerConfig, Breakers};
 use crate::evaluate::Evaluator;
 use crate::idempotency::{Enqueued, Fingerprint, Idempotency, IdempotencyKey};
 use crate::ids::{KeyId, Token};
 use crate::ndjson::{EncodeError, NdjsonEncoder, count_lines};
 use crate::ports::{
-    AlertJob, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, FileWriter, JobOutcome,
-    JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertJob, POINT_PAGE, PointPages, RuleStore,
-    SlicePages, StoreError, UrlSigner, WebhookSender,
+    AlertJob, ClaimLimits, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, FileWriter,
+    JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertJob, POINT_PAGE, PointPages,
+    RuleStore, SlicePages, StoreError, UrlSigner, WebhookSender,
 };
 use crate::request::AlertRequest;
 use crate::rule::AlertRule;
 use crate::webhook::{DeliveryPayload, message_id, signed_request};
-
-/// When failed deliveries are tried again: fixed delays after the first attempts, then a
-/// steady interval, each with a deterministic jitter, until a window after the first attempt
-/// has passed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RetrySchedule {
-    /// The delay after the 1st, 2nd, ... failed attempt (default 5 s, 30 s, 2 min, 10 min,
-    /// 30 min, 1 h).
-    #[serde(with = "secs_list")]
-    pub delays: Vec<Duration>,
-    /// The delay after every later failed attempt (default 1 h).
-    #[serde(with = "secs")]
-    pub then_every: Duration,
-    /// No attempt is scheduled later than this after the first one (default 24 h).
-    #[serde(with = "secs")]
-    pub window: Duration,
-    /// The jitter as a fraction of each delay, 0 to 1 (default 0.1: ±10 %). It is derived
-    /// from a hash of the token and the attempt number, so that retries of many deliveries
-    /// spread out while every run of the same job computes the same times.
-    pub jitter: f64,
-}
-
-impl Default for RetrySchedule {
-    fn default() -> Self {
-        Self {
-            delays: [5, 30, 120, 600, 1800, 3600]
-                .map(Duration::from_secs)
-                .to_vec(),
-            then_every: Duration::from_secs(3600),
-            window: Duration::from_secs(24 * 3600),
-            jitter: 0.1,
-        }
-    }
-}
-
-impl RetrySchedule {
-    /// The delay after failed attempt number `attempt` (1-based) of `token`, jitter included.
-    ///
-    /// ```
-    /// use alerts_core::ids::Token;
-    /// use alerts_core::pipeline::RetrySchedule;
-    /// use std::time::Duration;
-    ///
-    /// let schedule = RetrySchedule::default();
-    /// let token = Token(uuid::Uuid::from_u128(7));
-    /// let first = schedule.delay(token, 1);
-    /// assert!(first >= Duration::from_millis(4_500) && first <= Duration::from_millis(5_500));
-    /// assert_eq!(schedule.delay(token, 1), first, "deterministic");
-    /// let late = schedule.delay(token, 20);
-    /// assert!(late >= Duration::from_secs(3_240) && late <= Duration::from_secs(3_960));
-    /// ```
-    #[must_use]
-    pub fn delay(&self, token: Token, attempt: u32) -> Duration {
-        let index = usize::try_from(attempt.saturating_sub(1)).unwrap_or(usize::MAX);
-        let base = self.delays.get(index).copied().unwrap_or(self.then_every);
-        let jitter = if self.jitter.is_finite() {
-            self.jitter.clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        base.mul_f64(1.0 + jitter * unit_hash(token, attempt))
-    }
-
-    /// When to try again after failed attempt `attempt` made at `now`, or `None` when that
-    /// would be later than [`RetrySchedule::window`] after `first_attempt_at`.
-    #[must_use]
-    pub fn next_attempt(
-        &self,
-        token: Token,
-        attempt: u32,
-        first_attempt_at: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> Option<DateTime<Utc>> {
-        let at = add(now, self.delay(token, attempt))?;
-        let deadline = add(first_attempt_at, self.window)?;
-        (at <= deadline).then_some(at)
-    }
-}
-
-/// A number in [-1, 1] derived from the token and the attempt number.
-fn unit_hash(token: Token, attempt: u32) -> f64 {
-    let digest = Sha256::new()
-        .chain_update(token.uuid().as_bytes())
-        .chain_update(attempt.to_be_bytes())
-        .finalize();
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&digest[..8]);
-    // 53 bits fill an f64 mantissa exactly, so the conversion is lossless.
-    let bits = u64::from_be_bytes(first) >> 11;
-    #[allow(clippy::cast_precision_loss)]
-    let unit = bits as f64 / ((1u64 << 53) - 1) as f64;
-    unit * 2.0 - 1.0
-}
-
-fn add(t: DateTime<Utc>, d: Duration) -> Option<DateTime<Utc>> {
-    t.checked_add_signed(chrono::Duration::from_std(d).ok()?)
-}
-
-mod secs {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(d.as_secs())
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        u64::deserialize(d).map(Duration::from_secs)
-    }
-}
-
-mod secs_list {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(d: &[Duration], s: S) -> Result<S::Ok, S::Error> {
-        d.iter()
-            .map(Duration::as_secs)
-            .collect::<Vec<_>>()
-            .serialize(s)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Duration>, D::Error> {
-        Vec::<u64>::deserialize(d).map(|v| v.into_iter().map(Duration::from_secs).collect())
-    }
-}
 
 /// The pipeline's settings.
 #[derive(Debug, Clone)]
@@ -201,6 +71,13 @@ pub struct PipelineConfig {
     pub file_chunk_bytes: usize,
     /// Thresholds and message settings.
     pub evaluator: Evaluator,
+    /// The most jobs of one key that workers hold at once, across every worker and replica
+    /// (default 4), so that one customer's slow receiver cannot take every worker.
+    pub per_key_jobs: usize,
+    /// When deliveries to a failing URL wait (default: [`BreakerConfig::default`]).
+    pub breaker: BreakerConfig,
+    /// When new requests are refused (default: [`Backpressure::default`]).
+    pub backpressure: Backpressure,
 }
 
 impl Default for PipelineConfig {
@@ -213,6 +90,9 @@ impl Default for PipelineConfig {
             points_chunk: 1000,
             file_chunk_bytes: crate::ndjson::DEFAULT_CHUNK_BYTES,
             evaluator: Evaluator::default(),
+            per_key_jobs: 4,
+            breaker: BreakerConfig::default(),
+            backpressure: Backpressure::default(),
         }
     }
 }
@@ -270,9 +150,38 @@ pub enum AcceptError {
         "Idempotency-Key: this key was used for another request (other points); use a new key for a new request"
     )]
     IdempotencyKeyReused,
+    /// The queue is behind: requests wait longer than [`Backpressure`] allows.
+    #[error("{}", busy_message(*scope, *retry_after))]
+    Busy {
+        /// When the client may try again.
+        retry_after: Duration,
+        /// Whose backlog it is.
+        scope: BusyScope,
+    },
+    /// The key has as many unfinished requests as it may have.
+    #[error(
+        "this API key has {limit} alert requests still being processed or retried \
+         (max_pending_per_key); wait for them to finish, or check that the webhook receiver answers"
+    )]
+    TooManyPending {
+        /// The limit.
+        limit: u64,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+fn busy_message(scope: BusyScope, retry_after: Duration) -> String {
+    let whose = match scope {
+        BusyScope::Key => "this API key's alert requests are",
+        BusyScope::Service => "alert requests are",
+    };
+    format!(
+        "{whose} waiting longer than the service allows before delivery; the request was not \
+         accepted: retry in {} s",
+        retry_after.as_secs().max(1)
+    )
 }
 
 /// An accepted alert request.
@@ -331,6 +240,12 @@ pub enum Processed {
     LeaseLost,
     /// The job was finished already; nothing was done.
     AlreadyDone,
+    /// The webhook URL's circuit breaker is open: the job waits until `until`, no attempt
+    /// spent.
+    Deferred {
+        /// When the job is due again.
+        until: DateTime<Utc>,
+    },
 }
 
 /// What one [`AlertPipeline::run_once`] did.
@@ -358,19 +273,38 @@ impl RunReport {
 pub struct AlertPipeline {
     ports: PipelinePorts,
     config: PipelineConfig,
+    breakers: Arc<Breakers>,
 }
 
 impl AlertPipeline {
     /// A pipeline over `ports` with `config`.
     #[must_use]
     pub fn new(ports: PipelinePorts, config: PipelineConfig) -> Self {
-        Self { ports, config }
+        let breakers = Arc::new(Breakers::new(config.breaker));
+        Self {
+            ports,
+            config,
+            breakers,
+        }
+    }
+
+    /// Webhook URLs whose circuit breaker is open now, for the metrics.
+    #[must_use]
+    pub fn open_breakers(&self) -> usize {
+        self.breakers.open_count(self.ports.clock.now())
     }
 
     /// The settings.
     #[must_use]
     pub fn config(&self) -> &PipelineConfig {
         &self.config
+    }
+
+    /// The forecast source alerts are evaluated on: what the dashboard draws a place's
+    /// forecast from, so that it shows what the rules see.
+    #[must_use]
+    pub fn forecast_source(&self) -> &Arc<dyn ForecastSource> {
+        &self.ports.forecast
     }
 
     /// Accepts a validated alert request made with `key_id`: checks that the key can receive
@@ -436,6 +370,8 @@ impl AlertPipeline {
         if !config.rules.iter().any(|r| r.enabled) {
             return Err(AcceptError::NoAlertRules);
         }
+        let backlog = self.ports.jobs.backlog(key_id, now).await?;
+        self.config.backpressure.admit(&backlog, now)?;
         let job = NewAlertJob {
             token: Token(self.ports.ids.new_id()),
             key_id,
@@ -492,19 +428,7 @@ impl AlertPipeline {
         max: usize,
         stopping: &(dyn Fn() -> bool + Send + Sync),
     ) -> Result<RunReport, StoreError> {
-        let now = self.ports.clock.now();
-        let ids = &self.ports.ids;
-        let lease_id = || ids.new_id();
-        let jobs = self
-            .ports
-            .jobs
-            .claim(
-                now,
-                self.config.lease_for,
-                max.min(self.config.claim_batch),
-                &lease_id,
-            )
-            .await?;
+        let jobs = self.claim(max.min(self.config.claim_batch)).await?;
         let mut report = RunReport::default();
         for job in jobs {
             if stopping() {
@@ -519,6 +443,27 @@ impl AlertPipeline {
             }
         }
         Ok(report)
+    }
+
+    /// Claims up to `max` due jobs, fairly across keys and at most
+    /// [`PipelineConfig::per_key_jobs`] of one key held at once, for a service that runs each
+    /// with [`AlertPipeline::process`] as it likes (concurrently, say).
+    ///
+    /// # Errors
+    /// [`StoreError`] when claiming failed.
+    pub async fn claim(&self, max: usize) -> Result<Vec<AlertJob>, StoreError> {
+        let ids = &self.ports.ids;
+        let lease_id = || ids.new_id();
+        let limits = ClaimLimits::up_to(max).per_key(self.config.per_key_jobs.max(1));
+        self.ports
+            .jobs
+            .claim(
+                self.ports.clock.now(),
+                self.config.lease_for,
+                limits,
+                &lease_id,
+            )
+            .await
     }
 
     /// Takes a claimed job one step: from Evaluate to a written file, or one delivery attempt.
@@ -664,6 +609,10 @@ impl AlertPipeline {
             return self.finish(job, JobOutcome::Cancelled, job.attempts).await;
         };
 
+        if let Some(until) = self.breakers.wait_until(&url, now) {
+            return self.defer(job, until).await;
+        }
+
         // A fresh URL on every attempt, so a late success still has its full validity.
         let file_url = self
             .ports
@@ -703,6 +652,9 @@ impl AlertPipeline {
 
         let ok =
             response.error.is_none() && response.status.is_none_or(|s| (200..300).contains(&s));
+        // 410 is the receiver's answer, not a failure of it.
+        self.breakers
+            .record(&url, ok || response.status == Some(410), now);
         if ok {
             return self.finish(job, JobOutcome::Delivered, attempt).await;
         }
@@ -712,12 +664,7 @@ impl AlertPipeline {
         let first_attempt_at = if attempt == 1 {
             now
         } else {
-            self.ports
-                .deliveries
-                .list_attempts(job.key_id, job.token)
-                .await?
-                .first()
-                .map_or(job.received_at, |a| a.at)
+            self.first_attempt_at(job).await?
         };
         match self
             .config
@@ -743,6 +690,45 @@ impl AlertPipeline {
     }
 }
 
+impl AlertPipeline {
+    /// When the job's first delivery attempt was made; its reception for a job not yet tried.
+    async fn first_attempt_at(&self, job: &AlertJob) -> Result<DateTime<Utc>, PipelineError> {
+        Ok(self
+            .ports
+            .deliveries
+            .list_attempts(job.key_id, job.token)
+            .await?
+            .first()
+            .map_or(job.received_at, |a| a.at))
+    }
+
+    /// Puts a job whose URL's breaker is open back in the queue, due `until`, with no attempt
+    /// spent; or gives it up when `until` is past its retry window.
+    async fn defer(
+        &self,
+        job: &AlertJob,
+        until: DateTime<Utc>,
+    ) -> Result<Processed, PipelineError> {
+        let first = self.first_attempt_at(job).await?;
+        let past_window = add(first, self.config.retry.window).is_none_or(|end| until > end);
+        if past_window {
+            return self.finish(job, JobOutcome::GaveUp, job.attempts).await;
+        }
+        self.ports
+            .jobs
+            .update(
+                job.token,
+                &job.lease,
+                JobUpdate::Retry {
+                    attempts: job.attempts,
+                    run_at: until,
+                },
+            )
+            .await?;
+        Ok(Processed::Deferred { until })
+    }
+}
+
 fn webhook_url(config: &KeyConfig) -> Option<&str> {
     config
         .webhook_url
@@ -751,5 +737,11 @@ fn webhook_url(config: &KeyConfig) -> Option<&str> {
         .filter(|u| !u.is_empty())
 }
 
+mod backpressure;
+mod retry;
 #[cfg(test)]
 mod tests;
+
+pub use backpressure::{Backpressure, BusyScope};
+pub use retry::RetrySchedule;
+pub(crate) use retry::{add, secs};

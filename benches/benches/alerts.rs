@@ -83,7 +83,7 @@ fn forecast(points: &[AlertPoint]) -> MemoryForecast {
         forecast.set_pollen(
             p.position,
             PollenOutlook {
-                now: day(0),
+                yesterday: day(0),
                 days: (0..5).map(day).collect(),
             },
         );

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use alerts_core::ids::{AccountId, KeyId, Token};
 use alerts_core::keys::{ApiKey, WebhookSecret};
 use alerts_core::ports::{
-    Account, AccountStore, JobOutcome, JobQueue, JobUpdate, NewAlertRequest, NewApiKey,
+    Account, AccountStore, ClaimLimits, JobOutcome, JobQueue, JobUpdate, NewAlertRequest, NewApiKey,
 };
 use alerts_core::randomness::SeededRandomness;
 use alerts_core::request::AlertPoint;
@@ -89,7 +89,7 @@ async fn work(store: impl Store, now: DateTime<Utc>) -> u64 {
     let mut done = 0;
     loop {
         let jobs = store
-            .claim(now, LEASE, CLAIM_BATCH, &Uuid::new_v4)
+            .claim(now, LEASE, ClaimLimits::up_to(CLAIM_BATCH), &Uuid::new_v4)
             .await
             .expect("claim");
         if jobs.is_empty() {

@@ -266,6 +266,17 @@ impl AccountStore for PgStore {
         rows.into_iter().map(key_info).collect()
     }
 
+    async fn keys_with_prefix(&self, prefix: &str) -> Result<Vec<ApiKeyInfo>, StoreError> {
+        let rows: Vec<KeyRow> = sqlx::query_as(select_keys!(
+            "WHERE k.prefix = $1 ORDER BY k.created_at DESC, k.seq DESC"
+        ))
+        .bind(prefix)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_error)?;
+        rows.into_iter().map(key_info).collect()
+    }
+
     async fn key_info(&self, key: KeyId) -> Result<Option<ApiKeyInfo>, StoreError> {
         let row: Option<KeyRow> = sqlx::query_as(select_keys!("WHERE k.id = $1"))
             .bind(key.0)

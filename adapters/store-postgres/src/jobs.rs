@@ -1,4 +1,4 @@
-//! Alert requests, their jobs, and the delivery log: the job queue and the delivery log.
+//! Alert requests and their jobs: the job queue.
 
 use std::time::Duration;
 
@@ -6,9 +6,9 @@ use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::stored::{to_i32, to_i64, to_u32, to_u64};
 use alerts_core::ports::{
-    AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobOutcome, JobQueue,
-    JobStage, JobUpdate, Lease, NewAlertJob, PointPages, RequestSummary, StoreError,
-    UNFINISHED_JOB, check_page_total, decode_stored_point, encode_stored_point,
+    AlertJob, Backlog, ClaimLimits, JobCounts, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob,
+    PointPages, StoreError, UNFINISHED_JOB, check_page_total, encode_stored_points,
+    points_of_pages,
 };
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
@@ -32,45 +32,33 @@ impl PgStore {
     }
 }
 
-/// Points written per `INSERT`. The arrays take any length; a bound keeps the JSON encoded at
-/// once, and each message to the server, to one batch rather than the whole request.
-const POINTS_PER_INSERT: usize = 1000;
-
-/// Writes a request's points, one row each, inside the caller's transaction, reading them
-/// page by page.
+/// Writes a request's points inside the caller's transaction, one row per page as the pages
+/// arrive, so that the JSON held at once, and each message to the server, is one page's.
 async fn insert_points(
     tx: &mut sqlx::PgConnection,
     token: Token,
     pages: &mut dyn PointPages,
 ) -> Result<(), StoreError> {
-    let mut first: u64 = 0;
+    let mut seq: u64 = 0;
     loop {
         let page = pages.next_page().await?;
         if page.is_empty() {
             break;
         }
-        for chunk in page.chunks(POINTS_PER_INSERT) {
-            let seqs: Vec<i64> = (first..first + chunk.len() as u64).map(to_i64).collect();
-            first += chunk.len() as u64;
-            let json = chunk
-                .iter()
-                .map(encode_stored_point)
-                .collect::<Result<Vec<String>, _>>()?;
-            // `text::json` keeps the text as sent: json (not jsonb) stores its input verbatim.
-            sqlx::query(
-                "INSERT INTO alert_points (token, seq, point) \
-                 SELECT $1, u.seq, u.point::json \
-                 FROM unnest($2::bigint[], $3::text[]) AS u(seq, point)",
-            )
-            .bind(token.0)
-            .bind(&seqs)
-            .bind(&json)
-            .execute(&mut *tx)
-            .await
-            .map_err(db_error)?;
-        }
+        sqlx::query(
+            "INSERT INTO alert_point_pages (token, first_seq, point_count, points) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(token.0)
+        .bind(to_i64(seq))
+        .bind(to_i32(u32::try_from(page.len()).unwrap_or(u32::MAX)))
+        .bind(encode_stored_points(&page)?)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        seq += page.len() as u64;
     }
-    check_page_total(first, pages)
+    check_page_total(seq, pages)
 }
 
 /// Stores a request, its points and its job, due at once, inside the caller's transaction.
@@ -105,14 +93,51 @@ async fn insert_request(
         return Ok(false);
     }
     insert_points(tx, job.token, pages).await?;
-    sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES ($1, 'evaluate', $2)")
-        .bind(job.token.0)
-        .bind(received)
-        .execute(&mut *tx)
-        .await
-        .map_err(db_error)?;
+    sqlx::query(
+        "INSERT INTO alert_jobs (token, key_id, stage, run_at) VALUES ($1, $2, 'evaluate', $3)",
+    )
+    .bind(job.token.0)
+    .bind(job.key_id.0)
+    .bind(received)
+    .execute(&mut *tx)
+    .await
+    .map_err(db_error)?;
     Ok(true)
 }
+
+/// The advisory lock claims take turns on (any number; this one spells "claim").
+const CLAIM_LOCK: i64 = 0x0063_6c61_696d;
+
+/// The jobs one claim takes (`$1` now, `$2` the most, `$3` the cap per key): of every key with
+/// due jobs, its oldest claimable ones, no more than either limit lets it have (read from the
+/// key's index, so a long backlog costs a claim little); those numbered within their key by run
+/// time (their round), a key's rounds cut where its live leases would pass the cap, then round
+/// by round, oldest first. SKIP LOCKED passes over a row that something other than a claim (an
+/// update, a redeliver) holds at the moment.
+const CLAIM_SQL: &str = "\
+    WITH held AS ( \
+        SELECT key_id, COUNT(*) AS n FROM alert_jobs \
+        WHERE stage <> 'done' AND lease_until > $1 GROUP BY key_id), \
+    keys AS ( \
+        SELECT DISTINCT key_id FROM alert_jobs WHERE stage <> 'done' AND run_at <= $1), \
+    due AS ( \
+        SELECT c.token, c.key_id, c.run_at, \
+               ROW_NUMBER() OVER (PARTITION BY c.key_id ORDER BY c.run_at, c.token) AS round \
+        FROM keys k CROSS JOIN LATERAL ( \
+            SELECT j.token, j.key_id, j.run_at FROM alert_jobs j \
+            WHERE j.key_id = k.key_id AND j.stage <> 'done' AND j.run_at <= $1 \
+              AND (j.lease_until IS NULL OR j.lease_until <= $1) \
+            ORDER BY j.run_at, j.token LIMIT LEAST($2, $3)) c), \
+    picked AS ( \
+        SELECT d.token, d.round, d.run_at FROM due d \
+        LEFT JOIN held h ON h.key_id = d.key_id \
+        WHERE d.round <= $3 - COALESCE(h.n, 0) \
+        ORDER BY d.round, d.run_at, d.token LIMIT $2) \
+    SELECT j.token, j.key_id, r.received_at, j.stage, j.attempts FROM alert_jobs j \
+    JOIN picked p ON p.token = j.token \
+    JOIN alert_requests r ON r.token = j.token \
+    ORDER BY p.round, p.run_at, p.token \
+    FOR UPDATE OF j SKIP LOCKED";
 
 /// A stored fingerprint, which is always 32 bytes.
 fn parse_fingerprint(bytes: &[u8]) -> Result<Fingerprint, StoreError> {
@@ -175,30 +200,29 @@ impl JobQueue for PgStore {
         &self,
         now: DateTime<Utc>,
         lease_for: Duration,
-        max: usize,
+        limits: ClaimLimits,
         lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
     ) -> Result<Vec<AlertJob>, StoreError> {
-        if max == 0 {
+        if limits.max == 0 || limits.per_key == 0 {
             return Ok(Vec::new());
         }
         let until = Lease::end(now, lease_for);
         let mut tx = self.pool.begin().await.map_err(db_error)?;
-        // SKIP LOCKED: concurrent claimers pass over the rows another one is taking instead of
-        // waiting for it; a row whose lease was taken and committed meanwhile fails the WHERE
-        // clause when it is rechecked under the lock.
-        let due: Vec<(Uuid, Uuid, DateTime<Utc>, String, i32)> = sqlx::query_as(
-            "SELECT j.token, r.key_id, r.received_at, j.stage, j.attempts FROM alert_jobs j \
-             JOIN alert_requests r ON r.token = j.token \
-             WHERE j.stage <> 'done' AND j.run_at <= $1 \
-               AND (j.lease_until IS NULL OR j.lease_until <= $1) \
-             ORDER BY j.run_at, j.token LIMIT $2 \
-             FOR UPDATE OF j SKIP LOCKED",
-        )
-        .bind(now)
-        .bind(to_i64(max as u64))
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(db_error)?;
+        // Claims take turns, across replicas too: the cap per key counts the leases other
+        // claims hold, which a concurrent claim would not see until it commits. A claim is a
+        // few milliseconds, so the turns cost little.
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(CLAIM_LOCK)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        let due: Vec<(Uuid, Uuid, DateTime<Utc>, String, i32)> = sqlx::query_as(CLAIM_SQL)
+            .bind(now)
+            .bind(to_i64(limits.max as u64))
+            .bind(to_i64(limits.per_key as u64))
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(db_error)?;
         if due.is_empty() {
             tx.commit().await.map_err(db_error)?;
             return Ok(Vec::new());
@@ -247,13 +271,15 @@ impl JobQueue for PgStore {
         from: u64,
         limit: usize,
     ) -> Result<Vec<AlertPoint>, StoreError> {
+        let until = from.saturating_add(limit as u64);
         let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, point::text FROM alert_points WHERE token = $1 AND seq >= $2 \
-             ORDER BY seq LIMIT $3",
+            "SELECT first_seq, points FROM alert_point_pages \
+             WHERE token = $1 AND first_seq < $3 AND first_seq + point_count > $2 \
+             ORDER BY first_seq",
         )
         .bind(token.0)
         .bind(to_i64(from))
-        .bind(to_i64(limit as u64))
+        .bind(to_i64(until))
         .fetch_all(&self.pool)
         .await
         .map_err(db_error)?;
@@ -267,9 +293,7 @@ impl JobQueue for PgStore {
                     .map_err(db_error)?;
             return exists.map(|_| Vec::new()).ok_or(StoreError::NotFound);
         }
-        rows.into_iter()
-            .map(|(seq, point)| decode_stored_point(&point, token, seq))
-            .collect()
+        points_of_pages(rows, token, from, limit)
     }
 
     async fn update(
@@ -366,9 +390,11 @@ impl JobQueue for PgStore {
     }
 
     async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError> {
-        let (waiting, leased): (i64, i64) = sqlx::query_as(
+        let (waiting, leased, oldest): (i64, i64, Option<DateTime<Utc>>) = sqlx::query_as(
             "SELECT COALESCE(SUM(CASE WHEN lease_until IS NULL OR lease_until <= $1 THEN 1 ELSE 0 END), 0), \
-                    COALESCE(SUM(CASE WHEN lease_until > $1 THEN 1 ELSE 0 END), 0) \
+                    COALESCE(SUM(CASE WHEN lease_until > $1 THEN 1 ELSE 0 END), 0), \
+                    MIN(CASE WHEN run_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) \
+                             THEN run_at END) \
              FROM alert_jobs WHERE stage <> 'done'",
         )
         .bind(now)
@@ -378,111 +404,51 @@ impl JobQueue for PgStore {
         Ok(JobCounts {
             waiting: to_u64(waiting, "a job count")?,
             leased: to_u64(leased, "a job count")?,
+            oldest_waiting: oldest,
         })
     }
-}
 
-type AttemptRow = (Uuid, i32, DateTime<Utc>, Option<i32>, i64, Option<String>);
-
-fn attempt(row: AttemptRow) -> Result<DeliveryAttempt, StoreError> {
-    let (token, attempt, at, status, latency, error) = row;
-    Ok(DeliveryAttempt {
-        token: Token(token),
-        attempt: to_u32(i64::from(attempt), "attempt")?,
-        at,
-        status: status
-            .map(|s| {
-                u16::try_from(s)
-                    .map_err(|_| StoreError::Corrupt(format!("HTTP status {s} is out of range")))
-            })
-            .transpose()?,
-        latency_ms: to_u64(latency, "latency")?,
-        error: error
-            .as_deref()
-            .map(str::parse::<DeliveryErrorKind>)
-            .transpose()?,
-    })
-}
-
-type SummaryRow = (
-    Uuid,
-    DateTime<Utc>,
-    i64,
-    Option<i64>,
-    String,
-    Option<String>,
-    i32,
-);
-
-fn summary(row: SummaryRow) -> Result<RequestSummary, StoreError> {
-    let (token, received, points, alerts, stage, outcome, attempts) = row;
-    Ok(RequestSummary {
-        token: Token(token),
-        received_at: received,
-        points: to_u64(points, "point count")?,
-        alerts: alerts.map(|a| to_u64(a, "alert count")).transpose()?,
-        stage: stage.parse::<JobStage>()?,
-        outcome: outcome
-            .as_deref()
-            .map(str::parse::<JobOutcome>)
-            .transpose()?,
-        attempts: to_u32(i64::from(attempts), "attempts")?,
-    })
-}
-
-#[async_trait]
-impl DeliveryLog for PgStore {
-    async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO delivery_attempts (token, attempt, at, status, latency_ms, error) \
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (token, attempt) DO NOTHING",
-        )
-        .bind(attempt.token.0)
-        .bind(to_i32(attempt.attempt))
-        .bind(attempt.at)
-        .bind(attempt.status.map(i32::from))
-        .bind(to_i64(attempt.latency_ms))
-        .bind(attempt.error.map(DeliveryErrorKind::as_str))
-        .execute(&self.pool)
-        .await
-        .map_err(db_error)?;
-        Ok(())
+    async fn backlog(&self, key: KeyId, now: DateTime<Utc>) -> Result<Backlog, StoreError> {
+        let (pending, key_oldest, oldest): (i64, Option<DateTime<Utc>>, Option<DateTime<Utc>>) =
+            sqlx::query_as(
+                "SELECT \
+                   (SELECT COUNT(*) FROM alert_jobs WHERE key_id = $1 AND stage <> 'done'), \
+                   (SELECT MIN(run_at) FROM alert_jobs WHERE key_id = $1 AND stage <> 'done' \
+                      AND run_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)), \
+                   (SELECT MIN(run_at) FROM alert_jobs WHERE stage <> 'done' \
+                      AND run_at <= $2 AND (lease_until IS NULL OR lease_until <= $2))",
+            )
+            .bind(key.0)
+            .bind(now)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(Backlog {
+            key_pending: to_u64(pending, "a job count")?,
+            key_oldest_waiting: key_oldest,
+            oldest_waiting: oldest,
+        })
     }
 
-    async fn list_requests(
+    async fn purge_finished(
         &self,
-        key: KeyId,
+        before: DateTime<Utc>,
         limit: usize,
-    ) -> Result<Vec<RequestSummary>, StoreError> {
-        let rows: Vec<SummaryRow> = sqlx::query_as(
-            "SELECT r.token, r.received_at, r.point_count, j.alerts, j.stage, j.outcome, \
-                    j.attempts \
-             FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
-             WHERE r.key_id = $1 ORDER BY r.received_at DESC, r.token DESC LIMIT $2",
+    ) -> Result<Vec<Token>, StoreError> {
+        // Points, the job and its attempts go with the request (ON DELETE CASCADE), and with
+        // them the request's idempotency key.
+        let tokens: Vec<Uuid> = sqlx::query_scalar(
+            "DELETE FROM alert_requests WHERE token IN ( \
+               SELECT r.token FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
+               WHERE j.stage = 'done' AND r.received_at < $1 \
+               ORDER BY r.received_at LIMIT $2) \
+             RETURNING token",
         )
-        .bind(key.0)
+        .bind(before)
         .bind(to_i64(limit as u64))
         .fetch_all(&self.pool)
         .await
         .map_err(db_error)?;
-        rows.into_iter().map(summary).collect()
-    }
-
-    async fn list_attempts(
-        &self,
-        key: KeyId,
-        token: Token,
-    ) -> Result<Vec<DeliveryAttempt>, StoreError> {
-        let rows: Vec<AttemptRow> = sqlx::query_as(
-            "SELECT a.token, a.attempt, a.at, a.status, a.latency_ms, a.error \
-             FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
-             WHERE a.token = $1 AND r.key_id = $2 ORDER BY a.attempt",
-        )
-        .bind(token.0)
-        .bind(key.0)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db_error)?;
-        rows.into_iter().map(attempt).collect()
+        Ok(tokens.into_iter().map(Token).collect())
     }
 }

@@ -28,6 +28,7 @@
 //! ```
 
 mod accounts;
+mod deliveries;
 mod jobs;
 mod sessions;
 

@@ -1,16 +1,14 @@
-//! Alert requests, their jobs, and the delivery log: the job queue and the delivery log.
+//! Alert requests and their jobs: the job queue.
 
-use std::fmt::Write as _;
-use std::sync::LazyLock;
 use std::time::Duration;
 
 use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::stored::{to_i64, to_u32, to_u64};
 use alerts_core::ports::{
-    AlertJob, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobOutcome, JobQueue,
-    JobStage, JobUpdate, Lease, NewAlertJob, PointPages, RequestSummary, StoreError,
-    UNFINISHED_JOB, check_page_total, decode_stored_point, encode_stored_point,
+    AlertJob, Backlog, ClaimLimits, JobCounts, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob,
+    PointPages, StoreError, UNFINISHED_JOB, check_page_total, encode_stored_points,
+    points_of_pages,
 };
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
@@ -34,30 +32,8 @@ impl SqliteStore {
     }
 }
 
-/// Points written per `INSERT`. Each takes two bound parameters, and the token one more:
-/// 801 in all, under the 999 that SQLite builds before 3.32 (and builds configured like them)
-/// allow in one statement.
-const POINTS_PER_INSERT: usize = 400;
-
-/// `INSERT INTO alert_points` of `rows` rows: the token is `?1`, and row `i` binds its index
-/// and its JSON as `?(2 + 2i)` and `?(3 + 2i)`.
-fn insert_points_sql(rows: usize) -> String {
-    let mut sql = String::from("INSERT INTO alert_points (token, seq, point) VALUES ");
-    for i in 0..rows {
-        let sep = if i == 0 { "" } else { ", " };
-        // Writing to a String cannot fail.
-        let _ = write!(sql, "{sep}(?1, ?{}, ?{})", 2 + 2 * i, 3 + 2 * i);
-    }
-    sql
-}
-
-/// The statement of a full batch: built once, and the same text every time, so that each
-/// connection prepares it once.
-static INSERT_FULL_BATCH: LazyLock<String> = LazyLock::new(|| insert_points_sql(POINTS_PER_INSERT));
-
-/// Writes a request's points, one row each, inside the caller's transaction, reading them
-/// page by page. Points are encoded one batch at a time, so the JSON held at once is one
-/// batch's, not the request's.
+/// Writes a request's points inside the caller's transaction, one row per page as the pages
+/// arrive, so that the JSON held at once is one page's, not the request's.
 async fn insert_points(
     tx: &mut sqlx::SqliteConnection,
     token: Token,
@@ -69,22 +45,18 @@ async fn insert_points(
         if page.is_empty() {
             break;
         }
-        for chunk in page.chunks(POINTS_PER_INSERT) {
-            let full = chunk.len() == POINTS_PER_INSERT;
-            let query = if full {
-                sqlx::query(INSERT_FULL_BATCH.as_str())
-            } else {
-                // A shorter batch has a length of its own per request: preparing it for the
-                // statement cache would only push out statements that are reused.
-                sqlx::query(sqlx::AssertSqlSafe(insert_points_sql(chunk.len()))).persistent(false)
-            };
-            let mut query = query.bind(token.0);
-            for point in chunk {
-                query = query.bind(to_i64(seq)).bind(encode_stored_point(point)?);
-                seq += 1;
-            }
-            query.execute(&mut *tx).await.map_err(db_error)?;
-        }
+        sqlx::query(
+            "INSERT INTO alert_point_pages (token, first_seq, point_count, points) \
+             VALUES (?1, ?2, ?3, ?4)",
+        )
+        .bind(token.0)
+        .bind(to_i64(seq))
+        .bind(to_i64(page.len() as u64))
+        .bind(encode_stored_points(&page)?)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        seq += page.len() as u64;
     }
     check_page_total(seq, pages)
 }
@@ -114,14 +86,42 @@ async fn insert_request(
         format!("the alert request {} exists already", job.token)
     }))?;
     insert_points(tx, job.token, pages).await?;
-    sqlx::query("INSERT INTO alert_jobs (token, stage, run_at) VALUES (?1, 'evaluate', ?2)")
-        .bind(job.token.0)
-        .bind(received)
-        .execute(&mut *tx)
-        .await
-        .map_err(db_error)?;
+    sqlx::query(
+        "INSERT INTO alert_jobs (token, key_id, stage, run_at) VALUES (?1, ?2, 'evaluate', ?3)",
+    )
+    .bind(job.token.0)
+    .bind(job.key_id.0)
+    .bind(received)
+    .execute(&mut *tx)
+    .await
+    .map_err(db_error)?;
     Ok(())
 }
+
+/// The jobs one claim takes (`?1` now, `?2` the most, `?3` the cap per key): of every key with
+/// due jobs, its oldest claimable ones, no more than either limit lets it have (read from the
+/// key's index, so a long backlog costs a claim little); those numbered within their key by run
+/// time (their round), a key's rounds cut where its live leases would pass the cap, then round
+/// by round, oldest first.
+const CLAIM_SQL: &str = "\
+    WITH held AS ( \
+        SELECT key_id, COUNT(*) AS n FROM alert_jobs \
+        WHERE stage <> 'done' AND lease_until > ?1 GROUP BY key_id), \
+    keys AS ( \
+        SELECT DISTINCT key_id FROM alert_jobs WHERE stage <> 'done' AND run_at <= ?1), \
+    due AS ( \
+        SELECT j.token, j.key_id, j.run_at, \
+               ROW_NUMBER() OVER (PARTITION BY j.key_id ORDER BY j.run_at, j.token) AS round \
+        FROM keys k JOIN alert_jobs j ON j.token IN ( \
+            SELECT c.token FROM alert_jobs c \
+            WHERE c.key_id = k.key_id AND c.stage <> 'done' AND c.run_at <= ?1 \
+              AND (c.lease_until IS NULL OR c.lease_until <= ?1) \
+            ORDER BY c.run_at, c.token LIMIT MIN(?2, ?3))) \
+    SELECT d.token, d.key_id, r.received_at FROM due d \
+    JOIN alert_requests r ON r.token = d.token \
+    LEFT JOIN held h ON h.key_id = d.key_id \
+    WHERE d.round <= ?3 - COALESCE(h.n, 0) \
+    ORDER BY d.round, d.run_at, d.token LIMIT ?2";
 
 /// A stored fingerprint, which is always 32 bytes.
 fn parse_fingerprint(bytes: &[u8]) -> Result<Fingerprint, StoreError> {
@@ -174,32 +174,27 @@ impl JobQueue for SqliteStore {
         &self,
         now: DateTime<Utc>,
         lease_for: Duration,
-        max: usize,
+        limits: ClaimLimits,
         lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
     ) -> Result<Vec<AlertJob>, StoreError> {
-        if max == 0 {
+        if limits.max == 0 || limits.per_key == 0 {
             return Ok(Vec::new());
         }
         let until = Lease::end(now, lease_for);
         // The write lock is taken before the candidates are read, so no other claimer can
-        // pick them between this read and the updates below.
+        // pick them, or lease more jobs of the same key, between this read and the updates.
         let mut tx = self
             .pool
             .begin_with("BEGIN IMMEDIATE")
             .await
             .map_err(db_error)?;
-        let due: Vec<(Uuid, Uuid, i64)> = sqlx::query_as(
-            "SELECT j.token, r.key_id, r.received_at FROM alert_jobs j \
-             JOIN alert_requests r ON r.token = j.token \
-             WHERE j.stage <> 'done' AND j.run_at <= ?1 \
-               AND (j.lease_until IS NULL OR j.lease_until <= ?1) \
-             ORDER BY j.run_at, j.token LIMIT ?2",
-        )
-        .bind(micros(now))
-        .bind(to_i64(max as u64))
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(db_error)?;
+        let due: Vec<(Uuid, Uuid, i64)> = sqlx::query_as(CLAIM_SQL)
+            .bind(micros(now))
+            .bind(to_i64(limits.max as u64))
+            .bind(to_i64(limits.per_key as u64))
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(db_error)?;
         let mut jobs = Vec::with_capacity(due.len());
         for (token, key_id, received) in due {
             let lease = Lease {
@@ -235,17 +230,19 @@ impl JobQueue for SqliteStore {
         from: u64,
         limit: usize,
     ) -> Result<Vec<AlertPoint>, StoreError> {
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, point FROM alert_points WHERE token = ?1 AND seq >= ?2 \
-             ORDER BY seq LIMIT ?3",
+        let until = from.saturating_add(limit as u64);
+        let pages: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT first_seq, points FROM alert_point_pages \
+             WHERE token = ?1 AND first_seq < ?3 AND first_seq + point_count > ?2 \
+             ORDER BY first_seq",
         )
         .bind(token.0)
         .bind(to_i64(from))
-        .bind(to_i64(limit as u64))
+        .bind(to_i64(until))
         .fetch_all(&self.pool)
         .await
         .map_err(db_error)?;
-        if rows.is_empty() {
+        if pages.is_empty() {
             // Only an empty page needs telling apart: past the end, or no such request.
             let exists =
                 sqlx::query_scalar::<_, i64>("SELECT 1 FROM alert_requests WHERE token = ?1")
@@ -255,9 +252,7 @@ impl JobQueue for SqliteStore {
                     .map_err(db_error)?;
             return exists.map(|_| Vec::new()).ok_or(StoreError::NotFound);
         }
-        rows.into_iter()
-            .map(|(seq, point)| decode_stored_point(&point, token, seq))
-            .collect()
+        points_of_pages(pages, token, from, limit)
     }
 
     async fn update(
@@ -354,9 +349,11 @@ impl JobQueue for SqliteStore {
     }
 
     async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError> {
-        let (waiting, leased): (i64, i64) = sqlx::query_as(
+        let (waiting, leased, oldest): (i64, i64, Option<i64>) = sqlx::query_as(
             "SELECT COALESCE(SUM(CASE WHEN lease_until IS NULL OR lease_until <= ?1 THEN 1 ELSE 0 END), 0), \
-                    COALESCE(SUM(CASE WHEN lease_until > ?1 THEN 1 ELSE 0 END), 0) \
+                    COALESCE(SUM(CASE WHEN lease_until > ?1 THEN 1 ELSE 0 END), 0), \
+                    MIN(CASE WHEN run_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1) \
+                             THEN run_at END) \
              FROM alert_jobs WHERE stage <> 'done'",
         )
         .bind(micros(now))
@@ -366,103 +363,50 @@ impl JobQueue for SqliteStore {
         Ok(JobCounts {
             waiting: to_u64(waiting, "a job count")?,
             leased: to_u64(leased, "a job count")?,
+            oldest_waiting: oldest.map(from_micros).transpose()?,
         })
     }
-}
 
-type AttemptRow = (Uuid, i64, i64, Option<i64>, i64, Option<String>);
-
-fn attempt(row: AttemptRow) -> Result<DeliveryAttempt, StoreError> {
-    let (token, attempt, at, status, latency, error) = row;
-    Ok(DeliveryAttempt {
-        token: Token(token),
-        attempt: to_u32(attempt, "attempt")?,
-        at: from_micros(at)?,
-        status: status
-            .map(|s| {
-                u16::try_from(s)
-                    .map_err(|_| StoreError::Corrupt(format!("HTTP status {s} is out of range")))
-            })
-            .transpose()?,
-        latency_ms: to_u64(latency, "latency")?,
-        error: error
-            .as_deref()
-            .map(str::parse::<DeliveryErrorKind>)
-            .transpose()?,
-    })
-}
-
-type SummaryRow = (Uuid, i64, i64, Option<i64>, String, Option<String>, i64);
-
-fn summary(row: SummaryRow) -> Result<RequestSummary, StoreError> {
-    let (token, received, points, alerts, stage, outcome, attempts) = row;
-    Ok(RequestSummary {
-        token: Token(token),
-        received_at: from_micros(received)?,
-        points: to_u64(points, "point count")?,
-        alerts: alerts.map(|a| to_u64(a, "alert count")).transpose()?,
-        stage: stage.parse::<JobStage>()?,
-        outcome: outcome
-            .as_deref()
-            .map(str::parse::<JobOutcome>)
-            .transpose()?,
-        attempts: to_u32(attempts, "attempts")?,
-    })
-}
-
-#[async_trait]
-impl DeliveryLog for SqliteStore {
-    async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO delivery_attempts (token, attempt, at, status, latency_ms, error) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (token, attempt) DO NOTHING",
-        )
-        .bind(attempt.token.0)
-        .bind(i64::from(attempt.attempt))
-        .bind(micros(attempt.at))
-        .bind(attempt.status.map(i64::from))
-        .bind(to_i64(attempt.latency_ms))
-        .bind(attempt.error.map(DeliveryErrorKind::as_str))
-        .execute(&self.pool)
-        .await
-        .map_err(db_error)?;
-        Ok(())
-    }
-
-    async fn list_requests(
-        &self,
-        key: KeyId,
-        limit: usize,
-    ) -> Result<Vec<RequestSummary>, StoreError> {
-        let rows: Vec<SummaryRow> = sqlx::query_as(
-            "SELECT r.token, r.received_at, r.point_count, j.alerts, j.stage, j.outcome, \
-                    j.attempts \
-             FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
-             WHERE r.key_id = ?1 ORDER BY r.received_at DESC, r.token DESC LIMIT ?2",
+    async fn backlog(&self, key: KeyId, now: DateTime<Utc>) -> Result<Backlog, StoreError> {
+        let (pending, key_oldest, oldest): (i64, Option<i64>, Option<i64>) = sqlx::query_as(
+            "SELECT \
+               (SELECT COUNT(*) FROM alert_jobs WHERE key_id = ?1 AND stage <> 'done'), \
+               (SELECT MIN(run_at) FROM alert_jobs WHERE key_id = ?1 AND stage <> 'done' \
+                  AND run_at <= ?2 AND (lease_until IS NULL OR lease_until <= ?2)), \
+               (SELECT MIN(run_at) FROM alert_jobs WHERE stage <> 'done' \
+                  AND run_at <= ?2 AND (lease_until IS NULL OR lease_until <= ?2))",
         )
         .bind(key.0)
+        .bind(micros(now))
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db_error)?;
+        Ok(Backlog {
+            key_pending: to_u64(pending, "a job count")?,
+            key_oldest_waiting: key_oldest.map(from_micros).transpose()?,
+            oldest_waiting: oldest.map(from_micros).transpose()?,
+        })
+    }
+
+    async fn purge_finished(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Token>, StoreError> {
+        // Points, the job and its attempts go with the request (ON DELETE CASCADE), and with
+        // them the request's idempotency key.
+        let tokens: Vec<Uuid> = sqlx::query_scalar(
+            "DELETE FROM alert_requests WHERE token IN ( \
+               SELECT r.token FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
+               WHERE j.stage = 'done' AND r.received_at < ?1 \
+               ORDER BY r.received_at LIMIT ?2) \
+             RETURNING token",
+        )
+        .bind(micros(before))
         .bind(to_i64(limit as u64))
         .fetch_all(&self.pool)
         .await
         .map_err(db_error)?;
-        rows.into_iter().map(summary).collect()
-    }
-
-    async fn list_attempts(
-        &self,
-        key: KeyId,
-        token: Token,
-    ) -> Result<Vec<DeliveryAttempt>, StoreError> {
-        let rows: Vec<AttemptRow> = sqlx::query_as(
-            "SELECT a.token, a.attempt, a.at, a.status, a.latency_ms, a.error \
-             FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
-             WHERE a.token = ?1 AND r.key_id = ?2 ORDER BY a.attempt",
-        )
-        .bind(token.0)
-        .bind(key.0)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db_error)?;
-        rows.into_iter().map(attempt).collect()
+        Ok(tokens.into_iter().map(Token).collect())
     }
 }

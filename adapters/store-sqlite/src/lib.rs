@@ -32,6 +32,7 @@
 //! ```
 
 mod accounts;
+mod deliveries;
 mod jobs;
 mod sessions;
 

@@ -21,7 +21,8 @@ use crate::keys::{ApiKey, WebhookSecret};
 use crate::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use crate::ndjson::decode_all;
 use crate::ports::{
-    Account, AccountStore, DeliveryErrorKind, Lease, WebhookRequest, WebhookResponse,
+    Account, AccountStore, Backlog, ClaimLimits, DeliveryErrorKind, Lease, WebhookRequest,
+    WebhookResponse,
 };
 use crate::randomness::SeededRandomness;
 use crate::request::AlertPoint;
@@ -129,10 +130,10 @@ impl JobQueue for FlakyQueue {
         &self,
         now: DateTime<Utc>,
         lease_for: Duration,
-        max: usize,
+        limits: ClaimLimits,
         lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
     ) -> Result<Vec<AlertJob>, StoreError> {
-        self.inner.claim(now, lease_for, max, lease_ids).await
+        self.inner.claim(now, lease_for, limits, lease_ids).await
     }
     async fn points_page(
         &self,
@@ -176,6 +177,18 @@ impl JobQueue for FlakyQueue {
     }
     async fn counts(&self, now: DateTime<Utc>) -> Result<crate::ports::JobCounts, StoreError> {
         self.inner.counts(now).await
+    }
+
+    async fn backlog(&self, key: KeyId, now: DateTime<Utc>) -> Result<Backlog, StoreError> {
+        self.inner.backlog(key, now).await
+    }
+
+    async fn purge_finished(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Token>, StoreError> {
+        self.inner.purge_finished(before, limit).await
     }
 }
 
@@ -845,7 +858,12 @@ async fn a_worker_that_lost_its_lease_changes_nothing() {
     let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
     let slow = h
         .store
-        .claim(t0(), Duration::from_secs(10), 1, &|| Uuid::from_u128(999))
+        .claim(
+            t0(),
+            Duration::from_secs(10),
+            ClaimLimits::up_to(1),
+            &|| Uuid::from_u128(999),
+        )
         .await
         .unwrap()
         .remove(0);
@@ -1200,4 +1218,126 @@ async fn a_store_that_names_a_stored_request_for_one_without_a_key_is_a_store_fa
         matches!(err, AcceptError::Store(StoreError::Corrupt(_))),
         "not the client's reuse of a key: {err:?}"
     );
+}
+
+#[tokio::test]
+async fn an_open_breaker_defers_deliveries_without_spending_attempts_until_a_probe() {
+    let h = Harness::new().await;
+    let sender = Arc::new(RecordingSender::scripted((0..3).map(|_| status(503))));
+    let config = PipelineConfig {
+        breaker: crate::breaker::BreakerConfig {
+            failures: 2,
+            cool_down: Duration::from_secs(60),
+            max_urls: 10,
+        },
+        ..PipelineConfig::default()
+    };
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            sender: sender.clone(),
+            ..h.ports()
+        },
+        config,
+    );
+    let mut tokens = Vec::new();
+    for _ in 0..3 {
+        tokens.push(pipeline.accept(h.key_id, h.request()).await.unwrap());
+    }
+    pipeline.run_once(10).await.unwrap(); // three files written
+    let run = pipeline.run_once(10).await.unwrap();
+    let outcomes: Vec<Processed> = run.processed.iter().map(|(_, p)| *p).collect();
+    assert!(matches!(
+        outcomes[0],
+        Processed::Retrying { attempt: 1, .. }
+    ));
+    assert!(matches!(
+        outcomes[1],
+        Processed::Retrying { attempt: 1, .. }
+    ));
+    let opens = t0() + chrono::Duration::seconds(60);
+    assert_eq!(
+        outcomes[2],
+        Processed::Deferred { until: opens },
+        "two failures in a row open the URL's breaker"
+    );
+    let deferred = run.processed[2].0;
+    assert!(
+        h.store
+            .list_attempts(h.key_id, deferred)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a deferred delivery spends no attempt"
+    );
+    assert_eq!(sender.requests().len(), 2, "nothing was sent for it");
+    assert_eq!(pipeline.open_breakers(), 1);
+
+    // After the cool-down one delivery goes through as the probe while the others wait
+    // another cool-down; the probe fails, so the breaker stays open.
+    h.clock.set(opens);
+    let probe = pipeline.run_once(10).await.unwrap();
+    assert_eq!(sender.requests().len(), 3, "one probe, no more");
+    let retried = probe
+        .processed
+        .iter()
+        .filter(|(_, p)| matches!(p, Processed::Retrying { .. }))
+        .count();
+    let waiting = probe
+        .processed
+        .iter()
+        .filter(|(_, p)| {
+            *p == Processed::Deferred {
+                until: opens + chrono::Duration::seconds(60),
+            }
+        })
+        .count();
+    assert_eq!((retried, waiting), (1, 2), "{:?}", probe.processed);
+
+    // The next probe succeeds and closes the breaker: every delivery goes through.
+    h.clock.set(opens + chrono::Duration::seconds(60));
+    let rest = pipeline.run_once(10).await.unwrap();
+    assert_eq!(rest.processed.len(), 3);
+    assert!(
+        rest.processed.iter().all(|(_, p)| matches!(
+            p,
+            Processed::Finished {
+                outcome: JobOutcome::Delivered,
+                ..
+            }
+        )),
+        "{:?}",
+        rest.processed
+    );
+    assert_eq!(pipeline.open_breakers(), 0);
+}
+
+#[tokio::test]
+async fn accept_refuses_a_key_whose_queue_is_behind_and_then_everyone() {
+    let h = Harness::new().await;
+    let config = PipelineConfig {
+        backpressure: Backpressure {
+            max_queue_delay: Duration::from_secs(30),
+            max_pending_per_key: 3,
+        },
+        ..PipelineConfig::default()
+    };
+    let pipeline = AlertPipeline::new(h.ports(), config);
+    let first = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    // Half the bound later the key's own waiting job refuses its next request.
+    h.clock.set(t0() + chrono::Duration::seconds(16));
+    let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
+    assert_eq!(
+        err,
+        AcceptError::Busy {
+            retry_after: Duration::from_secs(1),
+            scope: BusyScope::Key
+        }
+    );
+    // Once a worker holds it, nothing waits: accepted again, up to the pending limit.
+    let claimed = pipeline.claim(10).await.unwrap();
+    assert_eq!(claimed[0].token, first);
+    pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.accept(h.key_id, h.request()).await.unwrap();
+    let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
+    assert_eq!(err, AcceptError::TooManyPending { limit: 3 });
 }

@@ -91,6 +91,11 @@ pub trait AccountStore: Send + Sync {
     /// One key.
     async fn key_info(&self, key: KeyId) -> Result<Option<ApiKeyInfo>, StoreError>;
 
+    /// The keys whose public prefix is `prefix`, of any account, revoked ones included,
+    /// newest first: for an operator who names a key by the prefix that deliveries and logs
+    /// show. Prefixes are short, so more than one key may have the same.
+    async fn keys_with_prefix(&self, prefix: &str) -> Result<Vec<ApiKeyInfo>, StoreError>;
+
     /// Renames a key. [`StoreError::NotFound`] for an unknown key.
     async fn set_key_label(&self, key: KeyId, label: &str) -> Result<(), StoreError>;
 

@@ -14,14 +14,15 @@ use crate::request::AlertPoint;
 
 use super::StoreError;
 
-/// A point as the SQL stores keep it in a row of its own: its JSON, where `custom_data` is a
-/// JSON *string*, so that its bytes survive whatever a database does to JSON it stores.
+/// A page of points as the SQL stores keep it in one row: a JSON array of the points, each
+/// with `custom_data` as a JSON *string*, so that its bytes survive whatever a database does
+/// to JSON it stores.
 ///
 /// # Errors
-/// [`StoreError::Corrupt`] should the point not serialise (it always does).
+/// [`StoreError::Corrupt`] should a point not serialise (they always do).
 ///
 /// ```
-/// use alerts_core::ports::{decode_stored_point, encode_stored_point};
+/// use alerts_core::ports::{decode_stored_points, encode_stored_points};
 /// use alerts_core::ids::Token;
 /// use alerts_core::request::AlertPoint;
 ///
@@ -30,24 +31,94 @@ use super::StoreError;
 ///     id: "home".to_owned(),
 ///     custom_data: r#"{ "tier" : "gold" }"#.to_owned(),
 /// };
-/// let stored = encode_stored_point(&point).unwrap();
+/// let stored = encode_stored_points(&[point.clone(), point.clone()]).unwrap();
 /// let token = Token(uuid::Uuid::nil());
-/// assert_eq!(decode_stored_point(&stored, token, 0).unwrap(), point);
-/// assert!(decode_stored_point("{", token, 7).unwrap_err().to_string().contains("point 7"));
+/// assert_eq!(decode_stored_points(&stored, token, 0).unwrap(), vec![point.clone(), point]);
+/// let damaged = decode_stored_points("[{", token, 7000).unwrap_err().to_string();
+/// assert!(damaged.contains("page at point 7000"), "{damaged}");
 /// ```
-pub fn encode_stored_point(point: &AlertPoint) -> Result<String, StoreError> {
-    serde_json::to_string(point)
-        .map_err(|e| StoreError::Corrupt(format!("a point could not be encoded: {e}")))
+pub fn encode_stored_points(points: &[AlertPoint]) -> Result<String, StoreError> {
+    serde_json::to_string(points)
+        .map_err(|e| StoreError::Corrupt(format!("points could not be encoded: {e}")))
 }
 
-/// The point [`encode_stored_point`] wrote: `seq` (its index in the request) and `token` name
-/// it when the text cannot be read.
+/// The points [`encode_stored_points`] wrote: `first_seq` (the index of the page's first point
+/// in the request) and `token` name the page when the text cannot be read.
 ///
 /// # Errors
-/// [`StoreError::Corrupt`] when `text` is not such a point.
-pub fn decode_stored_point(text: &str, token: Token, seq: i64) -> Result<AlertPoint, StoreError> {
-    serde_json::from_str(text)
-        .map_err(|e| StoreError::Corrupt(format!("point {seq} of request {token}: {e}")))
+/// [`StoreError::Corrupt`] when `text` is not such a page.
+pub fn decode_stored_points(
+    text: &str,
+    token: Token,
+    first_seq: i64,
+) -> Result<Vec<AlertPoint>, StoreError> {
+    serde_json::from_str(text).map_err(|e| {
+        StoreError::Corrupt(format!(
+            "the page at point {first_seq} of request {token}: {e}"
+        ))
+    })
+}
+
+/// The points `from` to `from + limit` (exclusive) of a request, out of the stored pages that
+/// hold them: `(first_seq, text)` of each page [`encode_stored_points`] wrote, in order of
+/// `first_seq`; pages that end before `from` are skipped.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when a page in the range cannot be read, or the pages leave a gap.
+///
+/// ```
+/// use alerts_core::ids::Token;
+/// use alerts_core::ports::{encode_stored_points, points_of_pages};
+/// use alerts_core::request::AlertPoint;
+///
+/// let point = |id: &str| AlertPoint {
+///     position: aq_core::Position::new(2.35, 48.85).unwrap(),
+///     id: id.to_owned(),
+///     custom_data: "{}".to_owned(),
+/// };
+/// // Two pages: points 0 to 2, then points 3 and 4.
+/// let pages = vec![
+///     (0, encode_stored_points(&[point("a"), point("b"), point("c")]).unwrap()),
+///     (3, encode_stored_points(&[point("d"), point("e")]).unwrap()),
+/// ];
+/// let token = Token(uuid::Uuid::nil());
+/// let ids = |from, limit| -> Vec<String> {
+///     points_of_pages(pages.clone(), token, from, limit).unwrap().into_iter().map(|p| p.id).collect()
+/// };
+/// assert_eq!(ids(2, 2), ["c", "d"]);
+/// assert_eq!(ids(4, 10), ["e"]);
+/// assert!(ids(5, 10).is_empty());
+/// ```
+pub fn points_of_pages(
+    pages: impl IntoIterator<Item = (i64, String)>,
+    token: Token,
+    from: u64,
+    limit: usize,
+) -> Result<Vec<AlertPoint>, StoreError> {
+    let mut points = Vec::with_capacity(limit.min(POINT_PAGE));
+    let mut next = from;
+    for (first_seq, text) in pages {
+        if points.len() >= limit {
+            break;
+        }
+        let first = u64::try_from(first_seq)
+            .map_err(|_| StoreError::Corrupt(format!("a page starts at point {first_seq}")))?;
+        let page = decode_stored_points(&text, token, first_seq)?;
+        let end = first + page.len() as u64;
+        if end <= next {
+            continue;
+        }
+        if first > next {
+            return Err(StoreError::Corrupt(format!(
+                "request {token} has no stored page holding point {next}"
+            )));
+        }
+        let skip = usize::try_from(next - first).unwrap_or(usize::MAX);
+        let room = limit - points.len();
+        points.extend(page.into_iter().skip(skip).take(room));
+        next = from + points.len() as u64;
+    }
+    Ok(points)
 }
 
 /// An accepted alert request, stored with its job in one transaction.
@@ -321,6 +392,62 @@ pub struct JobCounts {
     pub waiting: u64,
     /// Jobs a worker holds under a lease that has not expired.
     pub leased: u64,
+    /// The due time of the job that has waited longest for a worker (due, not held), if
+    /// one waits: now minus this is the queue's age.
+    pub oldest_waiting: Option<DateTime<Utc>>,
+}
+
+/// How many jobs one [`JobQueue::claim`] may lease.
+///
+/// `max` bounds the batch; `per_key` bounds how many jobs of one API key may be under a live
+/// lease at once, counting those leased by earlier claims (of any worker or replica), so that
+/// one customer's slow or failing receiver holds at most `per_key` of the workers.
+///
+/// ```
+/// use alerts_core::ports::ClaimLimits;
+///
+/// let limits = ClaimLimits::up_to(16).per_key(4);
+/// assert_eq!((limits.max, limits.per_key), (16, 4));
+/// assert_eq!(ClaimLimits::up_to(8).per_key, usize::MAX, "no cap per key unless asked");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimLimits {
+    /// The most jobs this claim leases.
+    pub max: usize,
+    /// The most jobs of one key under a live lease once this claim is done.
+    pub per_key: usize,
+}
+
+impl ClaimLimits {
+    /// Up to `max` jobs, with no cap per key.
+    #[must_use]
+    pub fn up_to(max: usize) -> Self {
+        Self {
+            max,
+            per_key: usize::MAX,
+        }
+    }
+
+    /// The same, with at most `per_key` jobs of one key leased at once.
+    #[must_use]
+    pub fn per_key(self, per_key: usize) -> Self {
+        Self { per_key, ..self }
+    }
+}
+
+/// The queue as an arriving alert request of one key sees it, for backpressure
+/// ([`JobQueue::backlog`]).
+///
+/// A job *waits* when it is unfinished, due (`run_at` has come) and not under a live lease:
+/// it could run now but no worker has taken it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Backlog {
+    /// The key's unfinished jobs, waiting, leased or scheduled for a later retry.
+    pub key_pending: u64,
+    /// The due time of the key's longest-waiting job, if one waits.
+    pub key_oldest_waiting: Option<DateTime<Utc>>,
+    /// The due time of the longest-waiting job of any key, if one waits.
+    pub oldest_waiting: Option<DateTime<Utc>>,
 }
 
 /// Points per page on their way into a store ([`PointPages`]), where the caller has no reason
@@ -389,14 +516,19 @@ pub trait JobQueue: Send + Sync {
             .await
     }
 
-    /// Leases up to `max` claimable jobs until `now + lease_for`, oldest run time first, each
-    /// under a lease id from `lease_ids` (one call per job). No two concurrent callers get the
-    /// same job.
+    /// Leases up to `limits.max` claimable jobs until `now + lease_for`, each under a lease id
+    /// from `lease_ids` (one call per job). No two concurrent callers get the same job.
+    ///
+    /// Claims are fair across keys: the jobs are taken round by round, each round the oldest
+    /// claimable job (by run time, then token) of every key that has one, the rounds' jobs
+    /// oldest run time first; so a key with a thousand due jobs delays another key's single
+    /// job by at most one job. A key never ends with more than `limits.per_key` jobs under a
+    /// live lease, counting the leases it already holds.
     async fn claim(
         &self,
         now: DateTime<Utc>,
         lease_for: Duration,
-        max: usize,
+        limits: ClaimLimits,
         lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
     ) -> Result<Vec<AlertJob>, StoreError>;
 
@@ -444,4 +576,18 @@ pub trait JobQueue: Send + Sync {
 
     /// The unfinished jobs at `now`: waiting, and held under a live lease.
     async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError>;
+
+    /// The queue at `now` as a new request of `key` would join it: how many jobs the key has
+    /// unfinished, and since when the longest-waiting job of the key, and of any key, waits.
+    async fn backlog(&self, key: KeyId, now: DateTime<Utc>) -> Result<Backlog, StoreError>;
+
+    /// Deletes up to `limit` finished requests received before `before`, each with its points,
+    /// job, idempotency key and delivery attempts, oldest first, and returns their tokens (so
+    /// that the caller deletes their files too). Unfinished requests are kept whatever their
+    /// age. A retention sweep calls it until it returns fewer than `limit`.
+    async fn purge_finished(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Token>, StoreError>;
 }

@@ -23,13 +23,16 @@ pub mod urls;
 pub mod webhooks;
 
 pub use accounts::{Account, AccountStore, ApiKeyInfo, NewApiKey};
-pub use deliveries::{DeliveryAttempt, DeliveryLog, RequestSummary};
+pub use deliveries::{
+    Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryLog, RequestSummary,
+    RequestTally,
+};
 pub use error::StoreError;
 pub use files::{FileError, FileKey, FileStore, FileStream, FileWriter};
 pub use jobs::{
-    AlertJob, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob,
-    NewAlertRequest, POINT_PAGE, PointPages, SlicePages, UNFINISHED_JOB, check_page_total,
-    decode_stored_point, encode_stored_point,
+    AlertJob, Backlog, ClaimLimits, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, Lease,
+    NewAlertJob, NewAlertRequest, POINT_PAGE, PointPages, SlicePages, UNFINISHED_JOB,
+    check_page_total, decode_stored_points, encode_stored_points, points_of_pages,
 };
 pub use names::UnknownName;
 pub use rules::{KeyConfig, LAST_USE_RESOLUTION, RuleStore, SigningSecret, last_use_is_stale};

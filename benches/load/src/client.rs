@@ -92,6 +92,17 @@ pub async fn post_json(url: &str, body: impl Into<Bytes>) -> Result<Reply> {
     Ok(Reply { status, body })
 }
 
+/// GETs `url` and returns the whole body.
+///
+/// # Errors
+/// When the server cannot be reached or the response is cut.
+pub async fn get(url: &str) -> Result<Reply> {
+    let response = send(url, Method::GET, Bytes::new(), None).await?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await?.to_bytes();
+    Ok(Reply { status, body })
+}
+
 /// GETs `url`, counting bytes and lines chunk by chunk as they arrive.
 ///
 /// # Errors

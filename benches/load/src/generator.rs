@@ -160,8 +160,9 @@ pub struct OperationReport {
     pub transport_errors: u64,
     /// Latency of every response, in microseconds.
     pub latency: Histogram<u64>,
-    /// The captured strings of 2xx responses (see [`Template::capture`]).
-    pub captured: Vec<String>,
+    /// The captured strings of 2xx responses (see [`Template::capture`]), each with when its
+    /// response arrived.
+    pub captured: Vec<(String, Instant)>,
 }
 
 impl OperationReport {
@@ -545,7 +546,9 @@ async fn connection(plan: Arc<Plan>, index: usize, first: Instant, deadline: Ins
                 if (200..300).contains(&status) {
                     if let Some(pointer) = &template.capture {
                         match captured(&body, pointer) {
-                            Some(value) => report.operations[op].captured.push(value),
+                            Some(value) => {
+                                report.operations[op].captured.push((value, Instant::now()))
+                            }
                             None => note(
                                 &mut report,
                                 format!("{}: a {status} without {pointer}", template.name),

@@ -4,6 +4,7 @@
 //! insights-load http-ratio                       # scoring vs an empty handler, 64 connections
 //! insights-load alerts-scale --points 10000      # one large alert request, time and memory
 //! insights-load mixed --duration 60 --connections 64
+//! insights-load abuse --duration 20              # good clients alone, then beside an abusive one
 //! ```
 //!
 //! `benches/run-all` runs them all with every other benchmark.
@@ -15,7 +16,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use insights_load::bench_server::BenchSource;
-use insights_load::scenarios::{alerts_scale, http_ratio, mixed};
+use insights_load::scenarios::{abuse, alerts_scale, http_ratio, mixed};
 use insights_load::server::default_server_bin;
 
 /// Load scenarios for the insights server, on loopback, bounded in time.
@@ -79,6 +80,20 @@ enum Command {
         /// Seconds the deliveries may take after the load.
         #[arg(long, default_value_t = 300)]
         delivery_patience: u64,
+        /// The release build of insights-server [default: $CARGO_TARGET_DIR/release or
+        /// target/release].
+        #[arg(long, value_name = "PATH")]
+        server_bin: Option<PathBuf>,
+    },
+    /// Route scoring by well-behaved clients alone, then beside an abusive client: their
+    /// throughput and p99 both times.
+    Abuse {
+        /// Seconds of each of the two runs.
+        #[arg(long, default_value_t = 20)]
+        duration: u64,
+        /// Connections of the well-behaved clients.
+        #[arg(long, default_value_t = 32)]
+        connections: usize,
         /// The release build of insights-server [default: $CARGO_TARGET_DIR/release or
         /// target/release].
         #[arg(long, value_name = "PATH")]
@@ -173,6 +188,21 @@ async fn run(command: Command) -> Result<bool> {
                 eprintln!("FAILED: {failure}");
             }
             Ok(report.passed())
+        }
+        Command::Abuse {
+            duration,
+            connections,
+            server_bin,
+        } => {
+            let bin = server_bin.unwrap_or_else(default_server_bin);
+            let options = abuse::AbuseOptions {
+                connections,
+                duration: Duration::from_secs(duration),
+                ..abuse::AbuseOptions::default()
+            };
+            let result = abuse::run(&bin, &options).await?;
+            abuse::print(&result, &options);
+            Ok(result.alone.errors() == 0 && result.attacked.errors() == 0)
         }
         Command::BenchServer { source } => {
             insights_load::bench_server::serve(source).await?;

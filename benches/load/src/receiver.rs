@@ -137,6 +137,12 @@ impl Receiver {
         }
     }
 
+    /// When the first delivery of `token` arrived, if it did.
+    #[must_use]
+    pub fn arrival(&self, token: &str) -> Option<Instant> {
+        self.shared.record().delivered.get(token).map(|(_, at)| *at)
+    }
+
     /// Waits for the delivery of `token`, at most `patience`; when it arrived and the file
     /// URL it carried.
     ///

@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -17,7 +18,7 @@ const STARTUP: Duration = Duration::from_secs(30);
 
 /// Settings the binary reads from the environment; cleared so that the caller's shell cannot
 /// change what a run measures.
-const INHERITED_SETTINGS: [&str; 10] = [
+const INHERITED_SETTINGS: [&str; 11] = [
     "INSIGHTS_CONFIG",
     "INSIGHTS_DATA_DIR",
     "INSIGHTS_DATABASE_URL",
@@ -28,6 +29,7 @@ const INHERITED_SETTINGS: [&str; 10] = [
     "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS",
     "INSIGHTS_WORKERS",
     "INSIGHTS_LOG_JSON",
+    "INSIGHTS_PASSWORD",
 ];
 
 /// Where the release build of `insights-server` is, when not told: under `$CARGO_TARGET_DIR`
@@ -126,8 +128,14 @@ impl Installation {
     /// # Errors
     /// When the command fails or prints no JSON.
     pub fn admin(&self, args: &[&str]) -> Result<Value> {
+        self.admin_with_env(args, &[])
+    }
+
+    /// [`Installation::admin`] with `env` added to the command's environment.
+    fn admin_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Result<Value> {
         let out = self
             .command()
+            .envs(env.iter().copied())
             .arg("admin")
             .arg("--json")
             .args(args)
@@ -155,14 +163,16 @@ impl Installation {
     /// # Errors
     /// When an admin command fails.
     pub fn new_key(&self) -> Result<Key> {
-        let email = format!("load-{}@example.org", std::process::id());
-        self.admin(&[
-            "create-account",
-            "--email",
-            &email,
-            "--password",
-            "correct horse battery",
-        ])?;
+        static ACCOUNTS: AtomicUsize = AtomicUsize::new(0);
+        let email = format!(
+            "load-{}-{}@example.org",
+            std::process::id(),
+            ACCOUNTS.fetch_add(1, Ordering::Relaxed)
+        );
+        self.admin_with_env(
+            &["create-account", "--email", &email],
+            &[("INSIGHTS_PASSWORD", "correct horse battery")],
+        )?;
         let created = self.admin(&["create-key", "--email", &email, "--label", "load"])?;
         let text = |name: &str| {
             created[name]

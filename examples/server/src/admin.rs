@@ -6,7 +6,7 @@
 use alerts_core::ids::KeyId;
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
 use alerts_core::ports::ApiKeyInfo;
-use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use alerts_core::rule::{AqIndex, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use racs_core::UtcMillis;
@@ -18,13 +18,17 @@ use crate::wiring::{Stores, manager, open_stores};
 /// The environment variable that may hold a full API key for the commands on one key.
 pub(crate) const API_KEY_VARIABLE: &str = "INSIGHTS_API_KEY";
 
+/// The environment variable that may hold the password of `create-account`.
+pub(crate) const PASSWORD_VARIABLE: &str = "INSIGHTS_PASSWORD";
+
 /// Which key a command acts on. A full key never comes from the command line, where other
 /// users of the machine see it in the process list and it stays in the shell's history.
 #[derive(Debug, Args)]
 pub(crate) struct KeyChoice {
-    /// The key's id, as create-key and list-keys print it. Without it, the full key is read
-    /// from standard input (--key-stdin) or from INSIGHTS_API_KEY.
-    #[arg(long = "key", value_name = "ID")]
+    /// The key's id, or its public prefix (`ik_` and eight hex digits), as create-key and
+    /// list-keys print them. Without it, the full key is read from standard input
+    /// (--key-stdin) or from INSIGHTS_API_KEY.
+    #[arg(long = "key", value_name = "ID|PREFIX")]
     id: Option<String>,
     /// Read the full API key from the first line of standard input.
     #[arg(long, conflicts_with = "id")]
@@ -34,15 +38,16 @@ pub(crate) struct KeyChoice {
 /// The admin commands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum AdminCommand {
-    /// Create a dashboard account.
+    /// Create a dashboard account. The password (at least 10 characters) is read from
+    /// INSIGHTS_PASSWORD, or with --password-stdin from the first line of standard input: never
+    /// from the command line, where other users of the machine see it.
     CreateAccount {
         /// The sign-in email.
         #[arg(long)]
         email: String,
-        /// The password (at least 10 characters). It shows in your shell history: prefer
-        /// signing up in the dashboard for a personal account.
+        /// Read the password from the first line of standard input.
         #[arg(long)]
-        password: String,
+        password_stdin: bool,
     },
     /// Create an API key for an account; prints the key and its webhook signing secret. The
     /// key is shown only this once.
@@ -98,6 +103,10 @@ pub(crate) enum AdminCommand {
         /// A custom description for changes for the better (needs --deterioration too).
         #[arg(long)]
         improvement: Option<String>,
+        /// The index air-quality descriptions show: `cleanliness` (the default, "(31 AQI)") or
+        /// `us-epa`, the US EPA AQI of the forecast hour's concentrations ("(US AQI 152)").
+        #[arg(long, value_name = "INDEX", default_value = "cleanliness")]
+        aq_index: String,
     },
     /// List a key's alert rules.
     ListRules {
@@ -135,7 +144,20 @@ struct Output {
 
 async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> Result<Output> {
     match command {
-        AdminCommand::CreateAccount { email, password } => {
+        AdminCommand::CreateAccount {
+            email,
+            password_stdin,
+        } => {
+            let password = if password_stdin {
+                first_line_of_stdin("the password")?
+            } else {
+                std::env::var(PASSWORD_VARIABLE).map_err(|_| {
+                    anyhow!(
+                        "give the password in {PASSWORD_VARIABLE}, or on standard input with \
+                         --password-stdin"
+                    )
+                })?
+            };
             let account = manager.create_account(&email, &password).await?;
             Ok(Output {
                 text: format!("created account {} ({})", account.email, account.id),
@@ -242,6 +264,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             sensitivity,
             deterioration,
             improvement,
+            aq_index,
         } => {
             let info = key_info(manager, stores, key).await?;
             let message = match (deterioration, improvement) {
@@ -261,15 +284,17 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 forecast.parse::<Forecast>()?,
                 sensitivity.parse::<Sensitivity>()?,
                 message,
-            )?;
+            )?
+            .with_aq_index(aq_index.parse::<AqIndex>()?);
             let rule = manager.add_rule(info.account_id, info.id, spec).await?;
             Ok(Output {
                 text: format!(
-                    "added rule {}: {} {} sensitivity {}",
+                    "added rule {}: {} {} sensitivity {}{}",
                     rule.id,
                     rule.spec.data_type().label(),
                     rule.spec.forecast().label(),
-                    rule.spec.sensitivity().as_str()
+                    rule.spec.sensitivity().as_str(),
+                    shown_index(&rule.spec)
                 ),
                 json: json!({"id": rule.id.to_string(), "rule": rule.spec}),
             })
@@ -281,11 +306,12 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 .iter()
                 .map(|r| {
                     format!(
-                        "{}  {} {} {}{}",
+                        "{}  {} {} {}{}{}",
                         r.id,
                         r.spec.data_type().as_str(),
                         r.spec.forecast(),
                         r.spec.sensitivity().as_str(),
+                        shown_index(&r.spec),
                         if r.enabled { "" } else { " (disabled)" }
                     )
                 })
@@ -359,12 +385,15 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
 async fn key_info(manager: &Manager, stores: &Stores, choice: KeyChoice) -> Result<ApiKeyInfo> {
     if let Some(id) = choice.id {
         let id = id.trim();
-        if id.starts_with("ik_") {
+        if alerts_core::keys::ApiKey::parse(id).is_ok() {
             bail!(
-                "--key takes the key's id, not the key: a key on the command line is visible to \
-                 every user of this machine. Pass its id (list-keys shows it), or the key on \
-                 standard input with --key-stdin or in {API_KEY_VARIABLE}"
+                "--key takes the key's id or prefix, not the key: a key on the command line is \
+                 visible to every user of this machine. Pass its id or prefix (list-keys shows \
+                 them), or the key on standard input with --key-stdin or in {API_KEY_VARIABLE}"
             );
+        }
+        if id.starts_with("ik_") {
+            return key_by_prefix(stores, id).await;
         }
         let id = uuid::Uuid::parse_str(id).map(KeyId).map_err(|_| {
             anyhow!("--key `{id}` is not a key id; list-keys --email ... shows the ids")
@@ -375,11 +404,7 @@ async fn key_info(manager: &Manager, stores: &Stores, choice: KeyChoice) -> Resu
         };
     }
     let text = if choice.key_stdin {
-        let mut line = String::new();
-        std::io::stdin()
-            .read_line(&mut line)
-            .context("cannot read the API key from standard input")?;
-        line
+        first_line_of_stdin("the API key")?
     } else {
         std::env::var(API_KEY_VARIABLE).map_err(|_| {
             anyhow!(
@@ -391,4 +416,44 @@ async fn key_info(manager: &Manager, stores: &Stores, choice: KeyChoice) -> Resu
     manager.key_by_text(text.trim()).await.context(
         "no active key with that text: pass the full key (ik_...) as create-key printed it",
     )
+}
+
+/// The one active key with the public prefix `prefix`. Prefixes are short enough to collide
+/// now and then; the ids of every match are listed then.
+async fn key_by_prefix(stores: &Stores, prefix: &str) -> Result<ApiKeyInfo> {
+    let mut matches: Vec<ApiKeyInfo> = stores
+        .accounts
+        .keys_with_prefix(prefix)
+        .await?
+        .into_iter()
+        .filter(|k| k.revoked_at.is_none())
+        .collect();
+    match matches.len() {
+        0 => Err(anyhow!("no active key with the prefix {prefix}")),
+        1 => Ok(matches.remove(0)),
+        _ => {
+            let ids: Vec<String> = matches.iter().map(|k| k.id.to_string()).collect();
+            Err(anyhow!(
+                "several active keys have the prefix {prefix}; name one by its id: {}",
+                ids.join(", ")
+            ))
+        }
+    }
+}
+
+/// The first line of standard input, without its line ending.
+fn first_line_of_stdin(what: &str) -> Result<String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .with_context(|| format!("cannot read {what} from standard input"))?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+}
+
+/// The index an air-quality rule shows, for the text output; nothing for pollen rules.
+fn shown_index(spec: &RuleSpec) -> String {
+    match spec.data_type() {
+        DataType::Aq => format!(", showing the {}", spec.aq_index().label()),
+        DataType::Pollen => String::new(),
+    }
 }

@@ -53,8 +53,8 @@ pub(crate) struct GlobalArgs {
           default_missing_value = "true", value_name = "BOOL")]
     pub(crate) allow_private_webhooks: Option<bool>,
 
-    /// Alert workers in this process; 0 makes an API-only replica that leaves jobs to
-    /// others [default: 4].
+    /// Alert jobs this process works on at once; 0 makes an API-only replica that leaves jobs
+    /// to others [default: 16].
     #[arg(long, env = "INSIGHTS_WORKERS", global = true, value_name = "N")]
     pub(crate) workers: Option<usize>,
 
@@ -156,6 +156,24 @@ pub(crate) struct FileSettings {
     cors_origins: Option<Vec<String>>,
     /// Most password hashes (dashboard sign-ups and sign-ins) at once in one process.
     max_password_hashes: Option<usize>,
+    /// Most jobs of one key that workers hold at once, across replicas.
+    per_key_jobs: Option<usize>,
+    /// Seconds an accepted alert request may wait for a worker before new ones are refused.
+    max_queue_delay_seconds: Option<u64>,
+    /// Most unfinished alert requests of one key.
+    max_pending_per_key: Option<u64>,
+    /// Failed deliveries in a row that open a webhook URL's circuit breaker.
+    breaker_failures: Option<u32>,
+    /// Seconds an open circuit breaker holds deliveries before a probe.
+    breaker_cool_down_seconds: Option<u64>,
+    /// Most live API keys per account.
+    max_keys_per_account: Option<usize>,
+    /// Most alert rules per API key.
+    max_rules_per_key: Option<usize>,
+    /// A basemap tile URL for the dashboard's maps, such as OpenStreetMap's.
+    basemap_url: Option<String>,
+    /// The attribution the basemap's licence asks for.
+    basemap_attribution: Option<String>,
 }
 
 /// The resolved settings.
@@ -178,8 +196,16 @@ pub(crate) struct Settings {
     pub(crate) allow_private_webhooks: bool,
     /// JSON logs.
     pub(crate) log_json: bool,
-    /// Alert workers in this process.
+    /// Alert jobs this process works on at once.
     pub(crate) workers: usize,
+    /// Most jobs of one key held at once, across replicas.
+    pub(crate) per_key_jobs: usize,
+    /// When new alert requests are refused.
+    pub(crate) backpressure: alerts_core::pipeline::Backpressure,
+    /// When deliveries to a failing URL wait.
+    pub(crate) breaker: alerts_core::breaker::BreakerConfig,
+    /// Account limits of the dashboard and the admin command.
+    pub(crate) account_limits: alerts_core::manage::AccountLimits,
     /// Most points per alert request.
     pub(crate) max_points: usize,
     /// Most routes per scoring request.
@@ -207,6 +233,8 @@ pub(crate) struct Settings {
     pub(crate) cors_origins: AllowedOrigins,
     /// Most password hashes at once in this process.
     pub(crate) max_password_hashes: usize,
+    /// The dashboard maps' background; none unless configured.
+    pub(crate) basemap: Option<insights_http::Basemap>,
 }
 
 /// A setting that could not be resolved.
@@ -261,6 +289,8 @@ impl Settings {
                 .unwrap_or_default(),
         )
         .map_err(ConfigError::Invalid)?;
+        let (backpressure, breaker, account_limits) =
+            (backpressure(&file), breaker(&file), account_limits(&file));
         let data_dir = args
             .data_dir
             .clone()
@@ -308,7 +338,11 @@ impl Settings {
                 .or(file.allow_private_webhooks)
                 .unwrap_or(false),
             log_json: args.log_json.or(file.log_json).unwrap_or(false),
-            workers: args.workers.or(file.workers).unwrap_or(4),
+            workers: args.workers.or(file.workers).unwrap_or(16),
+            per_key_jobs: file.per_key_jobs.unwrap_or(4),
+            backpressure,
+            breaker,
+            account_limits,
             max_points: file.max_points.unwrap_or(10_000),
             max_routes: file.max_routes.unwrap_or(50),
             max_body_bytes: file.max_body_bytes.unwrap_or(32 * 1024 * 1024),
@@ -324,6 +358,17 @@ impl Settings {
             max_password_hashes: file
                 .max_password_hashes
                 .unwrap_or(insights_http::dashboard::DEFAULT_MAX_PASSWORD_HASHES),
+            basemap: file
+                .basemap_url
+                .as_deref()
+                .map(|url| {
+                    insights_http::Basemap::parse(
+                        url,
+                        file.basemap_attribution.as_deref().unwrap_or_default(),
+                    )
+                })
+                .transpose()
+                .map_err(ConfigError::Invalid)?,
         };
         // A step may take a webhook's whole 10 s timeout; a shorter lease would let a second
         // worker deliver while the first is still waiting.
@@ -339,14 +384,63 @@ impl Settings {
             || settings.rate_per_second == 0
             || settings.rate_burst == 0
             || settings.max_password_hashes == 0
+            || settings.per_key_jobs == 0
+            || settings.backpressure.max_pending_per_key == 0
+            || settings.backpressure.max_queue_delay.is_zero()
+            || settings.account_limits.keys_per_account == 0
+            || settings.account_limits.rules_per_key == 0
         {
             return Err(ConfigError::Invalid(
-                "max_points, max_routes, max_concurrent_parses, rate_per_second, rate_burst and \
-                 max_password_hashes must be at least 1"
+                "max_points, max_routes, max_concurrent_parses, rate_per_second, rate_burst, \
+                 max_password_hashes, per_key_jobs, max_queue_delay_seconds, \
+                 max_pending_per_key, max_keys_per_account and max_rules_per_key must be at \
+                 least 1"
                     .to_owned(),
             ));
         }
         Ok(settings)
+    }
+}
+
+/// When alert requests are refused; the defaults are [`Backpressure::default`]'s.
+///
+/// [`Backpressure::default`]: alerts_core::pipeline::Backpressure
+fn backpressure(file: &FileSettings) -> alerts_core::pipeline::Backpressure {
+    let defaults = alerts_core::pipeline::Backpressure::default();
+    alerts_core::pipeline::Backpressure {
+        max_queue_delay: file
+            .max_queue_delay_seconds
+            .map_or(defaults.max_queue_delay, Duration::from_secs),
+        max_pending_per_key: file
+            .max_pending_per_key
+            .unwrap_or(defaults.max_pending_per_key),
+    }
+}
+
+/// When deliveries to a failing URL wait; the defaults are [`BreakerConfig::default`]'s.
+///
+/// [`BreakerConfig::default`]: alerts_core::breaker::BreakerConfig
+fn breaker(file: &FileSettings) -> alerts_core::breaker::BreakerConfig {
+    let defaults = alerts_core::breaker::BreakerConfig::default();
+    alerts_core::breaker::BreakerConfig {
+        failures: file.breaker_failures.unwrap_or(defaults.failures),
+        cool_down: file
+            .breaker_cool_down_seconds
+            .map_or(defaults.cool_down, Duration::from_secs),
+        ..defaults
+    }
+}
+
+/// Account limits; the defaults are [`AccountLimits::default`]'s.
+///
+/// [`AccountLimits::default`]: alerts_core::manage::AccountLimits
+fn account_limits(file: &FileSettings) -> alerts_core::manage::AccountLimits {
+    let defaults = alerts_core::manage::AccountLimits::default();
+    alerts_core::manage::AccountLimits {
+        keys_per_account: file
+            .max_keys_per_account
+            .unwrap_or(defaults.keys_per_account),
+        rules_per_key: file.max_rules_per_key.unwrap_or(defaults.rules_per_key),
     }
 }
 

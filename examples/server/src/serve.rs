@@ -1,4 +1,4 @@
-//! `insights-server serve`: the API, the alert workers and the file retention sweep, until
+//! `insights-server serve`: the API, the alert workers and the retention sweep, until
 //! SIGINT or SIGTERM.
 
 use std::num::NonZeroU32;
@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alerts_core::pipeline::{AlertPipeline, Processed};
+use alerts_core::ports::{AlertJob, FileKey, FileStore};
 use anyhow::{Context, Result};
 use aq_core::runtime::Clock;
 use insights_http::{
@@ -82,11 +83,11 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut background = JoinSet::new();
-    // Each worker claims a batch of jobs at a time; more workers deliver more webhooks in
-    // parallel when receivers are slow.
-    for worker in 0..settings.workers {
-        background.spawn(work(
-            worker,
+    // One dispatcher keeps up to `workers` jobs in progress at once, each on a task of its
+    // own, so that a slow receiver holds one place rather than a whole batch behind it.
+    if settings.workers > 0 {
+        background.spawn(dispatch(
+            settings.workers,
             service.pipeline.clone(),
             metrics.clone(),
             stop_rx.clone(),
@@ -94,11 +95,13 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     }
     background.spawn(watch_queue(
         service.stores.jobs.clone(),
+        service.pipeline.clone(),
         service.clock.clone(),
         metrics.clone(),
         stop_rx.clone(),
     ));
-    background.spawn(sweep_files(
+    background.spawn(sweep_retention(
+        service.stores.jobs.clone(),
         service.clone_files_store(),
         service.clock.clone(),
         settings.retention_hours,
@@ -174,6 +177,7 @@ fn app_state(
         hosts: dashboard.hosts,
         csrf_key: dashboard.csrf_key,
         max_password_hashes: settings.max_password_hashes,
+        basemap: settings.basemap.clone(),
     });
     if let Some(local) = &service.files.local_urls {
         builder = builder.file_urls(Arc::new(LocalUrls(local.clone())));
@@ -209,7 +213,7 @@ fn announce(
     }
     if empty {
         println!(
-            "  get started: sign up at {base}/dashboard/signup, then create an API key and alerts there\n               (or: insights-server admin create-account --email you@example.org --password '...')"
+            "  get started: sign up at {base}/dashboard/signup, then create an API key and alerts there\n               (or: insights-server admin create-account --email you@example.org --password-stdin)"
         );
     }
     // The dashboard comes last: whoever reads this output knows it is complete.
@@ -217,51 +221,57 @@ fn announce(
     println!("  dashboard: {base}/dashboard");
 }
 
-async fn work(
-    worker: usize,
+/// Claims jobs whenever a place is free, up to `places` in progress at once, and runs each on
+/// a task of its own. On shutdown it claims nothing more and waits for the jobs in hand (the
+/// caller bounds that wait; a job cut off there is taken over after its lease).
+async fn dispatch(
+    places: usize,
     pipeline: Arc<AlertPipeline>,
     metrics: Metrics,
     mut stop: watch::Receiver<bool>,
 ) {
-    let batch = pipeline.config().claim_batch;
+    let mut running: JoinSet<()> = JoinSet::new();
     loop {
         if *stop.borrow() {
-            return;
+            break;
         }
-        // On shutdown, jobs claimed but not started go back to the queue at once.
-        let stopping = || *stop.borrow();
-        let pause = match pipeline.run_once_until(batch, &stopping).await {
-            Ok(report) => {
-                for (token, processed) in &report.processed {
-                    count(&metrics, processed);
-                    tracing::debug!(worker, %token, ?processed, "job progressed");
+        let free = places.saturating_sub(running.len());
+        let mut pause = IDLE_POLL;
+        if free > 0 {
+            match pipeline.claim(free).await {
+                Ok(jobs) if jobs.is_empty() => {}
+                Ok(jobs) => {
+                    for job in jobs {
+                        running.spawn(run_job(job, pipeline.clone(), metrics.clone()));
+                    }
+                    // More may be due: fill the places left before waiting.
+                    continue;
                 }
-                if !report.released.is_empty() {
-                    tracing::info!(
-                        worker,
-                        released = report.released.len(),
-                        "jobs given back on shutdown"
-                    );
-                }
-                for (token, error) in &report.failed {
-                    tracing::warn!(worker, %token, %error, "job stopped; it is retried after its lease");
-                }
-                if report.claimed() == 0 {
-                    IDLE_POLL
-                } else {
-                    Duration::ZERO
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot claim jobs");
+                    pause = ERROR_BACKOFF;
                 }
             }
-            Err(e) => {
-                tracing::warn!(worker, error = %e, "cannot claim jobs");
-                ERROR_BACKOFF
-            }
-        };
-        if !pause.is_zero() {
-            tokio::select! {
-                () = tokio::time::sleep(pause) => {}
-                _ = stop.changed() => return,
-            }
+        }
+        // A finished job frees a place (and may have made its next step due at once).
+        tokio::select! {
+            Some(_) = running.join_next(), if !running.is_empty() => {}
+            () = tokio::time::sleep(pause) => {}
+            _ = stop.changed() => break,
+        }
+    }
+    while running.join_next().await.is_some() {}
+}
+
+/// Takes one claimed job one step and counts what became of it.
+async fn run_job(job: AlertJob, pipeline: Arc<AlertPipeline>, metrics: Metrics) {
+    match pipeline.process(&job).await {
+        Ok(processed) => {
+            count(&metrics, &processed);
+            tracing::debug!(token = %job.token, ?processed, "job progressed");
+        }
+        Err(error) => {
+            tracing::warn!(token = %job.token, %error, "job stopped; it is retried after its lease");
         }
     }
 }
@@ -276,18 +286,26 @@ fn count(metrics: &Metrics, processed: &Processed) {
 
 async fn watch_queue(
     jobs: Arc<dyn alerts_core::ports::JobQueue>,
+    pipeline: Arc<AlertPipeline>,
     clock: Arc<dyn Clock>,
     metrics: Metrics,
     mut stop: watch::Receiver<bool>,
 ) {
     loop {
-        match jobs.counts(clock.now()).await {
+        let now = clock.now();
+        match jobs.counts(now).await {
             Ok(counts) => {
                 metrics.set_jobs_queued(i64::try_from(counts.waiting).unwrap_or(i64::MAX));
                 metrics.set_jobs_running(i64::try_from(counts.leased).unwrap_or(i64::MAX));
+                let age = counts
+                    .oldest_waiting
+                    .and_then(|t| (now - t).to_std().ok())
+                    .unwrap_or_default();
+                metrics.set_queue_age(age);
             }
             Err(e) => tracing::debug!(error = %e, "cannot count jobs"),
         }
+        metrics.set_breakers_open(i64::try_from(pipeline.open_breakers()).unwrap_or(i64::MAX));
         tokio::select! {
             () = tokio::time::sleep(QUEUE_GAUGES) => {}
             _ = stop.changed() => return,
@@ -295,7 +313,13 @@ async fn watch_queue(
     }
 }
 
-async fn sweep_files(
+/// Requests purged from the store per statement of the retention sweep.
+const PURGE_BATCH: usize = 500;
+
+/// Every `RETENTION_SWEEP`, deletes what is older than the retention: finished requests with
+/// their points, idempotency keys and attempts, their files, and any other file past it.
+async fn sweep_retention(
+    jobs: Arc<dyn alerts_core::ports::JobQueue>,
     store: Arc<insights_objects::ObjectFileStore>,
     clock: Arc<dyn Clock>,
     retention_hours: u64,
@@ -304,10 +328,32 @@ async fn sweep_files(
     let retention = chrono::Duration::hours(i64::try_from(retention_hours).unwrap_or(24));
     loop {
         let cutoff = clock.now() - retention;
+        let mut purged = 0;
+        loop {
+            match jobs.purge_finished(cutoff, PURGE_BATCH).await {
+                Ok(tokens) => {
+                    for token in &tokens {
+                        // A file already gone (swept by age, say) is what was wanted.
+                        let _ = store.delete(&FileKey::for_token(*token)).await;
+                    }
+                    purged += tokens.len();
+                    if tokens.len() < PURGE_BATCH || *stop.borrow() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "retention sweep of stored requests failed");
+                    break;
+                }
+            }
+        }
+        if purged > 0 {
+            tracing::info!(purged, "expired alert requests deleted with their files");
+        }
         match store.delete_older_than(cutoff).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(deleted = n, "expired output files deleted"),
-            Err(e) => tracing::warn!(error = %e, "retention sweep failed"),
+            Err(e) => tracing::warn!(error = %e, "retention sweep of files failed"),
         }
         tokio::select! {
             () = tokio::time::sleep(RETENTION_SWEEP) => {}

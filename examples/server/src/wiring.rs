@@ -174,9 +174,10 @@ impl WebhookUrlCheck for SenderUrlCheck {
     }
 }
 
-/// The management use cases over `stores`.
+/// The management use cases over `stores`, refusing pollen rules that look further ahead than
+/// the configured source forecasts.
 pub(crate) fn manager(stores: &Stores, settings: &Settings) -> Manager {
-    Manager::new(
+    let manager = Manager::new(
         stores.accounts.clone(),
         stores.rules.clone(),
         Arc::new(SystemClock),
@@ -184,6 +185,16 @@ pub(crate) fn manager(stores: &Stores, settings: &Settings) -> Manager {
         Arc::new(OsRandomness),
         Arc::new(SenderUrlCheck(webhook_policy(settings))),
     )
+    .with_limits(settings.account_limits);
+    // Alerts read Open-Meteo's forecasts for both of these (see `open_sources`); the demo field
+    // and station files answer any day they are asked.
+    match settings.aq_source.as_str() {
+        "open-meteo" | "openaq" => manager.with_pollen_limit(
+            aq_sources::open_meteo::POLLEN_FORECAST_DAYS,
+            aq_sources::open_meteo::POLLEN_FORECAST_REASON,
+        ),
+        _ => manager,
+    }
 }
 
 /// The air-quality source for route scoring, and the forecast source for alerts.
@@ -297,6 +308,9 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
         },
         PipelineConfig {
             lease_for: std::time::Duration::from_secs(settings.lease_seconds),
+            per_key_jobs: settings.per_key_jobs,
+            breaker: settings.breaker,
+            backpressure: settings.backpressure,
             ..PipelineConfig::default()
         },
     ));

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use alerts_core::ids::{KeyId, RuleId, Token};
-use alerts_core::ports::{AccountStore, DeliveryLog, JobQueue, RuleStore, StoreError};
+use alerts_core::ports::{AccountStore, ClaimLimits, DeliveryLog, JobQueue, RuleStore, StoreError};
 use alerts_core::request::AlertPoint;
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use sqlx::Connection;
@@ -27,7 +27,10 @@ async fn migrations_apply_once_whatever_the_number_of_starts() {
             .fetch_all(&mut db.raw().await)
             .await
             .unwrap();
-    assert_eq!(applied, vec![(1, true), (2, true), (3, true), (4, true)]);
+    assert_eq!(
+        applied,
+        vec![(1, true), (2, true), (3, true), (4, true), (5, true)]
+    );
 }
 
 #[tokio::test]
@@ -48,7 +51,7 @@ async fn schemas_keep_stores_apart() {
         .claim(
             t0() + chrono::Duration::hours(1),
             Duration::from_secs(60),
-            10,
+            ClaimLimits::up_to(10),
             &Uuid::new_v4,
         )
         .await
@@ -168,13 +171,13 @@ async fn stored_forms_and_tampered_data() {
     ));
 
     let tokens = enqueue_jobs(&store, key, 1, t0()).await;
-    sqlx::query("UPDATE alert_points SET point = '{\"position\": [200, 0]}'")
+    sqlx::query("UPDATE alert_point_pages SET points = '[{\"position\": [200, 0]}]'")
         .execute(&mut db.raw().await)
         .await
         .unwrap();
     let err = store.points_page(tokens[0], 0, 10).await.unwrap_err();
     assert!(
-        matches!(&err, StoreError::Corrupt(m) if m.contains(&format!("point 0 of request {}", tokens[0]))),
+        matches!(&err, StoreError::Corrupt(m) if m.contains(&format!("page at point 0 of request {}", tokens[0]))),
         "a stored point that cannot be read is Corrupt and named: {err:?}"
     );
 }
@@ -199,7 +202,7 @@ fn awkward_points(n: usize) -> Vec<AlertPoint> {
 }
 
 #[tokio::test]
-async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
+async fn points_stored_in_a_json_column_are_kept_as_written_through_every_migration() {
     let Some(db) = TestDb::create().await else {
         return;
     };
@@ -276,7 +279,7 @@ async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
         }
         assert_eq!(&read, points, "a migrated request reads as it was posted");
         let rows: Vec<String> = sqlx::query_scalar(
-            "SELECT point::text FROM alert_points WHERE token = $1 ORDER BY seq",
+            "SELECT points FROM alert_point_pages WHERE token = $1 ORDER BY first_seq",
         )
         .bind(token.0)
         .fetch_all(&mut raw)
@@ -284,11 +287,11 @@ async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
         .unwrap();
         let written: Vec<String> = points
             .iter()
-            .map(|p| alerts_core::ports::encode_stored_point(p).unwrap())
+            .map(|p| alerts_core::ports::encode_stored_points(std::slice::from_ref(p)).unwrap())
             .collect();
         assert_eq!(
             rows, written,
-            "each row holds the point's text exactly as the store writes a point"
+            "each migrated point is a page of its own, its text exactly as the store writes it"
         );
     }
     let points_column: i64 = sqlx::query_scalar(
@@ -313,7 +316,7 @@ async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
 }
 
 #[tokio::test]
-async fn points_are_stored_as_json_text_and_go_with_their_request() {
+async fn points_are_stored_as_text_and_go_with_their_request() {
     let Some(db) = TestDb::create().await else {
         return;
     };
@@ -323,21 +326,21 @@ async fn points_are_stored_as_json_text_and_go_with_their_request() {
     let mut raw = db.raw().await;
     let kind: String = sqlx::query_scalar(
         "SELECT data_type FROM information_schema.columns \
-         WHERE table_name = 'alert_points' AND column_name = 'point'",
+         WHERE table_name = 'alert_point_pages' AND column_name = 'points'",
     )
     .fetch_one(&mut raw)
     .await
     .unwrap();
     assert_eq!(
-        kind, "json",
-        "json keeps the text as written; jsonb would not"
+        kind, "text",
+        "text keeps the points as written; jsonb would not"
     );
     sqlx::query("DELETE FROM alert_requests WHERE token = $1")
         .bind(tokens[0].0)
         .execute(&mut raw)
         .await
         .unwrap();
-    let left: Vec<Uuid> = sqlx::query_scalar("SELECT DISTINCT token FROM alert_points")
+    let left: Vec<Uuid> = sqlx::query_scalar("SELECT DISTINCT token FROM alert_point_pages")
         .fetch_all(&mut raw)
         .await
         .unwrap();

@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use alerts_core::ids::Token;
-use alerts_core::ports::{DeliveryLog, JobOutcome, JobQueue, JobStage, JobUpdate, StoreError};
+use alerts_core::ports::{
+    ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobStage, JobUpdate, StoreError,
+};
 use chrono::{DateTime, Utc};
 use store_postgres::{PgOptions, PgStore};
 use uuid::Uuid;
@@ -88,7 +90,12 @@ async fn four_workers_in_separate_pools_do_every_job_exactly_once() {
             let mut mine = 0usize;
             loop {
                 let jobs = store
-                    .claim(now, Duration::from_secs(600), 10, &Uuid::new_v4)
+                    .claim(
+                        now,
+                        Duration::from_secs(600),
+                        ClaimLimits::up_to(10),
+                        &Uuid::new_v4,
+                    )
                     .await
                     .unwrap();
                 if jobs.is_empty() {
@@ -134,7 +141,12 @@ async fn jobs_of_a_worker_killed_mid_lease_are_finished_by_the_others() {
     // The doomed worker takes a batch and dies: its pool is closed, nothing is updated.
     let doomed = worker_store(&db).await;
     let held = doomed
-        .claim(Utc::now(), LEASE, KILLED_TAKES, &Uuid::new_v4)
+        .claim(
+            Utc::now(),
+            LEASE,
+            ClaimLimits::up_to(KILLED_TAKES),
+            &Uuid::new_v4,
+        )
         .await
         .unwrap();
     assert_eq!(held.len(), KILLED_TAKES);
@@ -151,7 +163,10 @@ async fn jobs_of_a_worker_killed_mid_lease_are_finished_by_the_others() {
         handles.push(tokio::spawn(async move {
             loop {
                 let now = Utc::now();
-                let jobs = store.claim(now, LEASE, 10, &Uuid::new_v4).await.unwrap();
+                let jobs = store
+                    .claim(now, LEASE, ClaimLimits::up_to(10), &Uuid::new_v4)
+                    .await
+                    .unwrap();
                 if jobs.is_empty() {
                     if done.lock().unwrap().len() >= JOBS {
                         return;

@@ -4,7 +4,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use alerts_core::ids::{KeyId, RuleId, Token};
-use alerts_core::ports::{AccountStore, JobOutcome, JobQueue, JobUpdate, RuleStore, StoreError};
+use alerts_core::ports::{
+    AccountStore, ClaimLimits, JobOutcome, JobQueue, JobUpdate, RuleStore, StoreError,
+};
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use sqlx::Connection;
 use store_sqlite::{SqliteOptions, SqliteStore};
@@ -66,7 +68,7 @@ async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
             .unwrap();
     assert_eq!(
         applied,
-        vec![(1, true), (2, true), (3, true), (4, true)],
+        vec![(1, true), (2, true), (3, true), (4, true), (5, true)],
         "each migration is recorded once"
     );
     let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
@@ -94,7 +96,7 @@ async fn an_acknowledged_enqueue_survives_the_store_being_dropped_without_closin
         .claim(
             t0() + chrono::Duration::hours(1),
             Duration::from_secs(60),
-            10,
+            ClaimLimits::up_to(10),
             &Uuid::new_v4,
         )
         .await
@@ -133,7 +135,12 @@ async fn two_stores_on_one_file_never_claim_the_same_job() {
             let mut done = Vec::new();
             loop {
                 let jobs = store
-                    .claim(now, Duration::from_secs(600), 7, &Uuid::new_v4)
+                    .claim(
+                        now,
+                        Duration::from_secs(600),
+                        ClaimLimits::up_to(7),
+                        &Uuid::new_v4,
+                    )
                     .await
                     .unwrap();
                 if jobs.is_empty() {
@@ -232,13 +239,13 @@ async fn key_hashes_are_stored_as_hex_and_tampered_points_are_corrupt() {
     );
 
     let tokens = enqueue_jobs(&file.store, key, 1).await;
-    sqlx::query("UPDATE alert_points SET point = '{\"position\":[0,95]}'")
+    sqlx::query("UPDATE alert_point_pages SET points = '[{\"position\":[0,95]}]'")
         .execute(&mut raw(&file).await)
         .await
         .unwrap();
     let err = file.store.points_page(tokens[0], 0, 10).await.unwrap_err();
     assert!(
-        matches!(&err, StoreError::Corrupt(m) if m.contains(&format!("point 0 of request {}", tokens[0]))),
+        matches!(&err, StoreError::Corrupt(m) if m.contains(&format!("page at point 0 of request {}", tokens[0]))),
         "a stored point that cannot be read is Corrupt and named: {err:?}"
     );
 }

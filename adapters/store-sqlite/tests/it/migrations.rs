@@ -17,7 +17,7 @@ fn awkward_points(n: usize) -> Vec<AlertPoint> {
 }
 
 #[tokio::test]
-async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
+async fn points_stored_in_a_json_column_are_kept_as_written_through_every_migration() {
     let dir = tempfile::tempdir().unwrap();
     let path = FileStore::path_in(&dir);
     let mut conn = SqliteConnection::connect_with(
@@ -99,19 +99,20 @@ async fn migration_4_moves_each_stored_point_to_a_row_of_its_own_as_written() {
             }
         }
         assert_eq!(&read, points, "a migrated request reads as it was posted");
-        let rows: Vec<String> =
-            sqlx::query_scalar("SELECT point FROM alert_points WHERE token = ?1 ORDER BY seq")
-                .bind(token.0)
-                .fetch_all(&mut raw)
-                .await
-                .unwrap();
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT points FROM alert_point_pages WHERE token = ?1 ORDER BY first_seq",
+        )
+        .bind(token.0)
+        .fetch_all(&mut raw)
+        .await
+        .unwrap();
         let written: Vec<String> = points
             .iter()
-            .map(|p| alerts_core::ports::encode_stored_point(p).unwrap())
+            .map(|p| alerts_core::ports::encode_stored_points(std::slice::from_ref(p)).unwrap())
             .collect();
         assert_eq!(
             rows, written,
-            "each row holds the point's text exactly as the store writes a point"
+            "each migrated point is a page of its own, its text exactly as the store writes it"
         );
     }
     let columns: Vec<String> =
@@ -153,7 +154,7 @@ async fn deleting_a_request_deletes_its_points() {
         .execute(&mut raw)
         .await
         .unwrap();
-    let left: Vec<Uuid> = sqlx::query_scalar("SELECT token FROM alert_points")
+    let left: Vec<Uuid> = sqlx::query_scalar("SELECT token FROM alert_point_pages")
         .fetch_all(&mut raw)
         .await
         .unwrap();

@@ -104,6 +104,23 @@ pub async fn api_keys<S: AccountStore + ?Sized>(store: &S) {
         "key_info returns None for an unknown key"
     );
 
+    let by_prefix = ok(
+        store.keys_with_prefix(&k3.prefix).await,
+        "keys_with_prefix finds keys",
+    );
+    assert!(
+        by_prefix.contains(&info(&k3)) && by_prefix.iter().all(|k| k.prefix == k3.prefix),
+        "keys_with_prefix finds the key by its prefix, whatever its account, and only keys with it"
+    );
+    assert!(
+        ok(
+            store.keys_with_prefix("ik_nothere").await,
+            "keys_with_prefix answers for unknown prefixes"
+        )
+        .is_empty(),
+        "keys_with_prefix finds nothing for a prefix no key has"
+    );
+
     let same_hash = NewApiKey {
         id: KeyId(Uuid::new_v4()),
         ..k1.clone()

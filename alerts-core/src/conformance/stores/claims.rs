@@ -10,8 +10,8 @@ use uuid::Uuid;
 
 use crate::ids::Token;
 use crate::ports::{
-    AccountStore, AlertJob, DeliveryLog, JobOutcome, JobQueue, JobStage, JobUpdate, StoreError,
-    UNFINISHED_JOB,
+    AccountStore, AlertJob, ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobStage, JobUpdate,
+    StoreError, UNFINISHED_JOB,
 };
 
 use super::fixtures::{
@@ -48,7 +48,9 @@ pub async fn claims<S: AccountStore + JobQueue + ?Sized>(store: &S) {
     };
     let now = t0() + secs(20);
     let first = ok(
-        store.claim(now, LEASE, 2, &lease_ids).await,
+        store
+            .claim(now, LEASE, ClaimLimits::up_to(2), &lease_ids)
+            .await,
         "claim leases due jobs",
     );
     assert_eq!(
@@ -121,7 +123,9 @@ pub async fn claims<S: AccountStore + JobQueue + ?Sized>(store: &S) {
     }
     assert!(
         ok(
-            store.claim(after_expiry, LEASE, 0, &Uuid::new_v4).await,
+            store
+                .claim(after_expiry, LEASE, ClaimLimits::up_to(0), &Uuid::new_v4)
+                .await,
             "claim with max 0 succeeds"
         )
         .is_empty(),
@@ -494,9 +498,10 @@ pub async fn job_counts<S: AccountStore + JobQueue + ?Sized>(store: &S) {
         count(now).await,
         crate::ports::JobCounts {
             waiting: 2,
-            leased: 0
+            leased: 0,
+            oldest_waiting: Some(now),
         },
-        "enqueued jobs count as waiting, due or not"
+        "enqueued jobs count as waiting, due or not; the oldest is the due one"
     );
     let jobs = claim(store, now, 10, "claim leases the due job").await;
     assert_eq!(
@@ -508,15 +513,17 @@ pub async fn job_counts<S: AccountStore + JobQueue + ?Sized>(store: &S) {
         count(now).await,
         crate::ports::JobCounts {
             waiting: 1,
-            leased: 1
+            leased: 1,
+            oldest_waiting: None,
         },
-        "a claimed job counts as leased"
+        "a claimed job counts as leased, and a job not yet due does not wait"
     );
     assert_eq!(
         count(now + lease_span() + secs(1)).await,
         crate::ports::JobCounts {
             waiting: 2,
-            leased: 0
+            leased: 0,
+            oldest_waiting: Some(now),
         },
         "a job whose lease expired counts as waiting again"
     );
@@ -537,7 +544,8 @@ pub async fn job_counts<S: AccountStore + JobQueue + ?Sized>(store: &S) {
         count(now).await,
         crate::ports::JobCounts {
             waiting: 1,
-            leased: 0
+            leased: 0,
+            oldest_waiting: None,
         },
         "finished jobs are not counted"
     );

@@ -2,9 +2,12 @@
 //! summaries of the deliveries page.
 
 use crate::ids::Token;
-use crate::ports::{AccountStore, DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobQueue};
+use crate::ports::{
+    AccountStore, Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryErrorKind,
+    DeliveryLog, JobQueue, JobUpdate, RequestTally,
+};
 
-use super::fixtures::{account_with_key, drain, enqueue_one, ok, request, secs, t0};
+use super::fixtures::{account_with_key, claim, drain, enqueue_one, ok, request, secs, t0};
 
 /// The delivery log: requests newest first with their counts; attempts in order, recorded once
 /// per number, visible only to the request's key.
@@ -105,4 +108,154 @@ pub async fn delivery_log<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(sto
 
 fn tokens_of(list: &[crate::ports::RequestSummary]) -> Vec<Token> {
     list.iter().map(|s| s.token).collect()
+}
+
+/// The activity of the charts: a key's requests (with the alerts written for them) and its
+/// attempts per bucket and result, inside the window only, as [`Activity::tally`] counts them.
+pub async fn activity<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &S) {
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let (_, other_key, _) = account_with_key(store).await;
+    // Three hours from t0; the requests before and after fall outside.
+    let window = ActivityWindow {
+        since: t0(),
+        bucket_seconds: 3600,
+        buckets: 3,
+    };
+    let before = request(key.id, 1, t0() - secs(1));
+    let first = request(key.id, 2, t0());
+    let second = request(key.id, 1, t0() + secs(1800));
+    let third = request(key.id, 1, t0() + secs(7200));
+    let after = request(key.id, 1, t0() + secs(3 * 3600));
+    let foreign = request(other_key.id, 1, t0() + secs(60));
+    for r in [&before, &first, &second, &third, &after, &foreign] {
+        enqueue_one(store, r).await;
+    }
+    let jobs = claim(store, t0(), 10, "claim leases due jobs").await;
+    let lease = jobs
+        .iter()
+        .find(|j| j.token == first.token)
+        .expect("the first request is due at t0")
+        .lease;
+    ok(
+        store
+            .update(
+                first.token,
+                &lease,
+                JobUpdate::Written {
+                    alerts: 3,
+                    run_at: t0() + secs(1),
+                },
+            )
+            .await,
+        "update Written with the lease held",
+    );
+    let attempt = |token, n, at, status, latency_ms, error| DeliveryAttempt {
+        token,
+        attempt: n,
+        at: t0() + secs(at),
+        status,
+        latency_ms,
+        error,
+    };
+    let attempts = [
+        attempt(
+            first.token,
+            1,
+            5,
+            Some(503),
+            812,
+            Some(DeliveryErrorKind::Status),
+        ),
+        attempt(
+            first.token,
+            2,
+            35,
+            None,
+            10_000,
+            Some(DeliveryErrorKind::Timeout),
+        ),
+        attempt(first.token, 3, 7201, Some(204), 41, None),
+        attempt(second.token, 1, 7202, Some(204), 59, None),
+        attempt(second.token, 2, 3 * 3600, Some(204), 7, None),
+        attempt(before.token, 1, -1, Some(204), 9, None),
+        attempt(foreign.token, 1, 61, Some(204), 11, None),
+    ];
+    for a in &attempts {
+        ok(store.record_attempt(a).await, "record_attempt records");
+    }
+    let got = ok(
+        store.activity(key.id, &window).await,
+        "activity counts a key's requests and attempts",
+    );
+    let expected = Activity {
+        requests: vec![
+            RequestTally {
+                bucket: 0,
+                requests: 2,
+                alerts: 3,
+            },
+            RequestTally {
+                bucket: 2,
+                requests: 1,
+                alerts: 0,
+            },
+        ],
+        attempts: vec![
+            AttemptTally {
+                bucket: 0,
+                status: None,
+                error: Some(DeliveryErrorKind::Timeout),
+                attempts: 1,
+                latency_ms_total: 10_000,
+                latency_ms_max: 10_000,
+            },
+            AttemptTally {
+                bucket: 0,
+                status: Some(503),
+                error: Some(DeliveryErrorKind::Status),
+                attempts: 1,
+                latency_ms_total: 812,
+                latency_ms_max: 812,
+            },
+            AttemptTally {
+                bucket: 2,
+                status: Some(204),
+                error: None,
+                attempts: 2,
+                latency_ms_total: 100,
+                latency_ms_max: 59,
+            },
+        ],
+    };
+    assert_eq!(
+        got, expected,
+        "activity counts the key's own requests and attempts inside the window, per bucket \
+         and result, sorted by bucket, status and error"
+    );
+    let requests = [&before, &first, &second, &third, &after]
+        .map(|r| (r.received_at, (r.token == first.token).then_some(3)));
+    let own: Vec<_> = attempts
+        .iter()
+        .filter(|a| a.token != foreign.token)
+        .collect();
+    assert_eq!(
+        Activity::tally(&window, requests, own),
+        expected,
+        "a store's activity agrees with Activity::tally"
+    );
+    assert_eq!(
+        ok(
+            store.activity(other_key.id, &window).await,
+            "activity counts a key's requests and attempts",
+        )
+        .requests,
+        vec![RequestTally {
+            bucket: 0,
+            requests: 1,
+            alerts: 0
+        }],
+        "another key sees only its own requests"
+    );
+    drain(store).await;
 }

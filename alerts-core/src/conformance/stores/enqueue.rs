@@ -9,7 +9,8 @@ use uuid::Uuid;
 use crate::idempotency::Enqueued;
 use crate::ids::Token;
 use crate::ports::{
-    AccountStore, DeliveryLog, JobQueue, JobStage, NewAlertRequest, PointPages, StoreError,
+    AccountStore, ClaimLimits, DeliveryLog, JobQueue, JobStage, NewAlertRequest, PointPages,
+    StoreError,
 };
 use crate::request::AlertPoint;
 
@@ -70,7 +71,9 @@ pub async fn enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &
         Uuid::new_v4()
     };
     let jobs = ok(
-        store.claim(t0() + secs(30), LEASE, 10, &lease_ids).await,
+        store
+            .claim(t0() + secs(30), LEASE, ClaimLimits::up_to(10), &lease_ids)
+            .await,
         "claim leases due jobs",
     );
     assert_eq!(

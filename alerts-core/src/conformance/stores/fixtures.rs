@@ -12,8 +12,8 @@ use crate::idempotency::{Fingerprint, Idempotency, IdempotencyKey};
 use crate::ids::{AccountId, KeyId, RuleId, Token};
 use crate::keys::{ApiKey, WebhookSecret};
 use crate::ports::{
-    Account, AccountStore, AlertJob, DeliveryLog, JobOutcome, JobQueue, JobUpdate, NewAlertRequest,
-    NewApiKey, StoreError,
+    Account, AccountStore, AlertJob, ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobUpdate,
+    NewAlertRequest, NewApiKey, StoreError,
 };
 use crate::randomness::SeededRandomness;
 use crate::request::AlertPoint;
@@ -203,7 +203,24 @@ pub(super) async fn claim<S: JobQueue + ?Sized>(
     max: usize,
     promise: &str,
 ) -> Vec<AlertJob> {
-    ok(store.claim(now, LEASE, max, &Uuid::new_v4).await, promise)
+    ok(
+        store
+            .claim(now, LEASE, ClaimLimits::up_to(max), &Uuid::new_v4)
+            .await,
+        promise,
+    )
+}
+
+pub(super) async fn claim_with<S: JobQueue + ?Sized>(
+    store: &S,
+    now: DateTime<Utc>,
+    limits: ClaimLimits,
+    promise: &str,
+) -> Vec<AlertJob> {
+    ok(
+        store.claim(now, LEASE, limits, &Uuid::new_v4).await,
+        promise,
+    )
 }
 
 pub(super) fn tokens(jobs: &[AlertJob]) -> Vec<Token> {
@@ -216,7 +233,12 @@ pub async fn drain<S: JobQueue + ?Sized>(store: &S) {
     loop {
         let jobs = ok(
             store
-                .claim(end_of_suites(), LEASE, 500, &Uuid::new_v4)
+                .claim(
+                    end_of_suites(),
+                    LEASE,
+                    ClaimLimits::up_to(500),
+                    &Uuid::new_v4,
+                )
                 .await,
             "claim leases due jobs (draining the queue before a suite)",
         );

@@ -17,8 +17,8 @@
 //! and awaits `alerts_core::conformance::stores::run_all(&store)`.
 //!
 //! One module per port: `accounts` and `rules` (the account and rule stores), `sessions`,
-//! `enqueue`, `idempotency` and `claims` (the job queue: storing requests, idempotency keys,
-//! working on jobs), `deliveries` (the delivery log), and `fixtures`, what they share.
+//! `enqueue`, `idempotency`, `claims` and `fairness` (the job queue: storing requests,
+//! idempotency keys, working on jobs, sharing the workers among keys and the retention purge), `deliveries` (the delivery log), and `fixtures`, what they share.
 
 #![allow(clippy::unwrap_used)]
 
@@ -26,6 +26,7 @@ mod accounts;
 mod claims;
 mod deliveries;
 mod enqueue;
+mod fairness;
 mod fixtures;
 mod idempotency;
 mod rules;
@@ -33,11 +34,12 @@ mod sessions;
 
 pub use accounts::{accounts, api_keys, rules, secret_rotation};
 pub use claims::{claims, concurrent_claims, job_counts, release_and_redeliver, updates};
-pub use deliveries::delivery_log;
+pub use deliveries::{activity, delivery_log};
 pub use enqueue::{
     awkward_points, enqueue, paged_enqueue, paged_enqueue_all_or_nothing, points_pages,
     points_past_the_end,
 };
+pub use fairness::{backlog, fair_claims, purge_finished};
 pub use fixtures::drain;
 pub use idempotency::{concurrent_idempotent_enqueue, idempotent_enqueue};
 pub use rules::{authentication, key_config};
@@ -69,5 +71,9 @@ where
     updates(store).await;
     release_and_redeliver(store).await;
     delivery_log(store).await;
+    activity(store).await;
     job_counts(store).await;
+    fair_claims(store).await;
+    backlog(store).await;
+    purge_finished(store).await;
 }

@@ -57,6 +57,14 @@ impl ScaleResult {
         figure(&s, "POST to webhook", ms(self.post_to_webhook));
         figure(
             &s,
+            "points per second, POST to webhook",
+            format!(
+                "{:.0}",
+                self.points as f64 / self.post_to_webhook.as_secs_f64().max(1e-9)
+            ),
+        );
+        figure(
+            &s,
             "download",
             format!(
                 "{} ({} lines, {} bytes, largest chunk {} bytes)",

@@ -1,6 +1,7 @@
 //! What the `insights-load` subcommands run. Each scenario starts what it measures, drives it
 //! on loopback for a bounded time, and prints its figures as `FIGURE:` lines.
 
+pub mod abuse;
 pub mod alerts_scale;
 pub mod http_ratio;
 pub mod mixed;

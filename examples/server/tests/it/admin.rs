@@ -39,13 +39,7 @@ fn create_key_prints_the_key_its_prefix_and_its_webhook_secret_as_json() {
 fn global_flags_work_after_the_subcommand_too() {
     let deployment = Deployment::new();
     let email = "flags-last@example.org";
-    deployment.admin(&[
-        "create-account",
-        "--email",
-        email,
-        "--password",
-        "correct horse battery",
-    ]);
+    deployment.create_account(email, "correct horse battery");
     let key = deployment.admin(&["create-key", "--email", email]);
     let out = deployment.admin_output_flags_last(&["list-keys", "--email", email]);
     assert!(
@@ -116,6 +110,102 @@ fn add_rule_refuses_unknown_values_naming_the_allowed_ones() {
 }
 
 #[test]
+fn add_rule_aq_index_us_epa_is_stored_and_defaults_to_cleanliness() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let add = |extra: &[&str]| {
+        let mut args = vec![
+            "add-rule",
+            "--key",
+            &key.id,
+            "--type",
+            "aq",
+            "--forecast",
+            "3h",
+            "--sensitivity",
+            "high",
+        ];
+        args.extend_from_slice(extra);
+        deployment.admin_output(&args)
+    };
+    assert_refused(
+        &add(&["--aq-index", "eaqi"]),
+        &["aq_index", "eaqi", "us_epa"],
+    );
+    let us = add(&["--aq-index", "us-epa"]);
+    assert!(
+        us.status.success(),
+        "{}",
+        String::from_utf8_lossy(&us.stderr)
+    );
+    let us: Value = serde_json::from_slice(&us.stdout).unwrap();
+    assert_eq!(us["rule"]["aq_index"], "us_epa", "{us}");
+    let default = add(&[]);
+    assert!(
+        default.status.success(),
+        "{}",
+        String::from_utf8_lossy(&default.stderr)
+    );
+
+    let rules = deployment.admin(&["list-rules", "--key", &key.id]);
+    let index_of = |id: &Value| {
+        rules
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| &r["id"] == id)
+            .map(|r| r["rule"].get("aq_index").cloned())
+    };
+    assert_eq!(
+        index_of(&us["id"]),
+        Some(Some(Value::from("us_epa"))),
+        "{rules}"
+    );
+    // The default is not written, so it reads as stored rules always did.
+    let default: Value = serde_json::from_slice(&default.stdout).unwrap();
+    assert_eq!(index_of(&default["id"]), Some(None), "{rules}");
+}
+
+#[test]
+fn a_pollen_rule_past_the_source_forecast_is_refused_saying_why() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let add = |source: &str, forecast: &str| {
+        deployment.admin_output(&[
+            "add-rule",
+            "--key",
+            &key.id,
+            "--type",
+            "pollen",
+            "--forecast",
+            forecast,
+            "--sensitivity",
+            "high",
+            "--aq-source",
+            source,
+        ])
+    };
+    assert_refused(
+        &add("open-meteo", "4d"),
+        &["4 days", "at most 3 days", "96 hours"],
+    );
+    let ok = add("open-meteo", "3d");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let ok = add("demo", "4d");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let rules = deployment.admin(&["list-rules", "--key", &key.id]);
+    assert_eq!(rules.as_array().unwrap().len(), 2, "{rules}");
+}
+
+#[test]
 fn commands_on_an_unknown_key_fail_saying_so() {
     let deployment = Deployment::new();
     let unknown = uuid::Uuid::new_v4().to_string();
@@ -125,4 +215,54 @@ fn commands_on_an_unknown_key_fail_saying_so() {
     assert_refused(&out, &["not-an-id", "not a key id"]);
     let out = deployment.admin_with_stdin(&["list-rules", "--key-stdin"], "ik_nope");
     assert_refused(&out, &["no active key"]);
+}
+
+#[test]
+fn a_key_is_named_by_its_prefix_and_a_full_key_never_by_argument() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let rules = deployment.admin(&["list-rules", "--key", &key.prefix]);
+    assert_eq!(rules, Value::Array(Vec::new()), "the prefix names the key");
+    assert_refused(
+        &deployment.admin_output(&["list-rules", "--key", &key.key]),
+        &["not the key", "--key-stdin"],
+    );
+    assert_refused(
+        &deployment.admin_output(&["list-rules", "--key", "ik_00000000"]),
+        &["no active key with the prefix ik_00000000"],
+    );
+}
+
+#[test]
+fn create_account_takes_its_password_from_stdin_or_the_environment_only() {
+    let deployment = Deployment::new();
+    let out = deployment.admin_with_stdin(
+        &[
+            "create-account",
+            "--email",
+            "stdin@example.org",
+            "--password-stdin",
+        ],
+        "correct horse battery",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    deployment.create_account("env@example.org", "correct horse battery");
+    assert_refused(
+        &deployment.admin_output(&["create-account", "--email", "none@example.org"]),
+        &["INSIGHTS_PASSWORD", "--password-stdin"],
+    );
+    assert_refused(
+        &deployment.admin_output(&[
+            "create-account",
+            "--email",
+            "argv@example.org",
+            "--password",
+            "correct horse battery",
+        ]),
+        &["--password"],
+    );
 }

@@ -271,6 +271,46 @@ async fn points_posted_lead_to_a_signed_delivery_and_a_valid_file() {
     reply.assert_error(404, "not_found", &["gone"]);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_us_epa_rule_delivers_the_us_aqi_of_the_demo_fields_concentrations() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let receiver = Receiver::start(&key.secret).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
+    deployment.admin(&[
+        "add-rule",
+        "--key",
+        &key.id,
+        "--type",
+        "aq",
+        "--forecast",
+        "96h",
+        "--sensitivity",
+        "high",
+        "--aq-index",
+        "us-epa",
+    ]);
+    let server = deployment.serve(&[]);
+    let token = post_points(&server, &key).await;
+    let delivery = receiver.delivery_for(&token).await;
+    let file = fetch_file(delivery.body["URL"].as_str().unwrap(), Files::Local).await;
+    let lines = decode_all(&file).unwrap();
+    assert!(
+        !lines.is_empty(),
+        "the city cycles trip a high-sensitivity rule"
+    );
+    for line in &lines {
+        // The demo field gives every hour's concentrations, so a number is always computable.
+        let number = line
+            .description
+            .strip_prefix("In ")
+            .and_then(|d| d.split_once("(US AQI "))
+            .and_then(|(_, rest)| rest.strip_suffix(")."))
+            .and_then(|n| n.parse::<u32>().ok());
+        assert!(number.is_some_and(|n| n <= 500), "{}", line.description);
+    }
+}
+
 fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
     for entry in std::fs::read_dir(dir).ok()? {
         let path = entry.ok()?.path();

@@ -1,8 +1,9 @@
 //! The dashboard in a real browser: headless Chromium driven through the Debian chromedriver
 //! (`apt-get install chromium chromium-driver`; `scripts/test` installs both). A newcomer's whole
 //! path: sign up, create a key, set the webhook URL, add a custom alert, post points with the
-//! key, and see the delivery in the log; then score the playground's sample. Each page is saved as a screenshot under
-//! `target/dashboard-screenshots`.
+//! key, and see the delivery in the log and its charts; then a place's forecast picked on the
+//! map, and the playground's sample on the map over the heatmap. Each page is saved as a
+//! screenshot under `target/dashboard-screenshots`.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -159,6 +160,37 @@ async fn wait_for_text(driver: &WebDriver, css: &str, needle: &str) -> String {
     }
 }
 
+/// Runs `script` in the page and returns what it returns.
+async fn js(driver: &WebDriver, script: &str) -> serde_json::Value {
+    driver
+        .execute(script, Vec::new())
+        .await
+        .unwrap()
+        .json()
+        .clone()
+}
+
+/// Waits until `script` returns a number of at least `least`, and returns it.
+async fn wait_for_count(driver: &WebDriver, script: &str, least: u64) -> u64 {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let n = js(driver, script).await.as_u64().unwrap_or(0);
+        if n >= least {
+            return n;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "`{script}` stayed at {n}, below {least}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// How many of the elements `css` match.
+fn count(css: &str) -> String {
+    format!("return document.querySelectorAll({css:?}).length")
+}
+
 #[tokio::test]
 async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     let Some(chromedriver) = Chromedriver::start().await else {
@@ -280,7 +312,104 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    // Above the table, the key's activity: this request and its delivery on both windows.
+    for chart in [
+        "#chart-24h-requests",
+        "#chart-24h-deliveries",
+        "#chart-24h-latency",
+        "#chart-7d-requests",
+        "#chart-7d-deliveries",
+    ] {
+        let bars = js(&driver, &count(&format!("{chart} rect.bar"))).await;
+        assert!(bars.as_u64().unwrap() >= 1, "{chart} draws a bar: {bars}");
+    }
+    let delivered = js(
+        &driver,
+        &count("#chart-24h-deliveries rect.bar[data-series='delivered (2xx)']"),
+    )
+    .await;
+    assert_eq!(delivered, json!(1), "the delivery is drawn as delivered");
+    driver
+        .query(By::Css("#activity"))
+        .first()
+        .await
+        .unwrap()
+        .scroll_into_view()
+        .await
+        .unwrap();
     snap(&driver, "6-deliveries").await;
+
+    // A place's forecast: an alert that looks four days ahead at high sensitivity, chosen, and
+    // a point picked by clicking the map.
+    driver.goto(server.url("/dashboard/rules")).await.unwrap();
+    click(&driver, "#forecast option[value='96h']").await;
+    click(&driver, "#sensitivity option[value=high]").await;
+    click(&driver, "button[name=action][value=save]").await;
+    wait_for_text(&driver, "#rules", "96 hours").await;
+    let options = driver
+        .query(By::Css("#forecast-rule option"))
+        .all_from_selector()
+        .await
+        .unwrap();
+    for option in options {
+        if option.text().await.unwrap().contains("96 hours") {
+            option.click().await.unwrap();
+        }
+    }
+    wait_for_count(&driver, &count("#forecast-map img.leaflet-tile-loaded"), 1).await;
+    click(&driver, "#forecast-map").await;
+    let chart = driver
+        .query(By::Css("#forecast-chart"))
+        .first()
+        .await
+        .unwrap();
+    assert_eq!(
+        js(&driver, &count("#forecast-chart rect.band")).await,
+        json!(5)
+    );
+    assert_eq!(
+        js(&driver, &count("#forecast-chart path.ci-line")).await,
+        json!(1)
+    );
+    assert_eq!(
+        js(&driver, &count("#forecast-chart rect.threshold")).await,
+        json!(1)
+    );
+    assert!(
+        js(&driver, &count("#forecast-chart circle.fires"))
+            .await
+            .as_u64()
+            .unwrap()
+            >= 1,
+        "the alert fires within four days of the demo field's daily rhythm"
+    );
+    assert!(
+        js(&driver, &count("#pollen-chart rect.pollen-bar"))
+            .await
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+    let message = text_of(&driver, "#forecast-message").await;
+    assert!(
+        message.contains("In "),
+        "the message it would send: {message}"
+    );
+    let picked = driver
+        .query(By::Css("#forecast-lat"))
+        .first()
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        picked.parse::<f64>().is_ok(),
+        "the click filled in the point: {picked}"
+    );
+    chart.scroll_into_view().await.unwrap();
+    snap(&driver, "8-forecast").await;
 
     driver
         .goto(server.url("/dashboard/playground"))
@@ -291,11 +420,87 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         "form[action='/dashboard/playground'] button[type=submit]",
     )
     .await;
-    let drawing = driver.query(By::Css("#routes-svg")).first().await.unwrap();
-    assert!(
-        drawing.find_all(By::Css("polyline")).await.unwrap().len() >= 3,
-        "every sample route is drawn"
+    wait_for_text(&driver, "#results", "Route").await;
+    assert_eq!(
+        js(&driver, &count("#playground-map path.route")).await,
+        json!(3),
+        "one outline per route"
     );
+    assert!(
+        js(&driver, &count("#playground-map path.route-sample"))
+            .await
+            .as_u64()
+            .unwrap()
+            > 3,
+        "each route is coloured sample by sample"
+    );
+    let tiles = wait_for_count(
+        &driver,
+        &count("#playground-map img.leaflet-tile-loaded"),
+        1,
+    )
+    .await;
+    assert!(tiles >= 1);
+    let sizes = js(
+        &driver,
+        "return [...document.querySelectorAll('#playground-map img.leaflet-tile-loaded')]\
+           .map(i => i.naturalWidth + 'x' + i.naturalHeight)",
+    )
+    .await;
+    assert!(
+        sizes.as_array().unwrap().iter().all(|s| s == "256x256"),
+        "heatmap tiles are 256 pixels: {sizes}"
+    );
+    // The three sample routes share both ends; their labels still never overlap.
+    let overlaps = js(
+        &driver,
+        "const r = [...document.querySelectorAll('#playground-map .route-label')]\
+           .map(e => e.getBoundingClientRect());\
+         let n = 0;\
+         for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++)\
+           if (r[i].left < r[j].right && r[j].left < r[i].right &&\
+               r[i].top < r[j].bottom && r[j].top < r[i].bottom) n++;\
+         return [r.length, n];",
+    )
+    .await;
+    assert_eq!(overlaps, json!([3, 0]), "three labels, none overlapping");
+    assert_eq!(
+        js(&driver, &count("#results-table tr.result")).await,
+        json!(3)
+    );
+    assert!(text_of(&driver, "#recommendations").await.contains("route"));
+    // The slider moves the heatmap to another hour.
+    let before = text_of(&driver, "#hour-shown").await;
+    js(
+        &driver,
+        "const s = document.getElementById('hour'); s.value = 6;\
+         s.dispatchEvent(new Event('input')); return null;",
+    )
+    .await;
+    let after = text_of(&driver, "#hour-shown").await;
+    assert_ne!(before, after, "the hour shown follows the slider");
+    js(
+        &driver,
+        "const s = document.getElementById('hour'); s.value = 0;\
+         s.dispatchEvent(new Event('input')); return null;",
+    )
+    .await;
+    wait_for_count(
+        &driver,
+        &count("#playground-map img.leaflet-tile-loaded"),
+        1,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     snap(&driver, "7-route-playground").await;
+    driver
+        .query(By::Css("#results"))
+        .first()
+        .await
+        .unwrap()
+        .scroll_into_view()
+        .await
+        .unwrap();
+    snap(&driver, "7b-route-playground-results").await;
     driver.quit().await.unwrap();
 }

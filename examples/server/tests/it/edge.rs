@@ -408,13 +408,7 @@ async fn admin_json_writes_times_to_the_millisecond() {
     }
 
     let email = format!("{}@example.org", uuid::Uuid::new_v4().simple());
-    deployment.admin(&[
-        "create-account",
-        "--email",
-        &email,
-        "--password",
-        "correct horse battery",
-    ]);
+    deployment.create_account(&email, "correct horse battery");
     deployment.admin(&["create-key", "--email", &email, "--label", "times"]);
     let keys = deployment.admin(&["list-keys", "--email", &email]);
     assert!(

@@ -20,7 +20,7 @@ const BINARY: &str = env!("CARGO_BIN_EXE_insights-server");
 
 /// Settings the binary reads from the environment; cleared so that the caller's shell cannot
 /// change what a test runs.
-const INHERITED_SETTINGS: [&str; 16] = [
+const INHERITED_SETTINGS: [&str; 17] = [
     "INSIGHTS_CONFIG",
     "INSIGHTS_DATA_DIR",
     "INSIGHTS_DATABASE_URL",
@@ -37,6 +37,7 @@ const INHERITED_SETTINGS: [&str; 16] = [
     "INSIGHTS_MAX_CONNECTIONS",
     "INSIGHTS_CORS_ORIGINS",
     "INSIGHTS_API_KEY",
+    "INSIGHTS_PASSWORD",
 ];
 
 /// One installation: a data directory of its own, plus the global flags and environment every
@@ -219,16 +220,28 @@ impl Deployment {
         })
     }
 
+    /// Creates an account with `email` and `password` (given to the admin command in its
+    /// environment, as an operator would); its JSON.
+    pub(crate) fn create_account(&self, email: &str, password: &str) -> Value {
+        let args = ["create-account", "--email", email];
+        let out = self
+            .admin_command(&args)
+            .env("INSIGHTS_PASSWORD", password)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "admin {args:?} failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
     /// A new account with one key.
     pub(crate) fn new_key(&self) -> Key {
         let email = format!("{}@example.org", uuid::Uuid::new_v4().simple());
-        self.admin(&[
-            "create-account",
-            "--email",
-            &email,
-            "--password",
-            "correct horse battery",
-        ]);
+        self.create_account(&email, "correct horse battery");
         let created = self.admin(&["create-key", "--email", &email, "--label", "tests"]);
         let text = |name: &str| {
             created[name]

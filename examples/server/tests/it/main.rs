@@ -17,6 +17,7 @@ mod hostile;
 mod load;
 mod operator;
 mod outage;
+mod queue;
 mod receiver;
 mod routes;
 mod scale_out;

@@ -30,6 +30,8 @@ pub(crate) struct Delivery {
 struct Shared {
     secret: WebhookSecret,
     deliveries: Mutex<Vec<Delivery>>,
+    /// How long the receiver takes before it answers.
+    delay: std::time::Duration,
 }
 
 /// The running receiver; it stops with the test's runtime.
@@ -41,9 +43,16 @@ pub(crate) struct Receiver {
 impl Receiver {
     /// Starts a receiver on `127.0.0.1`, on a port the system picks, verifying with `secret`.
     pub(crate) async fn start(secret: &str) -> Self {
+        Self::start_slow(secret, std::time::Duration::ZERO).await
+    }
+
+    /// A receiver that takes `delay` to answer each delivery (it records the delivery when
+    /// it answers).
+    pub(crate) async fn start_slow(secret: &str, delay: std::time::Duration) -> Self {
         let shared = Arc::new(Shared {
             secret: WebhookSecret::parse(secret).unwrap(),
             deliveries: Mutex::new(Vec::new()),
+            delay,
         });
         let app = Router::new().fallback(receive).with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -79,6 +88,7 @@ async fn receive(
     headers: HeaderMap,
     body: Bytes,
 ) -> StatusCode {
+    tokio::time::sleep(shared.delay).await;
     let verified = verify_delivery(&shared.secret, &headers, &body);
     let id = headers
         .get(HEADER_ID)

@@ -72,9 +72,9 @@ fn is_uuid(v: &Value) -> bool {
     v.as_str().is_some_and(|s| uuid::Uuid::parse_str(s).is_ok())
 }
 
-/// What every response has, whatever its routes: the spec's members at the top level, a
-/// unique id per calculation, and each score an integer in 0..=100 exactly when its error
-/// code is 0.
+/// What every response has, whatever its routes: the spec's members at the top level (and,
+/// the test server running on the demo field, the `dataSource` member that says so), a unique
+/// id per calculation, and each score an integer in 0..=100 exactly when its error code is 0.
 fn check_shape(response: &Value) {
     let mut members: Vec<&str> = response
         .as_object()
@@ -87,6 +87,7 @@ fn check_shape(response: &Value) {
         members,
         [
             "completionStatus",
+            "dataSource",
             "racss",
             "recommendations",
             "responseId",

@@ -45,7 +45,7 @@ pub(super) fn create_key(deployment: &Deployment, email: &str) -> Key {
 
 /// A new account with `email` and [`PASSWORD`], and a key of it.
 pub(super) fn account_with_key(deployment: &Deployment, email: &str) -> Key {
-    deployment.admin(&["create-account", "--email", email, "--password", PASSWORD]);
+    deployment.create_account(email, PASSWORD);
     create_key(deployment, email)
 }
 

@@ -64,17 +64,14 @@ async fn no_secret_reaches_the_logs_even_at_the_most_verbose_level() {
     // The operator: an account, a key, a webhook and a rule.
     let email = new_email();
     let admin_password = "an operator's password, typed once";
-    admin(
-        &deployment,
-        &mut outputs,
-        &[
-            "create-account",
-            "--email",
-            &email,
-            "--password",
-            admin_password,
-        ],
+    let args = ["create-account", "--email", &email, "--password-stdin"];
+    let out = deployment.admin_with_stdin(&args, admin_password);
+    assert!(
+        out.status.success(),
+        "admin {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    outputs.push((args[0].to_owned(), out));
     let created = admin(
         &deployment,
         &mut outputs,
