@@ -4,11 +4,12 @@
 //!   `1..=horizon`; the first hour whose CI differs from now by at least the threshold raises one
 //!   alert, a deterioration when the CI fell and an improvement when it rose. Differences are
 //!   taken on the unrounded CI.
-//! - Pollen: for each type, the level now against each day's forecast peak, from today (day 0)
-//!   to the horizon (`today` checks day 0 only, `2d` days 0, 1 and 2); the first day with a
-//!   change of at least the threshold raises one alert for that type.
-//! - Missing data never raises an alert: a `None` value now skips the rule (or the type); a
-//!   `None` forecast value skips that hour (or day).
+//! - Pollen: for each type, daily levels compared like with like: today's level against
+//!   yesterday's, each later day's against today's, from today (day 0) to the horizon (`today`
+//!   checks day 0 only, `2d` days 0, 1 and 2); the first day with a change of at least the
+//!   threshold raises one alert for that type.
+//! - Missing data never raises an alert: a `None` value now (or a missing reference day) skips
+//!   the rule (or the type); a `None` forecast value skips that hour (or day).
 //!
 //! [`Evaluator::fetch`] asks the forecast port once per data type for a whole chunk of points
 //! (remote sources need batching); [`Evaluator::evaluate_chunk`] is pure and hands each alert
@@ -16,8 +17,8 @@
 //! stream it without the alerts ever being collected.
 
 use aq_core::{
-    CleanlinessIndex, ForecastSource, HourlyCi, PollenLevel, PollenOutlook, PollenType, Position,
-    SourceError, check_batch_len,
+    CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations, PollenLevel, PollenOutlook,
+    PollenType, Position, SourceError, check_batch_len,
 };
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -25,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::message::{MessageConfig, recommendation, write_description};
 use crate::ndjson::AlertLineRef;
 use crate::request::AlertPoint;
-use crate::rule::{AlertRule, DataType, Forecast, RuleSpec, Sensitivity};
+use crate::rule::{AlertRule, AqIndex, DataType, Forecast, RuleSpec, Sensitivity};
 
 /// The thresholds on |change from now| that trip each sensitivity. Defaults from `docs/scoring.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -131,9 +132,9 @@ pub struct PollenChange {
     pub kind: PollenType,
     /// 0 for today, 1 for tomorrow, and so on.
     pub day: u32,
-    /// The level now.
-    pub now: PollenLevel,
-    /// That day's forecast peak.
+    /// The level of the day compared with: yesterday's for today, today's for later days.
+    pub reference: PollenLevel,
+    /// That day's level.
     pub forecast: PollenLevel,
 }
 
@@ -141,7 +142,7 @@ impl PollenChange {
     /// Deterioration when the level rises.
     #[must_use]
     pub fn direction(&self) -> Direction {
-        if self.forecast > self.now {
+        if self.forecast > self.reference {
             Direction::Deterioration
         } else {
             Direction::Improvement
@@ -151,7 +152,7 @@ impl PollenChange {
     /// The size of the change in levels.
     #[must_use]
     pub fn levels(&self) -> u8 {
-        self.forecast.value().abs_diff(self.now.value())
+        self.forecast.value().abs_diff(self.reference.value())
     }
 }
 
@@ -229,8 +230,22 @@ pub fn aq_change(series: &HourlyCi, hours: u32, threshold: f64) -> Option<AqChan
         })
 }
 
-/// For each pollen type in [`PollenType::ALL`] order, the first day in `0..=days` whose peak
-/// differs from the level now by at least `threshold` levels.
+/// For each pollen type in [`PollenType::ALL`] order, the first day in `0..=days` whose level
+/// differs from its reference day's by at least `threshold` levels. The reference of today
+/// (day 0) is yesterday; the reference of every later day is today, the day the reader is in.
+///
+/// ```
+/// use alerts_core::evaluate::{pollen_changes, Direction};
+/// use aq_core::{PollenLevel, PollenLevels, PollenOutlook, PollenType};
+///
+/// let grass = |v| PollenLevels::default().with(PollenType::Grass, PollenLevel::new(v).unwrap());
+/// // Yesterday Low, today Low, tomorrow High: tomorrow rises by two levels over today.
+/// let outlook = PollenOutlook { yesterday: grass(2), days: vec![grass(2), grass(4)] };
+/// let [_, change, _] = pollen_changes(&outlook, 1, 1);
+/// let change = change.unwrap();
+/// assert_eq!((change.day, change.levels(), change.direction()), (1, 2, Direction::Deterioration));
+/// assert!(pollen_changes(&outlook, 0, 1)[1].is_none(), "today equals yesterday");
+/// ```
 #[must_use]
 pub fn pollen_changes(
     outlook: &PollenOutlook,
@@ -239,19 +254,21 @@ pub fn pollen_changes(
 ) -> [Option<PollenChange>; 3] {
     let last = usize::try_from(days).unwrap_or(usize::MAX);
     PollenType::ALL.map(|kind| {
-        let now = outlook.now.get(kind)?;
+        let yesterday = outlook.yesterday.get(kind);
+        let today = outlook.days.first().and_then(|d| d.get(kind));
         outlook
             .days
             .iter()
             .take(last.saturating_add(1))
             .enumerate()
             .find_map(|(day, levels)| {
+                let reference = if day == 0 { yesterday } else { today }?;
                 let forecast = levels.get(kind)?;
-                let delta = forecast.value().abs_diff(now.value());
+                let delta = forecast.value().abs_diff(reference.value());
                 (delta > 0 && delta >= threshold).then(|| PollenChange {
                     kind,
                     day: u32::try_from(day).unwrap_or(u32::MAX),
-                    now,
+                    reference,
                     forecast,
                 })
             })
@@ -297,6 +314,9 @@ pub struct ChunkForecast {
     pub aq: Vec<Option<HourlyCi>>,
     /// Pollen outlooks, when some rule watches pollen (else empty).
     pub pollen: Vec<Option<PollenOutlook>>,
+    /// Hourly concentrations beside `aq`, when some air-quality rule shows the US AQI (else
+    /// empty).
+    pub concentrations: Vec<Option<HourlyConcentrations>>,
 }
 
 /// Evaluates rules with configured thresholds and messages.
@@ -378,6 +398,15 @@ impl Evaluator {
                 source.hourly_ci(&positions, now, hours).await?,
             )?;
         }
+        let us_aqi = rules.iter().any(|r| {
+            r.enabled && r.spec.data_type() == DataType::Aq && r.spec.aq_index() == AqIndex::UsEpa
+        });
+        if let (Some(hours), true) = (longest(DataType::Aq), us_aqi) {
+            out.concentrations = check_batch_len(
+                points.len(),
+                source.hourly_concentrations(&positions, now, hours).await?,
+            )?;
+        }
         if let Some(days) = longest(DataType::Pollen) {
             out.pollen = check_batch_len(
                 points.len(),
@@ -407,6 +436,14 @@ impl Evaluator {
             if aq.is_none() && pollen.is_none() {
                 continue;
             }
+            let air = forecast.concentrations.get(i).and_then(Option::as_ref);
+            // The concentrations of the hour an air-quality change speaks of.
+            let air_at = |change: &Change| match change {
+                Change::Aq(c) => air
+                    .and_then(|s| s.values.get(usize::try_from(c.hours).ok()?))
+                    .and_then(Option::as_ref),
+                Change::Pollen(_) => None,
+            };
             for rule in rules.iter().filter(|r| r.enabled) {
                 self.changes(&rule.spec, aq, pollen, |change| {
                     description.clear();
@@ -414,7 +451,8 @@ impl Evaluator {
                         &mut description,
                         rule.spec.message(),
                         &change,
-                        point.position,
+                        rule.spec.aq_index(),
+                        air_at(&change),
                         &self.messages,
                     );
                     on_alert(&Alert {
@@ -521,12 +559,12 @@ mod tests {
     }
 
     #[test]
-    fn pollen_compares_today_and_each_day_per_type() {
-        let now = PollenLevels::default()
+    fn pollen_compares_today_with_yesterday_and_later_days_with_today() {
+        let yesterday = PollenLevels::default()
             .with(PollenType::Tree, lvl(1))
             .with(PollenType::Grass, lvl(3));
         let outlook = PollenOutlook {
-            now,
+            yesterday,
             days: vec![
                 PollenLevels::default()
                     .with(PollenType::Tree, lvl(1))
@@ -540,9 +578,12 @@ mod tests {
         let [tree, grass, weed] = pollen_changes(&outlook, 1, 1);
         assert_eq!(tree.unwrap().day, 1);
         assert_eq!(tree.unwrap().levels(), 3);
-        assert_eq!(grass.unwrap().day, 0, "today compares with today's peak");
+        assert_eq!(grass.unwrap().day, 0, "today compares with yesterday");
         assert_eq!(grass.unwrap().direction(), Direction::Deterioration);
-        assert!(weed.is_none(), "no level now means no alert");
+        assert!(
+            weed.is_none(),
+            "no level yesterday means no alert for today"
+        );
 
         let [tree, grass, _] = pollen_changes(&outlook, 0, 1);
         assert!(tree.is_none(), "tomorrow is outside `today`");
@@ -550,8 +591,63 @@ mod tests {
 
         let [tree, grass, _] = pollen_changes(&outlook, 4, 3);
         assert_eq!(tree.unwrap().day, 1);
-        assert_eq!(grass.unwrap().day, 1);
+        assert_eq!(grass.unwrap().day, 1, "tomorrow compares with today");
+        assert_eq!(grass.unwrap().levels(), 4);
         assert_eq!(grass.unwrap().direction(), Direction::Improvement);
+    }
+
+    fn grass(v: u8) -> PollenLevels {
+        PollenLevels::default().with(PollenType::Grass, lvl(v))
+    }
+
+    #[test]
+    fn flat_daily_levels_never_alert_at_any_sensitivity_or_horizon() {
+        for level in 0..=5 {
+            let outlook = PollenOutlook {
+                yesterday: grass(level),
+                days: vec![grass(level); 5],
+            };
+            for s in Sensitivity::ALL {
+                let t = Thresholds::default().pollen(s);
+                assert_eq!(pollen_changes(&outlook, 4, t), [None; 3], "{level} {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_rise_of_k_levels_day_over_day_gives_its_wording() {
+        let ev = Evaluator::default();
+        let spec = |f| RuleSpec::new(DataType::Pollen, f, Sensitivity::High, MessageSpec::Default);
+        for (k, size) in [(1, "slightly"), (2, "moderately"), (3, "drastically")] {
+            let today = PollenOutlook {
+                yesterday: grass(1),
+                days: vec![grass(1 + k), grass(1 + k)],
+            };
+            let tomorrow = PollenOutlook {
+                yesterday: grass(2),
+                days: vec![grass(2), grass(2 + k)],
+            };
+            for (outlook, forecast, when) in [
+                (today, Forecast::Today, "Today"),
+                (tomorrow, Forecast::Days(1), "Tomorrow"),
+            ] {
+                let mut text = String::new();
+                ev.changes(&spec(forecast).unwrap(), None, Some(&outlook), |c| {
+                    write_description(
+                        &mut text,
+                        &MessageSpec::Default,
+                        &c,
+                        AqIndex::Cleanliness,
+                        None,
+                        &ev.messages,
+                    );
+                });
+                assert_eq!(
+                    text,
+                    format!("{when} grass pollen levels will {size} rise.")
+                );
+            }
+        }
     }
 
     #[tokio::test]
@@ -565,8 +661,8 @@ mod tests {
         forecast.set_pollen(
             b.position,
             PollenOutlook {
-                now: PollenLevels::default().with(PollenType::Grass, lvl(1)),
-                days: vec![PollenLevels::default().with(PollenType::Grass, lvl(2))],
+                yesterday: grass(1),
+                days: vec![grass(2)],
             },
         );
         let rules = vec![
@@ -597,6 +693,59 @@ mod tests {
             lines[1].description,
             "Today grass pollen levels will slightly rise."
         );
+    }
+
+    #[tokio::test]
+    async fn a_us_epa_rule_shows_the_us_aqi_of_the_forecast_hour_and_the_default_the_ci() {
+        use aq_core::{Concentration, Concentrations, Pollutant};
+        let pm25 = |v| {
+            Some(Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()))
+        };
+        let forecast = MemoryForecast::default();
+        let a = point("a", 2.35, 48.85);
+        let b = point("b", 13.4, 52.5); // CI but no concentrations
+        forecast.set_hourly(a.position, vec![ci(80.0), ci(70.0), ci(50.0)]);
+        forecast.set_hourly(b.position, vec![ci(80.0), ci(70.0)]);
+        // Hour 1, the hour the change speaks of: PM2.5 80 µg/m³, US AQI 168 in the 2024 table.
+        forecast.set_hourly_concentrations(a.position, vec![pm25(5.0), pm25(80.0), pm25(30.0)]);
+        let us = |id| AlertRule {
+            spec: RuleSpec::new(
+                DataType::Aq,
+                Forecast::Hours(2),
+                Sensitivity::Medium,
+                MessageSpec::Default,
+            )
+            .unwrap()
+            .with_aq_index(AqIndex::UsEpa),
+            ..rule(id, DataType::Aq, Forecast::Hours(2), Sensitivity::Medium)
+        };
+        let rules = vec![
+            us(1),
+            rule(2, DataType::Aq, Forecast::Hours(2), Sensitivity::Medium),
+        ];
+        let points = vec![a, b];
+        let ev = Evaluator::default();
+        let fc = ev.fetch(&forecast, &rules, &points, t0()).await.unwrap();
+        let mut lines = Vec::new();
+        ev.evaluate_chunk(&rules, &points, &fc, |alert| {
+            lines.push(alert.line().to_owned_line().description);
+        });
+        assert_eq!(
+            lines,
+            [
+                "In 1 hour the air quality is expected to be worse (US AQI 168).",
+                "In 1 hour the air quality is expected to be worse (70 AQI).",
+                "In 1 hour the air quality is expected to be worse (US AQI not available).",
+                "In 1 hour the air quality is expected to be worse (70 AQI).",
+            ]
+        );
+
+        // Without a US AQI rule the concentrations are not asked for.
+        let fc = ev
+            .fetch(&forecast, &rules[1..], &points, t0())
+            .await
+            .unwrap();
+        assert!(fc.concentrations.is_empty());
     }
 
     #[tokio::test]
@@ -665,25 +814,31 @@ mod tests {
             }
         }
 
-        /// Pollen: alerts at the first day with |change| ≥ threshold; mirrored levels swap the
+        /// Pollen: alerts at the first day whose change from its reference day (yesterday for
+        /// today, today for later days) is at least the threshold; mirrored levels swap the
         /// direction.
         #[test]
         fn pollen_alerts_iff_a_change_reaches_the_threshold(
-            now in 0u8..=5,
+            yesterday in 0u8..=5,
             days in prop::collection::vec(prop::option::weighted(0.9, 0u8..=5), 0..6),
             horizon in 0u32..5,
             threshold in 1u8..=5,
         ) {
             let levels = |v: Option<u8>| v.map_or_else(PollenLevels::default, |v| PollenLevels::default().with(PollenType::Weed, lvl(v)));
-            let outlook = PollenOutlook { now: levels(Some(now)), days: days.iter().map(|d| levels(*d)).collect() };
+            let outlook = PollenOutlook { yesterday: levels(Some(yesterday)), days: days.iter().map(|d| levels(*d)).collect() };
             let mirrored = PollenOutlook {
-                now: levels(Some(5 - now)),
+                yesterday: levels(Some(5 - yesterday)),
                 days: days.iter().map(|d| levels(d.map(|v| 5 - v))).collect(),
             };
+            let today = days.first().copied().flatten();
             let first = days
                 .iter()
                 .take(horizon as usize + 1)
-                .position(|d| d.is_some_and(|v| v.abs_diff(now) >= threshold));
+                .enumerate()
+                .position(|(day, d)| {
+                    let reference = if day == 0 { Some(yesterday) } else { today };
+                    matches!((reference, d), (Some(r), Some(v)) if v.abs_diff(r) >= threshold)
+                });
             let got = pollen_changes(&outlook, horizon, threshold)[2];
             let mirror = pollen_changes(&mirrored, horizon, threshold)[2];
             prop_assert_eq!(got.map(|c| c.day as usize), first);

@@ -2,21 +2,26 @@
 //! placeholders, and the predefined recommendations.
 //!
 //! A message has two parts. The description is the rule's choice: the default text, or the
-//! customer's own with `{hours}`, `{days}`, `{aqi}`, `{kind}` and `{category}` filled in. The
+//! customer's own with `{hours}`, `{days}`, `{aqi}`, `{kind}` and `{category}` filled in; the
+//! number of an air-quality description is the index the rule chose ([`AqIndex`]). The
 //! recommendation is never customisable: it is picked from a fixed table by the direction of
 //! the change and the category the air or pollen reaches.
 //!
 //! ```
 //! use alerts_core::evaluate::{AqChange, Change};
 //! use alerts_core::message::{render, MessageConfig};
-//! use alerts_core::rule::MessageSpec;
-//! use aq_core::{CleanlinessIndex, Position};
+//! use alerts_core::rule::{AqIndex, MessageSpec};
+//! use aq_core::{CleanlinessIndex, Concentration, Concentrations, Pollutant};
 //!
 //! let ci = |v| CleanlinessIndex::new(v).unwrap();
 //! let change = Change::Aq(AqChange { hours: 3, now: ci(72.0), forecast: ci(31.4) });
-//! let here = Position::new(2.35, 48.85).unwrap();
-//! let msg = render(&MessageSpec::Default, &change, here, &MessageConfig::default());
+//! let config = MessageConfig::default();
+//! let msg = render(&MessageSpec::Default, &change, AqIndex::Cleanliness, None, &config);
 //! assert_eq!(msg.description, "In 3 hours the air quality is expected to be worse (31 AQI).");
+//! // The same change for a rule showing the US AQI, with the hour's concentrations.
+//! let air = Concentrations::default().with(Pollutant::Pm25, Concentration::new(55.5).unwrap());
+//! let msg = render(&MessageSpec::Default, &change, AqIndex::UsEpa, Some(&air), &config);
+//! assert_eq!(msg.description, "In 3 hours the air quality is expected to be worse (US AQI 151).");
 //! assert_eq!(
 //!     msg.recommendation,
 //!     "Limit prolonged or heavy outdoor exertion, especially if you are sensitive to air pollution."
@@ -27,23 +32,49 @@ use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
-use aq_core::{CiCategory, CleanlinessIndex, PollenLevel, PollenType, Position};
+use aq_core::{
+    AqiTable, CiCategory, CleanlinessIndex, Concentration, Concentrations, EaqiBands, PollenLevel,
+    PollenType, Pollutant,
+};
 
 use crate::evaluate::{AqChange, Change, Direction, PollenChange};
-use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity, for_each_part};
+use crate::rule::{AqIndex, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity, for_each_part};
 
-/// Computes the "local AQI" shown in air-quality descriptions in place of the forecast CI, for
-/// deployments that report a national index (such as the US EPA AQI) to their users.
+/// Computes the "local AQI" that air-quality descriptions show for rules choosing
+/// [`AqIndex::UsEpa`], from the concentrations the source gives for the forecast hour.
 pub trait LocalAqi: Send + Sync {
-    /// The local AQI at `position`, `hours` from now, when the forecast CI there is `forecast`;
-    /// `None` to fall back to the CI.
-    fn aqi(&self, position: Position, hours: u32, forecast: CleanlinessIndex) -> Option<u32>;
+    /// The local AQI of one hour's `concentrations`; `None` when they do not give one.
+    fn aqi(&self, concentrations: &Concentrations) -> Option<u32>;
+}
+
+/// The US EPA AQI from the 2024 table ([`AqiTable::Epa2024`]): the highest sub-index over the
+/// pollutants measured, hourly values standing in for EPA's averaging periods.
+///
+/// ```
+/// use alerts_core::message::{LocalAqi, UsEpaAqi};
+/// use aq_core::{Concentration, Concentrations, Pollutant};
+///
+/// let air = Concentrations::default().with(Pollutant::Pm25, Concentration::new(35.4).unwrap());
+/// assert_eq!(UsEpaAqi.aqi(&air), Some(100));
+/// // Hourly SO₂ over 304 ppb (about 797 µg/m³) needs 24-hour values: not computable.
+/// let so2 = Concentrations::default().with(Pollutant::So2, Concentration::new(1000.0).unwrap());
+/// assert_eq!(UsEpaAqi.aqi(&so2), None);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UsEpaAqi;
+
+impl LocalAqi for UsEpaAqi {
+    fn aqi(&self, concentrations: &Concentrations) -> Option<u32> {
+        AqiTable::Epa2024
+            .local_aqi(concentrations)
+            .map(|(aqi, _)| u32::from(aqi))
+    }
 }
 
 /// How messages are rendered.
 #[derive(Clone, Default)]
 pub struct MessageConfig {
-    /// The local AQI shown as `<aqi>`; `None` (the default) shows the forecast CI, rounded.
+    /// The US AQI of rules choosing [`AqIndex::UsEpa`]; `None` (the default) is [`UsEpaAqi`].
     pub local_aqi: Option<Arc<dyn LocalAqi>>,
 }
 
@@ -55,14 +86,64 @@ impl fmt::Debug for MessageConfig {
     }
 }
 
+/// The number an air-quality description shows, and which index it is.
+///
+/// ```
+/// use alerts_core::message::ShownAqi;
+///
+/// assert_eq!(ShownAqi::Cleanliness(31).to_string(), "31 AQI");
+/// assert_eq!(ShownAqi::UsEpa(Some(152)).to_string(), "US AQI 152");
+/// assert_eq!(ShownAqi::UsEpa(None).to_string(), "US AQI not available");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShownAqi {
+    /// The forecast CI, rounded (the spec's `(<aqi> AQI)`).
+    Cleanliness(u32),
+    /// The US EPA AQI; `None` when the hour's concentrations give none, which the description
+    /// says rather than showing a number the data does not support.
+    UsEpa(Option<u32>),
+}
+
+impl ShownAqi {
+    /// What the `{aqi}` placeholder becomes: the number alone, or `not available`.
+    fn write_number(self, out: &mut String) -> fmt::Result {
+        match self {
+            ShownAqi::Cleanliness(n) | ShownAqi::UsEpa(Some(n)) => write!(out, "{n}"),
+            ShownAqi::UsEpa(None) => out.write_str(NOT_AVAILABLE),
+        }
+    }
+}
+
+const NOT_AVAILABLE: &str = "not available";
+
+impl fmt::Display for ShownAqi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShownAqi::Cleanliness(n) => write!(f, "{n} AQI"),
+            ShownAqi::UsEpa(Some(n)) => write!(f, "US AQI {n}"),
+            ShownAqi::UsEpa(None) => write!(f, "US AQI {NOT_AVAILABLE}"),
+        }
+    }
+}
+
 impl MessageConfig {
-    /// The number shown as `<aqi>` for an air-quality change at `position`.
+    /// What an air-quality description shows for `change` under `index`: the forecast CI, or
+    /// the US AQI of `concentrations` (the source's for the forecast hour, `None` when it gave
+    /// none).
     #[must_use]
-    pub fn aqi(&self, position: Position, change: &AqChange) -> u32 {
-        self.local_aqi
-            .as_ref()
-            .and_then(|l| l.aqi(position, change.hours, change.forecast))
-            .unwrap_or_else(|| u32::from(change.forecast.rounded()))
+    pub fn shown_aqi(
+        &self,
+        index: AqIndex,
+        change: &AqChange,
+        concentrations: Option<&Concentrations>,
+    ) -> ShownAqi {
+        match index {
+            AqIndex::Cleanliness => ShownAqi::Cleanliness(u32::from(change.forecast.rounded())),
+            AqIndex::UsEpa => ShownAqi::UsEpa(concentrations.and_then(|c| match &self.local_aqi {
+                Some(local) => local.aqi(c),
+                None => UsEpaAqi.aqi(c),
+            })),
+        }
     }
 }
 
@@ -75,39 +156,51 @@ pub struct RenderedMessage {
     pub recommendation: &'static str,
 }
 
-/// Renders the message of `change` for a rule whose message selector is `spec`.
+/// Renders the message of `change` for a rule whose message selector is `spec` and whose
+/// air-quality index is `index`; `concentrations` are the source's for the forecast hour of an
+/// air-quality change (what a US AQI is computed from).
 #[must_use]
 pub fn render(
     spec: &MessageSpec,
     change: &Change,
-    position: Position,
+    index: AqIndex,
+    concentrations: Option<&Concentrations>,
     config: &MessageConfig,
 ) -> RenderedMessage {
     let mut description = String::new();
-    write_description(&mut description, spec, change, position, config);
+    write_description(
+        &mut description,
+        spec,
+        change,
+        index,
+        concentrations,
+        config,
+    );
     RenderedMessage {
         description,
         recommendation: recommendation(change),
     }
 }
 
-/// Appends the description of `change` to `out`: the evaluator's allocation-free path, which
-/// reuses one buffer for every alert.
+/// Appends the description of `change` to `out`, as [`render`]: the evaluator's
+/// allocation-free path, which reuses one buffer for every alert.
 pub fn write_description(
     out: &mut String,
     spec: &MessageSpec,
     change: &Change,
-    position: Position,
+    index: AqIndex,
+    concentrations: Option<&Concentrations>,
     config: &MessageConfig,
 ) {
     let aqi = match change {
-        Change::Aq(aq) => config.aqi(position, aq),
-        Change::Pollen(_) => 0,
+        Change::Aq(aq) => config.shown_aqi(index, aq, concentrations),
+        // Pollen descriptions show no index.
+        Change::Pollen(_) => ShownAqi::Cleanliness(0),
     };
     write_with_aqi(out, spec, change, aqi);
 }
 
-fn write_with_aqi(out: &mut String, spec: &MessageSpec, change: &Change, aqi: u32) {
+fn write_with_aqi(out: &mut String, spec: &MessageSpec, change: &Change, aqi: ShownAqi) {
     match spec {
         MessageSpec::Default => write_default(out, change, aqi),
         MessageSpec::Custom {
@@ -141,10 +234,10 @@ fn write_with_aqi(out: &mut String, spec: &MessageSpec, change: &Change, aqi: u3
     }
 }
 
-fn write_placeholder(out: &mut String, name: &str, change: &Change, aqi: u32) -> fmt::Result {
+fn write_placeholder(out: &mut String, name: &str, change: &Change, aqi: ShownAqi) -> fmt::Result {
     match (name, change) {
         ("hours", Change::Aq(c)) => write!(out, "{}", c.hours),
-        ("aqi", Change::Aq(_)) => write!(out, "{aqi}"),
+        ("aqi", Change::Aq(_)) => aqi.write_number(out),
         ("category", Change::Aq(c)) => out.write_str(c.forecast.category().name()),
         ("days", Change::Pollen(c)) => write!(out, "{}", c.day),
         ("kind", Change::Pollen(c)) => out.write_str(c.kind.name()),
@@ -155,7 +248,7 @@ fn write_placeholder(out: &mut String, name: &str, change: &Change, aqi: u32) ->
     }
 }
 
-fn write_default(out: &mut String, change: &Change, aqi: u32) {
+fn write_default(out: &mut String, change: &Change, aqi: ShownAqi) {
     // Writing to a String cannot fail.
     let _ = match change {
         Change::Aq(c) => {
@@ -166,7 +259,7 @@ fn write_default(out: &mut String, change: &Change, aqi: u32) {
             };
             write!(
                 out,
-                "In {} {hours} the air quality is expected to be {way} ({aqi} AQI).",
+                "In {} {hours} the air quality is expected to be {way} ({aqi}).",
                 c.hours
             )
         }
@@ -299,14 +392,14 @@ pub fn sample_change(spec: &RuleSpec, direction: Direction) -> Change {
                 Forecast::Today | Forecast::Hours(_) => 0,
             };
             let level = |v: u8| PollenLevel::new(v.min(5)).unwrap_or(PollenLevel::VERY_HIGH);
-            let (now, forecast) = match direction {
+            let (reference, forecast) = match direction {
                 Direction::Deterioration => (level(1), level(1 + step)),
                 Direction::Improvement => (level(4), level(4 - step)),
             };
             Change::Pollen(PollenChange {
                 kind: PollenType::Grass,
                 day,
-                now,
+                reference,
                 forecast,
             })
         }
@@ -337,18 +430,21 @@ pub fn sample_change(spec: &RuleSpec, direction: Direction) -> Change {
 #[must_use]
 pub fn preview(spec: &RuleSpec, direction: Direction, config: &MessageConfig) -> RenderedMessage {
     let change = sample_change(spec, direction);
-    // A local AQI needs a place; a preview has none, so it is asked about (0, 0).
-    let aqi = match (&change, Position::new(0.0, 0.0)) {
-        (Change::Aq(c), Ok(p)) => config.aqi(p, c),
-        (Change::Aq(c), Err(_)) => u32::from(c.forecast.rounded()),
-        (Change::Pollen(_), _) => 0,
+    // A US AQI needs concentrations: the preview's are PM2.5 alone, at the level that gives the
+    // sample's forecast CI, so both indices speak of the same air.
+    let air = match &change {
+        Change::Aq(c) => Concentration::new(EaqiBands::default().pm25_equivalent(c.forecast))
+            .ok()
+            .map(|pm| Concentrations::default().with(Pollutant::Pm25, pm)),
+        Change::Pollen(_) => None,
     };
-    let mut description = String::new();
-    write_with_aqi(&mut description, spec.message(), &change, aqi);
-    RenderedMessage {
-        description,
-        recommendation: recommendation(&change),
-    }
+    render(
+        spec.message(),
+        &change,
+        spec.aq_index(),
+        air.as_ref(),
+        config,
+    )
 }
 
 #[cfg(test)]
@@ -363,10 +459,6 @@ mod tests {
         PollenLevel::new(v).unwrap()
     }
 
-    fn here() -> Position {
-        Position::new(13.4, 52.5).unwrap()
-    }
-
     fn aq(hours: u32, now: f64, forecast: f64) -> Change {
         Change::Aq(AqChange {
             hours,
@@ -375,11 +467,11 @@ mod tests {
         })
     }
 
-    fn pollen(kind: PollenType, day: u32, now: u8, forecast: u8) -> Change {
+    fn pollen(kind: PollenType, day: u32, reference: u8, forecast: u8) -> Change {
         Change::Pollen(PollenChange {
             kind,
             day,
-            now: lvl(now),
+            reference: lvl(reference),
             forecast: lvl(forecast),
         })
     }
@@ -388,7 +480,8 @@ mod tests {
         render(
             &MessageSpec::Default,
             change,
-            here(),
+            AqIndex::Cleanliness,
+            None,
             &MessageConfig::default(),
         )
         .description
@@ -436,9 +529,21 @@ mod tests {
             deterioration: "{hours}h: {aqi} ({category})".into(),
             improvement: "better by {hours}h".into(),
         };
-        let msg = render(&spec, &aq(6, 70.0, 35.0), here(), &MessageConfig::default());
+        let msg = render(
+            &spec,
+            &aq(6, 70.0, 35.0),
+            AqIndex::Cleanliness,
+            None,
+            &MessageConfig::default(),
+        );
         assert_eq!(msg.description, "6h: 35 (Low)");
-        let msg = render(&spec, &aq(6, 35.0, 70.0), here(), &MessageConfig::default());
+        let msg = render(
+            &spec,
+            &aq(6, 35.0, 70.0),
+            AqIndex::Cleanliness,
+            None,
+            &MessageConfig::default(),
+        );
         assert_eq!(msg.description, "better by 6h");
 
         let spec = MessageSpec::Custom {
@@ -447,12 +552,26 @@ mod tests {
         };
         let c = pollen(PollenType::Tree, 2, 1, 5);
         assert_eq!(
-            render(&spec, &c, here(), &MessageConfig::default()).description,
+            render(
+                &spec,
+                &c,
+                AqIndex::Cleanliness,
+                None,
+                &MessageConfig::default()
+            )
+            .description,
             "tree to Very high in 2d"
         );
         let c = pollen(PollenType::Weed, 0, 4, 0);
         assert_eq!(
-            render(&spec, &c, here(), &MessageConfig::default()).description,
+            render(
+                &spec,
+                &c,
+                AqIndex::Cleanliness,
+                None,
+                &MessageConfig::default()
+            )
+            .description,
             "weed down to None"
         );
     }
@@ -467,7 +586,8 @@ mod tests {
             render(
                 &unclosed,
                 &aq(1, 80.0, 60.0),
-                here(),
+                AqIndex::Cleanliness,
+                None,
                 &MessageConfig::default()
             )
             .description,
@@ -481,7 +601,8 @@ mod tests {
             render(
                 &foreign,
                 &aq(1, 80.0, 60.0),
-                here(),
+                AqIndex::Cleanliness,
+                None,
                 &MessageConfig::default()
             )
             .description,
@@ -489,27 +610,159 @@ mod tests {
         );
     }
 
-    struct Epa;
-    impl LocalAqi for Epa {
-        fn aqi(&self, _: Position, hours: u32, forecast: CleanlinessIndex) -> Option<u32> {
-            (hours < 10).then(|| 200 - u32::from(forecast.rounded()))
+    fn pm25(ug_m3: f64) -> Concentrations {
+        Concentrations::default().with(Pollutant::Pm25, Concentration::new(ug_m3).unwrap())
+    }
+
+    fn us(change: &Change, air: Option<&Concentrations>) -> String {
+        render(
+            &MessageSpec::Default,
+            change,
+            AqIndex::UsEpa,
+            air,
+            &MessageConfig::default(),
+        )
+        .description
+    }
+
+    #[test]
+    fn us_epa_shows_the_2024_table_aqi_of_the_hours_concentrations() {
+        // PM2.5 80 µg/m³ lies in 55.5–125.4 (AQI 151–200): 151 + 49 × 24.5 / 69.9 = 168.2.
+        assert_eq!(
+            us(&aq(3, 60.0, 20.0), Some(&pm25(80.0))),
+            "In 3 hours the air quality is expected to be worse (US AQI 168)."
+        );
+        // 9.0 µg/m³ is the top of Good (AQI 50) since the 2024 revision.
+        assert_eq!(
+            us(&aq(1, 40.0, 70.0), Some(&pm25(9.0))),
+            "In 1 hour the air quality is expected to be better (US AQI 50)."
+        );
+        // The highest pollutant sets it: NO₂ 188.2 µg/m³ is 100 ppb (AQI 100) over PM2.5's 50.
+        let both = pm25(9.0).with(Pollutant::No2, Concentration::new(188.2).unwrap());
+        assert_eq!(
+            us(&aq(1, 40.0, 70.0), Some(&both)),
+            "In 1 hour the air quality is expected to be better (US AQI 100)."
+        );
+    }
+
+    #[test]
+    fn us_epa_says_when_the_hour_gives_no_us_aqi() {
+        assert_eq!(
+            us(&aq(2, 80.0, 60.0), None),
+            "In 2 hours the air quality is expected to be worse (US AQI not available)."
+        );
+        let so2 =
+            Concentrations::default().with(Pollutant::So2, Concentration::new(1000.0).unwrap());
+        assert_eq!(
+            us(&aq(2, 80.0, 60.0), Some(&so2)),
+            "In 2 hours the air quality is expected to be worse (US AQI not available)."
+        );
+        let spec = MessageSpec::Custom {
+            deterioration: "AQI {aqi}".into(),
+            improvement: "x".into(),
+        };
+        let config = MessageConfig::default();
+        let text =
+            |air| render(&spec, &aq(2, 80.0, 60.0), AqIndex::UsEpa, air, &config).description;
+        assert_eq!(text(None), "AQI not available");
+        assert_eq!(text(Some(&pm25(80.0))), "AQI 168");
+    }
+
+    #[test]
+    fn cleanliness_ignores_the_concentrations() {
+        let msg = render(
+            &MessageSpec::Default,
+            &aq(3, 80.0, 50.0),
+            AqIndex::Cleanliness,
+            Some(&pm25(80.0)),
+            &MessageConfig::default(),
+        );
+        assert_eq!(
+            msg.description,
+            "In 3 hours the air quality is expected to be worse (50 AQI)."
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_shown_number_is_the_chosen_index(
+            forecast in 0.0..=100.0f64,
+            pm in 0.0..500.0f64,
+            no2 in proptest::option::of(0.0..2000.0f64),
+        ) {
+            let mut air = pm25(pm);
+            if let Some(v) = no2 {
+                air.set(Pollutant::No2, Concentration::new(v).unwrap());
+            }
+            let change = AqChange { hours: 2, now: ci(100.0 - forecast), forecast: ci(forecast) };
+            let config = MessageConfig::default();
+            let us = config.shown_aqi(AqIndex::UsEpa, &change, Some(&air));
+            let table = AqiTable::Epa2024.local_aqi(&air).map(|(a, _)| u32::from(a));
+            proptest::prop_assert_eq!(us, ShownAqi::UsEpa(table));
+            let clean = config.shown_aqi(AqIndex::Cleanliness, &change, Some(&air));
+            proptest::prop_assert_eq!(
+                clean,
+                ShownAqi::Cleanliness(u32::from(ci(forecast).rounded()))
+            );
+        }
+    }
+
+    struct Doubled;
+    impl LocalAqi for Doubled {
+        fn aqi(&self, air: &Concentrations) -> Option<u32> {
+            UsEpaAqi.aqi(air).map(|a| a * 2)
         }
     }
 
     #[test]
-    fn a_local_aqi_replaces_the_ci_where_it_answers() {
+    fn a_configured_local_aqi_replaces_the_epa_table() {
         let config = MessageConfig {
-            local_aqi: Some(Arc::new(Epa)),
+            local_aqi: Some(Arc::new(Doubled)),
         };
-        let msg = render(&MessageSpec::Default, &aq(3, 80.0, 50.0), here(), &config);
-        assert_eq!(
-            msg.description,
-            "In 3 hours the air quality is expected to be worse (150 AQI)."
+        let air = pm25(9.0);
+        let msg = render(
+            &MessageSpec::Default,
+            &aq(3, 80.0, 50.0),
+            AqIndex::UsEpa,
+            Some(&air),
+            &config,
         );
-        let msg = render(&MessageSpec::Default, &aq(12, 80.0, 50.0), here(), &config);
         assert_eq!(
             msg.description,
-            "In 12 hours the air quality is expected to be worse (50 AQI)."
+            "In 3 hours the air quality is expected to be worse (US AQI 100)."
+        );
+    }
+
+    #[test]
+    fn previews_show_the_chosen_index() {
+        let spec = RuleSpec::new(
+            DataType::Aq,
+            Forecast::Hours(6),
+            Sensitivity::Low,
+            MessageSpec::Default,
+        )
+        .unwrap();
+        let config = MessageConfig::default();
+        let ci = preview(&spec, Direction::Deterioration, &config);
+        assert_eq!(
+            ci.description,
+            "In 6 hours the air quality is expected to be worse (40 AQI)."
+        );
+        let us = preview(
+            &spec.with_aq_index(AqIndex::UsEpa),
+            Direction::Deterioration,
+            &config,
+        );
+        assert!(
+            us.description
+                .starts_with("In 6 hours the air quality is expected to be worse (US AQI "),
+            "{}",
+            us.description
+        );
+        assert!(
+            !us.description.contains("not available"),
+            "{}",
+            us.description
         );
     }
 

@@ -228,6 +228,63 @@ impl FromStr for Sensitivity {
     }
 }
 
+/// The index an air-quality description shows as its number: the cleanliness index, or a
+/// national index computed from the concentrations the source gives. Pollen rules show no
+/// index and ignore it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AqIndex {
+    /// The forecast CI, rounded: `(31 AQI)`, the spec's wording.
+    #[default]
+    Cleanliness,
+    /// The US EPA AQI (2024 table) of the forecast hour's concentrations: `(US AQI 152)`.
+    UsEpa,
+}
+
+impl AqIndex {
+    /// Every index, the default first.
+    pub const ALL: [AqIndex; 2] = [AqIndex::Cleanliness, AqIndex::UsEpa];
+
+    /// The wire name: `cleanliness` or `us_epa`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AqIndex::Cleanliness => "cleanliness",
+            AqIndex::UsEpa => "us_epa",
+        }
+    }
+
+    /// The name shown in forms.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            AqIndex::Cleanliness => "Cleanliness index",
+            AqIndex::UsEpa => "US EPA AQI",
+        }
+    }
+
+    fn is_cleanliness(&self) -> bool {
+        *self == AqIndex::Cleanliness
+    }
+}
+
+impl FromStr for AqIndex {
+    type Err = RuleError;
+
+    /// Accepts the wire names, and `us-epa` as command lines spell it.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cleanliness" => Ok(AqIndex::Cleanliness),
+            "us_epa" | "us-epa" => Ok(AqIndex::UsEpa),
+            other => Err(RuleError::UnknownValue {
+                selector: "aq_index",
+                value: other.to_owned(),
+                allowed: "cleanliness, us_epa",
+            }),
+        }
+    }
+}
+
 /// The message selector: the predefined descriptions, or the customer's own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -269,6 +326,7 @@ pub struct RuleSpec {
     forecast: Forecast,
     sensitivity: Sensitivity,
     message: MessageSpec,
+    aq_index: AqIndex,
 }
 
 /// The unvalidated shape of a [`RuleSpec`], as stored and as sent by forms.
@@ -283,6 +341,10 @@ pub struct RawRuleSpec {
     pub sensitivity: Sensitivity,
     /// The Message selector.
     pub message: MessageSpec,
+    /// The index air-quality descriptions show; absent (as in rules stored before the choice
+    /// existed) means the cleanliness index, and the default is not written.
+    #[serde(default, skip_serializing_if = "AqIndex::is_cleanliness")]
+    pub aq_index: AqIndex,
 }
 
 /// Why a rule was refused. Each message says which selector or field is wrong and what it
@@ -390,7 +452,30 @@ impl RuleSpec {
             forecast,
             sensitivity,
             message,
+            aq_index: AqIndex::default(),
         })
+    }
+
+    /// The same rule showing `index` in its air-quality descriptions.
+    ///
+    /// ```
+    /// use alerts_core::rule::{AqIndex, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+    ///
+    /// let rule = RuleSpec::new(DataType::Aq, Forecast::Hours(3), Sensitivity::High,
+    ///     MessageSpec::Default).unwrap();
+    /// assert_eq!(rule.aq_index(), AqIndex::Cleanliness);
+    /// assert_eq!(rule.with_aq_index(AqIndex::UsEpa).aq_index(), AqIndex::UsEpa);
+    /// ```
+    #[must_use]
+    pub fn with_aq_index(mut self, index: AqIndex) -> Self {
+        self.aq_index = index;
+        self
+    }
+
+    /// The index air-quality descriptions show.
+    #[must_use]
+    pub fn aq_index(&self) -> AqIndex {
+        self.aq_index
     }
 
     /// The Type selector.
@@ -422,7 +507,10 @@ impl TryFrom<RawRuleSpec> for RuleSpec {
     type Error = RuleError;
 
     fn try_from(raw: RawRuleSpec) -> Result<Self, Self::Error> {
-        Self::new(raw.data_type, raw.forecast, raw.sensitivity, raw.message)
+        Ok(
+            Self::new(raw.data_type, raw.forecast, raw.sensitivity, raw.message)?
+                .with_aq_index(raw.aq_index),
+        )
     }
 }
 
@@ -433,6 +521,7 @@ impl From<RuleSpec> for RawRuleSpec {
             forecast: spec.forecast,
             sensitivity: spec.sensitivity,
             message: spec.message,
+            aq_index: spec.aq_index,
         }
     }
 }
@@ -540,6 +629,44 @@ mod tests {
                 assert_eq!(ok, dt.horizons().contains(f), "{dt:?} {f}");
             }
         }
+    }
+
+    #[test]
+    fn a_stored_rule_without_aq_index_reads_as_cleanliness_and_is_written_back_unchanged() {
+        let stored =
+            r#"{"type":"aq","forecast":"3h","sensitivity":"high","message":{"kind":"default"}}"#;
+        let spec: RuleSpec = serde_json::from_str(stored).unwrap();
+        assert_eq!(spec.aq_index(), AqIndex::Cleanliness);
+        assert_eq!(serde_json::to_string(&spec).unwrap(), stored);
+    }
+
+    #[test]
+    fn aq_index_us_epa_round_trips_through_the_rule_json() {
+        let spec = RuleSpec::new(
+            DataType::Aq,
+            Forecast::Hours(3),
+            Sensitivity::High,
+            MessageSpec::Default,
+        )
+        .unwrap()
+        .with_aq_index(AqIndex::UsEpa);
+        let json = serde_json::to_value(&spec).unwrap();
+        assert_eq!(json["aq_index"], "us_epa");
+        assert_eq!(serde_json::from_value::<RuleSpec>(json).unwrap(), spec);
+        let bad = r#"{"type":"aq","forecast":"3h","sensitivity":"high","message":{"kind":"default"},"aq_index":"eaqi"}"#;
+        assert!(serde_json::from_str::<RuleSpec>(bad).is_err());
+    }
+
+    #[test]
+    fn aq_index_parses_wire_and_command_line_names_and_names_the_field_otherwise() {
+        assert_eq!("us_epa".parse::<AqIndex>().unwrap(), AqIndex::UsEpa);
+        assert_eq!("us-epa".parse::<AqIndex>().unwrap(), AqIndex::UsEpa);
+        assert_eq!(
+            "cleanliness".parse::<AqIndex>().unwrap(),
+            AqIndex::Cleanliness
+        );
+        let err = "eaqi".parse::<AqIndex>().unwrap_err().to_string();
+        assert!(err.starts_with("aq_index: `eaqi`"), "{err}");
     }
 
     #[test]

@@ -38,8 +38,12 @@ pub enum EpaMetric {
     Pm10Day,
     /// Carbon monoxide, 8-hour mean, ppm, truncated to 1 decimal.
     CoEightHour,
-    /// Sulphur dioxide, 1-hour mean, ppb, truncated to an integer.
+    /// Sulphur dioxide, 1-hour mean, ppb, truncated to an integer. Defined up to 304 ppb
+    /// (AQI 200): EPA computes AQI values above 200 from 24-hour means only.
     So2OneHour,
+    /// Sulphur dioxide, 24-hour mean, ppb, truncated to an integer. Defined from 305 ppb
+    /// (AQI 201); below that EPA uses the 1-hour value.
+    So2Day,
     /// Nitrogen dioxide, 1-hour mean, ppb, truncated to an integer.
     No2OneHour,
 }
@@ -51,7 +55,7 @@ impl EpaMetric {
         match self {
             EpaMetric::O3EightHour | EpaMetric::O3OneHour | EpaMetric::CoEightHour => "ppm",
             EpaMetric::Pm25Day | EpaMetric::Pm10Day => "µg/m³",
-            EpaMetric::So2OneHour | EpaMetric::No2OneHour => "ppb",
+            EpaMetric::So2OneHour | EpaMetric::So2Day | EpaMetric::No2OneHour => "ppb",
         }
     }
 
@@ -63,7 +67,7 @@ impl EpaMetric {
             EpaMetric::Pm25Day => Pollutant::Pm25,
             EpaMetric::Pm10Day => Pollutant::Pm10,
             EpaMetric::CoEightHour => Pollutant::Co,
-            EpaMetric::So2OneHour => Pollutant::So2,
+            EpaMetric::So2OneHour | EpaMetric::So2Day => Pollutant::So2,
             EpaMetric::No2OneHour => Pollutant::No2,
         }
     }
@@ -73,7 +77,10 @@ impl EpaMetric {
         match self {
             EpaMetric::O3EightHour | EpaMetric::O3OneHour => 1000.0,
             EpaMetric::Pm25Day | EpaMetric::CoEightHour => 10.0,
-            EpaMetric::Pm10Day | EpaMetric::So2OneHour | EpaMetric::No2OneHour => 1.0,
+            EpaMetric::Pm10Day
+            | EpaMetric::So2OneHour
+            | EpaMetric::So2Day
+            | EpaMetric::No2OneHour => 1.0,
         }
     }
 }
@@ -142,6 +149,13 @@ pub enum AqiError {
     /// 1-hour ozone below 0.125 ppm has no AQI: EPA uses the 8-hour value there.
     #[error("1-hour ozone below 0.125 ppm has no AQI; use the 8-hour value")]
     UseEightHourOzone,
+    /// 1-hour SO₂ above 304 ppb has no AQI: EPA computes AQI values above 200 from the
+    /// 24-hour mean only.
+    #[error("1-hour SO₂ above 304 ppb has no AQI; AQI values above 200 need the 24-hour mean")]
+    UseDaySo2,
+    /// 24-hour SO₂ below 305 ppb has no AQI: EPA uses the 1-hour value there.
+    #[error("24-hour SO₂ below 305 ppb has no AQI; use the 1-hour value")]
+    UseOneHourSo2,
 }
 
 /// One breakpoint row: truncated concentrations (in units of 10^-decimals) and AQI values.
@@ -218,19 +232,15 @@ const CO_2012: &[Row] = &[
     (305, 404, 301, 400),
     (405, 504, 401, 500),
 ];
-const SO2_2024: &[Row] = &[
+// EPA's 1-hour SO₂ rows stop at AQI 200; the rows above are for 24-hour means.
+const SO2_1H: &[Row] = &[
     (0, 35, 0, 50),
     (36, 75, 51, 100),
     (76, 185, 101, 150),
     (186, 304, 151, 200),
-    (305, 604, 201, 300),
-    (605, 1004, 301, 500),
 ];
-const SO2_2012: &[Row] = &[
-    (0, 35, 0, 50),
-    (36, 75, 51, 100),
-    (76, 185, 101, 150),
-    (186, 304, 151, 200),
+const SO2_DAY_2024: &[Row] = &[(305, 604, 201, 300), (605, 1004, 301, 500)];
+const SO2_DAY_2012: &[Row] = &[
     (305, 604, 201, 300),
     (605, 804, 301, 400),
     (805, 1004, 401, 500),
@@ -266,8 +276,9 @@ impl AqiTable {
             (Epa2012, EpaMetric::O3OneHour) => O3_1H_2012,
             (Epa2024, EpaMetric::CoEightHour) => CO_2024,
             (Epa2012, EpaMetric::CoEightHour) => CO_2012,
-            (Epa2024, EpaMetric::So2OneHour) => SO2_2024,
-            (Epa2012, EpaMetric::So2OneHour) => SO2_2012,
+            (_, EpaMetric::So2OneHour) => SO2_1H,
+            (Epa2024, EpaMetric::So2Day) => SO2_DAY_2024,
+            (Epa2012, EpaMetric::So2Day) => SO2_DAY_2012,
             (Epa2024, EpaMetric::No2OneHour) => NO2_2024,
             (Epa2012, EpaMetric::No2OneHour) => NO2_2012,
         }
@@ -289,8 +300,8 @@ impl AqiTable {
     /// ```
     ///
     /// # Errors
-    /// [`AqiError`] for an invalid concentration, or ozone outside the range of the chosen
-    /// averaging period.
+    /// [`AqiError`] for an invalid concentration, or ozone or SO₂ outside the range of the
+    /// chosen averaging period.
     pub fn aqi(self, metric: EpaMetric, concentration: f64) -> Result<u16, AqiError> {
         if !concentration.is_finite() || concentration < 0.0 {
             return Err(AqiError::InvalidConcentration(concentration));
@@ -304,18 +315,27 @@ impl AqiTable {
             .min(f64::from(u32::MAX)) as u32;
         let first = rows[0];
         if c < first.0 {
-            return Err(AqiError::UseEightHourOzone);
+            return Err(match metric {
+                EpaMetric::So2Day => AqiError::UseOneHourSo2,
+                _ => AqiError::UseEightHourOzone,
+            });
         }
         let last = rows[rows.len() - 1];
-        if c > last.1 && metric == EpaMetric::O3EightHour {
-            return Err(AqiError::UseOneHourOzone);
+        if c > last.1 {
+            match metric {
+                EpaMetric::O3EightHour => return Err(AqiError::UseOneHourOzone),
+                EpaMetric::So2OneHour => return Err(AqiError::UseDaySo2),
+                _ => {}
+            }
         }
         let row = rows.iter().find(|r| c <= r.1).copied().unwrap_or(last);
         Ok(interpolate(row, c))
     }
 
     /// The local AQI of a set of hourly concentrations: the highest AQI over the pollutants, and
-    /// the pollutant that sets it. `None` when nothing measured has an AQI.
+    /// the pollutant that sets it. `None` when nothing measured has an AQI, and when it cannot
+    /// be computed: an hourly SO₂ above 304 ppb puts the AQI above 200, where EPA allows only
+    /// 24-hour SO₂ means, so no hourly value can say how far above.
     ///
     /// Hourly values stand in for EPA's averaging periods (24 h for particles, 8 h for ozone and
     /// CO), the usual approximation for a "current AQI" without a NowCast history. Gases are
@@ -331,26 +351,30 @@ impl AqiTable {
     /// ```
     #[must_use]
     pub fn local_aqi(self, concentrations: &Concentrations) -> Option<(u16, Pollutant)> {
-        concentrations
-            .iter()
-            .filter_map(|(p, c)| {
-                let value = match p {
-                    Pollutant::Pm25 => self.aqi(EpaMetric::Pm25Day, c.ug_m3()),
-                    Pollutant::Pm10 => self.aqi(EpaMetric::Pm10Day, c.ug_m3()),
-                    Pollutant::No2 => self.aqi(EpaMetric::No2OneHour, c.to_ppb(p)?),
-                    Pollutant::So2 => self.aqi(EpaMetric::So2OneHour, c.to_ppb(p)?),
-                    Pollutant::Co => self.aqi(EpaMetric::CoEightHour, c.to_ppb(p)? / 1000.0),
-                    Pollutant::O3 => {
-                        let ppm = c.to_ppb(p)? / 1000.0;
-                        match self.aqi(EpaMetric::O3EightHour, ppm) {
-                            Err(AqiError::UseOneHourOzone) => self.aqi(EpaMetric::O3OneHour, ppm),
-                            other => other,
-                        }
+        let mut best: Option<(u16, Pollutant)> = None;
+        for (p, c) in concentrations.iter() {
+            let ppb = || c.to_ppb(p).unwrap_or(f64::NAN);
+            let value = match p {
+                Pollutant::Pm25 => self.aqi(EpaMetric::Pm25Day, c.ug_m3()),
+                Pollutant::Pm10 => self.aqi(EpaMetric::Pm10Day, c.ug_m3()),
+                Pollutant::No2 => self.aqi(EpaMetric::No2OneHour, ppb()),
+                Pollutant::So2 => self.aqi(EpaMetric::So2OneHour, ppb()),
+                Pollutant::Co => self.aqi(EpaMetric::CoEightHour, ppb() / 1000.0),
+                Pollutant::O3 => {
+                    let ppm = ppb() / 1000.0;
+                    match self.aqi(EpaMetric::O3EightHour, ppm) {
+                        Err(AqiError::UseOneHourOzone) => self.aqi(EpaMetric::O3OneHour, ppm),
+                        other => other,
                     }
-                };
-                value.ok().map(|v| (v, p))
-            })
-            .max_by_key(|&(v, _)| v)
+                }
+            };
+            match value {
+                Ok(v) if best.is_none_or(|(b, _)| v > b) => best = Some((v, p)),
+                Err(AqiError::UseDaySo2) => return None,
+                _ => {}
+            }
+        }
+        best
     }
 }
 
@@ -440,6 +464,37 @@ mod tests {
     }
 
     #[test]
+    fn so2_above_aqi_200_needs_the_24_hour_mean() {
+        let t = AqiTable::Epa2024;
+        assert_eq!(t.aqi(EpaMetric::So2OneHour, 304.0), Ok(200));
+        assert_eq!(
+            t.aqi(EpaMetric::So2OneHour, 305.0),
+            Err(AqiError::UseDaySo2)
+        );
+        assert_eq!(t.aqi(EpaMetric::So2Day, 305.0), Ok(201));
+        assert_eq!(t.aqi(EpaMetric::So2Day, 1004.0), Ok(500));
+        assert_eq!(
+            t.aqi(EpaMetric::So2Day, 304.0),
+            Err(AqiError::UseOneHourSo2)
+        );
+        assert_eq!(AqiTable::Epa2012.aqi(EpaMetric::So2Day, 804.0), Ok(400));
+        // An hourly SO₂ past 304 ppb makes the local AQI not computable, even with other
+        // pollutants measured: it is above 200 by an unknown amount.
+        let so2 = |ppb| {
+            Concentrations::default()
+                .with(Pollutant::Pm25, Concentration::new(20.0).unwrap())
+                .with(
+                    Pollutant::So2,
+                    Concentration::from_ppb(Pollutant::So2, ppb)
+                        .unwrap()
+                        .unwrap(),
+                )
+        };
+        assert_eq!(t.local_aqi(&so2(200.0)).map(|a| a.1), Some(Pollutant::So2));
+        assert_eq!(t.local_aqi(&so2(400.0)), None);
+    }
+
+    #[test]
     fn local_aqi_converts_gases_to_ppb() {
         // 100 ppb NO₂ ≈ 188.2 µg/m³: the top of Moderate.
         let c = Concentrations::default().with(
@@ -457,13 +512,30 @@ mod tests {
             table in prop::sample::select(vec![AqiTable::Epa2024, AqiTable::Epa2012]),
             metric in prop::sample::select(vec![
                 EpaMetric::Pm25Day, EpaMetric::Pm10Day, EpaMetric::CoEightHour,
-                EpaMetric::So2OneHour, EpaMetric::No2OneHour,
+                EpaMetric::No2OneHour,
             ]),
             a in 0.0f64..3000.0,
             b in 0.0f64..3000.0,
         ) {
             let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
             prop_assert!(table.aqi(metric, lo).unwrap() <= table.aqi(metric, hi).unwrap());
+        }
+
+        /// SO₂: the 1-hour and 24-hour rows join without a gap or overlap at AQI 200 and 201,
+        /// and each rises with the concentration.
+        #[test]
+        fn so2_periods_join_and_never_fall(
+            table in prop::sample::select(vec![AqiTable::Epa2024, AqiTable::Epa2012]),
+            a in 0.0f64..2000.0,
+            b in 0.0f64..2000.0,
+        ) {
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            let aqi = |c: f64| table
+                .aqi(EpaMetric::So2OneHour, c)
+                .or_else(|_| table.aqi(EpaMetric::So2Day, c))
+                .unwrap();
+            prop_assert!(aqi(lo) <= aqi(hi));
+            prop_assert_eq!(aqi(lo) <= 200, (lo + 1e-7).floor() <= 304.0);
         }
     }
 }

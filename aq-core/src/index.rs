@@ -302,6 +302,31 @@ impl EaqiBands {
             .map(|limits| band_sub_index(limits, ug_m3))
     }
 
+    /// The PM2.5 concentration, µg/m³, that alone would give the CI `ci`: the inverse of PM2.5's
+    /// sub-index. Route scoring uses it for the inhaled dose where a source gives a CI but no
+    /// PM2.5.
+    ///
+    /// ```
+    /// use aq_core::{CleanlinessIndex, EaqiBands};
+    ///
+    /// let bands = EaqiBands::default();
+    /// // CI 70 is sub-index 30, halfway through Fair (5 to 15 µg/m³).
+    /// assert_eq!(bands.pm25_equivalent(CleanlinessIndex::new(70.0).unwrap()), 10.0);
+    /// assert_eq!(bands.pm25_equivalent(CleanlinessIndex::new(100.0).unwrap()), 0.0);
+    /// ```
+    #[must_use]
+    pub fn pm25_equivalent(&self, ci: CleanlinessIndex) -> f64 {
+        let sub = 100.0 - ci.value();
+        // Sub-indices 0..=100 map to bands 0..=4; the last band's slope goes on above it.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let band = ((sub / 20.0).floor() as usize).min(self.pm25.len() - 1);
+        let lower = if band == 0 { 0.0 } else { self.pm25[band - 1] };
+        let upper = self.pm25[band];
+        #[allow(clippy::cast_precision_loss)]
+        let floor = band as f64 * 20.0;
+        lower + (sub - floor) / 20.0 * (upper - lower)
+    }
+
     /// The CI of a set of concentrations: `100 − the worst sub-index`, clamped to [0, 100].
     /// `None` when no pollutant with an EAQI band was measured.
     #[must_use]
@@ -339,6 +364,61 @@ impl EaqiBands {
             }
         }
         (worst > f64::NEG_INFINITY).then(|| CleanlinessIndex::clamped(100.0 - worst))
+    }
+}
+
+/// Which pollutants must be measured for a CI to be computed at all.
+///
+/// The EEA computes its European Air Quality Index for a station only when a minimum set of
+/// pollutants is measured: NO₂ and particles (PM2.5 or PM10) at traffic stations, and NO₂, O₃
+/// and particles at all others. A CI from fewer pollutants can look clean where it is not (a
+/// particle sensor by a road knows nothing of the road's NO₂), so station sources apply the
+/// traffic rule, the least EEA accepts anywhere, by default. Model fields carry every
+/// pollutant and need no rule.
+///
+/// ```
+/// use aq_core::RequiredPollutants;
+///
+/// let nan = f64::NAN;
+/// // PM2.5, PM10, NO₂, O₃, SO₂, CO.
+/// let pm_only = [12.0, nan, nan, nan, nan, nan];
+/// let pm_and_no2 = [nan, 20.0, 30.0, nan, nan, nan];
+/// assert!(RequiredPollutants::Any.met_by(&pm_only));
+/// assert!(!RequiredPollutants::EeaTraffic.met_by(&pm_only));
+/// assert!(RequiredPollutants::EeaTraffic.met_by(&pm_and_no2));
+/// assert!(!RequiredPollutants::EeaBackground.met_by(&pm_and_no2));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequiredPollutants {
+    /// Any one pollutant with an EAQI band.
+    #[default]
+    Any,
+    /// NO₂ and particles (PM2.5 or PM10): the EEA's minimum for traffic stations.
+    EeaTraffic,
+    /// NO₂, O₃ and particles: the EEA's minimum for all other stations.
+    EeaBackground,
+}
+
+impl RequiredPollutants {
+    /// Whether readings in µg/m³, in [`Pollutant::ALL`] order (NaN or negative for not
+    /// measured), include the required pollutants.
+    #[must_use]
+    pub fn met_by(self, ug_m3: &[f64; Pollutant::ALL.len()]) -> bool {
+        let has = |p: Pollutant| {
+            Pollutant::ALL
+                .iter()
+                .position(|&q| q == p)
+                .is_some_and(|i| crate::Concentration::new(ug_m3[i]).is_ok())
+        };
+        let particles = has(Pollutant::Pm25) || has(Pollutant::Pm10);
+        match self {
+            RequiredPollutants::Any => true,
+            RequiredPollutants::EeaTraffic => particles && has(Pollutant::No2),
+            RequiredPollutants::EeaBackground => {
+                particles && has(Pollutant::No2) && has(Pollutant::O3)
+            }
+        }
     }
 }
 

@@ -7,10 +7,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::index::CleanlinessIndex;
+use crate::pollutant::Concentrations;
 use crate::position::Position;
 use crate::source::{
-    AirQualitySource, AirSample, ForecastSource, HourlyCi, PollenOutlook, SampleQuery, SourceError,
-    SourceInfo,
+    AirQualitySource, AirSample, ForecastSource, HourlyCi, HourlyConcentrations, PollenOutlook,
+    SampleQuery, SourceError, SourceInfo,
 };
 
 /// An [`AirQualitySource`] whose field is a function of position and time.
@@ -111,10 +112,12 @@ where
 #[derive(Debug, Default)]
 pub struct MemoryForecast {
     hourly: RwLock<HashMap<(u64, u64), HourlySeries>>,
+    concentrations: RwLock<HashMap<(u64, u64), ConcentrationSeries>>,
     pollen: RwLock<HashMap<(u64, u64), PollenOutlook>>,
 }
 
 type HourlySeries = Vec<Option<CleanlinessIndex>>;
+type ConcentrationSeries = Vec<Option<Concentrations>>;
 
 fn key(p: Position) -> (u64, u64) {
     (p.lon().to_bits(), p.lat().to_bits())
@@ -129,6 +132,18 @@ impl MemoryForecast {
             .insert(key(position), values);
     }
 
+    /// Stores the hourly concentrations of `position`, `values[0]` being those now.
+    pub fn set_hourly_concentrations(
+        &self,
+        position: Position,
+        values: Vec<Option<Concentrations>>,
+    ) {
+        self.concentrations
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key(position), values);
+    }
+
     /// Stores the pollen outlook of `position`.
     pub fn set_pollen(&self, position: Position, outlook: PollenOutlook) {
         self.pollen
@@ -136,6 +151,30 @@ impl MemoryForecast {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(key(position), outlook);
     }
+}
+
+/// The first `hours + 1` values set for each position in `table`, made a series by `series`;
+/// `None` for a position with none set.
+fn window<T: Copy, S>(
+    table: &std::sync::RwLock<HashMap<(u64, u64), Vec<T>>>,
+    positions: &[Position],
+    hours: u32,
+    series: impl Fn(Vec<T>) -> S,
+) -> Vec<Option<S>> {
+    let table = table
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let len = usize::try_from(hours)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
+    positions
+        .iter()
+        .map(|&p| {
+            table
+                .get(&key(p))
+                .map(|values| series(values.iter().copied().take(len).collect()))
+        })
+        .collect()
 }
 
 #[async_trait]
@@ -150,22 +189,21 @@ impl ForecastSource for MemoryForecast {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
-        let table = self
-            .hourly
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let len = usize::try_from(hours)
-            .unwrap_or(usize::MAX)
-            .saturating_add(1);
-        Ok(positions
-            .iter()
-            .map(|&p| {
-                table.get(&key(p)).map(|values| HourlyCi {
-                    start,
-                    values: values.iter().copied().take(len).collect(),
-                })
-            })
-            .collect())
+        Ok(window(&self.hourly, positions, hours, |values| HourlyCi {
+            start,
+            values,
+        }))
+    }
+
+    async fn hourly_concentrations(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyConcentrations>>, SourceError> {
+        Ok(window(&self.concentrations, positions, hours, |values| {
+            HourlyConcentrations { start, values }
+        }))
     }
 
     async fn daily_pollen(
@@ -185,7 +223,7 @@ impl ForecastSource for MemoryForecast {
             .iter()
             .map(|&p| {
                 table.get(&key(p)).map(|o| PollenOutlook {
-                    now: o.now,
+                    yesterday: o.yesterday,
                     days: o.days.iter().copied().take(len).collect(),
                 })
             })

@@ -147,22 +147,26 @@ impl PollenLevels {
     }
 }
 
-/// Lower limits, in grains/m³ (daily mean), of levels 2 (Low), 3 (Moderate), 4 (High) and
-/// 5 (Very high). Any count above zero and below the first limit is level 1 (Very low).
-pub type GrainLimits = [f64; 4];
+/// Lower limits, in grains/m³ (daily mean), of levels 1 (Very low), 2 (Low), 3 (Moderate),
+/// 4 (High) and 5 (Very high). A mean below the first limit is level 0 (None).
+pub type GrainLimits = [f64; 5];
 
-/// Grain-count limits per pollen type, used to turn counts into levels.
+/// Grain-count limits per pollen type, used to turn daily mean counts into levels.
 ///
-/// Defaults follow the count categories of the US National Allergy Bureau (NAB): its Moderate,
-/// High and Very high categories start at 15, 90 and 1,500 grains/m³ for trees, 5, 20 and 200
-/// for grasses, and 10, 50 and 500 for weeds. NAB's single Low category is split in half here,
-/// the lower half being Very low, to fill the service's six-level scale.
+/// Defaults follow the count categories of the US National Allergy Bureau (NAB), which are
+/// defined on daily (24-hour) mean counts: its Moderate, High and Very high categories start at
+/// 15, 90 and 1,500 grains/m³ for trees, 5, 20 and 200 for grasses, and 10, 50 and 500 for
+/// weeds. NAB's single Low category is split in half here, the lower half being Very low, to
+/// fill the service's six-level scale. Level 1 starts at 1 grain/m³: a daily mean under one
+/// grain per cubic metre is below what a volumetric trap resolves (EN 16868:2019), and a model
+/// field's traces of a tenth of a grain must not flip a point between None and Very low.
 ///
 /// ```
 /// use aq_core::{GrainThresholds, PollenType};
 ///
 /// let t = GrainThresholds::default();
 /// assert_eq!(t.level(PollenType::Grass, 0.0).unwrap().value(), 0);
+/// assert_eq!(t.level(PollenType::Grass, 0.9).unwrap().value(), 0);
 /// assert_eq!(t.level(PollenType::Grass, 1.0).unwrap().value(), 1);
 /// assert_eq!(t.level(PollenType::Grass, 25.0).unwrap().value(), 4);
 /// assert_eq!(t.level(PollenType::Tree, 2000.0).unwrap().value(), 5);
@@ -181,9 +185,9 @@ pub struct GrainThresholds {
 impl Default for GrainThresholds {
     fn default() -> Self {
         Self {
-            tree: [7.5, 15.0, 90.0, 1500.0],
-            grass: [2.5, 5.0, 20.0, 200.0],
-            weed: [5.0, 10.0, 50.0, 500.0],
+            tree: [1.0, 7.5, 15.0, 90.0, 1500.0],
+            grass: [1.0, 2.5, 5.0, 20.0, 200.0],
+            weed: [1.0, 5.0, 10.0, 50.0, 500.0],
         }
     }
 }
@@ -204,7 +208,7 @@ impl GrainThresholds {
         }
     }
 
-    /// The level of a count of `grains_m3` grains per cubic metre of `kind`.
+    /// The level of a daily mean count of `grains_m3` grains per cubic metre of `kind`.
     ///
     /// # Errors
     /// [`GrainCountError`] for a negative or non-finite count.
@@ -212,17 +216,14 @@ impl GrainThresholds {
         if !grains_m3.is_finite() || grains_m3 < 0.0 {
             return Err(GrainCountError(grains_m3));
         }
-        if grains_m3 == 0.0 {
-            return Ok(PollenLevel::NONE);
-        }
         let above = self
             .limits(kind)
             .iter()
             .take_while(|&&limit| grains_m3 >= limit)
             .count();
-        // `above` is at most 4, so the level is at most 5.
+        // `above` is at most 5, the highest level.
         #[allow(clippy::cast_possible_truncation)]
-        Ok(PollenLevel(1 + above as u8))
+        Ok(PollenLevel(above as u8))
     }
 }
 
@@ -237,8 +238,18 @@ mod tests {
         let t = GrainThresholds::default();
         for kind in PollenType::ALL {
             for (i, &limit) in t.limits(kind).iter().enumerate() {
-                assert_eq!(t.level(kind, limit).unwrap().value() as usize, i + 2);
+                assert_eq!(t.level(kind, limit).unwrap().value() as usize, i + 1);
             }
+        }
+    }
+
+    #[test]
+    fn traces_under_one_grain_are_level_none() {
+        let t = GrainThresholds::default();
+        for kind in PollenType::ALL {
+            assert_eq!(t.level(kind, 0.05).unwrap(), PollenLevel::NONE);
+            assert_eq!(t.level(kind, 0.999).unwrap(), PollenLevel::NONE);
+            assert_eq!(t.level(kind, 1.0).unwrap().value(), 1);
         }
     }
 

@@ -45,6 +45,37 @@ impl AirSample {
     }
 }
 
+/// What route scoring reads of one sample: the CI for the score, and the PM2.5 concentration
+/// for the inhaled dose, when the source has it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Exposure {
+    /// The cleanliness index.
+    pub ci: CleanlinessIndex,
+    /// PM2.5 in µg/m³, when the source measures or models it.
+    pub pm25_ug_m3: Option<f64>,
+}
+
+impl From<CleanlinessIndex> for Exposure {
+    fn from(ci: CleanlinessIndex) -> Self {
+        Self {
+            ci,
+            pm25_ug_m3: None,
+        }
+    }
+}
+
+impl From<AirSample> for Exposure {
+    fn from(sample: AirSample) -> Self {
+        Self {
+            ci: sample.ci,
+            pm25_ug_m3: sample
+                .concentrations
+                .and_then(|c| c.get(crate::Pollutant::Pm25))
+                .map(crate::Concentration::ug_m3),
+        }
+    }
+}
+
 /// What a source is, for responses and logs that show where data came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceInfo {
@@ -133,6 +164,24 @@ pub trait AirQualitySource: Send + Sync {
             .map(|answer| answer.map(|s| s.ci))
             .collect())
     }
+
+    /// Answers `queries` with the CI and PM2.5 of each, the same as [`sample`](Self::sample)'s:
+    /// what route scoring reads for the score and the inhaled dose. The provided method asks
+    /// [`sample`](Self::sample).
+    ///
+    /// # Errors
+    /// As [`sample`](Self::sample).
+    async fn sample_exposure(
+        &self,
+        queries: &[SampleQuery],
+    ) -> Result<Vec<Option<Exposure>>, SourceError> {
+        Ok(self
+            .sample(queries)
+            .await?
+            .into_iter()
+            .map(|answer| answer.map(Exposure::from))
+            .collect())
+    }
 }
 
 /// The hourly CI outlook at one point: `values[0]` is the CI at `start`, `values[h]` the CI `h`
@@ -167,13 +216,56 @@ impl HourlyCi {
     }
 }
 
-/// The daily pollen outlook at one point: the levels now, and each day's forecast peak,
-/// `days[0]` being today (in the point's local day as the source defines it).
+/// The hourly pollutant concentrations at one point, hour for hour beside [`HourlyCi`]:
+/// `values[h]` holds what the source measured or forecast `h` hours after `start`, the
+/// concentrations from which it derived that hour's CI. What a national index such as the US
+/// EPA AQI is computed from, since a CI cannot be turned back into concentrations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HourlyConcentrations {
+    /// The instant of `values[0]`.
+    pub start: DateTime<Utc>,
+    /// One set per hour from `start`; `None` for an hour without data.
+    pub values: Vec<Option<Concentrations>>,
+}
+
+impl HourlyConcentrations {
+    /// The series, or `None` (the point is not covered) when no hour has a measured pollutant.
+    ///
+    /// ```
+    /// use aq_core::{Concentration, Concentrations, HourlyConcentrations, Pollutant};
+    /// use chrono::{TimeZone, Utc};
+    ///
+    /// let start = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+    /// let pm = Concentrations::default().with(Pollutant::Pm25, Concentration::new(9.0).unwrap());
+    /// assert!(HourlyConcentrations::covered(start, vec![None, Some(Concentrations::default())])
+    ///     .is_none());
+    /// let series = HourlyConcentrations::covered(start, vec![None, Some(pm)]).unwrap();
+    /// assert_eq!(series.values[1].unwrap().get(Pollutant::Pm25).unwrap().ug_m3(), 9.0);
+    /// ```
+    #[must_use]
+    pub fn covered(start: DateTime<Utc>, values: Vec<Option<Concentrations>>) -> Option<Self> {
+        let values: Vec<Option<Concentrations>> = values
+            .into_iter()
+            .map(|v| v.filter(|c| !c.is_empty()))
+            .collect();
+        values
+            .iter()
+            .any(Option::is_some)
+            .then_some(Self { start, values })
+    }
+}
+
+/// The daily pollen outlook at one point, in the point's civil days (the calendar days of its
+/// own time zone): one level per type and day, every day's from the same daily statistic
+/// (the source says which), so that days can be compared with each other.
+///
+/// `yesterday` is there so that today can be compared with a whole day too; an evaluation
+/// compares today with yesterday and each later day with today.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PollenOutlook {
-    /// The levels at the time of the query.
-    pub now: PollenLevels,
-    /// Forecast daily peak levels, today first.
+    /// The levels of the day before today.
+    pub yesterday: PollenLevels,
+    /// The levels of today and the days after it, today first.
     pub days: Vec<PollenLevels>,
 }
 
@@ -198,8 +290,26 @@ pub trait ForecastSource: Send + Sync {
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError>;
 
-    /// The pollen levels at each position now (`at`) and for today and `days` days after it
-    /// (so up to `days + 1` daily peaks).
+    /// The hourly concentrations at each position over the same hours as
+    /// [`hourly_ci`](Self::hourly_ci), each hour's being those its CI was derived from. Asked
+    /// only when a rule shows a national index. The provided method knows no concentrations
+    /// and answers `None` for every position, for sources that only give an index.
+    ///
+    /// # Errors
+    /// [`SourceError`] when the source cannot answer the batch at all.
+    async fn hourly_concentrations(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyConcentrations>>, SourceError> {
+        let _ = (start, hours);
+        Ok(vec![None; positions.len()])
+    }
+
+    /// The daily pollen levels at each position for yesterday, today (the civil day at the
+    /// position that contains `at`) and `days` days after today (so up to `days + 1` entries
+    /// in [`PollenOutlook::days`]).
     ///
     /// # Errors
     /// [`SourceError`] when the source cannot answer the batch at all.

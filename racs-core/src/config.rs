@@ -43,7 +43,7 @@ pub struct RacsConfig {
     /// Each route's time budget, source call included, in milliseconds; when it passes the route
     /// fails with error 101 and the other routes go on. Default 2,000.
     pub route_deadline_ms: u64,
-    /// Ventilation rates of the inhaled-dose proxy, in m³/min.
+    /// Ventilation rates of the inhaled dose, in m³/min.
     pub ventilation: Ventilation,
     /// Adds the optional `details` member (length in `lengthUnits`, coverage, dose) to each
     /// `racss` entry. Default false: the response carries exactly the spec's members.
@@ -90,13 +90,11 @@ impl Default for Ventilation {
 }
 
 impl Ventilation {
-    /// The rate for `mode`, or 1 (a unitless weight, so the dose is in CI-point minutes) when the
-    /// request names no mode.
+    /// The rate for `mode`; walking when no mode is named, by the route or the request.
     #[must_use]
     pub fn rate(&self, mode: Option<TravelMode>) -> f64 {
         match mode {
-            None => 1.0,
-            Some(TravelMode::Walk) => self.walk_m3_per_min,
+            None | Some(TravelMode::Walk) => self.walk_m3_per_min,
             Some(TravelMode::Cycle) => self.cycle_m3_per_min,
             Some(TravelMode::Drive) => self.drive_m3_per_min,
         }
@@ -232,7 +230,7 @@ mod tests {
         assert_eq!(c.ventilation.rate(Some(TravelMode::Walk)), 0.025);
         assert_eq!(c.ventilation.rate(Some(TravelMode::Cycle)), 0.043);
         assert_eq!(c.ventilation.rate(Some(TravelMode::Drive)), 0.013);
-        assert_eq!(c.ventilation.rate(None), 1.0);
+        assert_eq!(c.ventilation.rate(None), 0.025, "walking by default");
         let l = Limits::default();
         assert_eq!((l.max_routes, l.max_vertices_per_route), (50, 20_000));
     }

@@ -84,7 +84,8 @@ pub use polylines::{EncodedPolylineError, decode_polyline, encode_polyline};
 pub use request::{RequestError, RouteId, RouteInput, ScoreRequest};
 pub use response::{
     AdditionalData, AdditionalDataType, CompletionStatus, ErrorCode, RacsEntry, Recommendation,
-    RecommendationCode, RouteDetails, ScoreResponse, UtcMillis, assemble_response, sort_order,
+    RecommendationCode, RouteDetails, ScoreResponse, UtcMillis, assemble_response, dose_text,
+    sort_order,
 };
 pub use score::{InsufficientCoverage, RouteScore, score_samples};
 pub use scorer::{RouteFailure, RouteOutcome, ScoreReport, Scorer};

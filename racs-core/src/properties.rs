@@ -222,6 +222,7 @@ proptest! {
                     id: RouteId::new(i.to_string()),
                     polyline: vec![],
                     route_duration: 1.0,
+                    travel_mode: None,
                 })
                 .collect(),
             duration_units: DurationUnit::Minutes,

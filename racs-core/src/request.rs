@@ -111,6 +111,10 @@ pub struct RouteInput {
     /// The expected travel time, in the request's [`DurationUnit`]; finite and above 0.
     #[serde(deserialize_with = "json::number")]
     pub route_duration: f64,
+    /// How the traveller moves on this route (extension); the request's `travelMode` when
+    /// absent. Sets the ventilation of the route's inhaled dose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub travel_mode: Option<TravelMode>,
 }
 
 /// A score-routes request (operation 2).
@@ -158,7 +162,8 @@ pub struct ScoreRequest {
         deserialize_with = "departure_time"
     )]
     pub departure_time: Option<DateTime<Utc>>,
-    /// How the traveller moves (extension); sets the ventilation of the dose.
+    /// How the traveller moves (extension): the default of every route's own `travelMode`,
+    /// which sets the ventilation of its dose; walking when neither says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub travel_mode: Option<TravelMode>,
 }
@@ -298,6 +303,12 @@ impl ScoreRequest {
     #[must_use]
     pub fn duration_s(&self, route: &RouteInput) -> f64 {
         route.route_duration * self.duration_units.seconds()
+    }
+
+    /// The travel mode of `route`: its own, else the request's.
+    #[must_use]
+    pub fn travel_mode(&self, route: &RouteInput) -> Option<TravelMode> {
+        route.travel_mode.or(self.travel_mode)
     }
 }
 
@@ -638,7 +649,7 @@ mod tests {
         assert_eq!(
             error(&v),
             "routes[1].duration: unknown field `duration`, expected one of `id`, `polyline`, \
-             `routeDuration`"
+             `routeDuration`, `travelMode`"
         );
     }
 

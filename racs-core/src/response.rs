@@ -130,10 +130,10 @@ pub struct RouteDetails {
     /// The share of the route's time with air-quality data, 0 to 1, when sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<f64>,
-    /// The inhaled-dose proxy behind `LowestExposure`, when scored: CI-point minutes, times the
-    /// ventilation in m³/min when `travelMode` is given.
+    /// The PM2.5 the traveller breathes in over the route, in µg, when scored: the dose behind
+    /// `LowestExposure` (see `docs/scoring.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exposure: Option<f64>,
+    pub inhaled_pm25_ug: Option<f64>,
 }
 
 /// The closed list of recommendation types.
@@ -344,6 +344,25 @@ impl Ascii {
     }
 }
 
+/// A dose in µg for people: two significant figures, at least one decimal under 10 µg.
+///
+/// ```
+/// # use racs_core::dose_text;
+/// assert_eq!(dose_text(1.125), "1.1 µg");
+/// assert_eq!(dose_text(23.46), "23 µg");
+/// assert_eq!(dose_text(0.0432), "0.043 µg");
+/// ```
+#[must_use]
+pub fn dose_text(ug: f64) -> String {
+    if !ug.is_finite() || ug <= 0.0 {
+        return "0 µg".to_owned();
+    }
+    // Two significant figures: the dose rests on typical breathing rates, not the traveller's.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let decimals = (1 - ug.log10().floor() as i32).max(0) as usize;
+    format!("{ug:.decimals$} µg")
+}
+
 /// The order of routes in `racss`: indices into `racs` (one per route, `None` for a route that
 /// failed), sorted per `sort`. The sort is stable, so ties keep request order; in `desc` and
 /// `asc` failed routes come last, in request order.
@@ -419,7 +438,7 @@ pub fn assemble_response(
                         .from_metres(polyline_length_m(&route.polyline)),
                     length_units: request.length_units,
                     coverage: outcome.and_then(RouteOutcome::coverage),
-                    exposure: score.map(|s| s.dose),
+                    inhaled_pm25_ug: score.map(|s| s.dose),
                 }),
             }
         })
@@ -456,7 +475,8 @@ pub fn assemble_response(
             name: "Lowest Exposure".to_owned(),
             text: format!(
                 "Route {id} means the least pollution breathed in over the whole trip, \
-                 counting how long each route takes."
+                 counting how long each route takes: about {} of PM2.5.",
+                dose_text(scores[i].map_or(0.0, |(_, dose)| dose))
             ),
             additional_data: AdditionalData {
                 kind: AdditionalDataType::RouteId,

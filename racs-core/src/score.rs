@@ -1,7 +1,7 @@
 //! Scoring a planned route from the source's answers (steps 5 and 6 of the RACS algorithm, and
-//! the dose proxy): pure and synchronous.
+//! the inhaled dose): pure and synchronous.
 
-use aq_core::{CleanlinessIndex, round_half_up_0_100};
+use aq_core::{EaqiBands, Exposure, round_half_up_0_100};
 
 use crate::config::RacsConfig;
 use crate::plan::RoutePlan;
@@ -15,9 +15,10 @@ pub struct RouteScore {
     pub mean_ci: f64,
     /// The share of the route's time that covered samples carry, in [0, 1].
     pub coverage: f64,
-    /// The inhaled-dose proxy `Σ (100 − CI) · dt · ventilation`, with `dt` in minutes:
-    /// CI-point minutes without a travel mode, CI-point m³ with one. Time not covered by the
-    /// source counts at the route's mean CI, so that gaps in the data do not look like clean air.
+    /// The inhaled dose of PM2.5 in µg: `Σ concentration · ventilation · dt`, the concentration
+    /// in µg/m³ (the source's PM2.5, or else the PM2.5 that alone would give the sample's CI),
+    /// the ventilation in m³/min and `dt` in minutes. Time not covered by the source counts at
+    /// the route's mean concentration, so that gaps in the data do not look like clean air.
     pub dose: f64,
     /// The route's haversine length, in metres.
     pub length_m: f64,
@@ -55,14 +56,16 @@ impl std::error::Error for InsufficientCoverage {}
 /// Each sample stands for half of the interval on either side of it (the trapezoid rule), so
 /// the first and last samples weigh half as much as the others.
 ///
-/// `ventilation` is the rate of [`crate::Ventilation::rate`] for the request's travel mode.
+/// `ventilation` is the rate of [`crate::Ventilation::rate`] for the route's travel mode, in
+/// m³/min. Answers are [`Exposure`]s, or plain CIs (whose dose then comes from the PM2.5 that
+/// alone would give each CI, [`EaqiBands::pm25_equivalent`]).
 ///
 /// # Errors
 /// [`InsufficientCoverage`] (error 100) when covered samples carry less than
 /// [`RacsConfig::min_coverage`] of the route's time, or nothing at all.
-pub fn score_samples(
+pub fn score_samples<A: Copy + Into<Exposure>>(
     plan: &RoutePlan,
-    answers: &[Option<CleanlinessIndex>],
+    answers: &[Option<A>],
     ventilation: f64,
     config: &RacsConfig,
 ) -> Result<RouteScore, InsufficientCoverage> {
@@ -79,16 +82,17 @@ pub fn score_samples(
                 .get(k)
                 .copied()
                 .flatten()
-                .map(|ci| (weight(k), ci.value()))
+                .map(|a| (weight(k), a.into()))
         })
     };
     let covered_weight: f64 = covered().map(|(w, _)| w).sum();
+    let bands = EaqiBands::default();
     let coverage = if total_weight > 0.0 {
         covered_weight / total_weight
     } else {
         0.0
     };
-    let Some((_, base)) = covered().next() else {
+    let Some((_, first)) = covered().next() else {
         return Err(InsufficientCoverage {
             coverage,
             required: config.min_coverage,
@@ -103,10 +107,13 @@ pub fn score_samples(
 
     // Averaging the differences from one sample keeps a constant field exact (72.5 stays 72.5
     // and rounds up) where summing raw values would drift.
-    let spread: f64 = covered().map(|(w, ci)| w * (ci - base)).sum();
+    let base = first.ci.value();
+    let spread: f64 = covered().map(|(w, e)| w * (e.ci.value() - base)).sum();
     let mean_ci = (base + spread / covered_weight).clamp(0.0, 100.0);
     let racs = round_half_up_0_100(mean_ci);
-    let dose = (100.0 - mean_ci) * (plan.duration_s() / 60.0) * ventilation;
+    let pm25 = |e: Exposure| e.pm25_ug_m3.unwrap_or_else(|| bands.pm25_equivalent(e.ci));
+    let mean_pm25 = covered().map(|(w, e)| w * pm25(e)).sum::<f64>() / covered_weight;
+    let dose = mean_pm25 * ventilation * (plan.duration_s() / 60.0);
 
     Ok(RouteScore {
         racs,
@@ -200,19 +207,46 @@ mod tests {
             min_coverage: 0.0,
             ..RacsConfig::default()
         };
-        let e = score_samples(&plan(), &[None; 10], 1.0, &config).unwrap_err();
+        let none: [Option<CleanlinessIndex>; 10] = [None; 10];
+        let e = score_samples(&plan(), &none, 1.0, &config).unwrap_err();
         assert_eq!(e.coverage, 0.0);
         // Too few answers count as uncovered rather than panicking.
-        assert!(score_samples(&plan(), &[], 1.0, &config).is_err());
+        assert!(score_samples(&plan(), &none[..0], 1.0, &config).is_err());
     }
 
     #[test]
-    fn dose_counts_dirtiness_time_and_ventilation() {
-        // CI 60 for 3 minutes: 40 · 3 = 120 CI-point minutes; walking: · 0.025 m³/min.
-        let answers = vec![ci(60.0); 10];
-        let s = score_samples(&plan(), &answers, 1.0, &RacsConfig::default()).unwrap();
-        assert!((s.dose - 120.0).abs() < 1e-9);
+    fn the_dose_is_micrograms_of_pm25_breathed_in() {
+        // 20 µg/m³ of PM2.5 for 3 minutes, walking at 0.025 m³/min: 1.5 µg.
+        let exposure = |ci_value, pm25| {
+            Some(Exposure {
+                ci: CleanlinessIndex::new(ci_value).unwrap(),
+                pm25_ug_m3: pm25,
+            })
+        };
+        let answers = vec![exposure(60.0, Some(20.0)); 10];
         let s = score_samples(&plan(), &answers, 0.025, &RacsConfig::default()).unwrap();
-        assert!((s.dose - 3.0).abs() < 1e-9);
+        assert!((s.dose - 1.5).abs() < 1e-12, "{}", s.dose);
+        // Cycling breathes 0.043 m³/min: 2.58 µg.
+        let s = score_samples(&plan(), &answers, 0.043, &RacsConfig::default()).unwrap();
+        assert!((s.dose - 2.58).abs() < 1e-12, "{}", s.dose);
+        // A gap counts at the mean concentration, not as clean air.
+        let mut gappy = answers.clone();
+        gappy[4] = None;
+        let s = score_samples(&plan(), &gappy, 0.025, &RacsConfig::default()).unwrap();
+        assert!((s.dose - 1.5).abs() < 1e-12, "{}", s.dose);
+    }
+
+    #[test]
+    fn without_pm25_the_dose_takes_the_pm25_that_gives_the_ci() {
+        // CI 60 is sub-index 40, the top of Fair: 15 µg/m³ of PM2.5 would give it. Three
+        // minutes walking: 15 · 0.025 · 3 = 1.125 µg.
+        let answers = vec![ci(60.0); 10];
+        let s = score_samples(&plan(), &answers, 0.025, &RacsConfig::default()).unwrap();
+        assert!((s.dose - 1.125).abs() < 1e-12, "{}", s.dose);
+        // Cleaner air, less dose; clean air (CI 100), none.
+        let s = score_samples(&plan(), &[ci(90.0); 10], 0.025, &RacsConfig::default()).unwrap();
+        assert!(s.dose < 1.125);
+        let s = score_samples(&plan(), &[ci(100.0); 10], 0.025, &RacsConfig::default()).unwrap();
+        assert_eq!(s.dose, 0.0);
     }
 }

@@ -172,6 +172,13 @@ impl Scorer {
         &self.config
     }
 
+    /// The air-quality source it scores against: other views of the same air (heatmap tiles)
+    /// read it too, so that they show what scores are computed from.
+    #[must_use]
+    pub fn source(&self) -> &Arc<dyn AirQualitySource> {
+        &self.source
+    }
+
     /// What the air-quality source is, so that responses can say when data is synthetic.
     #[must_use]
     pub fn source_info(&self) -> aq_core::SourceInfo {
@@ -223,13 +230,12 @@ impl Scorer {
     /// Like [`Scorer::score`], also returning each route's outcome with its cause.
     pub async fn score_report(&self, request: &ScoreRequest) -> ScoreReport {
         let departure = request.departure_time.unwrap_or_else(|| self.clock.now());
-        let ventilation = self.config.ventilation.rate(request.travel_mode);
         let outcomes = join_all(request.routes.iter().map(|route| {
             self.score_route(
                 &route.polyline,
                 request.duration_s(route),
                 departure,
-                ventilation,
+                self.config.ventilation.rate(request.travel_mode(route)),
             )
         }))
         .await;
@@ -239,7 +245,8 @@ impl Scorer {
     }
 
     /// Scores one route leaving at `departure` and taking `duration_s` seconds, under the route
-    /// deadline. `ventilation` is the dose proxy's rate ([`crate::Ventilation::rate`]).
+    /// deadline. `ventilation` is the traveller's breathing rate for the dose, m³/min
+    /// ([`crate::Ventilation::rate`]).
     pub async fn score_route(
         &self,
         polyline: &[Position],
@@ -254,7 +261,7 @@ impl Scorer {
                 .map_err(RouteFailure::NotGranular)?;
             let answers = self
                 .source
-                .sample_ci(plan.queries())
+                .sample_exposure(plan.queries())
                 .await
                 .and_then(|a| check_batch_len(plan.queries().len(), a))
                 .map_err(RouteFailure::Source)?;
@@ -598,8 +605,9 @@ mod tests {
 
     #[tokio::test]
     async fn lowest_exposure_names_a_shorter_route_in_slightly_dirtier_air() {
-        // "long" is cleaner (80) but takes 60 min: dose 20 · 60 = 1200 CI-point minutes.
-        // "short" scores 70 in 10 min: dose 30 · 10 = 300.
+        // Without PM2.5 from the source, CI 80 stands for 5 µg/m³ and CI 70 for 10 µg/m³ of
+        // PM2.5. "long" is cleaner (80) but takes 60 min walking: 5 · 0.025 · 60 = 7.5 µg.
+        // "short" scores 70 in 10 min: 10 · 0.025 · 10 = 2.5 µg.
         let field = FnSource::new("two", |p: Position, _| {
             Some(ci(if p.lon() < 10.05 { 80.0 } else { 70.0 }))
         });
@@ -624,10 +632,14 @@ mod tests {
             .iter()
             .map(|o| o.score().unwrap().dose)
             .collect();
-        // Walking ventilation, 0.025 m³/min.
         assert!(
-            (doses[0] - 30.0).abs() < 1e-9 && (doses[1] - 7.5).abs() < 1e-9,
+            (doses[0] - 7.5).abs() < 1e-9 && (doses[1] - 2.5).abs() < 1e-9,
             "{doses:?}"
+        );
+        assert!(
+            recs[1].text.ends_with("about 2.5 µg of PM2.5."),
+            "{}",
+            recs[1].text
         );
 
         let wire = serde_json::to_value(&report.response).unwrap();
@@ -636,6 +648,41 @@ mod tests {
             json!({"type": "routeId", "value": "short"})
         );
         assert_eq!(wire["completionStatus"], json!("Completed"));
+    }
+
+    #[tokio::test]
+    async fn each_route_breathes_at_its_own_travel_mode() {
+        // Equally clean air and equally long: walking breathes 0.025 m³/min, driving 0.013, so
+        // the driven route has the least dose although the request says walk.
+        let field = FnSource::new("flat", |_: Position, _| Some(ci(70.0)));
+        let r = request(json!({
+            "routes": [
+                {"id": "w", "polyline": [[10.0, 50.0], [10.0, 50.01]], "routeDuration": 20},
+                {"id": "d", "polyline": [[10.1, 50.0], [10.1, 50.01]], "routeDuration": 20,
+                 "travelMode": "drive"}
+            ],
+            "routesSort": "original",
+            "travelMode": "walk"
+        }));
+        let report = scorer(field).score_report(&r).await;
+        let doses: Vec<_> = report
+            .outcomes
+            .iter()
+            .map(|o| o.score().unwrap().dose)
+            .collect();
+        // 10 µg/m³ for 20 minutes: 5 µg walking, 2.6 µg driving.
+        assert!(
+            (doses[0] - 5.0).abs() < 1e-9 && (doses[1] - 2.6).abs() < 1e-9,
+            "{doses:?}"
+        );
+        let recs = &report.response.recommendations;
+        assert_eq!(
+            recs[0].additional_data.value, "w",
+            "cleanest: the first of a tie"
+        );
+        assert_eq!(recs[1].code, RecommendationCode::LowestExposure);
+        assert_eq!(recs[1].additional_data.value, "d");
+        assert!(recs[1].text.contains("about 2.6 µg"), "{}", recs[1].text);
     }
 
     #[tokio::test]
@@ -663,8 +710,9 @@ mod tests {
         assert!((d.length - 1.112).abs() < 0.001, "{}", d.length);
         assert_eq!(d.length_units, LengthUnit::Kilometres);
         assert_eq!(d.coverage, Some(1.0));
-        // 50 CI points below clean for 5 minutes, no travel mode.
-        assert_eq!(d.exposure, Some(250.0));
+        // CI 50 stands for 32.5 µg/m³ of PM2.5; 5 minutes walking (no travel mode named):
+        // 32.5 · 0.025 · 5 µg.
+        assert!((d.inhaled_pm25_ug.unwrap() - 4.0625).abs() < 1e-9, "{d:?}");
         let wire = serde_json::to_value(&detailed).unwrap();
         assert_eq!(wire["racss"][0]["details"]["lengthUnits"], json!("km"));
     }

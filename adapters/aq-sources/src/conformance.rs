@@ -14,11 +14,15 @@
 //!   the source reports concentrations, is the CI of those concentrations under the default
 //!   EAQI bands, and every uncovered query is `None`;
 //! - times are respected: a place answered at two times gives each time its own answer in the
-//!   mixed batch (checked through the single-query answers).
+//!   mixed batch (checked through the single-query answers);
+//! - the narrower answers agree with the full one: `sample_ci` gives `sample`'s CIs, and
+//!   `sample_exposure` its CIs and PM2.5.
 //!
 //! The suite panics with a message naming the broken rule, like any test assertion.
 
-use aq_core::{AirQualitySource, AirSample, EaqiBands, ForecastSource, Position, SampleQuery};
+use aq_core::{
+    AirQualitySource, AirSample, EaqiBands, ForecastSource, HourlyCi, Position, SampleQuery,
+};
 use chrono::{DateTime, Utc};
 
 /// What the adapter's test knows about its source.
@@ -136,6 +140,21 @@ pub async fn check_air_quality(source: &dyn AirQualitySource, expect: &Expectati
             "{name}: sample_ci{} differs from sample's CIs",
             if reversed { " (reversed)" } else { "" }
         );
+        // Route scoring's answer (CI and PM2.5) is the full answer's, query for query.
+        let exposures = match source.sample_exposure(&batch).await {
+            Ok(e) => e,
+            Err(e) => panic!("{name}: a batch of exposures failed: {e}"),
+        };
+        let want: Vec<_> = answers
+            .iter()
+            .map(|a| a.map(aq_core::Exposure::from))
+            .collect();
+        assert_eq!(
+            exposures,
+            want,
+            "{name}: sample_exposure{} differs from sample's CI and PM2.5",
+            if reversed { " (reversed)" } else { "" }
+        );
     }
 }
 
@@ -230,6 +249,8 @@ pub async fn check_forecast(source: &dyn ForecastSource, expect: &ForecastExpect
         assert_eq!(&alone[0], s, "{name}: series {k} differs when asked alone");
     }
 
+    check_concentrations(source, &positions, &series, expect).await;
+
     let days = 2;
     let outlooks = ok(
         &name,
@@ -257,6 +278,43 @@ pub async fn check_forecast(source: &dyn ForecastSource, expect: &ForecastExpect
                 !(*covered && expect.pollen_covered),
                 "{name}: position {k} must have a pollen outlook"
             ),
+        }
+    }
+}
+
+/// The hourly concentrations lie beside the hourly CI: the same start, and concentrations in
+/// exactly the hours that have a CI (those it was derived from), for a source that gives any
+/// at that position; none where the position is not covered.
+async fn check_concentrations(
+    source: &dyn ForecastSource,
+    positions: &[Position],
+    series: &[Option<HourlyCi>],
+    expect: &ForecastExpectations,
+) {
+    let name = source.info().name;
+    let concentrations = source
+        .hourly_concentrations(positions, expect.start, expect.hours)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(
+        concentrations.len(),
+        positions.len(),
+        "{name}: hourly_concentrations answer length"
+    );
+    for (k, (c, ci)) in concentrations.iter().zip(series).enumerate() {
+        let Some(c) = c else { continue };
+        let ci = ci
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: position {k} has concentrations but no CI series"));
+        assert_eq!(c.start, ci.start, "{name}: concentrations {k} start");
+        let hours = c.values.len().max(ci.values.len());
+        for h in 0..hours {
+            let has_c = c.values.get(h).is_some_and(Option::is_some);
+            let has_ci = ci.values.get(h).is_some_and(Option::is_some);
+            assert_eq!(
+                has_c, has_ci,
+                "{name}: position {k} hour {h}: concentrations and CI must come together"
+            );
         }
     }
 }

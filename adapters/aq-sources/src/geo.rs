@@ -1,7 +1,6 @@
 //! Small spherical helpers shared by the sources.
 
 use aq_core::Position;
-use chrono::{DateTime, Utc};
 
 /// Mean Earth radius in metres, the one behind [`Position::distance_m`].
 pub(crate) const EARTH_RADIUS_M: f64 = 6_371_008.8;
@@ -57,22 +56,6 @@ pub(crate) fn m_to_chord(m: f64) -> f64 {
     2.0 * (angle / 2.0).sin()
 }
 
-/// The offset of local mean solar time from UTC at `lon`, in whole hours, in seconds. Sources
-/// without time-zone data use it to decide which day "today" is at a point.
-pub(crate) fn solar_offset_s(lon: f64) -> i64 {
-    // |lon| / 15 is at most 12, so the cast cannot truncate.
-    #[allow(clippy::cast_possible_truncation)]
-    let hours = (lon / 15.0).round() as i64;
-    hours * 3600
-}
-
-/// The start (a UTC instant) of the local solar day that contains `at` at longitude `lon`.
-pub(crate) fn solar_day_start(lon: f64, at: DateTime<Utc>) -> i64 {
-    let offset = solar_offset_s(lon);
-    let local = at.timestamp() + offset;
-    local.div_euclid(86_400) * 86_400 - offset
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,25 +69,5 @@ mod tests {
             ((ua[0] - ub[0]).powi(2) + (ua[1] - ub[1]).powi(2) + (ua[2] - ub[2]).powi(2)).sqrt();
         assert!((chord_to_m(chord) - a.distance_m(b)).abs() < 1.0);
         assert!((chord_to_m(m_to_chord(25_000.0)) - 25_000.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn solar_day_follows_longitude() {
-        use chrono::TimeZone;
-        let at = Utc.with_ymd_and_hms(2026, 5, 1, 22, 0, 0).unwrap();
-        // At 150° E it is already 08:00 on 2 May: the day started at 14:00 UTC on 1 May.
-        let start = solar_day_start(150.0, at);
-        assert_eq!(
-            start,
-            Utc.with_ymd_and_hms(2026, 5, 1, 14, 0, 0)
-                .unwrap()
-                .timestamp()
-        );
-        assert_eq!(
-            solar_day_start(0.0, at),
-            Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0)
-                .unwrap()
-                .timestamp()
-        );
     }
 }

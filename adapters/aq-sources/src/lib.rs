@@ -30,8 +30,10 @@
 //! # });
 //! ```
 
+mod civil;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
+mod daily;
 pub mod demo;
 mod geo;
 mod http;

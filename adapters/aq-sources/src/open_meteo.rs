@@ -35,14 +35,26 @@ use serde_json::Value as Json;
 use aq_core::runtime::Clock;
 use aq_core::{
     AirQualitySource, AirSample, EaqiBands, ForecastSource, GrainThresholds, HourlyCi,
-    PollenOutlook, PollenType, Pollutant, Position, SampleQuery, SourceError, SourceInfo,
+    HourlyConcentrations, PollenOutlook, PollenType, Pollutant, Position, SampleQuery, SourceError,
+    SourceInfo,
 };
 
-use crate::geo::solar_day_start;
+use crate::civil::CivilDays;
+use crate::daily;
 use crate::http::{self, ConfigError};
 use crate::values::Values;
 
 const NAME: &str = "open-meteo";
+
+/// The most days after today for which Open-Meteo gives pollen for whole days. Its pollen comes
+/// from the CAMS European air-quality forecast, which runs once a day from 00 UTC for 96 hours:
+/// day 3 after today is the last whole civil day in Europe, and a rule looking 4 days ahead
+/// would never find a day to compare.
+pub const POLLEN_FORECAST_DAYS: u32 = 3;
+
+/// Why [`POLLEN_FORECAST_DAYS`] is what it is, for refusals that must say so.
+pub const POLLEN_FORECAST_REASON: &str = "Open-Meteo's pollen comes from the CAMS European \
+     forecast, which runs 96 hours ahead from 00 UTC each day";
 const SERVICE: &str = "Open-Meteo";
 
 /// How the [`OpenMeteo`] source talks to the API.
@@ -215,9 +227,14 @@ impl OpenMeteo {
     }
 
     fn key(&self, p: Position, t: DateTime<Utc>) -> Key {
+        self.key_at(p, t.timestamp())
+    }
+
+    /// [`OpenMeteo::key`] of a time in seconds since the epoch.
+    fn key_at(&self, p: Position, t: i64) -> Key {
         let (row, col) = self.cell(p);
         // The nearest whole hour: 08:29 reads 08:00, 08:30 reads 09:00.
-        let hour = (t.timestamp() + 1800).div_euclid(3600);
+        let hour = (t + 1800).div_euclid(3600);
         (row, col, hour)
     }
 
@@ -360,12 +377,15 @@ impl OpenMeteo {
         Ok(out)
     }
 
-    async fn hourly(
+    /// One entry per position, each with one value per hour from `start`, read by `value`
+    /// from that hour's values.
+    async fn hourly<T>(
         &self,
         positions: &[Position],
         start: DateTime<Utc>,
         hours: u32,
-    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        value: impl Fn(&Values) -> Option<T>,
+    ) -> Result<Vec<Vec<Option<T>>>, SourceError> {
         let keys: Vec<Key> = positions
             .iter()
             .flat_map(|&p| {
@@ -376,13 +396,7 @@ impl OpenMeteo {
         let per = hours as usize + 1;
         Ok(keys
             .chunks(per)
-            .map(|ks| {
-                let values: Vec<_> = ks
-                    .iter()
-                    .map(|k| found.get(k).and_then(|v| v.ci(&self.config.bands)))
-                    .collect();
-                HourlyCi::covered(start, values)
-            })
+            .map(|ks| ks.iter().map(|k| found.get(k).and_then(&value)).collect())
             .collect())
     }
 
@@ -392,37 +406,26 @@ impl OpenMeteo {
         at: DateTime<Utc>,
         days: u32,
     ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
-        let per = 1 + (days as usize + 1) * 24;
-        let mut keys = Vec::with_capacity(positions.len() * per);
-        for &p in positions {
-            keys.push(self.key(p, at));
-            let day0 = solar_day_start(p.lon(), at);
-            for h in 0..(i64::from(days) + 1) * 24 {
-                let t = DateTime::<Utc>::from_timestamp(day0 + h * 3600, 0).unwrap_or(at);
-                keys.push(self.key(p, t));
+        let civil: Vec<CivilDays> = positions
+            .iter()
+            .map(|&p| daily::outlook_days(p, at, days))
+            .collect();
+        let mut keys = Vec::new();
+        for (&p, c) in positions.iter().zip(&civil) {
+            for k in 0..c.len() {
+                keys.extend(c.hours(k).map(|t| self.key_at(p, t)));
             }
         }
         let found = self.lookup(&keys).await?;
-        let get = |k: &Key| found.get(k).copied().unwrap_or(Values::MISSING);
-        Ok(keys
-            .chunks(per)
-            .map(|ks| {
-                let now = get(&ks[0]);
-                let mut seen = now.has_pollen();
-                let days = ks[1..]
-                    .chunks(24)
-                    .map(|day| {
-                        let mut peak = Values::MISSING;
-                        for k in day {
-                            peak.max_with(&get(k));
-                        }
-                        seen |= peak.has_pollen();
-                        peak.pollen_levels(&self.config.pollen)
-                    })
-                    .collect();
-                seen.then(|| PollenOutlook {
-                    now: now.pollen_levels(&self.config.pollen),
-                    days,
+        Ok(positions
+            .iter()
+            .zip(&civil)
+            .map(|(&p, c)| {
+                daily::outlook(c, &self.config.pollen, |t| {
+                    found
+                        .get(&self.key_at(p, t))
+                        .copied()
+                        .unwrap_or(Values::MISSING)
                 })
             })
             .collect())
@@ -548,12 +551,36 @@ impl ForecastSource for OpenMeteo {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
-        self.hourly(positions, start, hours).await
+        let bands = &self.config.bands;
+        Ok(self
+            .hourly(positions, start, hours, |v| v.ci(bands))
+            .await?
+            .into_iter()
+            .map(|values| HourlyCi::covered(start, values))
+            .collect())
     }
 
-    /// Pollen levels: now from the hour nearest `at`, and each day's peak hour, days being
-    /// local solar days (UTC offset from the longitude). Not covered where every hour lacks all
-    /// pollen (outside Europe, or out of season).
+    /// The concentrations of the hours that have a CI, those the CI was derived from.
+    async fn hourly_concentrations(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyConcentrations>>, SourceError> {
+        let bands = &self.config.bands;
+        Ok(self
+            .hourly(positions, start, hours, |v| {
+                v.air_sample(bands).and_then(|s| s.concentrations)
+            })
+            .await?
+            .into_iter()
+            .map(|values| HourlyConcentrations::covered(start, values))
+            .collect())
+    }
+
+    /// Pollen levels: each civil day's mean of the hourly counts (see the crate's `daily`
+    /// module), yesterday included. Not covered where every hour lacks all pollen (outside
+    /// Europe, or out of season).
     async fn daily_pollen(
         &self,
         positions: &[Position],
@@ -790,7 +817,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn pollen_adds_up_plants_and_takes_daily_peaks() {
+    async fn pollen_adds_up_plants_and_takes_daily_means() {
         let server = TestServer::start(fixture).await;
         let s = source(&server.base_url);
         let out = s
@@ -799,14 +826,28 @@ mod tests {
             .unwrap();
         let o = out[0].as_ref().unwrap();
         // Tree: alder 5 + birch 20 (+ olive null) = 25 grains/m³ → level 3 (15 to 90).
-        assert_eq!(o.now.get(PollenType::Tree).unwrap().value(), 3);
+        assert_eq!(o.yesterday.get(PollenType::Tree).unwrap().value(), 3);
         // Grass 3 → level 2; weed 0 → level 0.
-        assert_eq!(o.now.get(PollenType::Grass).unwrap().value(), 2);
-        assert_eq!(o.now.get(PollenType::Weed).unwrap().value(), 0);
+        assert_eq!(o.yesterday.get(PollenType::Grass).unwrap().value(), 2);
+        assert_eq!(o.yesterday.get(PollenType::Weed).unwrap().value(), 0);
         assert_eq!(o.days.len(), 2);
+        assert_eq!(o.days[1], o.yesterday);
+        // Berlin's civil days: yesterday, today and tomorrow, 72 hours from 22:00 UTC (CEST).
+        let r = &server.requests()[0];
+        assert_eq!(r.param("start_hour"), Some("2026-05-02T22:00"));
+        assert_eq!(r.param("end_hour"), Some("2026-05-05T21:00"));
         assert!(out[1].is_none(), "only nulls: no pollen outlook");
         let series = s.hourly_ci(&[pos(13.4, 52.5)], now(), 3).await.unwrap();
         assert_eq!(series[0].as_ref().unwrap().values.len(), 4);
+        let air = s
+            .hourly_concentrations(&[pos(13.4, 52.5)], now(), 3)
+            .await
+            .unwrap();
+        let air = air[0].as_ref().unwrap();
+        for (c, ci) in air.values.iter().zip(&series[0].as_ref().unwrap().values) {
+            let derived = c.and_then(|c| EaqiBands::default().ci(&c));
+            assert_eq!(derived, *ci, "the CI comes from these concentrations");
+        }
     }
 
     #[tokio::test]

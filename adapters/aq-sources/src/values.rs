@@ -2,7 +2,7 @@
 
 use aq_core::{
     CleanlinessIndex, Concentration, Concentrations, EaqiBands, GrainThresholds, PollenLevels,
-    PollenType, Pollutant,
+    PollenType, Pollutant, RequiredPollutants,
 };
 
 /// Number of quantities: the six pollutants of [`Pollutant::ALL`], then tree, grass and weed
@@ -87,8 +87,31 @@ impl Values {
         bands.ci_of(self.0.first_chunk::<POLLEN_START>()?)
     }
 
-    pub(crate) fn has_pollen(&self) -> bool {
-        self.0[POLLEN_START..].iter().any(|v| !v.is_nan())
+    /// [`Values::ci`], or `None` when the pollutants `required` are not all present.
+    pub(crate) fn ci_requiring(
+        &self,
+        bands: &EaqiBands,
+        required: RequiredPollutants,
+    ) -> Option<CleanlinessIndex> {
+        let pollutants = self.0.first_chunk::<POLLEN_START>()?;
+        if required.met_by(pollutants) {
+            bands.ci_of(pollutants)
+        } else {
+            None
+        }
+    }
+
+    /// [`Values::air_sample`], or `None` when the pollutants `required` are not all present.
+    pub(crate) fn air_sample_requiring(
+        &self,
+        bands: &EaqiBands,
+        required: RequiredPollutants,
+    ) -> Option<aq_core::AirSample> {
+        self.ci_requiring(bands, required)
+            .map(|ci| aq_core::AirSample {
+                ci,
+                concentrations: Some(self.concentrations()),
+            })
     }
 
     pub(crate) fn pollen_levels(&self, thresholds: &GrainThresholds) -> PollenLevels {
@@ -101,14 +124,5 @@ impl Values {
             }
         }
         levels
-    }
-
-    /// Keeps, per quantity, the larger of the two (a missing value loses to a present one).
-    pub(crate) fn max_with(&mut self, other: &Values) {
-        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
-            if !b.is_nan() && (a.is_nan() || *b > *a) {
-                *a = *b;
-            }
-        }
     }
 }

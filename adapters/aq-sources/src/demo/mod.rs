@@ -34,12 +34,13 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
 use aq_core::{
-    AirQualitySource, AirSample, CleanlinessIndex, Concentrations, EaqiBands, ForecastSource,
-    GrainThresholds, HourlyCi, PollenLevels, PollenOutlook, Position, SampleQuery, SourceError,
-    SourceInfo,
+    AirQualitySource, AirSample, CleanlinessIndex, Concentrations, EaqiBands, Exposure,
+    ForecastSource, GrainThresholds, HourlyCi, HourlyConcentrations, PollenLevels, PollenOutlook,
+    Position, SampleQuery, SourceError, SourceInfo,
 };
 
-use crate::geo::{solar_day_start, unit_vector};
+use crate::daily;
+use crate::geo::unit_vector;
 use crate::values::Values;
 
 use self::calendar::{LocalTime, YEAR_DAYS, bell};
@@ -122,9 +123,25 @@ impl DemoField {
         self.seed
     }
 
+    /// What the field is at `position` whatever the time: a forecast asks it once per point,
+    /// not once per hour.
+    fn place(&self, position: Position) -> Place {
+        let v = unit_vector(position);
+        Place {
+            position,
+            v,
+            urban: self.cities.at(v),
+        }
+    }
+
     /// Every quantity at `position` and `time`: µg/m³ and grains/m³, all finite and ≥ 0.
     fn values(&self, position: Position, time: DateTime<Utc>) -> Values {
-        let v = unit_vector(position);
+        self.values_at(&self.place(position), time)
+    }
+
+    /// [`DemoField::values`] at a place worked out already.
+    fn values_at(&self, place: &Place, time: DateTime<Utc>) -> Values {
+        let (position, v, urban) = (place.position, place.v, place.urban);
         let lat = position.lat();
         // Seconds since the epoch fit an f64 exactly for any date the service will see.
         #[allow(clippy::cast_precision_loss)]
@@ -145,7 +162,6 @@ impl DemoField {
         );
         // Stagnant air (high noise) holds pollution; ventilated air (low) clears it.
         let stagnation = (0.55 * n_pm).exp();
-        let urban = self.cities.at(v);
 
         let pm25 = (3.0 + 5.0 * (n_pm + 1.0)) * heating * stagnation
             + urban.core * (9.0 + 7.0 * traffic) * heating * stagnation
@@ -218,38 +234,48 @@ impl DemoField {
         self.values(position, time).concentrations()
     }
 
-    /// The pollen levels at `position` and `time`.
+    /// The pollen levels the counts at `position` and `time` would have were they a day's
+    /// mean: a view of the field's seasons. Alerts read whole days ([`ForecastSource`]).
     #[must_use]
     pub fn pollen_at(&self, position: Position, time: DateTime<Utc>) -> PollenLevels {
         self.values(position, time).pollen_levels(&self.pollen)
     }
 
     fn hourly(&self, position: Position, start: DateTime<Utc>, hours: u32) -> HourlyCi {
+        let place = self.place(position);
         let values = (0..=hours)
             .map(|h| {
                 let t = start + chrono::Duration::hours(i64::from(h));
-                Some(self.ci_at(position, t))
+                let ci = self.values_at(&place, t).ci(&self.bands);
+                Some(ci.unwrap_or(CleanlinessIndex::MIN))
             })
             .collect();
         HourlyCi { start, values }
     }
 
+    /// Each civil day's level from the daily mean of the hourly counts, as for measured
+    /// sources; the field always has counts, so every point is covered.
     fn pollen_outlook(&self, position: Position, at: DateTime<Utc>, days: u32) -> PollenOutlook {
-        let now = self.pollen_at(position, at);
-        let day0 = solar_day_start(position.lon(), at);
-        let days = (0..=i64::from(days))
-            .map(|d| {
-                let mut peak = Values::MISSING;
-                for h in 0..24 {
-                    let t = DateTime::<Utc>::from_timestamp(day0 + d * 86_400 + h * 3600, 0)
-                        .unwrap_or(at);
-                    peak.max_with(&self.values(position, t));
-                }
-                peak.pollen_levels(&self.pollen)
-            })
-            .collect();
-        PollenOutlook { now, days }
+        let civil = daily::outlook_days(position, at, days);
+        let place = self.place(position);
+        daily::outlook(&civil, &self.pollen, |t| {
+            let time = DateTime::<Utc>::from_timestamp(t, 0).unwrap_or(at);
+            self.values_at(&place, time)
+        })
+        .unwrap_or(PollenOutlook {
+            yesterday: PollenLevels::default(),
+            days: Vec::new(),
+        })
     }
+}
+
+/// A point with what the field has there at every hour: its unit vector and the cities' weight
+/// on it.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    position: Position,
+    v: [f64; 3],
+    urban: cities::Urban,
 }
 
 fn info() -> SourceInfo {
@@ -281,6 +307,22 @@ impl AirQualitySource for DemoField {
             .map(|q| Some(self.ci_at(q.position, q.time)))
             .collect())
     }
+
+    async fn sample_exposure(
+        &self,
+        queries: &[SampleQuery],
+    ) -> Result<Vec<Option<Exposure>>, SourceError> {
+        Ok(queries
+            .iter()
+            .map(|q| {
+                let values = self.values(q.position, q.time);
+                Some(Exposure {
+                    ci: values.ci(&self.bands).unwrap_or(CleanlinessIndex::MIN),
+                    pm25_ug_m3: values.get(Values::pollutant_index(aq_core::Pollutant::Pm25)),
+                })
+            })
+            .collect())
+    }
 }
 
 #[async_trait]
@@ -298,6 +340,26 @@ impl ForecastSource for DemoField {
         Ok(positions
             .iter()
             .map(|&p| Some(self.hourly(p, start, hours)))
+            .collect())
+    }
+
+    async fn hourly_concentrations(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyConcentrations>>, SourceError> {
+        Ok(positions
+            .iter()
+            .map(|&p| {
+                let values = (0..=hours)
+                    .map(|h| {
+                        let t = start + chrono::Duration::hours(i64::from(h));
+                        Some(self.concentrations_at(p, t))
+                    })
+                    .collect();
+                HourlyConcentrations::covered(start, values)
+            })
             .collect())
     }
 

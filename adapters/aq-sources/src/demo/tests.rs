@@ -85,6 +85,16 @@ async fn forecast_is_the_field_at_future_times() {
     );
     let outlook = f.daily_pollen(&[p], start, 3).await.unwrap();
     assert_eq!(outlook[0].as_ref().unwrap().days.len(), 4);
+    // The concentrations beside it are those the CI was derived from.
+    let air = f.hourly_concentrations(&[p], start, 6).await.unwrap();
+    let air = air[0].as_ref().unwrap();
+    assert_eq!(air.values.len(), 7);
+    let six = air.values[6].unwrap();
+    assert_eq!(
+        six,
+        f.concentrations_at(p, start + chrono::Duration::hours(6))
+    );
+    assert_eq!(f.bands.ci(&six), series.values[6]);
 }
 
 #[tokio::test]

@@ -52,7 +52,8 @@
 //! used, so replaying a file answers what was known then. The first [`IdwConfig::neighbours`]
 //! stations that have any such value are used; each quantity is weighted over the stations
 //! that have it, and the CI comes from the interpolated concentrations. No usable station within
-//! the radius, or no pollutant with an EAQI band, means not covered.
+//! the radius, or fewer pollutants than [`StationFileConfig::required`] asks (by default NO₂
+//! and PM2.5 or PM10, the EEA's minimum for an index), means not covered.
 //!
 //! # Where things are
 //!
@@ -76,7 +77,9 @@ use rstar::primitives::GeomWithData;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use aq_core::{Concentrations, EaqiBands, GrainThresholds, PollenType, Pollutant, Position};
+use aq_core::{
+    Concentrations, EaqiBands, GrainThresholds, PollenType, Pollutant, Position, RequiredPollutants,
+};
 
 use crate::geo::{m_to_chord, unit_vector};
 use crate::idw::{IdwConfig, IdwConfigError};
@@ -122,6 +125,10 @@ pub struct StationFileConfig {
     pub max_age_s: u64,
     /// The bands that turn concentrations into a CI (EAQI 2024 by default).
     pub bands: EaqiBands,
+    /// The pollutants a point's interpolated readings must include for a CI. Default
+    /// [`RequiredPollutants::EeaTraffic`] (NO₂ and PM2.5 or PM10), the least the EEA computes
+    /// its index from; a point without them is not covered.
+    pub required: RequiredPollutants,
     /// The grain-count thresholds for pollen levels (NAB-based by default).
     pub pollen: GrainThresholds,
     /// The source name shown in [`SourceInfo`](aq_core::SourceInfo). Default `station-file`.
@@ -134,6 +141,7 @@ impl Default for StationFileConfig {
             idw: IdwConfig::default(),
             max_age_s: 10_800,
             bands: EaqiBands::default(),
+            required: RequiredPollutants::EeaTraffic,
             pollen: GrainThresholds::default(),
             name: "station-file".to_owned(),
         }
@@ -224,9 +232,9 @@ pub enum StationFileError {
 /// use aq_sources::{StationFile, StationFileConfig};
 /// use chrono::{TimeZone, Utc};
 ///
-/// let csv = "station_id,lon,lat,time,pm25\n\
-///            a,13.40,52.52,2026-05-04T08:00:00Z,10\n\
-///            b,13.50,52.52,2026-05-04T08:00:00Z,20\n";
+/// let csv = "station_id,lon,lat,time,pm25,no2\n\
+///            a,13.40,52.52,2026-05-04T08:00:00Z,10,5\n\
+///            b,13.50,52.52,2026-05-04T08:00:00Z,20,5\n";
 /// let file = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
 /// let nine = Utc.with_ymd_and_hms(2026, 5, 4, 9, 0, 0).unwrap();
 /// // Halfway between the two stations, both weigh the same.

@@ -4,13 +4,13 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use aq_core::{
-    AirQualitySource, AirSample, CleanlinessIndex, ForecastSource, HourlyCi, PollenOutlook,
-    Position, SampleQuery, SourceError, SourceInfo,
+    AirQualitySource, AirSample, CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations,
+    PollenOutlook, Position, SampleQuery, SourceError, SourceInfo,
 };
 
 use super::StationFile;
 use super::index::Neighbourhood;
-use crate::geo::solar_day_start;
+use crate::daily;
 use crate::values::Values;
 
 impl StationFile {
@@ -18,7 +18,7 @@ impl StationFile {
     #[must_use]
     pub fn sample_at(&self, position: Position, time: DateTime<Utc>) -> Option<AirSample> {
         self.interpolate(position, time.timestamp(), &mut Neighbourhood::default())
-            .air_sample(&self.config.bands)
+            .air_sample_requiring(&self.config.bands, self.config.required)
     }
 
     /// `answer` of each query's interpolated values, in order: one neighbourhood serves the
@@ -35,6 +35,32 @@ impl StationFile {
             .collect()
     }
 
+    /// `answer` of each position's interpolated values at every hour from `start`, `hours`
+    /// after it included, gathered into a series by `series` (which says whether the position
+    /// is covered at all): one neighbourhood serves the batch.
+    fn each_hour<T, S>(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+        answer: impl Fn(&Values) -> Option<T>,
+        series: impl Fn(DateTime<Utc>, Vec<Option<T>>) -> Option<S>,
+    ) -> Vec<Option<S>> {
+        let mut hood = Neighbourhood::default();
+        positions
+            .iter()
+            .map(|&p| {
+                let values = (0..=i64::from(hours))
+                    .map(|h| {
+                        let at = start + chrono::Duration::hours(h);
+                        answer(&self.interpolate(p, at.timestamp(), &mut hood))
+                    })
+                    .collect();
+                series(start, values)
+            })
+            .collect()
+    }
+
     fn pollen_outlook(
         &self,
         position: Position,
@@ -42,22 +68,9 @@ impl StationFile {
         days: u32,
         hood: &mut Neighbourhood,
     ) -> Option<PollenOutlook> {
-        let now = self.interpolate(position, at.timestamp(), hood);
-        let day0 = solar_day_start(position.lon(), at);
-        let mut seen = now.has_pollen();
-        let days = (0..=i64::from(days))
-            .map(|d| {
-                let mut peak = Values::MISSING;
-                for h in 0..24 {
-                    peak.max_with(&self.interpolate(position, day0 + d * 86_400 + h * 3600, hood));
-                }
-                seen |= peak.has_pollen();
-                peak.pollen_levels(&self.config.pollen)
-            })
-            .collect();
-        seen.then(|| PollenOutlook {
-            now: now.pollen_levels(&self.config.pollen),
-            days,
+        let civil = daily::outlook_days(position, at, days);
+        daily::outlook(&civil, &self.config.pollen, |t| {
+            self.interpolate(position, t, hood)
         })
     }
 }
@@ -69,14 +82,18 @@ impl AirQualitySource for StationFile {
     }
 
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
-        Ok(self.answer_each(queries, |v| v.air_sample(&self.config.bands)))
+        Ok(self.answer_each(queries, |v| {
+            v.air_sample_requiring(&self.config.bands, self.config.required)
+        }))
     }
 
     async fn sample_ci(
         &self,
         queries: &[SampleQuery],
     ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
-        Ok(self.answer_each(queries, |v| v.ci(&self.config.bands)))
+        Ok(self.answer_each(queries, |v| {
+            v.ci_requiring(&self.config.bands, self.config.required)
+        }))
     }
 }
 
@@ -94,24 +111,38 @@ impl ForecastSource for StationFile {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
-        let mut hood = Neighbourhood::default();
-        Ok(positions
-            .iter()
-            .map(|&p| {
-                let values: Vec<_> = (0..=i64::from(hours))
-                    .map(|h| {
-                        let at = start + chrono::Duration::hours(h);
-                        self.interpolate(p, at.timestamp(), &mut hood)
-                            .ci(&self.config.bands)
-                    })
-                    .collect();
-                HourlyCi::covered(start, values)
-            })
-            .collect())
+        Ok(self.each_hour(
+            positions,
+            start,
+            hours,
+            |values| values.ci_requiring(&self.config.bands, self.config.required),
+            HourlyCi::covered,
+        ))
     }
 
-    /// Pollen from the file's pollen columns; a position where no station within reach has any
-    /// pollen value is not covered.
+    /// The concentrations of the hours that have a CI, as interpolated from the stations.
+    async fn hourly_concentrations(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyConcentrations>>, SourceError> {
+        Ok(self.each_hour(
+            positions,
+            start,
+            hours,
+            |values| {
+                values
+                    .air_sample_requiring(&self.config.bands, self.config.required)
+                    .and_then(|s| s.concentrations)
+            },
+            HourlyConcentrations::covered,
+        ))
+    }
+
+    /// Pollen from the file's pollen columns, each civil day's level from the mean of its
+    /// hourly counts; a position where no station within reach has any pollen value is not
+    /// covered.
     async fn daily_pollen(
         &self,
         positions: &[Position],

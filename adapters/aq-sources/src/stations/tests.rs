@@ -15,6 +15,15 @@ fn pos(lon: f64, lat: f64) -> Position {
     Position::new(lon, lat).unwrap()
 }
 
+/// The default configuration without the EEA minimum, for tests of interpolation on readings
+/// of one pollutant.
+fn config() -> StationFileConfig {
+    StationFileConfig {
+        required: RequiredPollutants::Any,
+        ..StationFileConfig::default()
+    }
+}
+
 fn t(h: u32, m: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 5, 4, h, m, 0).unwrap()
 }
@@ -30,7 +39,7 @@ fn pm25(s: Option<AirSample>) -> f64 {
 
 #[test]
 fn csv_errors_name_line_and_column() {
-    let c = StationFileConfig::default();
+    let c = config();
     let e = StationFile::from_csv_str(
         "station_id,lon,lat,time,pm25\na,1,2,2026-05-04T08:00:00Z,5\nb,1,2,2026-05-04T08:00:00Z,-3\n",
         c.clone(),
@@ -83,10 +92,10 @@ fn csv_accepts_aliases_comments_and_ignored_columns() {
     let csv = "# exported 2026-05-04\nStation_ID,Longitude,Latitude,time,PM2_5,_name\n\
                a,1,2,2026-05-04T08:00:00+02:00,5,Somewhere, far\n";
     // The unquoted comma makes a ragged row: reported with its line.
-    let e = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap_err();
+    let e = StationFile::from_csv_str(csv, config()).unwrap_err();
     assert!(e.to_string().contains("line 3"), "{e}");
     let csv = csv.replace("Somewhere, far", "\"Somewhere, far\"");
-    let f = StationFile::from_csv_str(&csv, StationFileConfig::default()).unwrap();
+    let f = StationFile::from_csv_str(&csv, config()).unwrap();
     assert_eq!((f.station_count(), f.reading_count()), (1, 1));
     // 08:00+02:00 is 06:00 UTC.
     assert!(f.sample_at(pos(1.0, 2.0), t(5, 59)).is_none());
@@ -102,18 +111,18 @@ fn geojson_both_layouts_and_errors() {
        "properties":{"station_id":"b","readings":[
          {"time":"2026-05-04T07:00:00Z","pm25":30},
          {"time":"2026-05-04T08:00:00Z","pm25":20,"no2":null,"grass_pollen":12}]}}]}"#;
-    let f = StationFile::from_geojson_str(doc, StationFileConfig::default()).unwrap();
+    let f = StationFile::from_geojson_str(doc, config()).unwrap();
     assert_eq!((f.station_count(), f.reading_count()), (2, 3));
     assert!((pm25(f.sample_at(pos(13.45, 52.52), t(9, 0))) - 15.0).abs() < 1e-6);
 
     let bad = doc.replace("\"pm25\":20", "\"pm25\":\"high\"");
-    let e = StationFile::from_geojson_str(&bad, StationFileConfig::default()).unwrap_err();
+    let e = StationFile::from_geojson_str(&bad, config()).unwrap_err();
     assert_eq!(
         e.to_string(),
         "station GeoJSON feature 1, `properties.readings[1].pm25`: expected a number in µg/m³ or null, found \"high\""
     );
     let bad = doc.replace("\"id\":17,", "");
-    let e = StationFile::from_geojson_str(&bad, StationFileConfig::default()).unwrap_err();
+    let e = StationFile::from_geojson_str(&bad, config()).unwrap_err();
     assert!(
         e.to_string().contains("feature 0, `properties.station_id`"),
         "{e}"
@@ -122,13 +131,13 @@ fn geojson_both_layouts_and_errors() {
         "\"Point\",\"coordinates\":[13.40,52.52]",
         "\"LineString\",\"coordinates\":[[13.40,52.52],[13.41,52.52]]",
     );
-    let e = StationFile::from_geojson_str(&bad, StationFileConfig::default()).unwrap_err();
+    let e = StationFile::from_geojson_str(&bad, config()).unwrap_err();
     assert!(e.to_string().contains("feature 0, `geometry.type`"), "{e}");
     // A geometry that is not GeoJSON at all is named by its place in the document.
     let bad = doc.replace("[13.40,52.52]", "[13.40]");
-    let e = StationFile::from_geojson_str(&bad, StationFileConfig::default()).unwrap_err();
+    let e = StationFile::from_geojson_str(&bad, config()).unwrap_err();
     assert!(e.to_string().contains("line 2"), "{e}");
-    let e = StationFile::from_geojson_str("[1,2]", StationFileConfig::default()).unwrap_err();
+    let e = StationFile::from_geojson_str("[1,2]", config()).unwrap_err();
     assert!(
         e.to_string().contains("expected a FeatureCollection"),
         "{e}"
@@ -146,14 +155,12 @@ fn open_picks_format_by_extension_and_reports_io() {
     )
     .unwrap();
     assert_eq!(
-        StationFile::open(&path, StationFileConfig::default())
-            .unwrap()
-            .station_count(),
+        StationFile::open(&path, config()).unwrap().station_count(),
         1
     );
-    let e = StationFile::open(dir.join("missing.csv"), StationFileConfig::default()).unwrap_err();
+    let e = StationFile::open(dir.join("missing.csv"), config()).unwrap_err();
     assert!(e.to_string().contains("cannot read station file"), "{e}");
-    let e = StationFile::open(dir.join("s.txt"), StationFileConfig::default()).unwrap_err();
+    let e = StationFile::open(dir.join("s.txt"), config()).unwrap_err();
     assert!(e.to_string().contains("unknown format"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -163,7 +170,7 @@ fn stale_and_future_readings_are_ignored() {
     let csv = "station_id,lon,lat,time,pm25\n\
                a,0,0,2026-05-04T08:00:00Z,10\n\
                a,0,0,2026-05-04T12:00:00Z,40\n";
-    let f = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
+    let f = StationFile::from_csv_str(csv, config()).unwrap();
     let here = pos(0.0, 0.0);
     assert_eq!(pm25(f.sample_at(here, t(11, 0))), 10.0);
     assert!(f.sample_at(here, t(11, 1)).is_none(), "older than 3 hours");
@@ -191,11 +198,11 @@ fn radius_and_neighbour_count_are_honoured() {
             neighbours: 1,
             ..IdwConfig::default()
         },
-        ..StationFileConfig::default()
+        ..config()
     };
     let f = StationFile::from_readings(readings.clone(), one).unwrap();
     assert_eq!(pm25(f.sample_at(pos(0.52, 0.0), t(8, 0))), 5.0);
-    let f = StationFile::from_readings(readings, StationFileConfig::default()).unwrap();
+    let f = StationFile::from_readings(readings, config()).unwrap();
     assert!(
         f.sample_at(pos(1.1, 0.0), t(8, 0)).is_some(),
         "22 km from s9"
@@ -211,7 +218,7 @@ fn radius_and_neighbour_count_are_honoured() {
     // Across the antimeridian there is no seam.
     let f = StationFile::from_csv_str(
         "station_id,lon,lat,time,pm25\na,179.95,0,2026-05-04T08:00:00Z,7\n",
-        StationFileConfig::default(),
+        config(),
     )
     .unwrap();
     assert_eq!(pm25(f.sample_at(pos(-179.95, 0.0), t(8, 0))), 7.0);
@@ -221,7 +228,7 @@ fn radius_and_neighbour_count_are_honoured() {
 fn a_station_with_only_co_gives_no_ci() {
     let f = StationFile::from_csv_str(
         "station_id,lon,lat,time,co\na,0,0,2026-05-04T08:00:00Z,400\n",
-        StationFileConfig::default(),
+        config(),
     )
     .unwrap();
     assert!(f.sample_at(pos(0.0, 0.0), t(8, 0)).is_none());
@@ -234,7 +241,7 @@ fn bad_config_is_refused() {
             power: -1.0,
             ..IdwConfig::default()
         },
-        ..StationFileConfig::default()
+        ..config()
     };
     let e = StationFile::from_csv_str("station_id,lon,lat,time\na,0,0,2026-05-04T08:00:00Z\n", c)
         .unwrap_err();
@@ -246,7 +253,7 @@ async fn forecast_replays_the_file() {
     let csv = "station_id,lon,lat,time,pm25,tree_pollen\n\
                a,0,0,2026-05-04T08:00:00Z,10,\n\
                a,0,0,2026-05-04T10:00:00Z,50,100\n";
-    let f = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
+    let f = StationFile::from_csv_str(csv, config()).unwrap();
     let here = pos(0.0, 0.0);
     let far = pos(50.0, 0.0);
     let series = f.hourly_ci(&[here, far], t(7, 0), 3).await.unwrap();
@@ -259,11 +266,44 @@ async fn forecast_replays_the_file() {
         .collect();
     assert_eq!(values, [None, Some(70), Some(70), Some(40)]);
     assert!(series[1].is_none());
+    // The concentrations beside the CI: hour 1 (08:00) is the file's PM2.5 10 µg/m³.
+    let air = f
+        .hourly_concentrations(&[here, far], t(7, 0), 3)
+        .await
+        .unwrap();
+    let air = air[0].as_ref().unwrap();
+    let pm: Vec<_> = air
+        .values
+        .iter()
+        .map(|c| c.and_then(|c| c.get(Pollutant::Pm25)).map(|c| c.ug_m3()))
+        .collect();
+    assert_eq!(pm[..2], [None, Some(10.0)]);
+    assert!(pm[2..].iter().all(Option::is_some), "{pm:?}");
     let pollen = f.daily_pollen(&[here, far], t(9, 0), 1).await.unwrap();
     let outlook = pollen[0].as_ref().unwrap();
-    assert_eq!(outlook.now.get(PollenType::Tree), None);
-    assert_eq!(outlook.days[0].get(PollenType::Tree).unwrap().value(), 4);
+    assert_eq!(outlook.yesterday.get(PollenType::Tree), None);
+    assert_eq!(
+        outlook.days[0].get(PollenType::Tree),
+        None,
+        "one reading does not make a day"
+    );
     assert!(pollen[1].is_none());
+}
+
+#[tokio::test]
+async fn pollen_days_are_daily_means_of_the_readings() {
+    // Tree pollen read every three hours on 4 May: 330 grains/m³ from 09:00 to 17:59, 30 the
+    // rest of the day. Each hour takes its latest reading: 9 hours of 330 and 15 of 30, a
+    // daily mean of 142.5 grains/m³, High (90 to 1,500).
+    let mut csv = String::from("station_id,lon,lat,time,tree_pollen\n");
+    for h in (0..24).step_by(3) {
+        let count = if (9..=15).contains(&h) { 330 } else { 30 };
+        csv.push_str(&format!("a,0,0,2026-05-04T{h:02}:00:00Z,{count}\n"));
+    }
+    let f = StationFile::from_csv_str(&csv, config()).unwrap();
+    let pollen = f.daily_pollen(&[pos(0.0, 0.0)], t(23, 0), 0).await.unwrap();
+    let outlook = pollen[0].as_ref().unwrap();
+    assert_eq!(outlook.days[0].get(PollenType::Tree).unwrap().value(), 4);
 }
 
 #[tokio::test]
@@ -273,7 +313,7 @@ async fn conforms_to_the_ports() {
                a,13.40,52.52,2026-05-04T08:00:00Z,10,30,4\n\
                a,13.40,52.52,2026-05-04T09:00:00Z,40,60,8\n\
                b,13.50,52.50,2026-05-04T08:30:00Z,20,,\n";
-    let f = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
+    let f = StationFile::from_csv_str(csv, config()).unwrap();
     let q = |lon, lat, t| SampleQuery {
         position: pos(lon, lat),
         time: t,
@@ -413,7 +453,7 @@ proptest! {
         let config = StationFileConfig {
             idw: IdwConfig { neighbours, radius_m, ..IdwConfig::default() },
             max_age_s: 5_400,
-            ..StationFileConfig::default()
+            ..config()
         };
         let f = StationFile::from_readings(readings, config).unwrap();
         let (mut lon, mut lat) = (0.0, 0.0);
@@ -450,7 +490,7 @@ proptest! {
             concentrations: Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()),
             pollen: PollenCounts::default(),
         }).collect();
-        let config = StationFileConfig { idw: IdwConfig { power, ..IdwConfig::default() }, ..StationFileConfig::default() };
+        let config = StationFileConfig { idw: IdwConfig { power, ..IdwConfig::default() }, ..config() };
         let f = StationFile::from_readings(readings, config).unwrap();
         let q = pos(qlon, qlat);
         // The stations used: the ten nearest within 25 km.
@@ -483,11 +523,38 @@ proptest! {
             concentrations: Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()),
             pollen: PollenCounts::default(),
         }).collect();
-        let f = StationFile::from_readings(readings, StationFileConfig::default()).unwrap();
+        let f = StationFile::from_readings(readings, config()).unwrap();
         let (lon, lat, v) = stations[pick.index(stations.len())];
         // Stations within a metre of each other share the answer; skip those draws.
         let crowded = stations.iter().filter(|s| pos(s.0, s.1).distance_m(pos(lon, lat)) < 1.0).count() > 1;
         prop_assume!(!crowded);
         prop_assert_eq!(pm25(f.sample_at(pos(lon, lat), t(9, 0))), v);
     }
+}
+
+#[tokio::test]
+async fn a_particle_sensor_alone_gives_no_ci_by_default() {
+    // A PM2.5 sensor by a road, and 20 km away a station with PM2.5 and NO₂. Under the EEA's
+    // traffic-station minimum (NO₂ and particles), the sensor's surroundings are not covered;
+    // where both stations reach, the pair makes a CI.
+    let csv = "station_id,lon,lat,time,pm25,no2\n\
+               road,0,0,2026-05-04T08:00:00Z,3,\n\
+               full,0,0.18,2026-05-04T08:00:00Z,20,40\n";
+    let strict = StationFile::from_csv_str(csv, StationFileConfig::default()).unwrap();
+    let q = |lat| SampleQuery {
+        position: pos(0.0, lat),
+        time: t(8, 30),
+    };
+    let near_road = q(-0.05);
+    let between = q(0.09);
+    let answers = strict.sample(&[near_road, between]).await.unwrap();
+    assert!(answers[0].is_none(), "PM alone is not enough");
+    assert!(answers[1].is_some(), "PM and NO₂ together are");
+    assert_eq!(
+        strict.sample_ci(&[near_road]).await.unwrap(),
+        vec![None],
+        "sample_ci agrees with sample"
+    );
+    let lenient = StationFile::from_csv_str(csv, config()).unwrap();
+    assert!(lenient.sample(&[near_road]).await.unwrap()[0].is_some());
 }

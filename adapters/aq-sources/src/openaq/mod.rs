@@ -1,0 +1,649 @@
+//! OpenAQ v3: the latest measurements of monitoring stations near a point.
+//!
+//! For each query the source finds OpenAQ *locations* (stations) near the point
+//! (`GET /v3/locations?coordinates={lat},{lon}&radius={m}&mobile=false`, page by page; OpenAQ
+//! takes latitude first and a radius of at most 25 km), keeps the stations that are alive,
+//! reads the latest value of each of their *sensors* (`GET /v3/locations/{id}/latest`), and
+//! weights the chosen stations' values by inverse distance ([`crate::idw`]). Every request
+//! carries the `X-API-Key` header.
+//!
+//! - *Live stations only*: a station counts for a query when its last measurement
+//!   (`datetimeLast`) is within [`OpenAqConfig::max_age_s`] of the query time (or of the time
+//!   the list was fetched, for a later query: the list is cached); a station that never
+//!   reported, or stopped, is passed over, so dead stations near a point never hide live ones
+//!   further away within the radius.
+//! - *Reference monitors first*: among live stations within the radius, reference-grade
+//!   monitors (`isMonitor`) are taken before low-cost sensors, nearest first, up to
+//!   [`IdwConfig::neighbours`]; sensors fill the places monitors leave
+//!   ([`OpenAqConfig::prefer_monitors`]).
+//! - *No mobile stations*: asked for with `mobile=false` and checked again on `isMobile`, since
+//!   a moving station's coordinates say where it was, not where its value applies.
+//!
+//! - *Parameters by id*: a sensor counts when its parameter id is in
+//!   [`OpenAqConfig::parameters`]; by default the ids OpenAQ documents for PM10 (1), PM2.5 (2),
+//!   O₃ (3, 10), CO (4, 8), NO₂ (5, 7) and SO₂ (6, 9).
+//! - *Units*: each sensor's unit as OpenAQ states it: µg/m³ (either micro sign) and mg/m³ are
+//!   scaled, ppm and ppb of a gas are converted at 25 °C and 1 atm ([`aq_core::Concentration::from_ppb`]);
+//!   a value in any other unit is dropped.
+//! - *Dropped values*: negative values (instrument offsets, error codes), values measured after
+//!   the query time, and values older than [`OpenAqConfig::max_age_s`] before it. OpenAQ gives
+//!   measurements, not forecasts, so a query far in the future is not covered.
+//!
+//! Station lists are cached per small grid cell and latest values per station, so the many
+//! samples of a route cost a handful of requests.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use futures::{StreamExt, TryStreamExt, stream};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+use aq_core::runtime::Clock;
+use aq_core::{
+    AirQualitySource, AirSample, Concentration, EaqiBands, Pollutant, Position, RequiredPollutants,
+    SampleQuery, SourceError, SourceInfo,
+};
+
+use crate::http::{self, ConfigError};
+use crate::idw::{Accumulator, IdwConfig};
+use crate::values::{N_VARS, Values};
+
+const NAME: &str = "openaq";
+const SERVICE: &str = "OpenAQ";
+/// OpenAQ's largest accepted search radius, metres.
+const MAX_RADIUS_M: f64 = 25_000.0;
+
+/// How the [`OpenAq`] source talks to the API.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OpenAqConfig {
+    /// Where the API is. Default `https://api.openaq.org`.
+    pub base_url: String,
+    /// The API key sent as `X-API-Key`. Required (OpenAQ v3 refuses requests without one);
+    /// no default.
+    pub api_key: String,
+    /// Timeout of one request, connection to last byte, in milliseconds. Default 10,000.
+    pub timeout_ms: u64,
+    /// The interpolation. Default power 5 (AirNow), 5 neighbours (each nearby station costs a
+    /// request per [`OpenAqConfig::latest_ttl_s`]), radius 25 km (OpenAQ's maximum; larger
+    /// values are refused).
+    pub idw: IdwConfig,
+    /// Values measured more than this many seconds before the query time are dropped. Default
+    /// 10,800 (3 hours).
+    pub max_age_s: u64,
+    /// Station lists are looked up and cached per cell of this many degrees. Default 0.01
+    /// (about 1.1 km). The search radius is widened by half the cell's diagonal, within
+    /// OpenAQ's 25 km limit, and stations are then filtered by their true distance.
+    pub cell_deg: f64,
+    /// At most this many stations per station-list request. Default 1,000, OpenAQ's page limit.
+    pub locations_limit: u32,
+    /// At most this many pages of stations per cell. Default 5: 5,000 stations within 25 km
+    /// is more than any city has.
+    pub locations_max_pages: u32,
+    /// Whether reference monitors are taken before low-cost sensors. Default true.
+    pub prefer_monitors: bool,
+    /// How long a cell's station list is reused, seconds. Default 21,600 (6 hours).
+    pub locations_ttl_s: u64,
+    /// How long a station's latest values are reused, seconds. Default 600: stations report
+    /// hourly at best.
+    pub latest_ttl_s: u64,
+    /// At most this many requests in flight for one batch. Default 4.
+    pub concurrency: usize,
+    /// Which OpenAQ parameter ids count as which pollutant.
+    pub parameters: BTreeMap<u32, Pollutant>,
+    /// The bands that turn concentrations into a CI (EAQI 2024 by default).
+    pub bands: EaqiBands,
+    /// The pollutants a point's interpolated values must include for a CI. Default
+    /// [`RequiredPollutants::EeaTraffic`] (NO₂ and PM2.5 or PM10), the least the EEA computes
+    /// its index from.
+    pub required: RequiredPollutants,
+}
+
+impl Default for OpenAqConfig {
+    fn default() -> Self {
+        Self {
+            base_url: "https://api.openaq.org".to_owned(),
+            api_key: String::new(),
+            timeout_ms: 10_000,
+            idw: IdwConfig {
+                neighbours: 5,
+                ..IdwConfig::default()
+            },
+            max_age_s: 10_800,
+            cell_deg: 0.01,
+            locations_limit: 1_000,
+            locations_max_pages: 5,
+            prefer_monitors: true,
+            locations_ttl_s: 21_600,
+            latest_ttl_s: 600,
+            concurrency: 4,
+            parameters: BTreeMap::from([
+                (1, Pollutant::Pm10),
+                (2, Pollutant::Pm25),
+                (3, Pollutant::O3),
+                (4, Pollutant::Co),
+                (5, Pollutant::No2),
+                (6, Pollutant::So2),
+                (7, Pollutant::No2),
+                (8, Pollutant::Co),
+                (9, Pollutant::So2),
+                (10, Pollutant::O3),
+            ]),
+            bands: EaqiBands::default(),
+            required: RequiredPollutants::EeaTraffic,
+        }
+    }
+}
+
+/// A station and its relevant sensors: (sensor id, pollutant, unit).
+#[derive(Debug, Clone)]
+struct Location {
+    id: u64,
+    position: Position,
+    sensors: Vec<(u64, Pollutant, String)>,
+    /// Whether it is a reference-grade monitor (`isMonitor`) rather than a low-cost sensor.
+    monitor: bool,
+    /// Its last measurement (`datetimeLast`), seconds since the epoch; `None` if it never
+    /// reported.
+    last: Option<i64>,
+}
+
+/// The stations in the list, fetched at a time.
+#[derive(Debug)]
+struct Stations {
+    fetched: i64,
+    list: Vec<Location>,
+}
+
+/// Latest values of one station: sensor id → (time, value as sent).
+type Latest = HashMap<u64, (i64, f64)>;
+
+type Cell = (i32, i32);
+
+/// A cached answer and when it was fetched.
+#[derive(Debug)]
+struct Timed<T> {
+    at: DateTime<Utc>,
+    value: Arc<T>,
+}
+
+/// The OpenAQ v3 source. See the [module documentation](self).
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use aq_core::runtime::FixedClock;
+/// use aq_sources::{OpenAq, OpenAqConfig};
+/// use chrono::{TimeZone, Utc};
+///
+/// let clock = Arc::new(FixedClock::new(Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap()));
+/// // A key is required.
+/// assert!(OpenAq::new(OpenAqConfig::default(), clock.clone()).is_err());
+/// let config = OpenAqConfig { api_key: "my-key".into(), ..OpenAqConfig::default() };
+/// let source = OpenAq::new(config, clock).unwrap();
+/// assert_eq!(aq_core::AirQualitySource::info(&source).name, "openaq");
+/// ```
+pub struct OpenAq {
+    client: reqwest::Client,
+    base: reqwest::Url,
+    config: OpenAqConfig,
+    locations: Mutex<HashMap<Cell, Timed<Stations>>>,
+    latest: Mutex<HashMap<u64, Timed<Latest>>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for OpenAq {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The API key stays out of logs.
+        f.debug_struct("OpenAq")
+            .field("base", &self.base.as_str())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Converts a value of `pollutant` in `unit` to µg/m³; `None` for a unit that cannot be.
+fn to_ug_m3(pollutant: Pollutant, unit: &str, value: f64) -> Option<f64> {
+    let ppb = |ppb: f64| {
+        Concentration::from_ppb(pollutant, ppb)
+            .ok()
+            .flatten()
+            .map(Concentration::ug_m3)
+    };
+    match http::normalise_unit(unit).as_str() {
+        "µg/m³" => Some(value),
+        "mg/m³" => Some(value * 1000.0),
+        "ppb" => ppb(value),
+        "ppm" => ppb(value * 1000.0),
+        _ => None,
+    }
+}
+
+/// Keeps a cache from growing without bound: past `limit` entries the stale ones (older than
+/// `ttl_s` seconds at `now`) go, and if that is not enough, all of them.
+fn trim<K: std::hash::Hash + Eq, T>(
+    map: &mut HashMap<K, Timed<T>>,
+    now: DateTime<Utc>,
+    ttl_s: u64,
+    limit: usize,
+) {
+    if map.len() > limit {
+        map.retain(|_, t| http::fresh(t.at, now, ttl_s));
+        if map.len() > limit {
+            map.clear();
+        }
+    }
+}
+
+const CACHE_LIMIT: usize = 100_000;
+
+impl OpenAq {
+    /// A source with `config`, reading from `clock` how old its cached answers are.
+    ///
+    /// # Errors
+    /// [`ConfigError`] for a missing API key, a bad base URL, or numbers out of range.
+    pub fn new(config: OpenAqConfig, clock: Arc<dyn Clock>) -> Result<Self, ConfigError> {
+        if config.api_key.trim().is_empty() {
+            return Err(ConfigError::new(
+                NAME,
+                "api_key is required; create one at OpenAQ and pass it in the configuration",
+            ));
+        }
+        let base = http::endpoint(NAME, &config.base_url, "/v3/")?;
+        config
+            .idw
+            .validate()
+            .map_err(|e| ConfigError::new(NAME, e.to_string()))?;
+        if config.idw.radius_m > MAX_RADIUS_M {
+            return Err(ConfigError::new(
+                NAME,
+                format!(
+                    "idw.radius_m {} exceeds OpenAQ's largest search radius of 25000 m",
+                    config.idw.radius_m
+                ),
+            ));
+        }
+        if !(config.cell_deg.is_finite() && config.cell_deg > 0.0 && config.cell_deg <= 0.1) {
+            return Err(ConfigError::new(
+                NAME,
+                format!(
+                    "cell_deg {} must be in (0, 0.1], such as 0.01",
+                    config.cell_deg
+                ),
+            ));
+        }
+        if config.concurrency == 0
+            || config.locations_limit == 0
+            || config.locations_max_pages == 0
+            || config.timeout_ms == 0
+        {
+            return Err(ConfigError::new(
+                NAME,
+                "concurrency, locations_limit, locations_max_pages and timeout_ms must be at \
+                 least 1",
+            ));
+        }
+        config
+            .bands
+            .validate()
+            .map_err(|e| ConfigError::new(NAME, e.to_string()))?;
+        let client = http::client(Duration::from_millis(config.timeout_ms), NAME)?;
+        Ok(Self {
+            client,
+            base,
+            config,
+            locations: Mutex::new(HashMap::new()),
+            latest: Mutex::new(HashMap::new()),
+            clock,
+        })
+    }
+
+    fn cell(&self, p: Position) -> Cell {
+        // Degrees over a cell of at least a few thousandths of a degree stay far inside i32.
+        #[allow(clippy::cast_possible_truncation)]
+        let idx = |deg: f64| (deg / self.config.cell_deg).round() as i32;
+        (idx(p.lat()), idx(p.lon()))
+    }
+
+    fn request(&self, url: reqwest::Url) -> reqwest::RequestBuilder {
+        self.client
+            .get(url)
+            .header("X-API-Key", &self.config.api_key)
+            .header(reqwest::header::ACCEPT, "application/json")
+    }
+
+    fn url(&self, path: &str) -> Result<reqwest::Url, SourceError> {
+        self.base
+            .join(path)
+            .map_err(|e| SourceError::Refused(format!("cannot build an {SERVICE} URL: {e}")))
+    }
+
+    async fn fetch_locations(&self, cell: Cell) -> Result<(Cell, Arc<Stations>), SourceError> {
+        let lat = (f64::from(cell.0) * self.config.cell_deg).clamp(-90.0, 90.0);
+        let lon = (f64::from(cell.1) * self.config.cell_deg).clamp(-180.0, 180.0);
+        let half_diagonal = self.config.cell_deg * 111_195.0 * std::f64::consts::FRAC_1_SQRT_2;
+        let radius = (self.config.idw.radius_m + half_diagonal)
+            .min(MAX_RADIUS_M)
+            .ceil();
+        let mut out = Vec::new();
+        for page in 1..=self.config.locations_max_pages {
+            let mut url = self.url("locations")?;
+            url.query_pairs_mut()
+                .append_pair("coordinates", &format!("{lat:.5},{lon:.5}"))
+                .append_pair("radius", &format!("{radius:.0}"))
+                .append_pair("mobile", "false")
+                .append_pair("limit", &self.config.locations_limit.to_string())
+                .append_pair("page", &page.to_string());
+            let body = http::get_body(self.request(url), SERVICE, &self.config.base_url).await?;
+            let doc: Json = serde_json::from_slice(&body).map_err(|e| {
+                SourceError::InvalidResponse(format!("{SERVICE} sent invalid JSON: {e}"))
+            })?;
+            let results = results(&doc, "locations")?;
+            for r in results {
+                if let Some(location) = self.parse_location(r)? {
+                    out.push(location);
+                }
+            }
+            // A short page is the last one.
+            if results.len() < self.config.locations_limit as usize {
+                break;
+            }
+        }
+        let stations = Stations {
+            fetched: self.clock.now().timestamp(),
+            list: out,
+        };
+        Ok((cell, Arc::new(stations)))
+    }
+
+    /// One station of a list, or `None` when it cannot be used (no coordinates, mobile, or no
+    /// sensor of a known parameter).
+    fn parse_location(&self, r: &Json) -> Result<Option<Location>, SourceError> {
+        let Some(id) = r.get("id").and_then(Json::as_u64) else {
+            return Err(invalid("a location has no numeric `id`"));
+        };
+        if r.get("isMobile").and_then(Json::as_bool) == Some(true) {
+            return Ok(None);
+        }
+        let coords = r.get("coordinates");
+        let (Some(lat), Some(lon)) = (
+            coords
+                .and_then(|c| c.get("latitude"))
+                .and_then(Json::as_f64),
+            coords
+                .and_then(|c| c.get("longitude"))
+                .and_then(Json::as_f64),
+        ) else {
+            // A location without coordinates cannot be placed: not an error, just unusable.
+            return Ok(None);
+        };
+        let Ok(position) = Position::new(lon, lat) else {
+            return Ok(None);
+        };
+        let sensors = r
+            .get("sensors")
+            .and_then(Json::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|s| {
+                let sensor = s.get("id")?.as_u64()?;
+                let parameter = s.get("parameter")?;
+                let pid = u32::try_from(parameter.get("id")?.as_u64()?).ok()?;
+                let pollutant = *self.config.parameters.get(&pid)?;
+                let unit = parameter.get("units")?.as_str()?.to_owned();
+                Some((sensor, pollutant, unit))
+            })
+            .collect::<Vec<_>>();
+        if sensors.is_empty() {
+            return Ok(None);
+        }
+        let last = match r
+            .get("datetimeLast")
+            .and_then(|d| d.get("utc"))
+            .and_then(Json::as_str)
+        {
+            Some(utc) => Some(
+                DateTime::parse_from_rfc3339(utc)
+                    .map_err(|_| invalid(&format!("`{utc}` is not an RFC 3339 time")))?
+                    .timestamp(),
+            ),
+            None => None,
+        };
+        Ok(Some(Location {
+            id,
+            position,
+            sensors,
+            monitor: r.get("isMonitor").and_then(Json::as_bool) == Some(true),
+            last,
+        }))
+    }
+
+    async fn fetch_latest(&self, location: u64) -> Result<(u64, Arc<Latest>), SourceError> {
+        let url = self.url(&format!("locations/{location}/latest"))?;
+        let Some(body) = http::get_found(self.request(url), SERVICE, &self.config.base_url).await?
+        else {
+            return Ok((location, Arc::new(Latest::new())));
+        };
+        let doc: Json = serde_json::from_slice(&body).map_err(|e| {
+            SourceError::InvalidResponse(format!("{SERVICE} sent invalid JSON: {e}"))
+        })?;
+        let mut latest = Latest::new();
+        for r in results(&doc, "latest")? {
+            let Some(sensor) = r.get("sensorsId").and_then(Json::as_u64) else {
+                return Err(invalid("a latest value has no numeric `sensorsId`"));
+            };
+            // A null value is a sensor with nothing to report.
+            let Some(value) = r.get("value").and_then(Json::as_f64) else {
+                continue;
+            };
+            let Some(utc) = r
+                .get("datetime")
+                .and_then(|d| d.get("utc"))
+                .and_then(Json::as_str)
+            else {
+                return Err(invalid("a latest value has no `datetime.utc`"));
+            };
+            let time = DateTime::parse_from_rfc3339(utc)
+                .map_err(|_| invalid(&format!("`{utc}` is not an RFC 3339 time")))?
+                .timestamp();
+            let keep = latest.get(&sensor).is_none_or(|&(t, _)| time > t);
+            if keep {
+                latest.insert(sensor, (time, value));
+            }
+        }
+        Ok((location, Arc::new(latest)))
+    }
+
+    /// Fresh station lists for every cell, fetching the missing ones.
+    async fn locations_for(
+        &self,
+        cells: &HashSet<Cell>,
+    ) -> Result<HashMap<Cell, Arc<Stations>>, SourceError> {
+        let (now, ttl_s) = (self.clock.now(), self.config.locations_ttl_s);
+        let mut found = HashMap::new();
+        let mut missing = Vec::new();
+        {
+            let cache = self
+                .locations
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for &cell in cells {
+                match cache.get(&cell) {
+                    Some(t) if http::fresh(t.at, now, ttl_s) => {
+                        found.insert(cell, Arc::clone(&t.value));
+                    }
+                    _ => missing.push(cell),
+                }
+            }
+        }
+        let fetched: Vec<_> = stream::iter(missing)
+            .map(|cell| self.fetch_locations(cell))
+            .buffer_unordered(self.config.concurrency)
+            .try_collect()
+            .await?;
+        let mut cache = self
+            .locations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        trim(&mut cache, now, ttl_s, CACHE_LIMIT);
+        for (cell, list) in fetched {
+            cache.insert(
+                cell,
+                Timed {
+                    at: now,
+                    value: Arc::clone(&list),
+                },
+            );
+            found.insert(cell, list);
+        }
+        Ok(found)
+    }
+
+    /// Fresh latest values for every station, fetching the missing ones.
+    async fn latest_for(
+        &self,
+        ids: HashSet<u64>,
+    ) -> Result<HashMap<u64, Arc<Latest>>, SourceError> {
+        let (now, ttl_s) = (self.clock.now(), self.config.latest_ttl_s);
+        let mut found = HashMap::new();
+        let mut missing = Vec::new();
+        {
+            let cache = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
+            for id in ids {
+                match cache.get(&id) {
+                    Some(t) if http::fresh(t.at, now, ttl_s) => {
+                        found.insert(id, Arc::clone(&t.value));
+                    }
+                    _ => missing.push(id),
+                }
+            }
+        }
+        let fetched: Vec<_> = stream::iter(missing)
+            .map(|id| self.fetch_latest(id))
+            .buffer_unordered(self.config.concurrency)
+            .try_collect()
+            .await?;
+        let mut cache = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
+        trim(&mut cache, now, ttl_s, CACHE_LIMIT);
+        for (id, latest) in fetched {
+            cache.insert(
+                id,
+                Timed {
+                    at: now,
+                    value: Arc::clone(&latest),
+                },
+            );
+            found.insert(id, latest);
+        }
+        Ok(found)
+    }
+}
+
+fn invalid(message: &str) -> SourceError {
+    SourceError::InvalidResponse(format!("{SERVICE}: {message}"))
+}
+
+fn results<'a>(doc: &'a Json, what: &str) -> Result<&'a Vec<Json>, SourceError> {
+    doc.get("results")
+        .and_then(Json::as_array)
+        .ok_or_else(|| invalid(&format!("the {what} answer has no `results` list")))
+}
+
+#[async_trait]
+impl AirQualitySource for OpenAq {
+    fn info(&self) -> SourceInfo {
+        SourceInfo {
+            attribution: Some(
+                "Measurements from OpenAQ (openaq.org) and its data providers; licences vary by \
+                 provider"
+                    .to_owned(),
+            ),
+            ..SourceInfo::real(NAME)
+        }
+    }
+
+    async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
+        if queries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let cells: HashSet<Cell> = queries.iter().map(|q| self.cell(q.position)).collect();
+        let by_cell = self.locations_for(&cells).await?;
+
+        let max_age = i64::try_from(self.config.max_age_s).unwrap_or(i64::MAX);
+        // Each query's live stations within the radius, monitors first, then nearest first.
+        let mut chosen: Vec<Vec<(f64, &Location)>> = Vec::with_capacity(queries.len());
+        let mut needed = HashSet::new();
+        for q in queries {
+            let stations = by_cell.get(&self.cell(q.position));
+            // A later query cannot know of reports made after the list was fetched: a station
+            // alive then still counts.
+            let since = stations.map_or(0, |s| q.time.timestamp().min(s.fetched)) - max_age;
+            let mut near: Vec<(f64, &Location)> = stations
+                .map(|s| s.list.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .filter(|l| l.last.is_some_and(|last| last >= since))
+                .map(|l| (l.position.distance_m(q.position), l))
+                .filter(|(d, _)| *d <= self.config.idw.radius_m)
+                .collect();
+            let prefer = self.config.prefer_monitors;
+            near.sort_by(|a, b| {
+                (prefer && !a.1.monitor)
+                    .cmp(&(prefer && !b.1.monitor))
+                    .then(a.0.total_cmp(&b.0))
+            });
+            near.truncate(self.config.idw.neighbours);
+            needed.extend(near.iter().map(|(_, l)| l.id));
+            chosen.push(near);
+        }
+        let latest = self.latest_for(needed).await?;
+
+        Ok(queries
+            .iter()
+            .zip(&chosen)
+            .map(|(q, near)| {
+                let t = q.time.timestamp();
+                let mut acc = [Accumulator::default(); N_VARS];
+                for &(distance, location) in near {
+                    let Some(values) = latest.get(&location.id) else {
+                        continue;
+                    };
+                    // Per pollutant, the station's most recent usable value.
+                    let mut best: [Option<(i64, f64)>; N_VARS] = [None; N_VARS];
+                    for (sensor, pollutant, unit) in &location.sensors {
+                        let Some(&(time, raw)) = values.get(sensor) else {
+                            continue;
+                        };
+                        if raw < 0.0 || time > t || t - time > max_age {
+                            continue;
+                        }
+                        let Some(ug) = to_ug_m3(*pollutant, unit, raw) else {
+                            continue;
+                        };
+                        let slot = &mut best[Values::pollutant_index(*pollutant)];
+                        if slot.is_none_or(|(bt, _)| time > bt) {
+                            *slot = Some((time, ug));
+                        }
+                    }
+                    for (a, b) in acc.iter_mut().zip(best) {
+                        if let Some((_, v)) = b {
+                            a.add(distance, v, self.config.idw.power);
+                        }
+                    }
+                }
+                let mut v = Values::MISSING;
+                for (o, a) in v.0.iter_mut().zip(acc) {
+                    *o = a.value().unwrap_or(f64::NAN);
+                }
+                v.air_sample_requiring(&self.config.bands, self.config.required)
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests;
