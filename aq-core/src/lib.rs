@@ -39,11 +39,13 @@ pub mod pollutant;
 pub mod position;
 pub mod runtime;
 pub mod source;
+pub mod tile;
 
 pub use epa::{AqiCategory, AqiError, AqiTable, EpaMetric};
 pub use field::FieldError;
 pub use index::{
-    BandLimits, BandsError, CiCategory, CiError, CleanlinessIndex, EaqiBands, round_half_up_0_100,
+    BandLimits, BandsError, CiCategory, CiError, CleanlinessIndex, EaqiBands, RequiredPollutants,
+    round_half_up_0_100,
 };
 pub use pollen::{
     GrainCountError, GrainLimits, GrainThresholds, PollenLevel, PollenLevelError, PollenLevels,
@@ -52,6 +54,6 @@ pub use pollen::{
 pub use pollutant::{Concentration, ConcentrationError, Concentrations, Pollutant};
 pub use position::{Position, PositionError};
 pub use source::{
-    AirQualitySource, AirSample, ForecastSource, HourlyCi, PollenOutlook, SampleQuery, SourceError,
-    SourceInfo, check_batch_len,
+    AirQualitySource, AirSample, Exposure, ForecastSource, HourlyCi, HourlyConcentrations,
+    PollenOutlook, SampleQuery, SourceError, SourceInfo, check_batch_len,
 };

@@ -1,7 +1,7 @@
 //! `POST /insights/v1/cleanest-route`: one path, two operations, told apart by the body.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use alerts_core::idempotency::{Idempotency, IdempotencyKey};
 use alerts_core::ids::KeyId;
@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{ApiError, ErrorCode};
+use crate::provenance::{DATA_SOURCE_HEADER, DataSourceMember};
 use crate::spool::{AbandonOnDrop, Spool, SpoolError, SpoolPages};
 use crate::state::AppState;
 use crate::{RequestId, store_unavailable};
@@ -32,7 +33,7 @@ pub(crate) struct KeyQuery {
 impl KeyQuery {
     /// The query string's `key`. Other parameters are ignored; a repeated `key` is refused,
     /// since which one to use would be a guess.
-    fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
+    pub(crate) fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
         let query = uri.query().unwrap_or_default();
         let mut key = None;
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {
@@ -149,6 +150,10 @@ pub(crate) async fn cleanest_route(
                     .headers_mut()
                     .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
             }
+            // Alerts come from the forecast source, which may not be the route source.
+            response
+                .headers_mut()
+                .insert(DATA_SOURCE_HEADER, state.provenance().alerts.clone());
             Ok(response)
         }
         Operation::Routes(request) => {
@@ -159,9 +164,22 @@ pub(crate) async fn cleanest_route(
                 elapsed_ms = started.elapsed().as_millis() as u64,
                 "routes scored"
             );
-            Ok(Json(response).into_response())
+            Ok(Json(Labelled {
+                response,
+                data_source: state.provenance().member.as_ref(),
+            })
+            .into_response())
         }
     }
+}
+
+/// A route response with the `dataSource` extension member when the data is synthetic.
+#[derive(Serialize)]
+struct Labelled<'a> {
+    #[serde(flatten)]
+    response: racs_core::ScoreResponse,
+    #[serde(rename = "dataSource", skip_serializing_if = "Option::is_none")]
+    data_source: Option<&'a DataSourceMember>,
 }
 
 /// Scores `request`: on this task when it needs few samples, else on the blocking pool,
@@ -416,7 +434,7 @@ fn route_request(state: &AppState, spool: &Spool) -> Result<ScoreRequest, ApiErr
 
 fn accept_error(request_id: &RequestId, e: alerts_core::pipeline::AcceptError) -> ApiError {
     use alerts_core::pipeline::AcceptError;
-    match e {
+    match &e {
         AcceptError::WebhookNotConfigured => ApiError::new(
             ErrorCode::WebhookNotConfigured,
             "this API key has no webhook URL: set one in the dashboard under Alerts settings",
@@ -435,9 +453,23 @@ fn accept_error(request_id: &RequestId, e: alerts_core::pipeline::AcceptError) -
             "Idempotency-Key: this key was used before for a request with other points; send a \
              new key with a new request, and the same key only to retry the same request",
         ),
-        AcceptError::Store(e) => store_unavailable_or_internal(request_id, e),
+        AcceptError::Busy { retry_after, .. } => ApiError {
+            code: ErrorCode::QueueFull,
+            detail: e.to_string(),
+            retry_after: Some(*retry_after),
+        },
+        AcceptError::TooManyPending { .. } => ApiError {
+            code: ErrorCode::TooManyPending,
+            detail: e.to_string(),
+            retry_after: Some(PENDING_RETRY),
+        },
+        AcceptError::Store(store) => store_unavailable_or_internal(request_id, store.clone()),
     }
 }
+
+/// When a key with too many unfinished requests is told to try again: long enough for a
+/// working receiver to take a good part of them.
+const PENDING_RETRY: Duration = Duration::from_secs(60);
 
 /// The client's `Idempotency-Key`, if it sent one.
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, ApiError> {

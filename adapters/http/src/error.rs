@@ -41,10 +41,14 @@ pub enum ErrorCode {
     IdempotencyKeyReused,
     /// 429: the key's request rate is over its limit.
     RateLimited,
+    /// 429: the key has as many unfinished alert requests as it may have.
+    TooManyPending,
     /// 500: a bug.
     InternalError,
     /// 503: a dependency (database, object store) is down.
     Unavailable,
+    /// 503: alert requests wait longer than the service allows; this one was not accepted.
+    QueueFull,
 }
 
 impl ErrorCode {
@@ -62,9 +66,9 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorCode::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited | ErrorCode::TooManyPending => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable | ErrorCode::QueueFull => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -85,8 +89,10 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
             ErrorCode::IdempotencyKeyReused => "idempotency_key_reused",
             ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::TooManyPending => "too_many_pending",
             ErrorCode::InternalError => "internal_error",
             ErrorCode::Unavailable => "unavailable",
+            ErrorCode::QueueFull => "queue_full",
         }
     }
 
@@ -107,8 +113,10 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => "Unsupported media type",
             ErrorCode::IdempotencyKeyReused => "Idempotency key reused",
             ErrorCode::RateLimited => "Rate limited",
+            ErrorCode::TooManyPending => "Too many pending requests",
             ErrorCode::InternalError => "Internal error",
             ErrorCode::Unavailable => "Service unavailable",
+            ErrorCode::QueueFull => "Alert queue full",
         }
     }
 }

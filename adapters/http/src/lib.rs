@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `POST /insights/v1/cleanest-route?key=` | alert request (`points`) or route scoring (`routes`) |
 //! | `GET`, `HEAD /insights/v1/files/{name}` | an output file, behind a signed, expiring URL |
+//! | `GET /insights/v1/tiles/{z}/{x}/{y}.png?key=` | a heatmap tile of the cleanliness index |
 //! | `GET /insights/v1/openapi.json` | the OpenAPI 3.1 document of this API |
 //! | `GET /insights/v1/docs` | the API reference, rendered from vendored assets |
 //! | `GET /healthz` | the process is up |
@@ -36,12 +37,14 @@ pub mod error;
 pub mod files;
 pub mod metrics;
 pub mod openapi;
+pub mod provenance;
 pub mod serve;
 mod spool;
 pub mod state;
+mod tiles;
 
 pub use cors::AllowedOrigins;
-pub use dashboard::{CsrfKey, DashboardHosts, DashboardPorts};
+pub use dashboard::{Basemap, CsrfKey, DashboardHosts, DashboardPorts};
 pub use error::{ApiError, ErrorCode};
 pub use files::{FileUrlRejection, FileUrlVerifier};
 pub use metrics::Metrics;
@@ -73,13 +76,24 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         Router::new()
     };
     // The routes that web pages of other origins may call, when the operator allows it.
-    let mut api = Router::new()
+    let labelled = Router::new()
         .route("/insights/v1/cleanest-route", post(api::cleanest_route))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            provenance::label_api,
+        ))
         .route(
             "/insights/v1/files/{name}",
-            get(files::download).head(files::download),
-        )
+            get(files::download)
+                .head(files::download)
+                .layer(middleware::from_fn_with_state(
+                    state.clone(),
+                    provenance::label_files,
+                )),
+        );
+    let mut api = labelled
         .route("/insights/v1/openapi.json", get(openapi::serve))
+        .route("/insights/v1/tiles/{z}/{x}/{y}", get(tiles::tile))
         // Before the CORS layer, so that the layer sees (and answers) preflights that would
         // otherwise meet this fallback.
         .method_not_allowed_fallback(method_not_allowed);
@@ -147,6 +161,15 @@ pub(crate) fn store_unavailable(e: alerts_core::ports::StoreError) -> ApiError {
     tracing::warn!(error = %e, "store unavailable");
     ApiError::unavailable(
         "the database is unavailable; retry shortly",
+        RETRY_AFTER_UNAVAILABLE,
+    )
+}
+
+/// 503 for an air-quality source that cannot answer.
+pub(crate) fn source_unavailable(e: &aq_core::SourceError) -> ApiError {
+    tracing::warn!(error = %e, "air-quality source unavailable");
+    ApiError::unavailable(
+        "the air-quality source is unavailable; retry shortly",
         RETRY_AFTER_UNAVAILABLE,
     )
 }

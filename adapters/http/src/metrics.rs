@@ -2,6 +2,7 @@
 //! deliveries. Served as OpenMetrics text on `GET /metrics`.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -67,6 +68,8 @@ pub struct Metrics {
     latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
     jobs_queued: Gauge,
     jobs_running: Gauge,
+    queue_age: Gauge<f64, AtomicU64>,
+    breakers_open: Gauge,
     deliveries: Family<OutcomeLabels, Counter>,
 }
 
@@ -113,6 +116,18 @@ impl Metrics {
             "Alert jobs held by a worker, in any replica",
             jobs_running.clone(),
         );
+        let queue_age = Gauge::<f64, AtomicU64>::default();
+        registry.register(
+            "jobs_queue_age_seconds",
+            "How long the alert job that has waited longest for a worker has waited (0 when none waits); new alert requests are refused once it passes max_queue_delay_seconds",
+            queue_age.clone(),
+        );
+        let breakers_open = Gauge::default();
+        registry.register(
+            "webhook_breakers_open",
+            "Webhook URLs whose circuit breaker holds deliveries, in this process",
+            breakers_open.clone(),
+        );
         let deliveries = Family::<OutcomeLabels, Counter>::default();
         registry.register(
             "webhook_deliveries",
@@ -125,6 +140,8 @@ impl Metrics {
             latency,
             jobs_queued,
             jobs_running,
+            queue_age,
+            breakers_open,
             deliveries,
         }
     }
@@ -154,6 +171,16 @@ impl Metrics {
     /// Sets the number of jobs held by workers.
     pub fn set_jobs_running(&self, n: i64) {
         self.jobs_running.set(n);
+    }
+
+    /// Sets the queue's age: how long the longest-waiting job has waited.
+    pub fn set_queue_age(&self, age: Duration) {
+        self.queue_age.set(age.as_secs_f64());
+    }
+
+    /// Sets the number of webhook URLs whose circuit breaker is open.
+    pub fn set_breakers_open(&self, n: i64) {
+        self.breakers_open.set(n);
     }
 
     /// Counts a delivery attempt's outcome.

@@ -16,6 +16,7 @@ use utoipa::{OpenApi, ToSchema};
 
 use crate::api::AlertAccepted;
 use crate::error::ErrorEnvelope;
+use crate::provenance::DataSourceMember;
 use crate::state::{ApiConfig, AppState};
 
 mod contract;
@@ -83,7 +84,14 @@ fn metrics() {}
         description = "Cleanest-route scoring (RACS) and environmental alerts delivered by signed webhooks. Both operations share `POST /insights/v1/cleanest-route`; the body decides which runs.",
     ),
     paths(healthz, readyz, metrics),
-    components(schemas(ScoreResponse, AlertAccepted, InsightOutput, AlertLine, ErrorEnvelope)),
+    components(schemas(
+        ScoreResponse,
+        AlertAccepted,
+        InsightOutput,
+        AlertLine,
+        ErrorEnvelope,
+        DataSourceMember
+    )),
     tags(
         (name = "insights", description = "Route scores and alerts"),
         (name = "operations", description = "Health and metrics"),
@@ -99,6 +107,7 @@ pub fn document(config: &ApiConfig) -> Value {
     doc["paths"]["/insights/v1/cleanest-route"] =
         serde_json::json!({"post": contract::cleanest_route_operation(config)});
     doc["paths"]["/insights/v1/files/{name}"] = contract::download_operations();
+    doc["paths"]["/insights/v1/tiles/{z}/{x}/{y}.png"] = contract::tile_operation();
     if let (Some(schemas), Value::Object(requests)) = (
         doc["components"]["schemas"].as_object_mut(),
         contract::request_schemas(config),
@@ -106,7 +115,42 @@ pub fn document(config: &ApiConfig) -> Value {
         schemas.extend(requests);
     }
     doc["components"]["securitySchemes"] = contract::security_schemes();
+    label_sources(&mut doc);
     doc
+}
+
+/// Documents `Insights-Data-Source` on every answer of both operations and of the file
+/// downloads, and the `dataSource` member of route responses scored on synthetic data.
+fn label_sources(doc: &mut Value) {
+    let header = serde_json::json!({
+        "description": "Where the data comes from: the source's name, then `; synthetic` for \
+                        made-up data, as in `demo; synthetic`. Route scores name the \
+                        air-quality source; alert acceptances and files name the forecast \
+                        source alerts are evaluated from.",
+        "required": true,
+        "schema": {"type": "string", "examples": ["demo; synthetic", "open-meteo"]}
+    });
+    for (path, methods) in [
+        ("/insights/v1/cleanest-route", &["post"][..]),
+        ("/insights/v1/files/{name}", &["get", "head"][..]),
+    ] {
+        for method in methods {
+            if let Some(responses) = doc["paths"][path][*method]["responses"].as_object_mut() {
+                for (status, answer) in responses.iter_mut() {
+                    // A 405 is no answer of the operation: the method is not one of its own.
+                    if status != "405" {
+                        answer["headers"]["Insights-Data-Source"] = header.clone();
+                    }
+                }
+            }
+        }
+    }
+    let member = &mut doc["components"]["schemas"]["ScoreResponse"]["properties"]["dataSource"];
+    *member = serde_json::json!({
+        "$ref": "#/components/schemas/DataSourceMember",
+        "description": "An extension member, present only when the scores come from synthetic \
+                        data (the demo field): not measurements, not a forecast."
+    });
 }
 
 pub(crate) async fn serve(State(state): State<AppState>) -> impl IntoResponse {
@@ -142,6 +186,31 @@ mod tests {
                 "{schema} missing"
             );
         }
+    }
+
+    #[test]
+    fn every_answer_of_both_operations_names_its_data_source() {
+        let doc = document(&ApiConfig::default());
+        let mut seen = 0;
+        for (path, method) in [
+            ("/insights/v1/cleanest-route", "post"),
+            ("/insights/v1/files/{name}", "get"),
+            ("/insights/v1/files/{name}", "head"),
+        ] {
+            for (status, answer) in doc["paths"][path][method]["responses"].as_object().unwrap() {
+                if status != "405" {
+                    assert_eq!(
+                        answer["headers"]["Insights-Data-Source"]["required"], true,
+                        "{path} {method} {status}"
+                    );
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 10, "{seen}");
+        let member = &doc["components"]["schemas"]["ScoreResponse"]["properties"]["dataSource"];
+        assert_eq!(member["$ref"], "#/components/schemas/DataSourceMember");
+        assert!(doc["components"]["schemas"]["DataSourceMember"].is_object());
     }
 
     #[test]

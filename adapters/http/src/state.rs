@@ -21,6 +21,7 @@ use crate::dashboard::{Dashboard, DashboardPorts};
 use crate::error::{ApiError, ErrorCode};
 use crate::files::FileUrlVerifier;
 use crate::metrics::Metrics;
+use crate::provenance::Provenance;
 
 /// Limits and knobs of the API. Defaults suit one machine serving many clients.
 #[derive(Debug, Clone)]
@@ -90,7 +91,7 @@ struct Inner {
     limiter: KeyedLimiter,
     parses: Arc<Semaphore>,
     openapi: serde_json::Value,
-    demo_data: bool,
+    provenance: Provenance,
     dashboard: Option<Dashboard>,
 }
 
@@ -189,7 +190,10 @@ impl AppStateBuilder {
     pub fn build(self) -> AppState {
         let quota =
             Quota::per_second(self.config.rate_per_second).allow_burst(self.config.rate_burst);
-        let demo_data = self.scorer.source_info().demo;
+        let provenance = Provenance::new(
+            &self.scorer.source_info(),
+            &self.alerts.forecast_source().info(),
+        );
         AppState {
             inner: Arc::new(Inner {
                 limiter: RateLimiter::keyed(quota),
@@ -204,7 +208,7 @@ impl AppStateBuilder {
                 readiness: self.readiness,
                 clock: self.clock,
                 metrics: self.metrics,
-                demo_data,
+                provenance,
                 dashboard: self.dashboard.map(Dashboard::new),
             }),
         }
@@ -256,10 +260,15 @@ impl AppState {
         &self.inner.metrics
     }
 
-    /// True when the air-quality source is synthetic demo data.
+    /// True when the air-quality or the forecast source is synthetic demo data.
     #[must_use]
     pub fn demo_data(&self) -> bool {
-        self.inner.demo_data
+        self.inner.provenance.synthetic
+    }
+
+    /// What responses say about the data sources.
+    pub(crate) fn provenance(&self) -> &Provenance {
+        &self.inner.provenance
     }
 
     /// The OpenAPI document, with this server's limits.

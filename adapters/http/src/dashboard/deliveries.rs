@@ -1,4 +1,5 @@
-//! Deliveries: a key's latest requests with their attempts, and a redeliver button.
+//! Deliveries: charts of a key's activity, its latest requests with their attempts, and a
+//! redeliver button.
 
 use alerts_core::ids::{KeyId, Token};
 use alerts_core::ports::{ApiKeyInfo, DeliveryAttempt, JobOutcome, JobStage, RequestSummary};
@@ -9,10 +10,10 @@ use maud::{Markup, html};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::SignedIn;
 use super::extract::{ChosenKey, KeyAction};
 use super::keys::{manage_error, unknown_key};
 use super::pages::{self, layout};
+use super::{SignedIn, activity};
 use crate::AppState;
 
 /// How many requests the page lists.
@@ -137,6 +138,10 @@ async fn render(state: &AppState, user: &SignedIn, chosen: Option<KeyId>) -> Res
             Err(e) => return pages::store_error(&e),
         }
     }
+    let charts = match activity::section(log.as_ref(), key, state.clock().now()).await {
+        Ok(charts) => charts,
+        Err(e) => return pages::store_error(&e),
+    };
     let body = html! {
         form.card method="get" action="/dashboard/deliveries" {
             label for="key" { "API key" }
@@ -147,6 +152,7 @@ async fn render(state: &AppState, user: &SignedIn, chosen: Option<KeyId>) -> Res
             }
             button.secondary type="submit" { "Show deliveries" }
         }
+        (charts)
         section #deliveries {
             @if rows.is_empty() {
                 p { "No requests yet with this key. Post points to the API with it; each request shows here with its deliveries." }

@@ -58,6 +58,18 @@ pub(crate) async fn create(
         // this response.
         Ok(created) => render(&state, &user, StatusCode::CREATED, Some(&created), "", None).await,
         Err(ManageError::Store(e)) => pages::store_error(&e),
+        Err(e @ ManageError::TooManyKeys { .. }) => {
+            let message = format!("{}.", capitalise(&e.to_string()));
+            render(
+                &state,
+                &user,
+                StatusCode::CONFLICT,
+                None,
+                &form.label,
+                Some(&message),
+            )
+            .await
+        }
         Err(e) => {
             let message = format!(
                 "{}. Give the key a label of up to 100 characters, such as \"production\".",
@@ -144,6 +156,14 @@ pub(crate) fn manage_error(e: &ManageError) -> Response {
             StatusCode::CONFLICT,
             "This key is revoked",
             "A revoked key cannot be changed. Create a new key on the API keys page.",
+        ),
+        ManageError::TooManyRules { .. } | ManageError::DuplicateRule => pages::error_page(
+            StatusCode::CONFLICT,
+            "The rule was not added",
+            &format!(
+                "{}. Go back to the key's rules to change or delete one.",
+                capitalise(&e.to_string())
+            ),
         ),
         other => pages::error_page(
             StatusCode::UNPROCESSABLE_ENTITY,

@@ -26,12 +26,16 @@ pub const ATTEMPTS_PER_NETWORK_PER_MINUTE: u32 = 30;
 /// its last attempt; past this many live keys, attempts are refused until some expire (so
 /// that the limiters' memory stays a few MiB whatever a client sends).
 pub const MAX_TRACKED_KEYS: usize = 50_000;
-/// Route-playground runs allowed per account a minute: each scores every route twice (whole,
-/// and in pieces for the colours), as much work as a few API requests.
+/// Route-playground runs allowed per account a minute: each scores every route and samples it
+/// once more for the map's colours, as much work as a few API requests.
 pub const PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE: u32 = 20;
 /// Test deliveries allowed per account a minute: each is a POST to a URL the account chose,
 /// which must not make the server a tool for flooding someone else's host.
 pub const TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE: u32 = 5;
+/// Heatmap tiles a signed-in account may load for the dashboard's maps in a minute: a map
+/// view shows 10 to 20 tiles, so this is a few dozen views, pans and hours a minute, and
+/// bounds what the maps can ask of a remote air-quality source.
+pub const MAP_TILES_PER_ACCOUNT_PER_MINUTE: u32 = 600;
 /// How many leading bits of an IPv6 address name one client: a /64 is the smallest network
 /// a provider hands out, and a client holding one can pick any address in it.
 const IPV6_CLIENT_PREFIX: u32 = 64;
@@ -194,6 +198,7 @@ impl SignInLimits {
 pub(crate) struct AccountLimits {
     playground: KeyedLimit<AccountId>,
     test_deliveries: KeyedLimit<AccountId>,
+    map_tiles: KeyedLimit<AccountId>,
 }
 
 impl AccountLimits {
@@ -209,6 +214,11 @@ impl AccountLimits {
                 MAX_TRACKED_KEYS,
                 DefaultClock::default(),
             ),
+            map_tiles: KeyedLimit::per_minute(
+                MAP_TILES_PER_ACCOUNT_PER_MINUTE,
+                MAX_TRACKED_KEYS,
+                DefaultClock::default(),
+            ),
         }
     }
 
@@ -220,6 +230,11 @@ impl AccountLimits {
     /// One test delivery by `account`.
     pub(crate) fn test_delivery(&self, account: AccountId) -> Verdict {
         self.test_deliveries.check(&account)
+    }
+
+    /// One heatmap tile for `account`'s maps.
+    pub(crate) fn map_tile(&self, account: AccountId) -> Verdict {
+        self.map_tiles.check(&account)
     }
 }
 

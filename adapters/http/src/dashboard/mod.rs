@@ -40,14 +40,17 @@ use subtle::ConstantTimeEq;
 
 use crate::AppState;
 
+mod activity;
 mod alerts;
 mod auth;
 mod csrf;
 mod deliveries;
 mod extract;
+mod forecast;
 mod guard;
 mod keys;
 mod limits;
+mod map;
 mod pages;
 mod playground;
 mod rules;
@@ -56,9 +59,11 @@ pub use csrf::{CsrfKey, ShortKey};
 pub(crate) use extract::SignedIn;
 pub use guard::DashboardHosts;
 pub use limits::{
-    ATTEMPTS_PER_NETWORK_PER_MINUTE, MAX_TRACKED_KEYS, PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE,
-    SIGN_INS_PER_EMAIL_PER_MINUTE, TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
+    ATTEMPTS_PER_NETWORK_PER_MINUTE, MAP_TILES_PER_ACCOUNT_PER_MINUTE, MAX_TRACKED_KEYS,
+    PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, SIGN_INS_PER_EMAIL_PER_MINUTE,
+    TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
 };
+pub use map::Basemap;
 
 /// The largest dashboard form accepted, in bytes; larger ones are answered 413 before any of
 /// it is looked at.
@@ -111,6 +116,9 @@ pub struct DashboardPorts {
     /// The most password hashes (sign-ups and sign-ins) running at once in this process;
     /// more are answered 503 with `Retry-After`. See [`DEFAULT_MAX_PASSWORD_HASHES`].
     pub max_password_hashes: usize,
+    /// A map background for the pages with a map; none by default, and then nothing is
+    /// fetched from outside.
+    pub basemap: Option<Basemap>,
 }
 
 impl std::fmt::Debug for DashboardPorts {
@@ -119,6 +127,7 @@ impl std::fmt::Debug for DashboardPorts {
             .field("secure_cookies", &self.secure_cookies)
             .field("hosts", &self.hosts)
             .field("max_password_hashes", &self.max_password_hashes)
+            .field("basemap", &self.basemap)
             .finish_non_exhaustive()
     }
 }
@@ -181,6 +190,10 @@ pub(crate) fn routes(state: &AppState) -> Router<AppState> {
         .route("/dashboard/", get(keys::home))
         .route("/dashboard/assets/dashboard.css", get(pages::stylesheet))
         .route("/dashboard/assets/dashboard.js", get(pages::script))
+        .route("/dashboard/assets/leaflet.js", get(map::leaflet_js))
+        .route("/dashboard/assets/leaflet.css", get(map::leaflet_css))
+        .route("/dashboard/assets/map.js", get(map::map_js))
+        .route("/dashboard/tiles/{z}/{x}/{y}", get(map::tile))
         .route(
             "/dashboard/signup",
             get(auth::signup_page).post(auth::signup),
@@ -212,6 +225,10 @@ pub(crate) fn routes(state: &AppState) -> Router<AppState> {
             post(deliveries::redeliver),
         )
         .route_layer(middleware::from_fn_with_state(state.clone(), guard::guard))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            pages::demo_banner,
+        ))
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
 }
 

@@ -1,11 +1,15 @@
 //! The page layout, the stylesheet and script served from the binary, and error pages.
 
 use alerts_core::ports::StoreError;
+use axum::body::Body;
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
 use super::{SignedIn, secure_page};
+use crate::state::AppState;
 
 const STYLESHEET: &str = include_str!("../../assets/dashboard.css");
 const SCRIPT: &str = include_str!("../../assets/dashboard.js");
@@ -48,6 +52,50 @@ pub(crate) fn layout(title: &str, user: Option<&SignedIn>, body: &Markup) -> Mar
         }
     }
 }
+
+/// What every page says while the server runs on synthetic data.
+const DEMO_BANNER: &str = "<p class=\"demo-banner\" role=\"status\"><strong>Demo data.</strong> \
+    This server runs on the synthetic demo field: every score, alert and forecast here is made \
+    up, not measured and not forecast. Start the server with a real source \
+    (<code>--aq-source open-meteo</code>, <code>openaq</code> or <code>stations:FILE</code>) \
+    for real air.</p>";
+
+/// Puts the demo banner at the top of every dashboard page while the server's data is
+/// synthetic: one place for every page, error pages included, whatever handler made it.
+pub(crate) async fn demo_banner(
+    State(state): State<AppState>,
+    req: axum::extract::Request,
+    next: Next,
+) -> Response {
+    let response = next.run(req).await;
+    let is_html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if !state.demo_data() || !is_html {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    // Dashboard pages are small and rendered in memory; a page that cannot be read back is
+    // left as it was rather than lost.
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_PAGE_BYTES).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    let page = String::from_utf8_lossy(&bytes);
+    let labelled = match page.find("<body>") {
+        Some(at) => {
+            let split = at + "<body>".len();
+            format!("{}{DEMO_BANNER}{}", &page[..split], &page[split..])
+        }
+        None => page.into_owned(),
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(labelled))
+}
+
+/// The largest page the banner is added to.
+const MAX_PAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Renders `markup` as a dashboard page with `status` and the security headers.
 pub(crate) fn page(status: StatusCode, markup: Markup) -> Response {
@@ -96,7 +144,7 @@ pub(crate) async fn script() -> Response {
     asset(SCRIPT, "text/javascript; charset=utf-8")
 }
 
-fn asset(body: &'static str, content_type: &'static str) -> Response {
+pub(crate) fn asset(body: &'static str, content_type: &'static str) -> Response {
     let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));

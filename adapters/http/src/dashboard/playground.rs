@@ -1,29 +1,28 @@
-//! Route playground: paste a cleanest-route request (or start from the sample), see the
-//! response, and each route drawn as an SVG line coloured by how clean the air is along it.
-//! Nothing is fetched from outside: no map tiles, only the routes and the legend.
+//! Route playground: paste a cleanest-route request (or start from the sample) and see the
+//! routes on a map over the heatmap of the cleanliness index, each coloured sample by sample,
+//! with a table of the results and the recommendations; the raw response is one click away.
+//! The map is the vendored Leaflet ([`super::map`]); nothing is fetched from outside unless an
+//! operator configured a basemap.
 
-use aq_core::{CiCategory, Position};
+use aq_core::tile::ramp;
+use aq_core::{CiCategory, CleanlinessIndex, Position, check_batch_len};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
 use maud::{Markup, html};
-use racs_core::{RouteId, RouteInput, ScoreRequest};
+use racs_core::{ScoreRequest, ScoreResponse, plan_route};
 use serde::Deserialize;
+use serde_json::json;
 
 use super::SignedIn;
 use super::extract::Action;
 use super::limits::{PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, Verdict};
+use super::map;
 use super::pages::{self, form_error, layout};
 use crate::api::score;
 use crate::error::ApiError;
-use crate::{AppState, RequestId};
-
-/// Pieces each route is cut into for colouring: enough to show where the air changes without
-/// making the drawing a scoring benchmark.
-const PIECES: usize = 12;
-const WIDTH: f64 = 640.0;
-const HEIGHT: f64 = 400.0;
-const MARGIN: f64 = 20.0;
+use crate::{AppState, RequestId, source_unavailable};
 
 /// Three walks across central Berlin, the shape of the spec's sample.
 const SAMPLE: &str = r#"{
@@ -48,10 +47,25 @@ pub(crate) struct PlaygroundForm {
     request: String,
 }
 
-pub(crate) async fn page(user: SignedIn) -> Response {
-    pages::page(
-        StatusCode::OK,
-        layout("Route playground", Some(&user), &form(&user, SAMPLE, None)),
+pub(crate) async fn page(State(state): State<AppState>, user: SignedIn) -> Response {
+    let now = state.clock().now();
+    let empty = json!({"routes": [], "time": now.to_rfc3339()}).to_string();
+    let body = html! {
+        (form(&user, SAMPLE, None))
+        section #map-section {
+            h2 { "The air now" }
+            div #playground-map.map data-routes=(empty) {}
+            (hour_slider(now))
+            (legend())
+        }
+        (map::assets(&state))
+    };
+    map::allow_basemap(
+        &state,
+        pages::page(
+            StatusCode::OK,
+            layout("Route playground", Some(&user), &body),
+        ),
     )
 }
 
@@ -94,29 +108,39 @@ pub(crate) async fn run(
             }
         };
     // Scored as the API scores: off the connection's task when large.
-    let (response, pieces) = match score(&state, &request_id, request.clone()).await {
-        Ok(response) => match score_pieces(&state, &request_id, &request).await {
-            Ok(pieces) => (response, pieces),
-            Err(e) => return e.into_response(),
-        },
+    let response = match score(&state, &request_id, request.clone()).await {
+        Ok(response) => response,
+        Err(e) => return e.into_response(),
+    };
+    let drawn = match samples(&state, &request).await {
+        Ok(drawn) => drawn,
         Err(e) => return e.into_response(),
     };
     let json = serde_json::to_string_pretty(&response).unwrap_or_default();
     let body = html! {
-        section #drawing {
+        section #map-section {
             h2 { "Routes" }
-            (drawing(&request, &pieces))
+            div #playground-map.map data-routes=(map_data(&request, &drawn)) {}
+            (hour_slider(drawn.departure))
             (legend())
         }
-        section #response {
-            h2 { "Response" }
-            pre { code { (json) } }
+        section #results {
+            h2 { "Results" }
+            (results(&request, &response, &drawn))
+            details {
+                summary { "The response as the API sends it" }
+                pre { code { (json) } }
+            }
         }
         (form(&user, &input.request, None))
+        (map::assets(&state))
     };
-    pages::page(
-        StatusCode::OK,
-        layout("Route playground", Some(&user), &body),
+    map::allow_basemap(
+        &state,
+        pages::page(
+            StatusCode::OK,
+            layout("Route playground", Some(&user), &body),
+        ),
     )
 }
 
@@ -135,100 +159,173 @@ fn form(user: &SignedIn, request: &str, error: Option<&str>) -> Markup {
     }
 }
 
-/// Each route cut into pieces, each piece scored as a route of its own: the colour along
-/// the line. One scorer call for all pieces.
-async fn score_pieces(
-    state: &AppState,
-    request_id: &RequestId,
-    request: &ScoreRequest,
-) -> Result<Vec<Vec<(Vec<Position>, Option<u8>)>>, ApiError> {
-    let mut pieces: Vec<Vec<Vec<Position>>> = Vec::new();
-    let mut inputs = Vec::new();
-    for (r, route) in request.routes.iter().enumerate() {
-        let vertices = route.polyline.len();
-        let per_piece = vertices.saturating_sub(1).div_ceil(PIECES).max(1);
-        let mut route_pieces = Vec::new();
-        let mut start = 0;
-        while start + 1 < vertices {
-            let end = (start + per_piece).min(vertices - 1);
-            let polyline = route.polyline[start..=end].to_vec();
-            let share = (end - start) as f64 / (vertices - 1) as f64;
-            inputs.push(RouteInput {
-                id: RouteId::new(format!("{r}-{start}")),
-                polyline: polyline.clone(),
-                route_duration: (route.route_duration * share).max(f64::MIN_POSITIVE),
-            });
-            route_pieces.push(polyline);
-            start = end;
-        }
-        pieces.push(route_pieces);
-    }
-    let piece_request = ScoreRequest {
-        routes: inputs,
-        ..request.clone()
-    };
-    let scored = score(state, request_id, piece_request).await?;
-    let score_of = |id: &str| {
-        scored
-            .racss
-            .iter()
-            .find(|e| e.route_id.as_str() == id)
-            .and_then(|e| e.racs)
-    };
-    Ok(pieces
-        .into_iter()
-        .enumerate()
-        .map(|(r, route_pieces)| {
-            let mut start = 0;
-            route_pieces
-                .into_iter()
-                .map(|polyline| {
-                    let score = score_of(&format!("{r}-{start}"));
-                    start += polyline.len() - 1;
-                    (polyline, score)
-                })
-                .collect()
-        })
-        .collect())
+/// What the map draws of each route: its samples where the source was asked, and the CI
+/// found at each.
+struct Drawn {
+    departure: DateTime<Utc>,
+    /// Per route in request order: the samples with their CI, and the route's length in
+    /// metres; empty when the route could not be planned.
+    routes: Vec<(Vec<Sample>, Option<f64>)>,
 }
 
-fn drawing(request: &ScoreRequest, pieces: &[Vec<(Vec<Position>, Option<u8>)>]) -> Markup {
-    let all = request.routes.iter().flat_map(|r| r.polyline.iter());
-    let (mut min_lon, mut max_lon, mut min_lat, mut max_lat) = (180.0, -180.0, 90.0, -90.0);
-    for p in all {
-        min_lon = p.lon().min(min_lon);
-        max_lon = p.lon().max(max_lon);
-        min_lat = p.lat().min(min_lat);
-        max_lat = p.lat().max(max_lat);
-    }
-    // Longitude degrees shrink with latitude; scaling by the cosine keeps shapes true.
-    let squeeze = ((min_lat + max_lat) / 2.0_f64).to_radians().cos().max(0.01);
-    let span_x = ((max_lon - min_lon) * squeeze).max(1e-9);
-    let span_y = (max_lat - min_lat).max(1e-9);
-    let scale = ((WIDTH - 2.0 * MARGIN) / span_x).min((HEIGHT - 2.0 * MARGIN) / span_y);
-    let point = |p: &Position| {
-        let x = MARGIN + (p.lon() - min_lon) * squeeze * scale;
-        let y = HEIGHT - MARGIN - (p.lat() - min_lat) * scale;
-        format!("{x:.1},{y:.1}")
+/// Where a route was sampled, and the CI found there.
+type Sample = (Position, Option<CleanlinessIndex>);
+
+/// Plans every route as the scorer does and asks the source once for all their samples.
+async fn samples(state: &AppState, request: &ScoreRequest) -> Result<Drawn, ApiError> {
+    let scorer = state.scorer();
+    let departure = request
+        .departure_time
+        .unwrap_or_else(|| state.clock().now());
+    let plans: Vec<_> = request
+        .routes
+        .iter()
+        .map(|route| {
+            plan_route(
+                &route.polyline,
+                request.duration_s(route),
+                departure,
+                scorer.config(),
+            )
+            .ok()
+        })
+        .collect();
+    let queries: Vec<_> = plans
+        .iter()
+        .flatten()
+        .flat_map(|plan| plan.queries().iter().copied())
+        .collect();
+    let answers = if queries.is_empty() {
+        Vec::new()
+    } else {
+        let answers = scorer
+            .source()
+            .sample_ci(&queries)
+            .await
+            .map_err(|e| source_unavailable(&e))?;
+        check_batch_len(queries.len(), answers).map_err(|e| source_unavailable(&e))?
     };
+    let mut answers = answers.into_iter();
+    let routes = plans
+        .iter()
+        .map(|plan| match plan {
+            Some(plan) => (
+                plan.queries()
+                    .iter()
+                    .map(|q| (q.position, answers.next().flatten()))
+                    .collect(),
+                Some(plan.length_m()),
+            ),
+            None => (Vec::new(), None),
+        })
+        .collect();
+    Ok(Drawn { departure, routes })
+}
+
+/// The map's data as JSON, for the page script: each route's id, its polyline as
+/// `[lat, lon]` pairs, its samples and the colour of each stretch between two samples (the
+/// heatmap's ramp at their mean CI, grey without data).
+fn map_data(request: &ScoreRequest, drawn: &Drawn) -> String {
+    let routes: Vec<_> = request
+        .routes
+        .iter()
+        .zip(&drawn.routes)
+        .map(|(route, (samples, _))| {
+            let colours: Vec<_> = samples
+                .windows(2)
+                .map(|pair| match (pair[0].1, pair[1].1) {
+                    (Some(a), Some(b)) => hex(ramp((a.value() + b.value()) / 2.0)),
+                    (Some(v), None) | (None, Some(v)) => hex(ramp(v.value())),
+                    (None, None) => NO_DATA.to_owned(),
+                })
+                .collect();
+            json!({
+                "id": route.id.as_str(),
+                "line": route.polyline.iter().map(|p| [p.lat(), p.lon()]).collect::<Vec<_>>(),
+                "samples": samples.iter().map(|(p, _)| [p.lat(), p.lon()]).collect::<Vec<_>>(),
+                "colours": colours,
+            })
+        })
+        .collect();
+    json!({"routes": routes, "time": drawn.departure.to_rfc3339()}).to_string()
+}
+
+fn hex([r, g, b]: [u8; 3]) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// The grey of a route, or a stretch of one, without data.
+const NO_DATA: &str = "#8c8f94";
+
+/// Hours the slider reaches past the departure's hour.
+const SLIDER_HOURS: u32 = 47;
+
+fn hour_slider(departure: DateTime<Utc>) -> Markup {
+    let start = crate::tiles::hour_of(departure);
     html! {
-        svg #routes-svg xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {HEIGHT}"))
-            role="img" aria-label="The routes, coloured by the cleanliness index along them" {
-            rect width=(WIDTH) height=(HEIGHT) fill="#fbfbfb" {}
-            @for (r, route) in pieces.iter().enumerate() {
-                g {
-                    title { "Route " (request.routes[r].id.as_str()) }
-                    @for (polyline, score) in route {
-                        polyline fill="none" stroke-width="5" stroke-linecap="round"
-                            stroke=(score.map_or("#8c8f94", |s| CiCategory::of(f64::from(s)).colour()))
-                            points=(polyline.iter().map(&point).collect::<Vec<_>>().join(" ")) {}
-                    }
-                    @if let Some(first) = request.routes[r].polyline.last() {
-                        text font-size="12" x=(point(first).split(',').next().unwrap_or("0"))
-                            y=(point(first).split(',').nth(1).unwrap_or("0")) dx="6" dy="-6" {
-                            (request.routes[r].id.as_str())
+        div.slider {
+            label for="hour" { "Heatmap hour: " output #hour-shown for="hour" { (start.format("%Y-%m-%d %H:00 UTC")) } }
+            input #hour type="range" min="0" max=(SLIDER_HOURS) value="0" step="1"
+                data-start=(start.to_rfc3339());
+            p.hint { "The routes are coloured at their departure; the slider moves the heatmap through the next two days." }
+        }
+    }
+}
+
+/// The results as a table, in the response's order, and the recommendations.
+fn results(request: &ScoreRequest, response: &ScoreResponse, drawn: &Drawn) -> Markup {
+    let units = request.length_units;
+    let route_of = |id: &str| request.routes.iter().position(|r| r.id.as_str() == id);
+    html! {
+        table #results-table {
+            thead { tr {
+                th { "Route" } th { "RACS" } th { "Duration (" (request.duration_units.as_str()) ")" }
+                th { "Length (" (units.as_str()) ")" } th { "Dose" } th { "Error" }
+            } }
+            tbody {
+                @for entry in &response.racss {
+                    @let index = route_of(entry.route_id.as_str());
+                    @let route = index.map(|i| &request.routes[i]);
+                    @let length_m = entry
+                        .details
+                        .as_ref()
+                        .map(|d| units.metres() * d.length)
+                        .or_else(|| index.and_then(|i| drawn.routes[i].1));
+                    tr.result {
+                        td data-label="Route" { (entry.route_id.as_str()) }
+                        td data-label="RACS" {
+                            @match entry.racs {
+                                Some(racs) => {
+                                    @let category = CiCategory::of(f64::from(racs));
+                                    svg.swatch width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" {
+                                        rect width="14" height="14" fill=(category.colour()) {}
+                                    }
+                                    " " strong { (racs) } " " (category.name())
+                                }
+                                None => "–",
+                            }
+                        }
+                        td data-label="Duration" { @if let Some(route) = route { (format!("{:.1}", route.route_duration)) } }
+                        td data-label="Length" { @if let Some(m) = length_m { (format!("{:.2}", units.from_metres(m))) } }
+                        td data-label="Dose" {
+                            @match entry.details.as_ref().and_then(|d| d.inhaled_pm25_ug) {
+                                Some(dose) => (format!("{dose:.1} µg")),
+                                None => "–",
+                            }
+                        }
+                        td data-label="Error" {
+                            @if entry.error.code() == 0 { "none" } @else { (entry.error.code()) ": " (entry.error.text()) }
                         }
                     }
+                }
+            }
+        }
+        @if response.recommendations.is_empty() {
+            p #recommendations { "No recommendation: no route could be scored." }
+        } @else {
+            ul #recommendations {
+                @for r in &response.recommendations {
+                    li { strong { (r.name) } " — route " (r.additional_data.value) ": " (r.text) }
                 }
             }
         }
@@ -248,7 +345,7 @@ fn legend() -> Markup {
             }
             li {
                 svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" {
-                    rect width="14" height="14" fill="#8c8f94" {}
+                    rect width="14" height="14" fill=(NO_DATA) {}
                 }
                 " no data"
             }

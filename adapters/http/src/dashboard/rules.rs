@@ -5,7 +5,9 @@ use alerts_core::evaluate::Direction;
 use alerts_core::ids::{KeyId, RuleId};
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::ports::ApiKeyInfo;
-use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use alerts_core::rule::{
+    AlertRule, AqIndex, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity,
+};
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -16,7 +18,9 @@ use uuid::Uuid;
 use super::SignedIn;
 use super::auth::capitalise;
 use super::extract::{ChosenKey, KeyAction};
+use super::forecast::{self, PointQuery};
 use super::keys::{manage_error, unknown_key};
+use super::map;
 use super::pages::{self, form_error, layout};
 use crate::AppState;
 
@@ -45,6 +49,8 @@ pub(crate) struct RuleForm {
     #[serde(default)]
     improvement: String,
     #[serde(default)]
+    aq_index: String,
+    #[serde(default)]
     enabled: String,
     #[serde(default)]
     action: String,
@@ -67,6 +73,7 @@ impl RuleForm {
             message: message.to_owned(),
             deterioration,
             improvement,
+            aq_index: rule.spec.aq_index().as_str().to_owned(),
             enabled: if rule.enabled { "on" } else { "" }.to_owned(),
             ..Self::default()
         }
@@ -94,7 +101,15 @@ impl RuleForm {
         } else {
             MessageSpec::Default
         };
+        // A form from before the selector existed sends none: the default index.
+        let aq_index: AqIndex = match self.aq_index.trim() {
+            "" => AqIndex::default(),
+            text => text.parse().map_err(|_| {
+                "Choose an Index: the cleanliness index or the US EPA AQI.".to_owned()
+            })?,
+        };
         RuleSpec::new(data_type, forecast, sensitivity, message)
+            .map(|spec| spec.with_aq_index(aq_index))
             .map_err(|e| format!("{}. Correct it and try again.", capitalise(&e.to_string())))
     }
 }
@@ -104,13 +119,25 @@ pub(crate) async fn page(
     user: SignedIn,
     ChosenKey(chosen): ChosenKey,
     Query(query): Query<RulesQuery>,
+    Query(point): Query<PointQuery>,
 ) -> Response {
     let edit = query
         .edit
         .as_deref()
         .and_then(|r| Uuid::parse_str(r).ok())
         .map(RuleId);
-    render(&state, &user, chosen, edit, None, StatusCode::OK, None).await
+    let page = Page {
+        edit,
+        point: Some(&point),
+    };
+    render(&state, &user, chosen, page, None, StatusCode::OK, None).await
+}
+
+/// What a GET of the page asks for besides the key: a rule to edit, a place's forecast.
+#[derive(Default)]
+struct Page<'a> {
+    edit: Option<RuleId>,
+    point: Option<&'a PointQuery>,
 }
 
 pub(crate) async fn save(
@@ -130,7 +157,7 @@ pub(crate) async fn save(
                 &state,
                 &user,
                 Some(key),
-                None,
+                Page::default(),
                 Some(&form),
                 StatusCode::UNPROCESSABLE_ENTITY,
                 Some(&message),
@@ -143,7 +170,7 @@ pub(crate) async fn save(
             &state,
             &user,
             Some(key),
-            None,
+            Page::default(),
             Some(&form),
             StatusCode::OK,
             None,
@@ -241,7 +268,7 @@ fn unknown_rule() -> Response {
 }
 
 fn describe(spec: &RuleSpec) -> String {
-    format!(
+    let mut text = format!(
         "{} · {} · {} sensitivity · {} message",
         spec.data_type().label(),
         spec.forecast().label(),
@@ -250,7 +277,12 @@ fn describe(spec: &RuleSpec) -> String {
             MessageSpec::Default => "default",
             MessageSpec::Custom { .. } => "custom",
         }
-    )
+    );
+    if spec.data_type() == DataType::Aq {
+        text.push_str(" · ");
+        text.push_str(spec.aq_index().label());
+    }
+    text
 }
 
 fn rule_list(user: &SignedIn, key: KeyId, rules: &[AlertRule]) -> Markup {
@@ -330,6 +362,16 @@ fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) 
                     }
                 }
             }
+            label for="aq_index" { "Index shown in air-quality messages" }
+            select #aq_index name="aq_index" {
+                @for i in AqIndex::ALL {
+                    option value=(i.as_str()) selected[i.as_str() == form.aq_index] { (i.label()) }
+                }
+            }
+            p.hint {
+                "The cleanliness index reads \"(31 AQI)\", higher is cleaner; the US EPA AQI reads \"(US AQI 152)\", higher is worse, "
+                "computed from the forecast hour's concentrations (\"not available\" when the source gives none). Pollen messages show neither."
+            }
             label for="message" { "Message" }
             select #message name="message" {
                 option value="default" selected[!custom] { "Default" }
@@ -390,7 +432,7 @@ async fn render(
     state: &AppState,
     user: &SignedIn,
     chosen: Option<KeyId>,
-    edit: Option<RuleId>,
+    page: Page<'_>,
     typed: Option<&RuleForm>,
     status: StatusCode,
     error: Option<&str>,
@@ -422,7 +464,7 @@ async fn render(
         Ok(rules) => rules,
         Err(e) => return manage_error(&e),
     };
-    let form = match (typed, edit) {
+    let form = match (typed, page.edit) {
         (Some(form), _) => form.clone(),
         (None, Some(edit)) => match rules.iter().find(|r| r.id == edit) {
             Some(rule) => RuleForm::from_rule(rule),
@@ -436,10 +478,17 @@ async fn render(
             ..RuleForm::default()
         },
     };
+    let no_point = PointQuery::default();
+    let forecast = forecast::section(state, key, &rules, page.point.unwrap_or(&no_point)).await;
     let body = html! {
         (key_choice(&keys, key))
         (rule_list(user, key, &rules))
         (rule_form(user, key, &form, error))
+        (forecast)
+        (map::assets(state))
     };
-    pages::page(status, layout("Alerts", Some(user), &body))
+    map::allow_basemap(
+        state,
+        pages::page(status, layout("Alerts", Some(user), &body)),
+    )
 }

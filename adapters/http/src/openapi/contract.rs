@@ -7,6 +7,7 @@
 //! are not schema types. What JSON Schema cannot state is listed in [`UNSTATED_RULES`], which
 //! the operation's description repeats and the schema test leaves out of its generated data.
 
+use aq_core::tile::{GRID_NODES, MAX_ZOOM, TILE_SIZE};
 use serde_json::{Value, json};
 
 use crate::state::ApiConfig;
@@ -131,7 +132,9 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
                 "travelMode": nullable_enum(
                     &racs_core::TravelMode::ALL.map(racs_core::TravelMode::as_str),
                     None,
-                    "How the traveller moves; sets the breathing rate of the inhaled dose."
+                    "How the traveller moves: the default of each route's own `travelMode`, \
+                     which sets the breathing rate of its inhaled PM2.5 dose; walking when \
+                     neither says."
                 )
             }
         },
@@ -152,7 +155,13 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
                          once converted.",
                         routes.max_route_duration_s
                     )
-                }
+                },
+                "travelMode": nullable_enum(
+                    &racs_core::TravelMode::ALL.map(racs_core::TravelMode::as_str),
+                    None,
+                    "How the traveller moves on this route; the request's `travelMode` when \
+                     absent. Sets the breathing rate of the route's inhaled PM2.5 dose."
+                )
             }
         },
         "Polyline": {
@@ -253,12 +262,79 @@ pub(crate) fn cleanest_route_operation(config: &ApiConfig) -> Value {
             "415": error("`unsupported_media_type`: the body is not JSON, or is compressed"),
             "422": error("`idempotency_key_reused`: the `Idempotency-Key` was used before with \
                           other points"),
-            "429": retry_later("`rate_limited`: over the key's rate"),
+            "429": retry_later("`rate_limited`: over the key's rate; `too_many_pending`: the key \
+                                has `max_pending_per_key` alert requests unfinished"),
             "500": error("`internal_error`: a bug; the detail holds the request id"),
             "503": retry_later("`unavailable`: a dependency is down, the server is busy, or the \
-                                request took longer than the server's request timeout"),
+                                request took longer than the server's request timeout; \
+                                `queue_full`: alert requests wait longer than the service \
+                                allows, so this one was not accepted (`Retry-After` says when \
+                                the queue is expected to have room)"),
         }
     })
+}
+
+/// `GET /insights/v1/tiles/{z}/{x}/{y}.png`.
+pub(crate) fn tile_operation() -> Value {
+    let coordinate = |name: &str, description: &str, maximum: Option<u64>| {
+        let mut schema = json!({"type": "integer", "minimum": 0});
+        if let Some(max) = maximum {
+            schema["maximum"] = json!(max);
+        }
+        json!({"name": name, "in": "path", "required": true, "description": description,
+               "schema": schema})
+    };
+    let cache_headers = json!({
+        "Cache-Control": {
+            "description": "`private, max-age=N`: N seconds to the end of the current hour, 60 at least",
+            "schema": {"type": "string"}
+        },
+        "ETag": {
+            "description": "Names the source and the hour shown; send it back in `If-None-Match`",
+            "schema": {"type": "string"}
+        }
+    });
+    json!({"get": {
+        "tags": ["insights"],
+        "summary": "A heatmap tile of the cleanliness index.",
+        "description": format!(
+            "A {TILE_SIZE} x {TILE_SIZE} PNG of the Web Mercator XYZ tiling (as web maps use) \
+             showing the cleanliness index from the server's air-quality source at one hour: \
+             the category palette (Poor red through Excellent green) as a smooth ramp, opaque \
+             where the source has a value and transparent where it has none. Each tile asks \
+             the source once, for a grid of {GRID_NODES} x {GRID_NODES} places, and \
+             interpolates between them. Counted against the key's rate like every request."
+        ),
+        "operationId": "getTile",
+        "security": [{KEY_SCHEME: []}],
+        "parameters": [
+            coordinate("z", "Zoom, 0 (the whole world in one tile) to 16", Some(u64::from(MAX_ZOOM))),
+            coordinate("x", "Column from the antimeridian eastwards, 0 to 2^z - 1", None),
+            coordinate("y", "Row from the north, 0 to 2^z - 1", None),
+            {"name": "time", "in": "query", "required": false,
+             "description": "The instant shown, RFC 3339; the tile shows its whole hour. \
+                             Default: now.",
+             "schema": {"type": "string", "format": "date-time"}},
+            {"name": "If-None-Match", "in": "header", "required": false,
+             "description": "The `ETag` of a tile held; answered 304 when it still holds",
+             "schema": {"type": "string"}}
+        ],
+        "responses": {
+            "200": {
+                "description": "The tile",
+                "headers": cache_headers.clone(),
+                "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}
+            },
+            "304": {"description": "The tile held is still current", "headers": cache_headers},
+            "400": error("`invalid_request`: a zoom, column or row outside the tiling, or a \
+                          `time` that is not RFC 3339 (the detail names which)"),
+            "401": error("`missing_api_key` or `invalid_api_key`"),
+            "405": error("`method_not_allowed`: the path takes GET only"),
+            "429": retry_later("`rate_limited`: over the key's rate"),
+            "500": error("`internal_error`: a bug; the detail holds the request id"),
+            "503": retry_later("`unavailable`: the air-quality source or the database is down"),
+        }
+    }})
 }
 
 /// `GET` and `HEAD /insights/v1/files/{name}`.

@@ -20,17 +20,27 @@ use tower::ServiceExt;
 
 const PASSWORD: &str = "correct horse battery";
 
-struct Dash {
-    router: axum::Router,
+pub(crate) struct Dash {
+    pub(crate) router: axum::Router,
     /// The host the browser asks for.
     host: &'static str,
     store: Arc<MemoryStore>,
-    manager: Manager,
+    pub(crate) manager: Manager,
     sender: Arc<RecordingSender>,
     pipeline: Arc<AlertPipeline>,
+    /// The forecasts alerts read.
+    pub(crate) forecast: Arc<MemoryForecast>,
 }
 
-fn dashboard(secure_cookies: bool) -> Dash {
+pub(crate) fn dashboard(secure_cookies: bool) -> Dash {
+    dashboard_with(secure_cookies, None)
+}
+
+/// The dashboard with `basemap` on its maps.
+pub(crate) fn dashboard_with(
+    secure_cookies: bool,
+    basemap: Option<insights_http::Basemap>,
+) -> Dash {
     // An https public URL is a published server; plain http the local quick start.
     let (public_url, host) = if secure_cookies {
         (Some("https://insights.example.org"), "insights.example.org")
@@ -42,6 +52,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
     let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
     let ids = Arc::new(SequentialIds::default());
     let sender = Arc::new(RecordingSender::new());
+    let forecast = Arc::new(MemoryForecast::default());
     let manager = Manager::new(
         store.clone(),
         store.clone(),
@@ -58,7 +69,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
             files: files.clone(),
             signer: files.clone(),
             sender: sender.clone(),
-            forecast: Arc::new(MemoryForecast::default()),
+            forecast: forecast.clone(),
             clock: clock.clone(),
             ids: ids.clone(),
         },
@@ -86,6 +97,7 @@ fn dashboard(secure_cookies: bool) -> Dash {
             hosts: DashboardHosts::for_public_url(public_url, false).unwrap(),
             csrf_key: CsrfKey::new([7u8; 32]).unwrap(),
             max_password_hashes: DEFAULT_MAX_PASSWORD_HASHES,
+            basemap,
         })
         .build();
     Dash {
@@ -95,23 +107,24 @@ fn dashboard(secure_cookies: bool) -> Dash {
         manager,
         sender,
         pipeline,
+        forecast,
     }
 }
 
 /// A browser: keeps cookies between requests.
-struct Browser<'a> {
+pub(crate) struct Browser<'a> {
     dash: &'a Dash,
     cookies: HashMap<String, String>,
 }
 
-struct Page {
-    status: StatusCode,
-    headers: axum::http::HeaderMap,
-    body: String,
+pub(crate) struct Page {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: axum::http::HeaderMap,
+    pub(crate) body: String,
 }
 
 impl Page {
-    fn location(&self) -> &str {
+    pub(crate) fn location(&self) -> &str {
         self.headers
             .get(header::LOCATION)
             .map_or("", |v| v.to_str().unwrap())
@@ -125,7 +138,7 @@ impl Page {
 }
 
 impl<'a> Browser<'a> {
-    fn new(dash: &'a Dash) -> Self {
+    pub(crate) fn new(dash: &'a Dash) -> Self {
         Self {
             dash,
             cookies: HashMap::new(),
@@ -152,7 +165,7 @@ impl<'a> Browser<'a> {
         Page {
             status,
             headers,
-            body: String::from_utf8(bytes.to_vec()).unwrap(),
+            body: String::from_utf8_lossy(&bytes).into_owned(),
         }
     }
 
@@ -164,7 +177,7 @@ impl<'a> Browser<'a> {
             .join("; ")
     }
 
-    async fn get(&mut self, path: &str) -> Page {
+    pub(crate) async fn get(&mut self, path: &str) -> Page {
         let request = Request::get(path)
             .header(header::HOST, self.dash.host)
             .header(header::COOKIE, self.cookie_header())
@@ -189,7 +202,7 @@ impl<'a> Browser<'a> {
     }
 
     /// Signs up as `email` and returns the session's CSRF token.
-    async fn sign_up(&mut self, email: &str) -> String {
+    pub(crate) async fn sign_up(&mut self, email: &str) -> String {
         let form = self.get("/dashboard/signup").await;
         let csrf = form.csrf();
         let done = self
@@ -322,6 +335,38 @@ async fn every_page_has_a_strict_content_security_policy() {
             .unwrap()
             .starts_with("text/css")
     );
+}
+
+#[tokio::test]
+async fn every_page_says_the_data_is_synthetic_while_it_is() {
+    // The test server scores routes from a synthetic field.
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let banner = "class=\"demo-banner\"";
+    for path in ["/dashboard/signup", "/dashboard/signin"] {
+        let page = browser.get(path).await;
+        assert_eq!(page.body.matches(banner).count(), 1, "{path}");
+        assert!(page.body.contains("synthetic demo field"), "{path}");
+    }
+    browser.sign_up("ada@example.org").await;
+    for path in [
+        "/dashboard/keys",
+        "/dashboard/alerts",
+        "/dashboard/rules",
+        "/dashboard/deliveries",
+        "/dashboard/playground",
+    ] {
+        let page = browser.get(path).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}");
+        let at = page.body.find(banner).expect(path);
+        assert!(at < page.body.find("<main>").unwrap(), "{path}: at the top");
+    }
+    // Error pages too.
+    let missing = browser.get("/dashboard/rules?key=not-a-key").await;
+    assert!(missing.body.contains(banner), "{}", missing.status);
+    // Not the stylesheet.
+    let css = browser.get("/dashboard/assets/dashboard.css").await;
+    assert!(!css.body.contains("<p class=\"demo-banner\""));
 }
 
 #[tokio::test]
@@ -642,7 +687,7 @@ async fn someone_elses_key_cannot_be_renamed_or_revoked() {
 }
 
 /// Signs up as ada with one key; returns the CSRF token and the key's id.
-async fn ada_with_key(browser: &mut Browser<'_>) -> (String, alerts_core::ids::KeyId) {
+pub(crate) async fn ada_with_key(browser: &mut Browser<'_>) -> (String, alerts_core::ids::KeyId) {
     let csrf = browser.sign_up("ada@example.org").await;
     let dash = browser.dash;
     let account = dash
@@ -1065,6 +1110,81 @@ async fn a_custom_alert_is_previewed_then_added() {
 }
 
 #[tokio::test]
+async fn the_index_selector_previews_and_stores_the_us_epa_aqi() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (csrf, key) = ada_with_key(&mut browser).await;
+    let id = key.0.to_string();
+    let page = browser.get(&format!("/dashboard/rules?key={id}")).await;
+    assert!(page.body.contains("name=\"aq_index\""), "{}", page.body);
+    assert!(page.body.contains("value=\"us_epa\""), "{}", page.body);
+    let alert = |index: &'static str, action: &'static str| {
+        vec![
+            ("key", id.as_str()),
+            ("type", "aq"),
+            ("forecast", "6h"),
+            ("sensitivity", "high"),
+            ("message", "default"),
+            ("aq_index", index),
+            ("action", action),
+            ("csrf", csrf.as_str()),
+        ]
+    };
+    let us = browser
+        .post("/dashboard/rules", &alert("us_epa", "preview"))
+        .await;
+    assert_eq!(us.status, StatusCode::OK);
+    assert!(
+        us.body
+            .contains("In 6 hours the air quality is expected to be worse (US AQI "),
+        "{}",
+        us.body
+    );
+    let ci = browser
+        .post("/dashboard/rules", &alert("cleanliness", "preview"))
+        .await;
+    assert!(
+        ci.body
+            .contains("In 6 hours the air quality is expected to be worse (62 AQI)."),
+        "{}",
+        ci.body
+    );
+    let refused = browser
+        .post("/dashboard/rules", &alert("eaqi", "save"))
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.body.contains("Choose an Index"), "{}", refused.body);
+
+    let saved = browser
+        .post("/dashboard/rules", &alert("us_epa", "save"))
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let rules = dash.manager.list_rules(account.id, key).await.unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].spec.aq_index(), alerts_core::rule::AqIndex::UsEpa);
+    let list = browser.get(&format!("/dashboard/rules?key={id}")).await;
+    assert!(
+        list.body
+            .contains("Air Quality · 6 hours · high sensitivity · default message · US EPA AQI"),
+        "{}",
+        list.body
+    );
+    let edit = browser
+        .get(&format!("/dashboard/rules?key={id}&edit={}", rules[0].id.0))
+        .await;
+    assert!(
+        edit.body.contains("value=\"us_epa\" selected"),
+        "the edit form keeps the choice: {}",
+        edit.body
+    );
+}
+
+#[tokio::test]
 async fn an_invalid_alert_is_refused_with_what_was_typed() {
     let dash = dashboard(false);
     let mut browser = Browser::new(&dash);
@@ -1251,7 +1371,9 @@ async fn someone_elses_alerts_cannot_be_seen_or_changed() {
 }
 
 /// Ada with a key that has a webhook and a rule, and one request delivered with it.
-async fn ada_with_a_delivery(browser: &mut Browser<'_>) -> (String, alerts_core::ids::KeyId) {
+pub(crate) async fn ada_with_a_delivery(
+    browser: &mut Browser<'_>,
+) -> (String, alerts_core::ids::KeyId) {
     let csrf = browser.sign_up("ada@example.org").await;
     let dash = browser.dash;
     let account = dash
@@ -1420,14 +1542,28 @@ async fn the_playground_scores_the_sample_and_draws_each_route_in_category_colou
         .await;
     assert_eq!(scored.status, StatusCode::OK, "{}", scored.body);
     assert!(scored.body.contains("racss"), "the response is shown");
-    assert!(scored.body.contains("<svg"));
-    // The test field is a flat CI of 50 everywhere.
+    // The test field is a flat CI of 50 everywhere: every stretch of every route is drawn in
+    // Moderate's colour, and the table shows each route's RACS in it.
     let colour = aq_core::CiCategory::of(50.0).colour();
-    assert!(
-        scored.body.contains(&format!("<polyline fill=\"none\" stroke-width=\"5\" stroke-linecap=\"round\" stroke=\"{colour}\"")),
-        "{}",
-        scored.body
-    );
+    let at = scored.body.find("data-routes=\"").unwrap() + "data-routes=\"".len();
+    let end = scored.body[at..].find('"').unwrap() + at;
+    let data: serde_json::Value =
+        serde_json::from_str(&scored.body[at..end].replace("&quot;", "\"")).unwrap();
+    let routes = data["routes"].as_array().unwrap();
+    assert_eq!(routes.len(), 3, "every sample route is on the map");
+    for route in routes {
+        let colours = route["colours"].as_array().unwrap();
+        assert!(!colours.is_empty());
+        assert!(colours.iter().all(|c| c == colour), "{route}");
+        assert_eq!(
+            route["samples"].as_array().unwrap().len(),
+            colours.len() + 1
+        );
+    }
+    assert_eq!(scored.body.matches("<tr class=\"result\">").count(), 3);
+    assert!(scored.body.contains(&format!("<rect width=\"14\" height=\"14\" fill=\"{colour}\"></rect></svg> <strong>50</strong> Moderate")), "{}", scored.body);
+    assert!(scored.body.contains("id=\"recommendations\""));
+    assert!(scored.body.contains("src=\"/dashboard/assets/leaflet.js\""));
     for category in aq_core::CiCategory::ALL {
         assert!(
             scored.body.contains(category.name()),

@@ -4,6 +4,9 @@
 #![allow(clippy::unwrap_used)]
 
 mod dashboard;
+mod dashboard_maps;
 mod openapi;
+mod provenance;
 mod serving;
 mod support;
+mod tiles;

@@ -7,9 +7,9 @@ use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use alerts_core::randomness::SeededRandomness;
 use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
-use aq_core::CleanlinessIndex;
 use aq_core::memory::{FnSource, MemoryForecast};
 use aq_core::runtime::{FixedClock, SequentialIds};
+use aq_core::{AirQualitySource, CleanlinessIndex};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use insights_http::{ApiConfig, AppState, AppStateBuilder, router_with};
@@ -31,6 +31,19 @@ pub(crate) async fn app() -> App {
 
 /// The app with `config`, and the routes of `extra` behind the API's layers.
 pub(crate) async fn app_with(config: ApiConfig, extra: axum::Router<AppState>) -> App {
+    // Cleaner towards the north, so that routes score differently.
+    let field = FnSource::new("gradient", |p: aq_core::Position, _| {
+        CleanlinessIndex::new((50.0 + p.lat() / 2.0).clamp(0.0, 100.0)).ok()
+    });
+    app_over(config, extra, Arc::new(field)).await
+}
+
+/// The app with `config` and `extra`, scoring against `source`.
+pub(crate) async fn app_over(
+    config: ApiConfig,
+    extra: axum::Router<AppState>,
+    source: Arc<dyn AirQualitySource>,
+) -> App {
     let store = Arc::new(MemoryStore::new());
     let files = Arc::new(MemoryFiles::new());
     let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
@@ -79,12 +92,8 @@ pub(crate) async fn app_with(config: ApiConfig, extra: axum::Router<AppState>) -
         },
         PipelineConfig::default(),
     ));
-    // Cleaner towards the north, so that routes score differently.
-    let field = FnSource::new("gradient", |p: aq_core::Position, _| {
-        CleanlinessIndex::new((50.0 + p.lat() / 2.0).clamp(0.0, 100.0)).ok()
-    });
     let scorer = Scorer::new(
-        Arc::new(field),
+        source,
         clock.clone(),
         Arc::new(insights_system::TokioTimer),
         ids,

@@ -1,0 +1,151 @@
+// The dashboard's maps, drawn with the vendored Leaflet: the route playground (the heatmap,
+// the routes coloured sample by sample, labels that keep clear of each other, an hour slider)
+// and the point picker of the Alerts page. The pages carry their data in data attributes, since
+// the Content-Security-Policy allows no inline script.
+(function () {
+  "use strict";
+  const settings = document.getElementById("map-settings");
+  if (!settings || !window.L) return;
+  const tiles = settings.dataset.tiles;
+
+  function tileUrl(time) {
+    return tiles + "?time=" + encodeURIComponent(time);
+  }
+
+  // The operator's basemap when one is configured (the page's policy then allows its host),
+  // and the heatmap of the cleanliness index at `time` on top.
+  function layers(map, time) {
+    if (settings.dataset.basemap) {
+      L.tileLayer(settings.dataset.basemap, {
+        maxZoom: 19,
+        attribution: settings.dataset.basemapAttribution || "",
+      }).addTo(map);
+    }
+    return L.tileLayer(tileUrl(time), {
+      maxNativeZoom: 16,
+      maxZoom: 18,
+      opacity: settings.dataset.basemap ? 0.55 : 0.7,
+      className: "heatmap",
+      attribution: "Cleanliness index",
+    }).addTo(map);
+  }
+
+  function overlaps(a, b) {
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  }
+
+  // Where along a route its label may go: the middle first, then outwards to both ends.
+  function candidates(line) {
+    const fractions = [0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9, 0, 1];
+    return fractions.map((f) => line[Math.min(line.length - 1, Math.round(f * (line.length - 1)))]);
+  }
+
+  // Places each route's label at the first spot along the route (and side of it) where it
+  // overlaps no label placed before it; if every spot is taken, below the others. Run again
+  // after every zoom, since the routes' screen distances change and the labels' do not.
+  function placeLabels(map, items) {
+    const placed = [];
+    for (const item of items) {
+      const el = item.marker.getElement();
+      const w = el.offsetWidth;
+      const h = el.offsetHeight;
+      const offsets = [[8, -h - 4], [8, 4], [-w - 8, -h - 4], [-w - 8, 4]];
+      let best = null;
+      for (const latlng of candidates(item.line)) {
+        const p = map.latLngToLayerPoint(latlng);
+        for (const [dx, dy] of offsets) {
+          const box = { x: p.x + dx, y: p.y + dy, w: w, h: h };
+          if (!placed.some((b) => overlaps(b, box))) {
+            best = { latlng: latlng, dx: dx, dy: dy, box: box };
+            break;
+          }
+        }
+        if (best) break;
+      }
+      if (!best) {
+        const latlng = item.line[0];
+        const p = map.latLngToLayerPoint(latlng);
+        let box = { x: p.x + 8, y: p.y, w: w, h: h };
+        while (placed.some((b) => overlaps(b, box))) box = { x: box.x, y: box.y + h + 2, w: w, h: h };
+        best = { latlng: latlng, dx: 8, dy: box.y - p.y, box: box };
+      }
+      placed.push(best.box);
+      item.marker.setLatLng(best.latlng);
+      el.style.marginLeft = best.dx + "px";
+      el.style.marginTop = best.dy + "px";
+    }
+  }
+
+  function playground(el) {
+    const data = JSON.parse(el.dataset.routes);
+    const map = L.map(el, { fadeAnimation: false });
+    // The view first: Leaflet adds layers (and makes their elements) once the map has one.
+    const bounds = L.latLngBounds([]);
+    for (const route of data.routes) {
+      for (const point of route.line) bounds.extend(point);
+    }
+    if (bounds.isValid()) {
+      map.fitBounds(bounds, { padding: [40, 40] });
+    } else {
+      map.setView([52.52, 13.4], 11);
+    }
+    const heat = layers(map, data.time);
+    const labels = [];
+    for (const route of data.routes) {
+      if (route.line.length === 0) continue;
+      // One outline per route, under its coloured stretches: the route as a whole.
+      const outline = L.polyline(route.line, {
+        color: "#1d2327", weight: 9, opacity: 0.75, className: "route",
+      }).addTo(map);
+      outline.getElement().setAttribute("data-route", route.id);
+      for (let k = 0; k + 1 < route.samples.length; k++) {
+        L.polyline([route.samples[k], route.samples[k + 1]], {
+          color: route.colours[k], weight: 5, opacity: 1, className: "route-sample", interactive: false,
+        }).addTo(map);
+      }
+      const marker = L.marker(route.line[0], {
+        icon: L.divIcon({ className: "route-label", html: "", iconSize: null }),
+        interactive: false,
+        keyboard: false,
+      }).addTo(map);
+      marker.getElement().textContent = "Route " + route.id;
+      labels.push({ line: route.line, marker: marker });
+    }
+    placeLabels(map, labels);
+    map.on("zoomend", () => placeLabels(map, labels));
+
+    const slider = document.getElementById("hour");
+    const shown = document.getElementById("hour-shown");
+    if (slider && shown) {
+      slider.addEventListener("input", () => {
+        const t = new Date(Date.parse(slider.dataset.start) + Number(slider.value) * 3600e3);
+        heat.setUrl(tileUrl(t.toISOString()));
+        shown.textContent = t.toISOString().slice(0, 13).replace("T", " ") + ":00 UTC";
+      });
+    }
+  }
+
+  // The Alerts page: click the map to pick the place whose forecast is drawn.
+  function picker(el) {
+    const lat = document.getElementById("forecast-lat");
+    const lon = document.getElementById("forecast-lon");
+    const form = document.getElementById("forecast-form");
+    const map = L.map(el, { fadeAnimation: false });
+    const here = [Number(lat.value) || 52.52, Number(lon.value) || 13.4];
+    map.setView(here, 10);
+    layers(map, el.dataset.time);
+    if (lat.value && lon.value) {
+      L.circleMarker(here, { radius: 7, color: "#1d2327", weight: 3, fillOpacity: 0, className: "picked" }).addTo(map);
+    }
+    map.on("click", (e) => {
+      lat.value = e.latlng.lat.toFixed(5);
+      lon.value = e.latlng.wrap().lng.toFixed(5);
+      form.submit();
+    });
+  }
+
+  const routes = document.getElementById("playground-map");
+  if (routes) playground(routes);
+  const pick = document.getElementById("forecast-map");
+  if (pick) picker(pick);
+})();

@@ -1,0 +1,376 @@
+//! A place's forecast on the Alerts page: pick a point (click the map or type coordinates)
+//! and see the next 96 hours of the cleanliness index over its category bands, the selected
+//! rule's threshold around the CI now, and a marker where the rule would fire with the message
+//! it would send; pollen days as bars per type. The charts are SVG drawn on the server, so
+//! they need no script and no library under the page's policy.
+
+use alerts_core::evaluate::{Change, horizon};
+use alerts_core::message::render;
+use alerts_core::rule::{AlertRule, AqIndex, DataType};
+use aq_core::{
+    CiCategory, HourlyCi, PollenLevel, PollenOutlook, PollenType, Position, check_batch_len,
+};
+use chrono::{DateTime, Utc};
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::auth::capitalise;
+use crate::AppState;
+
+/// Hours of the index drawn.
+pub(crate) const HOURS: u32 = 96;
+/// Days of pollen drawn after today.
+const POLLEN_DAYS: u32 = 4;
+
+const WIDTH: f64 = 720.0;
+const HEIGHT: f64 = 280.0;
+const LEFT: f64 = 40.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 12.0;
+const BOTTOM: f64 = 28.0;
+
+/// The point and rule asked for: `?lat=&lon=&rule=` beside the page's own parameters, kept as
+/// text so that a bad value comes back as it was typed.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct PointQuery {
+    #[serde(default)]
+    lat: Option<String>,
+    #[serde(default)]
+    lon: Option<String>,
+    #[serde(default)]
+    rule: Option<String>,
+}
+
+impl PointQuery {
+    /// The point, `None` when none was asked for, or what to correct.
+    fn position(&self) -> Result<Option<Position>, String> {
+        let (Some(lat), Some(lon)) = (self.lat.as_deref(), self.lon.as_deref()) else {
+            return Ok(None);
+        };
+        if lat.trim().is_empty() && lon.trim().is_empty() {
+            return Ok(None);
+        }
+        let number = |name: &str, text: &str| {
+            text.trim().parse::<f64>().map_err(|_| {
+                format!("{name}: `{text}` is not a number. Type decimal degrees, such as 52.52.")
+            })
+        };
+        let (lat, lon) = (number("Latitude", lat)?, number("Longitude", lon)?);
+        Position::new(lon, lat).map(Some).map_err(|e| {
+            format!(
+                "{}. Pick a point on the map instead.",
+                capitalise(&e.to_string())
+            )
+        })
+    }
+}
+
+/// The section: the picker, and the charts when a point is chosen.
+pub(crate) async fn section(
+    state: &AppState,
+    key: alerts_core::ids::KeyId,
+    rules: &[AlertRule],
+    query: &PointQuery,
+) -> Markup {
+    let now = state.clock().now();
+    let chosen_rule = query
+        .rule
+        .as_deref()
+        .and_then(|r| rules.iter().find(|rule| rule.id.0.to_string() == r))
+        .or_else(|| rules.iter().find(|r| r.enabled));
+    let (position, problem) = match query.position() {
+        Ok(p) => (p, None),
+        Err(why) => (None, Some(why)),
+    };
+    let charts = match position {
+        Some(position) => Some(charts(state, position, chosen_rule, now).await),
+        None => None,
+    };
+    html! {
+        section #place-forecast {
+            h2 { "A place's forecast" }
+            p.hint { "Click the map or type coordinates to see the next " (HOURS) " hours of the cleanliness index there, and where the chosen alert would fire." }
+            (super::pages::form_error(problem.as_deref()))
+            form #forecast-form method="get" action="/dashboard/rules" {
+                input type="hidden" name="key" value=(key.0);
+                div.coordinates {
+                    label for="forecast-lat" { "Latitude" }
+                    input #forecast-lat name="lat" inputmode="decimal" value=[query.lat.as_deref()] placeholder="52.52";
+                    label for="forecast-lon" { "Longitude" }
+                    input #forecast-lon name="lon" inputmode="decimal" value=[query.lon.as_deref()] placeholder="13.40";
+                }
+                @if !rules.is_empty() {
+                    label for="forecast-rule" { "Alert" }
+                    select #forecast-rule name="rule" {
+                        @for rule in rules {
+                            option value=(rule.id.0) selected[chosen_rule.is_some_and(|c| c.id == rule.id)] {
+                                (rule.spec.data_type().label()) " · " (rule.spec.forecast().label()) " · "
+                                (rule.spec.sensitivity().as_str()) " sensitivity"
+                                @if !rule.enabled { " (disabled)" }
+                            }
+                        }
+                    }
+                }
+                button.secondary type="submit" { "Show forecast" }
+            }
+            div #forecast-map.map.small data-time=(now.to_rfc3339()) {}
+            @if let Some(charts) = charts { (charts) }
+        }
+    }
+}
+
+/// The charts of one point, or why there are none.
+async fn charts(
+    state: &AppState,
+    position: Position,
+    rule: Option<&AlertRule>,
+    now: DateTime<Utc>,
+) -> Markup {
+    let source = state.alerts().forecast_source();
+    let evaluator = &state.alerts().config().evaluator;
+    let series = source
+        .hourly_ci(&[position], now, HOURS)
+        .await
+        .and_then(|answers| check_batch_len(1, answers));
+    let pollen = source
+        .daily_pollen(&[position], now, POLLEN_DAYS)
+        .await
+        .and_then(|answers| check_batch_len(1, answers));
+    let (series, pollen) = match (series, pollen) {
+        (Ok(mut s), Ok(mut p)) => (s.remove(0), p.remove(0)),
+        (Err(e), _) | (_, Err(e)) => {
+            tracing::warn!(error = %e, "dashboard: forecast source failed");
+            return html! { p.error #forecast-error { "The forecast source is unavailable. Wait a minute and try again." } };
+        }
+    };
+    let mut fired = Vec::new();
+    if let Some(rule) = rule {
+        // The US AQI is computed from the concentrations of the hour a change speaks of, as
+        // the evaluator does; without them the message says it is not available.
+        let air = if rule.spec.aq_index() == AqIndex::UsEpa {
+            source
+                .hourly_concentrations(&[position], now, HOURS)
+                .await
+                .ok()
+                .and_then(|mut answers| answers.pop().flatten())
+        } else {
+            None
+        };
+        let air_at = |change: &Change| match change {
+            Change::Aq(c) => air
+                .as_ref()
+                .and_then(|s| s.values.get(usize::try_from(c.hours).ok()?))
+                .and_then(Option::as_ref),
+            Change::Pollen(_) => None,
+        };
+        evaluator.changes(&rule.spec, series.as_ref(), pollen.as_ref(), |change| {
+            let message = render(
+                rule.spec.message(),
+                &change,
+                rule.spec.aq_index(),
+                air_at(&change),
+                &evaluator.messages,
+            );
+            fired.push((change, message));
+        });
+    }
+    let threshold = rule
+        .filter(|r| r.spec.data_type() == DataType::Aq)
+        .map(|r| {
+            (
+                evaluator.thresholds.aq(r.spec.sensitivity()),
+                horizon(r.spec.forecast()),
+            )
+        });
+    html! {
+        p.hint { "At " (format!("{:.4}, {:.4}", position.lat(), position.lon())) " (latitude, longitude), from " (now.format("%Y-%m-%d %H:%M UTC")) "." }
+        @match &series {
+            Some(series) => (ci_chart(series, threshold, &fired)),
+            None => p #forecast-none { "The forecast source has no air-quality forecast for this place." },
+        }
+        @match &pollen {
+            Some(outlook) => (pollen_chart(outlook, &fired)),
+            None => p { "The forecast source has no pollen forecast for this place." },
+        }
+        @if rule.is_some() {
+            @if fired.is_empty() {
+                p #forecast-message { "The chosen alert would not fire here in its horizon." }
+            } @else {
+                ul #forecast-message {
+                    @for (change, message) in &fired {
+                        li {
+                            strong { (when(change)) ": " }
+                            (message.description) " " span.hint { (message.recommendation) }
+                        }
+                    }
+                }
+            }
+        } @else {
+            p #forecast-message { "Add an alert above to see where it would fire." }
+        }
+    }
+}
+
+fn when(change: &Change) -> String {
+    match change {
+        Change::Aq(c) => format!("In {} hours", c.hours),
+        Change::Pollen(c) => match c.day {
+            0 => format!("Today, {}", c.kind.name()),
+            1 => format!("Tomorrow, {}", c.kind.name()),
+            d => format!("In {d} days, {}", c.kind.name()),
+        },
+    }
+}
+
+fn x_of(hour: f64) -> f64 {
+    LEFT + hour / f64::from(HOURS) * (WIDTH - LEFT - RIGHT)
+}
+
+fn y_of(ci: f64) -> f64 {
+    TOP + (100.0 - ci) / 100.0 * (HEIGHT - TOP - BOTTOM)
+}
+
+/// The index over the next hours: category bands, the line (broken where a value is
+/// missing), the threshold band of an air-quality rule over its horizon, and the marker where
+/// it fires.
+fn ci_chart(
+    series: &HourlyCi,
+    threshold: Option<(f64, u32)>,
+    fired: &[(Change, alerts_core::message::RenderedMessage)],
+) -> Markup {
+    let mut path = String::new();
+    let mut pen_down = false;
+    for (h, value) in series.values.iter().enumerate().take(HOURS as usize + 1) {
+        match value {
+            Some(ci) => {
+                let op = if pen_down { 'L' } else { 'M' };
+                path.push_str(&format!(
+                    "{op}{:.1},{:.1} ",
+                    x_of(h as f64),
+                    y_of(ci.value())
+                ));
+                pen_down = true;
+            }
+            None => pen_down = false,
+        }
+    }
+    let now = series.values.first().copied().flatten();
+    let band = threshold.zip(now).map(|((delta, hours), now)| {
+        (
+            (now.value() + delta).min(100.0),
+            (now.value() - delta).max(0.0),
+            f64::from(hours),
+            delta,
+        )
+    });
+    let plot_w = WIDTH - LEFT - RIGHT;
+    html! {
+        svg #forecast-chart.chart xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {HEIGHT}"))
+            role="img" aria-label=(format!("The cleanliness index over the next {HOURS} hours")) {
+            @for category in CiCategory::ALL {
+                @let low = category.lower_bound();
+                rect.band x=(LEFT) y=(format!("{:.1}", y_of(low + 20.0))) width=(plot_w)
+                    height=(format!("{:.1}", y_of(low) - y_of(low + 20.0)))
+                    fill=(category.colour()) fill-opacity="0.18" {
+                    title { (category.name()) " (" (low) " to " (low + 20.0) ")" }
+                }
+                text.axis x=(LEFT - 6.0) y=(format!("{:.1}", y_of(low) + 4.0)) text-anchor="end" font-size="11" { (low) }
+            }
+            @for h in (0..=HOURS).step_by(12) {
+                line x1=(format!("{:.1}", x_of(f64::from(h)))) x2=(format!("{:.1}", x_of(f64::from(h))))
+                    y1=(TOP) y2=(HEIGHT - BOTTOM) stroke="#dcdcde" {}
+                text.axis x=(format!("{:.1}", x_of(f64::from(h)))) y=(HEIGHT - 10.0)
+                    text-anchor=(if h == HOURS { "end" } else { "middle" }) font-size="11" {
+                    @if h == 0 { "now" } @else { "+" (h) " h" }
+                }
+            }
+            @if let Some((upper, lower, hours, delta)) = band {
+                rect.threshold x=(LEFT) y=(format!("{:.1}", y_of(upper))) width=(format!("{:.1}", x_of(hours) - LEFT))
+                    height=(format!("{:.1}", y_of(lower) - y_of(upper))) fill="#1d2327" fill-opacity="0.08"
+                    stroke="#1d2327" stroke-dasharray="4 3" {
+                    title { "The alert's threshold: a change of " (delta) " CI points from now, within " (hours) " hours" }
+                }
+            }
+            path.ci-line d=(path.trim_end()) fill="none" stroke="#1d2327" stroke-width="2" {}
+            @for (change, message) in fired {
+                @if let Change::Aq(c) = change {
+                    circle.fires cx=(format!("{:.1}", x_of(f64::from(c.hours)))) cy=(format!("{:.1}", y_of(c.forecast.value())))
+                        r="7" fill="#b32d2e" stroke="#fff" stroke-width="2" {
+                        title { (message.description) }
+                    }
+                    text.fires-label x=(format!("{:.1}", x_of(f64::from(c.hours)) + 10.0)) y=(format!("{:.1}", y_of(c.forecast.value()) - 10.0))
+                        font-size="12" fill="#8a2424" { "fires in " (c.hours) " h" }
+                }
+            }
+        }
+    }
+}
+
+/// A colour per pollen type.
+fn pollen_colour(kind: PollenType) -> &'static str {
+    match kind {
+        PollenType::Tree => "#7a5c2e",
+        PollenType::Grass => "#4f9a35",
+        PollenType::Weed => "#8e5aa8",
+    }
+}
+
+/// Each day's peak level per pollen type as bars, today first, with the level now as a line
+/// and a marker on the bar where a pollen rule fires.
+fn pollen_chart(
+    outlook: &PollenOutlook,
+    fired: &[(Change, alerts_core::message::RenderedMessage)],
+) -> Markup {
+    const H: f64 = 200.0;
+    let days = outlook.days.len().min(POLLEN_DAYS as usize + 1);
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let group = plot_w / days.max(1) as f64;
+    let bar = group / 4.0;
+    let y = |level: u8| TOP + (5.0 - f64::from(level)) / 5.0 * (H - TOP - BOTTOM);
+    let fires = |day: usize, kind: PollenType| {
+        fired
+            .iter()
+            .any(|(c, _)| matches!(c, Change::Pollen(p) if p.kind == kind && p.day as usize == day))
+    };
+    html! {
+        svg #pollen-chart.chart xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {H}"))
+            role="img" aria-label="Pollen levels per day and type" {
+            @for level in 0..=5u8 {
+                line x1=(LEFT) x2=(WIDTH - RIGHT) y1=(format!("{:.1}", y(level))) y2=(format!("{:.1}", y(level))) stroke="#dcdcde" {}
+                text.axis x=(LEFT - 6.0) y=(format!("{:.1}", y(level) + 4.0)) text-anchor="end" font-size="11" { (level) }
+            }
+            @for (day, levels) in outlook.days.iter().take(days).enumerate() {
+                @let x0 = LEFT + group * day as f64 + bar / 2.0;
+                @for (i, kind) in PollenType::ALL.iter().enumerate() {
+                    @if let Some(level) = levels.get(*kind) {
+                        @let x = x0 + bar * i as f64;
+                        rect.pollen-bar x=(format!("{x:.1}")) y=(format!("{:.1}", y(level.value())))
+                            width=(format!("{:.1}", bar - 2.0)) height=(format!("{:.1}", y(0) - y(level.value())))
+                            fill=(pollen_colour(*kind)) data-kind=(kind.name()) {
+                            title { (kind.name()) ": " (level_name(level)) }
+                        }
+                        @if fires(day, *kind) {
+                            circle.fires cx=(format!("{:.1}", x + bar / 2.0 - 1.0)) cy=(format!("{:.1}", y(level.value()) - 9.0)) r="6" fill="#b32d2e" {}
+                        }
+                    }
+                }
+                text.axis x=(format!("{:.1}", LEFT + group * (day as f64 + 0.5))) y=(H - 10.0) text-anchor="middle" font-size="11" {
+                    @match day { 0 => "today", 1 => "tomorrow", d => { "+" (d) " days" } }
+                }
+            }
+        }
+        ul.legend {
+            @for kind in PollenType::ALL {
+                li {
+                    svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" { rect width="14" height="14" fill=(pollen_colour(kind)) {} }
+                    " " (kind.name())
+                    @if let Some(today) = outlook.days.first().and_then(|d| d.get(kind)) { " (today " (level_name(today)) ")" }
+                }
+            }
+        }
+    }
+}
+
+fn level_name(level: PollenLevel) -> String {
+    format!("{} ({})", level.name(), level.value())
+}

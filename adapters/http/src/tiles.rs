@@ -1,0 +1,214 @@
+//! `GET /insights/v1/tiles/{z}/{x}/{y}.png`: heatmap tiles of the cleanliness index, 256 × 256
+//! PNG in the Web Mercator XYZ tiling, from the configured air-quality source at one hour.
+//!
+//! Each tile asks the source once, for the coarse grid of [`aq_core::tile::TileId::grid`];
+//! [`aq_core::tile::render`] interpolates the pixels between. The same rendering serves the
+//! dashboard's map, which signs in with the session instead of a key.
+
+use std::time::Duration;
+
+use aq_core::SampleQuery;
+use aq_core::tile::{TILE_SIZE, TileId, render};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, TimeZone, Utc};
+
+use crate::api::{KeyQuery, authenticate};
+use crate::error::ApiError;
+use crate::{AppState, RequestId, source_unavailable};
+
+/// What the query string of a tile may hold besides the key.
+#[derive(Debug, Default)]
+pub(crate) struct TileQuery {
+    /// The hour asked for, when `time` was given.
+    pub time: Option<DateTime<Utc>>,
+}
+
+impl TileQuery {
+    /// The query string's `time`, an RFC 3339 instant; other parameters are ignored.
+    pub(crate) fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
+        let query = uri.query().unwrap_or_default();
+        let mut time = None;
+        for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+            if name != "time" {
+                continue;
+            }
+            if time.is_some() {
+                return Err(ApiError::invalid(
+                    "time: given more than once; pass one instant, such as time=2026-05-01T08:00:00Z",
+                ));
+            }
+            let parsed = DateTime::parse_from_rfc3339(&value).map_err(|e| {
+                ApiError::invalid(format!(
+                    "time: `{value}` is not an RFC 3339 instant ({e}); write it as 2026-05-01T08:00:00Z"
+                ))
+            })?;
+            time = Some(parsed.with_timezone(&Utc));
+        }
+        Ok(Self { time })
+    }
+}
+
+/// The tile of the path's `z`, `x` and `y.png`, or 400 naming the coordinate at fault.
+pub(crate) fn tile_of(
+    path: Result<Path<(String, String, String)>, PathRejection>,
+) -> Result<TileId, ApiError> {
+    let Ok(Path((z, x, y))) = path else {
+        return Err(ApiError::invalid(
+            "the tile path is /insights/v1/tiles/{z}/{x}/{y}.png",
+        ));
+    };
+    let Some(y) = y.strip_suffix(".png") else {
+        return Err(ApiError::invalid(format!(
+            "y: `{y}` must end in .png, as in /insights/v1/tiles/{z}/{x}/0.png"
+        )));
+    };
+    let number = |field: &str, text: &str| {
+        text.parse::<u64>().map_err(|_| {
+            ApiError::invalid(format!(
+                "{field}: `{text}` is not a whole number of 0 or more"
+            ))
+        })
+    };
+    TileId::new(number("z", &z)?, number("x", &x)?, number("y", y)?)
+        .map_err(|e| ApiError::invalid(e.to_string()))
+}
+
+/// The start of the hour of `t`.
+pub(crate) fn hour_of(t: DateTime<Utc>) -> DateTime<Utc> {
+    let seconds = t.timestamp();
+    Utc.timestamp_opt(seconds - seconds.rem_euclid(3600), 0)
+        .single()
+        .unwrap_or(t)
+}
+
+/// The PNG of `tile` at `hour`: one batch query to the source, then the pixels in between.
+///
+/// # Errors
+/// 503 when the source cannot answer; 500 if the PNG cannot be written.
+pub(crate) async fn render_png(
+    state: &AppState,
+    request_id: &RequestId,
+    tile: TileId,
+    hour: DateTime<Utc>,
+) -> Result<Vec<u8>, ApiError> {
+    let queries: Vec<SampleQuery> = tile
+        .grid()
+        .into_iter()
+        .map(|position| SampleQuery {
+            position,
+            time: hour,
+        })
+        .collect();
+    let answers = state
+        .scorer()
+        .source()
+        .sample_ci(&queries)
+        .await
+        .map_err(|e| source_unavailable(&e))?;
+    let answers =
+        aq_core::check_batch_len(queries.len(), answers).map_err(|e| source_unavailable(&e))?;
+    let pixels = render(&answers);
+    encode(&pixels).map_err(|e| ApiError::internal(&request_id.0, &e))
+}
+
+/// RGBA pixels of a tile as a PNG. Fast compression: a tile is mostly smooth colour, which
+/// compresses well anyway, and the time goes to every request.
+fn encode(pixels: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::with_capacity(8 * 1024);
+    let mut encoder = png::Encoder::new(&mut out, TILE_SIZE, TILE_SIZE);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(pixels)?;
+    writer.finish()?;
+    Ok(out)
+}
+
+/// The tile's answer: the PNG, or 304 when the client holds this hour's tile already.
+/// `Cache-Control` lets it be kept until the end of the current hour (a minute at least), and
+/// the `ETag` names the source and the hour shown, which is all a tile's pixels depend on.
+pub(crate) fn tile_response(
+    state: &AppState,
+    hour: DateTime<Utc>,
+    png: Option<Vec<u8>>,
+) -> Response {
+    let etag = etag(state, hour);
+    let now = state.clock().now();
+    let left = 3600 - now.timestamp().rem_euclid(3600);
+    let max_age = Duration::from_secs(u64::try_from(left).unwrap_or(60).max(60));
+    let mut response = match png {
+        Some(png) => (StatusCode::OK, png).into_response(),
+        None => StatusCode::NOT_MODIFIED.into_response(),
+    };
+    let ok = response.status() == StatusCode::OK;
+    let h = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&format!("private, max-age={}", max_age.as_secs())) {
+        h.insert(header::CACHE_CONTROL, v);
+    }
+    if ok {
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+    }
+    response
+}
+
+/// The entity tag of every tile at `hour`.
+fn etag(state: &AppState, hour: DateTime<Utc>) -> String {
+    let source = state.scorer().source_info().name;
+    let source: String = source
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    format!("\"ci-{source}-{}\"", hour.format("%Y%m%dT%H"))
+}
+
+/// True when the client's `If-None-Match` holds the tag of the tile at `hour`.
+pub(crate) fn unchanged(state: &AppState, headers: &HeaderMap, hour: DateTime<Utc>) -> bool {
+    let etag = etag(state, hour);
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == etag || t == "*")
+}
+
+/// The API's tile handler: key, rate, coordinates, time, then the picture.
+pub(crate) async fn tile(
+    State(state): State<AppState>,
+    request_id: RequestId,
+    path: Result<Path<(String, String, String)>, PathRejection>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let key = KeyQuery::from_uri(&uri)?;
+    let key_id = authenticate(&state, key.key.as_deref()).await?;
+    state.check_rate(key_id)?;
+    answer(&state, &request_id, path, &uri, &headers).await
+}
+
+/// A tile for a caller who may have it (checked by the route): its coordinates and hour from
+/// the request, 304 when the client's copy is current, else the rendered PNG.
+pub(crate) async fn answer(
+    state: &AppState,
+    request_id: &RequestId,
+    path: Result<Path<(String, String, String)>, PathRejection>,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let tile = tile_of(path)?;
+    let query = TileQuery::from_uri(uri)?;
+    let hour = hour_of(query.time.unwrap_or_else(|| state.clock().now()));
+    if unchanged(state, headers, hour) {
+        return Ok(tile_response(state, hour, None));
+    }
+    let png = render_png(state, request_id, tile, hour).await?;
+    Ok(tile_response(state, hour, Some(png)))
+}
