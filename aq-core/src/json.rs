@@ -191,16 +191,25 @@ where
 ///
 /// let err = from_slice::<Vec<Route>>(br#"[{"id": true}]"#).unwrap_err();
 /// assert!(err.to_string().starts_with("[0].id: expected a string or a number, found a boolean"));
+/// let err = from_slice::<Vec<Route>>(br#"[{"id": 1e400}]"#).unwrap_err();
+/// assert!(err.to_string().starts_with("[0].id: a number too large for a 64-bit float"));
 /// ```
 ///
 /// # Errors
-/// When the value is neither a string nor a number.
+/// When the value is neither a string nor a number, or a number past a double's range.
 pub fn id_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
     let raw = Box::<RawValue>::deserialize(deserializer)?;
     let text = raw.get();
     match text.as_bytes().first() {
         Some(b'"') => serde_json::from_str(text).map_err(de::Error::custom),
-        Some(b'-' | b'0'..=b'9') => Ok(text.to_owned()),
+        // The id is echoed as sent, and readers that take it as a number (serde_json among
+        // them) refuse one past a double's range, such as `1e400`.
+        Some(b'-' | b'0'..=b'9') if text.parse::<f64>().is_ok_and(f64::is_finite) => {
+            Ok(text.to_owned())
+        }
+        Some(b'-' | b'0'..=b'9') => Err(de::Error::custom(
+            "a number too large for a 64-bit float; send the id as a string",
+        )),
         _ => Err(de::Error::custom(format!(
             "expected a string or a number, found {}",
             raw_kind(text)
