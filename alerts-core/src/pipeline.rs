@@ -214,14 +214,6 @@ pub enum PipelineError {
 /// What processing a job did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Processed {
-    /// The file was written (or found written by an earlier run) with `alerts` lines; the job
-    /// is due for delivery at once.
-    Written {
-        /// Lines in the file.
-        alerts: u64,
-        /// True when the file was found from an earlier run and not evaluated again.
-        reused: bool,
-    },
     /// A delivery attempt failed; the next is due at `at`.
     Retrying {
         /// The attempt that failed (1-based).
@@ -408,7 +400,7 @@ impl AlertPipeline {
     }
 
     /// Claims up to `max` due jobs (at most [`PipelineConfig::claim_batch`]) and processes
-    /// each one step. A service's workers call this in a loop, pausing briefly when it claims
+    /// each as far as it goes (see [`AlertPipeline::process`]). A service's workers call this in a loop, pausing briefly when it claims
     /// nothing.
     ///
     /// # Errors
@@ -466,14 +458,26 @@ impl AlertPipeline {
             .await
     }
 
-    /// Takes a claimed job one step: from Evaluate to a written file, or one delivery attempt.
+    /// Takes a claimed job as far as it goes now: a job to evaluate has its file written and
+    /// then its first delivery attempt, under the same lease; a job to deliver has one
+    /// delivery attempt.
     ///
     /// # Errors
     /// [`PipelineError`] when a dependency failed; the job keeps its lease and is claimed
     /// again when it expires.
     pub async fn process(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
         let step = match job.stage {
-            JobStage::Evaluate => self.evaluate(job).await,
+            JobStage::Evaluate => match self.evaluate(job).await {
+                Ok(Evaluated::Written) => {
+                    let delivering = AlertJob {
+                        stage: JobStage::Deliver,
+                        ..job.clone()
+                    };
+                    self.deliver(&delivering).await
+                }
+                Ok(Evaluated::Ended(processed)) => Ok(processed),
+                Err(e) => Err(e),
+            },
             JobStage::Deliver => self.deliver(job).await,
             JobStage::Done => return Ok(Processed::AlreadyDone),
         };
@@ -500,35 +504,38 @@ impl AlertPipeline {
         Ok(Processed::Finished { outcome, attempts })
     }
 
-    async fn evaluate(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
+    async fn evaluate(&self, job: &AlertJob) -> Result<Evaluated, PipelineError> {
         let now = self.ports.clock.now();
         let key = FileKey::for_token(job.token);
-        let (alerts, reused) = if self.ports.files.exists(&key).await? {
+        let alerts = if self.ports.files.exists(&key).await? {
             // Written by an earlier run that died before recording it: keep that file.
             let bytes = self.ports.files.read(&key).await?;
-            (count_lines(&bytes), true)
+            count_lines(&bytes)
         } else {
             let Some(config) = self.ports.rules.key_config(job.key_id, now).await? else {
-                return self.finish(job, JobOutcome::Cancelled, job.attempts).await;
+                let ended = self
+                    .finish(job, JobOutcome::Cancelled, job.attempts)
+                    .await?;
+                return Ok(Evaluated::Ended(ended));
             };
             match self.write_file(job, &key, &config.rules, now).await {
-                Ok(alerts) => (alerts, false),
+                Ok(alerts) => alerts,
                 Err(e) => {
                     let past_window = add(job.received_at, self.config.retry.window)
                         .is_some_and(|deadline| now > deadline);
                     if past_window && !matches!(e, PipelineError::Store(StoreError::LeaseLost)) {
-                        return self.finish(job, JobOutcome::GaveUp, job.attempts).await;
+                        let ended = self.finish(job, JobOutcome::GaveUp, job.attempts).await?;
+                        return Ok(Evaluated::Ended(ended));
                     }
                     return Err(e);
                 }
             }
         };
-        let run_at = self.ports.clock.now();
         self.ports
             .jobs
-            .update(job.token, &job.lease, JobUpdate::Written { alerts, run_at })
+            .update(job.token, &job.lease, JobUpdate::Written { alerts })
             .await?;
-        Ok(Processed::Written { alerts, reused })
+        Ok(Evaluated::Written)
     }
 
     async fn write_file(
@@ -727,6 +734,14 @@ impl AlertPipeline {
             .await?;
         Ok(Processed::Deferred { until })
     }
+}
+
+/// Where evaluating a job left it.
+enum Evaluated {
+    /// The file is written and recorded; the job, still leased, is to be delivered.
+    Written,
+    /// The job finished without a file (its key is gone, or it gave up).
+    Ended(Processed),
 }
 
 fn webhook_url(config: &KeyConfig) -> Option<&str> {

@@ -26,6 +26,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use tower_http::classify::ServerErrorsFailureClass;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
@@ -122,11 +123,24 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
                 .unwrap_or("");
             // The path only: query strings carry API keys and URL signatures.
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
-        }))
+        }).on_failure(log_failure))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(middleware::map_request(forget_client_request_id))
         .with_state(state)
+}
+
+/// Logs a response that failed. A 503 is the server refusing work it has no room for (a full
+/// alert queue, a busy parser), which operators watch as a rate, not as an error each time;
+/// every other failure is an error.
+fn log_failure(class: ServerErrorsFailureClass, latency: Duration, _span: &tracing::Span) {
+    let latency_ms = latency.as_millis();
+    match class {
+        ServerErrorsFailureClass::StatusCode(StatusCode::SERVICE_UNAVAILABLE) => {
+            tracing::warn!(latency_ms, "refused for want of capacity (503)");
+        }
+        other => tracing::error!(classification = %other, latency_ms, "response failed"),
+    }
 }
 
 /// Drops any request id the client sent, so that the request-id layer makes a fresh one: the id

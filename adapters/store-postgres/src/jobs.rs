@@ -302,14 +302,14 @@ impl JobQueue for PgStore {
         lease: &Lease,
         update: JobUpdate,
     ) -> Result<(), StoreError> {
-        // Each update is one statement that checks the lease and ends it: atomic on its own.
+        // Each update is one statement that checks the lease (and ends it, but for Written):
+        // atomic on its own.
         let query = match update {
-            JobUpdate::Written { alerts, run_at } => sqlx::query(
-                "UPDATE alert_jobs SET stage = 'deliver', alerts = $1, run_at = $2, \
-                 lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
+            JobUpdate::Written { alerts } => sqlx::query(
+                "UPDATE alert_jobs SET stage = 'deliver', alerts = $1 \
+                 WHERE token = $2 AND lease_id = $3",
             )
-            .bind(to_i64(alerts))
-            .bind(run_at),
+            .bind(to_i64(alerts)),
             JobUpdate::Retry { attempts, run_at } => sqlx::query(
                 "UPDATE alert_jobs SET attempts = $1, run_at = $2, \
                  lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",

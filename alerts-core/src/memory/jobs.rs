@@ -174,10 +174,10 @@ impl JobQueue for MemoryStore {
         let mut state = lock(&self.state);
         let job = state.held_job(token, lease)?;
         match update {
-            JobUpdate::Written { alerts, run_at } => {
+            JobUpdate::Written { alerts } => {
                 job.stage = JobStage::Deliver;
                 job.alerts = Some(alerts);
-                job.run_at = run_at;
+                return Ok(());
             }
             JobUpdate::Retry { attempts, run_at } => {
                 job.attempts = attempts;

@@ -402,7 +402,7 @@ async fn an_idempotency_key_reused_with_other_points_is_refused() {
 }
 
 #[tokio::test]
-async fn a_request_is_evaluated_written_and_delivered_signed() {
+async fn a_request_is_evaluated_written_and_delivered_signed_under_one_claim() {
     let h = Harness::new().await;
     let sender = Arc::new(RecordingSender::new());
     let pipeline = AlertPipeline::new(
@@ -418,17 +418,6 @@ async fn a_request_is_evaluated_written_and_delivered_signed() {
         run.processed,
         vec![(
             token,
-            Processed::Written {
-                alerts: 1,
-                reused: false
-            }
-        )]
-    );
-    let run = pipeline.run_once(10).await.unwrap();
-    assert_eq!(
-        run.processed,
-        vec![(
-            token,
             Processed::Finished {
                 outcome: JobOutcome::Delivered,
                 attempts: 1
@@ -436,6 +425,7 @@ async fn a_request_is_evaluated_written_and_delivered_signed() {
         )]
     );
     assert_eq!(pipeline.run_once(10).await.unwrap().claimed(), 0);
+    assert_eq!(h.store.job_state(token).unwrap().alerts, Some(1));
 
     let sent = sender.requests();
     assert_eq!(sent.len(), 1);
@@ -735,13 +725,12 @@ async fn a_crash_between_writing_and_recording_ends_in_one_delivered_file() {
         run.processed,
         vec![(
             token,
-            Processed::Written {
-                alerts: 1,
-                reused: true
+            Processed::Finished {
+                outcome: JobOutcome::Delivered,
+                attempts: 1
             }
         )]
     );
-    pipeline.run_once(1).await.unwrap();
 
     assert_eq!(h.files.keys(), vec![FileKey::for_token(token)]);
     assert_eq!(
@@ -869,9 +858,15 @@ async fn a_worker_that_lost_its_lease_changes_nothing() {
         .remove(0);
     h.clock.advance(chrono::Duration::seconds(11));
     let fast = pipeline.run_once(1).await.unwrap();
-    assert!(matches!(fast.processed[0].1, Processed::Written { .. }));
+    assert!(matches!(
+        fast.processed[0].1,
+        Processed::Finished {
+            outcome: JobOutcome::Delivered,
+            ..
+        }
+    ));
     assert_eq!(pipeline.process(&slow).await.unwrap(), Processed::LeaseLost);
-    assert_eq!(h.store.job_state(token).unwrap().stage, JobStage::Deliver);
+    assert_eq!(h.store.job_state(token).unwrap().stage, JobStage::Done);
 }
 
 #[tokio::test]

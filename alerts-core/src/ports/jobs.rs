@@ -362,12 +362,13 @@ pub struct AlertJob {
 /// A change of a leased job's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobUpdate {
-    /// The file is written with `alerts` lines; deliver at `run_at`. Ends the lease.
+    /// The file is written with `alerts` lines and the job moves on to delivery. Keeps the
+    /// lease: the worker that wrote the file delivers it next, so that a request once started
+    /// is not queued again behind requests not yet evaluated. Should the worker stop, the job
+    /// is claimed for delivery when the lease expires.
     Written {
         /// Lines in the file.
         alerts: u64,
-        /// When to deliver.
-        run_at: DateTime<Utc>,
     },
     /// A delivery attempt failed; `attempts` made so far; try again at `run_at`. Ends the lease.
     Retry {

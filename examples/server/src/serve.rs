@@ -82,16 +82,25 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     announce(&settings, &service, local, &public_url, empty);
 
     let (stop_tx, stop_rx) = watch::channel(false);
+    // The alert workers run on threads of their own. On the API's threads a job waited behind
+    // every busy connection at each of its many awaits, so that under heavy route traffic the
+    // queue all but stopped; on their own threads the operating system shares the cores
+    // between answering requests and delivering alerts.
+    let jobs_runtime = jobs_runtime()?;
+    let jobs_threads = jobs_runtime.handle();
     let mut background = JoinSet::new();
     // One dispatcher keeps up to `workers` jobs in progress at once, each on a task of its
     // own, so that a slow receiver holds one place rather than a whole batch behind it.
     if settings.workers > 0 {
-        background.spawn(dispatch(
-            settings.workers,
-            service.pipeline.clone(),
-            metrics.clone(),
-            stop_rx.clone(),
-        ));
+        background.spawn_on(
+            dispatch(
+                settings.workers,
+                service.pipeline.clone(),
+                metrics.clone(),
+                stop_rx.clone(),
+            ),
+            jobs_threads,
+        );
     }
     background.spawn(watch_queue(
         service.stores.jobs.clone(),
@@ -124,7 +133,21 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
             "workers did not finish in time; their jobs will be taken over after the lease"
         );
     }
+    // Whatever is still running there is cut off; its jobs' leases bring them back.
+    jobs_runtime.shutdown_background();
     Ok(())
+}
+
+/// The runtime of the alert workers: one thread per core, up to
+/// two, since a job mostly waits on the store and the receiver.
+fn jobs_runtime() -> Result<tokio::runtime::Runtime> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .thread_name("insights-jobs")
+        .enable_all()
+        .build()
+        .context("cannot start the alert workers' runtime")
 }
 
 /// What the dashboard's protections need from the server's settings and data directory.

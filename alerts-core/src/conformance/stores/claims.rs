@@ -185,8 +185,9 @@ pub async fn concurrent_claims<S: AccountStore + JobQueue + ?Sized>(store: &S) {
     drain(store).await;
 }
 
-/// Updates: Written, Retry and Finish end the lease and move the job on; an update under a
-/// lease that was lost or ended fails with `LeaseLost` and changes nothing.
+/// Updates: Written moves the job on to delivery under the same lease; Retry and Finish end
+/// the lease; an update under a lease that was lost or ended fails with `LeaseLost` and
+/// changes nothing.
 pub async fn updates<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &S) {
     drain(store).await;
     let (_, key, _) = account_with_key(store).await;
@@ -198,14 +199,7 @@ pub async fn updates<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &
 
     ok(
         store
-            .update(
-                req.token,
-                &l1,
-                JobUpdate::Written {
-                    alerts: 3,
-                    run_at: t0() + secs(10),
-                },
-            )
+            .update(req.token, &l1, JobUpdate::Written { alerts: 3 })
             .await,
         "update Written with the lease held",
     );
@@ -219,13 +213,14 @@ pub async fn updates<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &
         claim(store, t0() + secs(5), 1, "claim leases due jobs")
             .await
             .is_empty(),
-        "after Written the job waits for its run time"
+        "Written keeps the lease: nobody else may claim the job"
     );
-    let j2 = claim(store, t0() + secs(10), 1, "claim leases due jobs").await;
+    let until = l1.until;
+    let j2 = claim(store, until, 1, "claim leases due jobs").await;
     assert_eq!(
         tokens(&j2),
         vec![req.token],
-        "Written ends the lease: the job is claimable at run_at"
+        "a written job whose lease expired is claimable"
     );
     assert_eq!(
         j2[0].stage,
@@ -401,18 +396,10 @@ pub async fn release_and_redeliver<S: AccountStore + JobQueue + DeliveryLog + ?S
 
     ok(
         store
-            .update(
-                req.token,
-                &j2[0].lease,
-                JobUpdate::Written {
-                    alerts: 0,
-                    run_at: t0() + secs(1),
-                },
-            )
+            .update(req.token, &j2[0].lease, JobUpdate::Written { alerts: 0 })
             .await,
         "update Written with the lease held",
     );
-    let j3 = claim(store, t0() + secs(1), 1, "claim leases due jobs").await;
     expect_err(
         store.redeliver(key.id, req.token, t0()).await,
         &StoreError::Conflict(UNFINISHED_JOB.to_owned()),
@@ -422,7 +409,7 @@ pub async fn release_and_redeliver<S: AccountStore + JobQueue + DeliveryLog + ?S
         store
             .update(
                 req.token,
-                &j3[0].lease,
+                &j2[0].lease,
                 JobUpdate::Finish {
                     outcome: JobOutcome::GaveUp,
                     attempts: 5,

@@ -145,6 +145,10 @@ pub fn templates(key: &str, options: &MixedOptions) -> Vec<Template> {
     .collect()
 }
 
+/// The longest accept-to-webhook latency the report tells apart, in milliseconds (an hour);
+/// longer ones count as an hour.
+const MAX_DELIVERY_MS: u64 = 3_600_000;
+
 /// Runs the mix against the server at `base` with `key`, whose webhook goes to `receiver`,
 /// then waits for every accepted alert request's delivery.
 ///
@@ -183,7 +187,9 @@ pub async fn drive(
         .collect();
     let delivery_wait = ended.elapsed();
     let (deliveries_refused, first_refusal) = receiver.refused();
-    let mut latency = Histogram::<u64>::new(3).ok();
+    // Bounded, because a histogram that grows as it goes clamps a saturating record to the
+    // range it has so far instead of growing.
+    let mut latency = Histogram::<u64>::new_with_bounds(1, MAX_DELIVERY_MS, 3).ok();
     for (token, at) in &accepted {
         if let (Some(h), Some(arrived)) = (latency.as_mut(), receiver.arrival(token)) {
             let ms = arrived.saturating_duration_since(*at).as_millis();
