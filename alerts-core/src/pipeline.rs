@@ -266,6 +266,7 @@ pub struct AlertPipeline {
     ports: PipelinePorts,
     config: PipelineConfig,
     breakers: Arc<Breakers>,
+    pace: Arc<Pace>,
 }
 
 impl AlertPipeline {
@@ -277,6 +278,7 @@ impl AlertPipeline {
             ports,
             config,
             breakers,
+            pace: Arc::default(),
         }
     }
 
@@ -363,7 +365,11 @@ impl AlertPipeline {
             return Err(AcceptError::NoAlertRules);
         }
         let backlog = self.ports.jobs.backlog(key_id, now).await?;
-        self.config.backpressure.admit(&backlog, now)?;
+        let pace = self.pace.job_time(key_id).map(|job_time| KeyPace {
+            job_time,
+            workers: self.config.per_key_jobs.max(1),
+        });
+        self.config.backpressure.admit(&backlog, now, pace)?;
         let job = NewAlertJob {
             token: Token(self.ports.ids.new_id()),
             key_id,
@@ -466,6 +472,21 @@ impl AlertPipeline {
     /// [`PipelineError`] when a dependency failed; the job keeps its lease and is claimed
     /// again when it expires.
     pub async fn process(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
+        let started = self.ports.clock.now();
+        let processed = self.step(job).await;
+        if matches!(
+            processed,
+            Ok(Processed::Finished { .. } | Processed::Retrying { .. })
+        ) {
+            let held = (self.ports.clock.now() - started)
+                .to_std()
+                .unwrap_or_default();
+            self.pace.record(job.key_id, held);
+        }
+        processed
+    }
+
+    async fn step(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
         let step = match job.stage {
             JobStage::Evaluate => match self.evaluate(job).await {
                 Ok(Evaluated::Written) => {
@@ -753,10 +774,12 @@ fn webhook_url(config: &KeyConfig) -> Option<&str> {
 }
 
 mod backpressure;
+mod pace;
 mod retry;
 #[cfg(test)]
 mod tests;
 
-pub use backpressure::{Backpressure, BusyScope};
+pub use backpressure::{Backpressure, BusyScope, KeyPace};
+use pace::Pace;
 pub use retry::RetrySchedule;
 pub(crate) use retry::{add, secs};

@@ -409,22 +409,29 @@ impl JobQueue for PgStore {
     }
 
     async fn backlog(&self, key: KeyId, now: DateTime<Utc>) -> Result<Backlog, StoreError> {
-        let (pending, key_oldest, oldest): (i64, Option<DateTime<Utc>>, Option<DateTime<Utc>>) =
-            sqlx::query_as(
-                "SELECT \
+        let (pending, waiting, key_oldest, oldest): (
+            i64,
+            i64,
+            Option<DateTime<Utc>>,
+            Option<DateTime<Utc>>,
+        ) = sqlx::query_as(
+            "SELECT \
                    (SELECT COUNT(*) FROM alert_jobs WHERE key_id = $1 AND stage <> 'done'), \
+                   (SELECT COUNT(*) FROM alert_jobs WHERE key_id = $1 AND stage <> 'done' \
+                      AND run_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)), \
                    (SELECT MIN(run_at) FROM alert_jobs WHERE key_id = $1 AND stage <> 'done' \
                       AND run_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)), \
                    (SELECT MIN(run_at) FROM alert_jobs WHERE stage <> 'done' \
                       AND run_at <= $2 AND (lease_until IS NULL OR lease_until <= $2))",
-            )
-            .bind(key.0)
-            .bind(now)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db_error)?;
+        )
+        .bind(key.0)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db_error)?;
         Ok(Backlog {
             key_pending: to_u64(pending, "a job count")?,
+            key_waiting: to_u64(waiting, "a job count")?,
             key_oldest_waiting: key_oldest,
             oldest_waiting: oldest,
         })

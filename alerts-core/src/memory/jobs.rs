@@ -252,6 +252,7 @@ impl JobQueue for MemoryStore {
             if job.key_id == key {
                 backlog.key_pending += 1;
                 if waiting {
+                    backlog.key_waiting += 1;
                     backlog.key_oldest_waiting = Some(
                         backlog
                             .key_oldest_waiting

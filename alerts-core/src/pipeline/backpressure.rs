@@ -13,11 +13,19 @@ use crate::ports::Backlog;
 /// delivered within a bound instead of waiting behind a backlog that only grows.
 ///
 /// A job *waits* while it is due and no worker holds it. A request of a key is refused with
-/// [`AcceptError::Busy`] when the key's own longest-waiting job has waited more than half of
-/// [`Backpressure::max_queue_delay`] (that customer's flood is refused first, and other keys'
-/// jobs still take their turn, claims being fair), or when any job of any key has waited more
-/// than all of it (the service as a whole is behind). A key with
-/// [`Backpressure::max_pending_per_key`] unfinished requests (queued, running, or retrying a
+/// [`AcceptError::Busy`] when the wait it can expect is more than half of
+/// [`Backpressure::max_queue_delay`], or when any job of any key has waited more than all of it
+/// (the service as a whole is behind). The wait a request can expect is the longer of two
+/// readings of the key's own backlog (so that one customer's flood is refused first, and other
+/// keys' jobs still take their turn, claims being fair):
+///
+/// - how long the key's longest-waiting job has waited already;
+/// - when the process has seen how long the key's jobs hold a worker ([`KeyPace`]), the time to
+///   serve the key's waiting jobs, `workers` at a time, and then the request's own. This one
+///   reacts at once to a burst, which the first only sees once the burst has waited.
+///
+/// The pace is per process: a replica that has not run the key's jobs lately judges by the
+/// first reading alone. A key with [`Backpressure::max_pending_per_key`] unfinished requests (queued, running, or retrying a
 /// failing receiver) is refused with [`AcceptError::TooManyPending`].
 ///
 /// ```
@@ -57,13 +65,19 @@ impl Backpressure {
         self.max_queue_delay / 2
     }
 
-    /// Whether a request of a key may join the queue as `backlog` describes it at `now`.
+    /// Whether a request of a key may join the queue as `backlog` describes it at `now`, the
+    /// key's jobs going at `pace` when it is known.
     ///
     /// # Errors
     /// [`AcceptError::TooManyPending`] or [`AcceptError::Busy`], as the type documents; the
     /// `retry_after` of `Busy` is how far the backlog is over its threshold (at least 1 s, at
     /// most the bound), the time the queue needs to drain back under it at the pace it keeps.
-    pub fn admit(&self, backlog: &Backlog, now: DateTime<Utc>) -> Result<(), AcceptError> {
+    pub fn admit(
+        &self,
+        backlog: &Backlog,
+        now: DateTime<Utc>,
+        pace: Option<KeyPace>,
+    ) -> Result<(), AcceptError> {
         if backlog.key_pending >= self.max_pending_per_key {
             return Err(AcceptError::TooManyPending {
                 limit: self.max_pending_per_key,
@@ -84,7 +98,8 @@ impl Backpressure {
                 scope,
             })
         };
-        let key_waited = waited(backlog.key_oldest_waiting);
+        let expected = pace.map_or(Duration::ZERO, |p| p.expected_wait(backlog.key_waiting));
+        let key_waited = waited(backlog.key_oldest_waiting).max(expected);
         if key_waited > self.key_delay() {
             return busy(key_waited, self.key_delay(), BusyScope::Key);
         }
@@ -93,6 +108,37 @@ impl Backpressure {
             return busy(any_waited, self.max_queue_delay, BusyScope::Service);
         }
         Ok(())
+    }
+}
+
+/// How fast a key's jobs go: how long one holds a worker, and how many of them run at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyPace {
+    /// How long one of the key's jobs holds its worker, lately.
+    pub job_time: Duration,
+    /// How many of the key's jobs run at once, at most.
+    pub workers: usize,
+}
+
+impl KeyPace {
+    /// The wait of a request that joins `waiting` jobs of the key: the rounds of `workers`
+    /// jobs ahead of it, then its own.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use alerts_core::pipeline::KeyPace;
+    ///
+    /// let pace = KeyPace { job_time: Duration::from_millis(50), workers: 4 };
+    /// assert_eq!(pace.expected_wait(0), Duration::from_millis(50));
+    /// assert_eq!(pace.expected_wait(4), Duration::from_millis(100));
+    /// assert_eq!(pace.expected_wait(1_000), Duration::from_millis(12_550));
+    /// ```
+    #[must_use]
+    pub fn expected_wait(&self, waiting: u64) -> Duration {
+        let workers = u64::try_from(self.workers.max(1)).unwrap_or(u64::MAX);
+        let rounds = u32::try_from(waiting / workers + 1).unwrap_or(u32::MAX);
+        self.job_time.saturating_mul(rounds)
     }
 }
 
@@ -118,14 +164,16 @@ mod tests {
 
     proptest! {
         /// A request is refused exactly when the key is at its pending limit, its own backlog
-        /// waited past half the bound, or anyone's past the whole bound; a refusal's
-        /// `Retry-After` is between 1 s and the bound.
+        /// waited (or, at the key's pace, would make it wait) past half the bound, or anyone's
+        /// waited past the whole bound; a refusal's `Retry-After` is between 1 s and the bound.
         #[test]
         fn admit_refuses_exactly_past_the_thresholds(
             pending in 0u64..20,
+            waiting in 0u64..20,
             key_waited in proptest::option::of(0i64..100),
             any_extra in proptest::option::of(0i64..100),
             bound in 1u64..60,
+            pace in proptest::option::of((0u64..20_000, 1usize..8)),
         ) {
             let bp = Backpressure { max_queue_delay: Duration::from_secs(bound), max_pending_per_key: 10 };
             let now = t(1_000);
@@ -136,12 +184,20 @@ mod tests {
             };
             let backlog = Backlog {
                 key_pending: pending,
+                key_waiting: waiting,
                 key_oldest_waiting: key_waited.map(|w| now - chrono::Duration::seconds(w)),
                 oldest_waiting: any_waited.map(|w| now - chrono::Duration::seconds(w)),
             };
-            let key_over = key_waited.is_some_and(|w| Duration::from_secs(w as u64) > bp.key_delay());
+            let pace = pace.map(|(ms, workers)| KeyPace { job_time: Duration::from_millis(ms), workers });
+            // The expected wait, counted out job by job: the rounds ahead, then its own.
+            let expected = pace.map_or(0, |p| {
+                let rounds = waiting.div_ceil(p.workers as u64) + u64::from(waiting % p.workers as u64 == 0);
+                rounds * p.job_time.as_millis() as u64
+            });
+            let key_over = key_waited.is_some_and(|w| Duration::from_secs(w as u64) > bp.key_delay())
+                || Duration::from_millis(expected) > bp.key_delay();
             let any_over = any_waited.is_some_and(|w| w as u64 > bound);
-            match bp.admit(&backlog, now) {
+            match bp.admit(&backlog, now, pace) {
                 Ok(()) => prop_assert!(pending < 10 && !key_over && !any_over),
                 Err(AcceptError::TooManyPending { limit }) => {
                     prop_assert_eq!(limit, 10);

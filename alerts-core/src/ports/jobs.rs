@@ -445,6 +445,8 @@ impl ClaimLimits {
 pub struct Backlog {
     /// The key's unfinished jobs, waiting, leased or scheduled for a later retry.
     pub key_pending: u64,
+    /// The key's jobs waiting for a worker: due and not held.
+    pub key_waiting: u64,
     /// The due time of the key's longest-waiting job, if one waits.
     pub key_oldest_waiting: Option<DateTime<Utc>>,
     /// The due time of the longest-waiting job of any key, if one waits.

@@ -98,8 +98,9 @@ pub async fn fair_claims<S: AccountStore + JobQueue + ?Sized>(store: &S) {
     drain(store).await;
 }
 
-/// The backlog: a key's unfinished jobs, and since when its longest-waiting job and any key's
-/// longest-waiting job wait; leased jobs and jobs not yet due do not wait.
+/// The backlog: a key's unfinished jobs, how many of them wait, and since when its
+/// longest-waiting job and any key's longest-waiting job wait; leased jobs and jobs not yet
+/// due do not wait.
 pub async fn backlog<S: AccountStore + JobQueue + ?Sized>(store: &S) {
     drain(store).await;
     let (_, key, _) = account_with_key(store).await;
@@ -120,6 +121,10 @@ pub async fn backlog<S: AccountStore + JobQueue + ?Sized>(store: &S) {
         "every unfinished job of the key is pending"
     );
     assert_eq!(
+        seen.key_waiting, 2,
+        "the key's due jobs wait; one not yet due does not"
+    );
+    assert_eq!(
         seen.key_oldest_waiting,
         Some(t0()),
         "the key's oldest due job"
@@ -131,7 +136,7 @@ pub async fn backlog<S: AccountStore + JobQueue + ?Sized>(store: &S) {
     );
 
     let empty = ok(store.backlog(idle.id, now).await, "backlog reads the queue");
-    assert_eq!(empty.key_pending, 0);
+    assert_eq!((empty.key_pending, empty.key_waiting), (0, 0));
     assert_eq!(
         empty.key_oldest_waiting, None,
         "a key without jobs waits for nothing"
@@ -142,6 +147,7 @@ pub async fn backlog<S: AccountStore + JobQueue + ?Sized>(store: &S) {
     assert_eq!(tokens(&claimed), vec![others.token, oldest.token]);
     let seen = ok(store.backlog(key.id, now).await, "backlog reads the queue");
     assert_eq!(seen.key_pending, 3, "a leased job is still pending");
+    assert_eq!(seen.key_waiting, 1, "a leased job does not wait");
     assert_eq!(
         seen.key_oldest_waiting,
         Some(t0() + secs(5)),
