@@ -12,7 +12,8 @@ use std::pin::pin;
 use aq_core::runtime::{IdGenerator, Timer};
 use aq_core::{AirQualitySource, SampleQuery, check_batch_len};
 use chrono::{DateTime, SecondsFormat, Timelike, Utc};
-use futures::future::{Either, join_all, select};
+use futures::future::{Either, select};
+use futures::stream::{self, StreamExt};
 
 use crate::config::RacsConfig;
 use crate::plan::{RoutePlan, plan_route};
@@ -79,6 +80,11 @@ pub fn best_in_grid(grid: &[Vec<Option<u8>>]) -> Option<(usize, usize)> {
     best.map(|(k, i, _)| (k, i))
 }
 
+/// Later departures asked of the source at once. A few, in time order, so that a source that
+/// caches by place and hour (Open-Meteo's) answers most departures from what the earlier ones
+/// fetched, rather than every departure missing the cache at once.
+const CONCURRENT_DEPARTURES: usize = 4;
+
 /// What the scorer needs to score the later departures.
 pub(crate) struct Departures<'a> {
     pub(crate) source: &'a dyn AirQualitySource,
@@ -88,9 +94,9 @@ pub(crate) struct Departures<'a> {
 
 impl Departures<'_> {
     /// Scores every route that has a RACS in `first` (the outcomes at `departure`) at each
-    /// later departure of `window`, and picks the best. Departures are scored concurrently,
-    /// each with one batch call to the source under the route deadline; a departure whose call
-    /// fails or runs out of time has no candidates.
+    /// later departure of `window`, and picks the best. Departures are scored a few at a time
+    /// ([`CONCURRENT_DEPARTURES`]), each with one batch call to the source under the route
+    /// deadline; a departure whose call fails or runs out of time has no candidates.
     pub(crate) async fn best(
         &self,
         request: &ScoreRequest,
@@ -99,12 +105,14 @@ impl Departures<'_> {
         first: &[RouteOutcome],
     ) -> Option<BestDeparture> {
         let first_racs: Vec<Option<u8>> = first.iter().map(|o| o.score().map(|s| s.racs)).collect();
-        let later = join_all(
+        let later: Vec<Vec<Option<u8>>> = stream::iter(
             window
                 .departures(departure)
                 .skip(1)
                 .map(|at| self.score_at(request, at, &first_racs)),
         )
+        .buffered(CONCURRENT_DEPARTURES)
+        .collect()
         .await;
         let mut grid = Vec::with_capacity(later.len() + 1);
         grid.push(first_racs);
