@@ -11,14 +11,16 @@ use std::pin::pin;
 
 use aq_core::runtime::{IdGenerator, Timer};
 use aq_core::{AirQualitySource, SampleQuery, check_batch_len};
-use chrono::{DateTime, SecondsFormat, Timelike, Utc};
+use chrono::{DateTime, Timelike, Utc};
 use futures::future::{Either, select};
 use futures::stream::{self, StreamExt};
 
 use crate::config::RacsConfig;
 use crate::plan::{RoutePlan, plan_route};
 use crate::request::ScoreRequest;
-use crate::response::{AdditionalData, AdditionalDataType, Recommendation, RecommendationCode};
+use crate::response::{
+    AdditionalData, AdditionalDataType, Recommendation, RecommendationCode, UtcMillis,
+};
 use crate::score::score_samples;
 use crate::scorer::RouteOutcome;
 use crate::window::DepartureWindow;
@@ -218,7 +220,7 @@ pub fn departure_recommendation(
         text,
         additional_data: AdditionalData {
             kind: AdditionalDataType::DepartureTime,
-            value: best.departure.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+            value: UtcMillis(best.departure).to_string(),
             route_id: Some(id.to_string()),
         },
     }
@@ -285,7 +287,7 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&r.additional_data).unwrap(),
             serde_json::json!({
-                "type": "departureTime", "value": "2026-05-01T08:45:00Z", "routeId": "b"
+                "type": "departureTime", "value": "2026-05-01T08:45:00.000Z", "routeId": "b"
             })
         );
     }
@@ -306,7 +308,7 @@ mod tests {
             "Leave at 08:00 UTC on route a for a RACS of 64: no later departure in the next 120 \
              minutes scores higher."
         );
-        assert_eq!(r.additional_data.value, "2026-05-01T08:00:00Z");
+        assert_eq!(r.additional_data.value, "2026-05-01T08:00:00.000Z");
     }
 
     #[test]
@@ -529,7 +531,7 @@ mod scoring_tests {
         assert_eq!(best.code, RecommendationCode::BestDepartureTime);
         assert_eq!(
             serde_json::to_value(&best.additional_data).unwrap(),
-            json!({"type": "departureTime", "value": "2026-05-01T08:30:00Z", "routeId": "r1"})
+            json!({"type": "departureTime", "value": "2026-05-01T08:30:00.000Z", "routeId": "r1"})
         );
         assert_eq!(
             best.text,
@@ -603,7 +605,7 @@ mod scoring_tests {
             prop_assert_eq!(rec.code, RecommendationCode::BestDepartureTime);
             prop_assert_eq!(
                 rec.additional_data.value.clone(),
-                best.departure.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+                UtcMillis(best.departure).to_string()
             );
             let route_id = r.routes[best.route].id.to_string();
             prop_assert_eq!(rec.additional_data.route_id.as_deref(), Some(route_id.as_str()));

@@ -156,7 +156,8 @@ pub enum AdditionalDataType {
     /// `value` is a route id.
     #[serde(rename = "routeId")]
     RouteId,
-    /// `value` is a departure time, RFC 3339 in UTC, and `routeId` the route to take then.
+    /// `value` is a departure time, RFC 3339 in UTC to the millisecond, and `routeId` the
+    /// route to take then.
     #[serde(rename = "departureTime")]
     DepartureTime,
 }

@@ -326,7 +326,10 @@ async fn a_departure_window_recommends_the_best_departure_without_changing_the_s
     }
     assert!(text.contains(&format!("route {route}")), "{text}");
     if offset.num_minutes() == 0 {
-        assert_eq!(value, "2026-05-01T07:00:00Z");
+        assert_eq!(
+            value, "2026-05-01T07:00:00.000Z",
+            "departureTime, as times are written"
+        );
         assert_eq!(Some(racs), score_of(&response, route), "{text}");
     } else {
         let gain = racs - score_of(&response, route).unwrap();
