@@ -116,7 +116,10 @@ fn check_refused(body: Option<&Value>, e: &RequestError) {
             assert_eq!(*max, SMALL.max_custom_data_bytes);
             assert!(bytes > max, "{e}");
             if let Some(body) = body {
-                assert!(body["points"][*index]["custom_data"].is_object(), "{e} for {body}");
+                assert!(
+                    body["points"][*index]["custom_data"].is_object(),
+                    "{e} for {body}"
+                );
             }
         }
         RequestError::Invalid(field) => {

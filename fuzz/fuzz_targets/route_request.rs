@@ -1,7 +1,8 @@
 //! The score-routes body: any bytes are either refused with an error naming a place in the body
 //! (when the body is JSON), or accepted, the same from the bytes and from a reader, and scored,
 //! every route getting a RACS in 0..=100 or its own error code, in the order `routesSort` asks
-//! for.
+//! for; with a departure window, the best departure beats or ties every route at
+//! `departureTime` and lies inside the window on its step grid.
 
 #![no_main]
 
@@ -16,7 +17,7 @@ use insights_fuzz::{NeverTimer, has_repeated_members, path_resolves};
 use libfuzzer_sys::fuzz_target;
 use racs_core::{
     CompletionStatus, ErrorCode, Limits, RacsConfig, RecommendationCode, RequestError,
-    RouteOutcome, RoutesSort, ScoreRequest, ScoreResponse, Scorer,
+    RouteOutcome, RoutesSort, ScoreReport, ScoreRequest, ScoreResponse, Scorer,
 };
 use serde_json::Value;
 
@@ -24,14 +25,19 @@ use serde_json::Value;
 static LIMITS: LazyLock<Limits> = LazyLock::new(|| Limits {
     max_routes: 8,
     max_vertices_per_route: 200,
+    // Every later departure scores every route again.
+    max_departure_scorings: 64,
     ..Limits::default()
 });
 
 /// Members a refusal may name although the body lacks them.
 const REQUIRED: [&str; 5] = ["routes", "routesSort", "id", "polyline", "routeDuration"];
 
+/// The scorer's clock: `departureTime` when a request has none.
+const NOW_S: i64 = 1_777_622_400;
+
 static SCORER: LazyLock<Scorer> = LazyLock::new(|| {
-    let t0 = DateTime::from_timestamp(1_777_622_400, 0).unwrap_or_default();
+    let t0 = DateTime::from_timestamp(NOW_S, 0).unwrap_or_default();
     Scorer::new(
         Arc::new(FnSource::new("fuzz field", field)),
         Arc::new(FixedClock::new(t0)),
@@ -62,7 +68,10 @@ fuzz_target!(|data: &[u8]| {
     let request = match ScoreRequest::from_json_slice(data, &LIMITS) {
         Ok(request) => request,
         Err(e) => {
-            assert!(from_reader.is_err(), "a reader accepted what the bytes refused: {e}");
+            assert!(
+                from_reader.is_err(),
+                "a reader accepted what the bytes refused: {e}"
+            );
             check_refused(data, &e);
             return;
         }
@@ -196,6 +205,7 @@ fn check_scores(request: &ScoreRequest) {
         response.completion_status,
         CompletionStatus::from_counts(scored, routes.len())
     );
+    check_best_departure(request, &report, &racs_of);
     let best = in_order.iter().flatten().max().copied();
     let cleanest: Vec<_> = response
         .recommendations
@@ -203,7 +213,13 @@ fn check_scores(request: &ScoreRequest) {
         .filter(|r| r.code == RecommendationCode::CleanestRoute)
         .collect();
     match best {
-        None => assert!(response.recommendations.is_empty(), "{response:?}"),
+        None => assert!(
+            response
+                .recommendations
+                .iter()
+                .all(|r| r.code == RecommendationCode::BestDepartureTime),
+            "{response:?}"
+        ),
         Some(best) => {
             assert_eq!(cleanest.len(), 1, "{response:?}");
             let named = cleanest[0].additional_data.value.as_str();
@@ -214,4 +230,51 @@ fn check_scores(request: &ScoreRequest) {
             );
         }
     }
+}
+
+/// With a window and a scored route, one `BestDepartureTime`, last, naming a scored route at a
+/// departure of the window with a RACS at least every route's at `departureTime`; else none.
+fn check_best_departure(
+    request: &ScoreRequest,
+    report: &ScoreReport,
+    racs_of: &HashMap<&str, Option<u8>>,
+) {
+    let response = &report.response;
+    let advice: Vec<_> = response
+        .recommendations
+        .iter()
+        .filter(|r| r.code == RecommendationCode::BestDepartureTime)
+        .collect();
+    let any_scored = racs_of.values().any(Option::is_some);
+    let (Some(window), true) = (request.departure_window(), any_scored) else {
+        assert!(advice.is_empty(), "{response:?}");
+        assert_eq!(report.best_departure, None);
+        return;
+    };
+    assert_eq!(advice.len(), 1, "{response:?}");
+    assert_eq!(response.recommendations.last(), Some(advice[0]));
+    let best = report
+        .best_departure
+        .unwrap_or_else(|| panic!("no best departure for {response:?}"));
+    let id = request.routes[best.route].id.as_str();
+    assert_eq!(advice[0].additional_data.route_id.as_deref(), Some(id));
+    assert_eq!(
+        racs_of.get(id).copied().flatten(),
+        Some(best.racs_at_departure_time)
+    );
+    assert!(
+        racs_of.values().flatten().all(|&r| best.racs >= r),
+        "{best:?}"
+    );
+    assert!(
+        best.step <= window.later_departures(),
+        "{best:?} {window:?}"
+    );
+    let start = request
+        .departure_time
+        .unwrap_or_else(|| DateTime::from_timestamp(NOW_S, 0).unwrap_or_default());
+    assert_eq!(
+        Some(best.departure),
+        start.checked_add_signed(window.offset(best.step))
+    );
 }

@@ -201,6 +201,10 @@ pub struct Limits {
     pub max_route_id_bytes: usize,
     /// Longest `routeDuration`, in seconds after unit conversion. Default 604,800 (7 days).
     pub max_route_duration_s: f64,
+    /// Most extra scorings a departure window may ask for: routes × departures after
+    /// `departureTime` (`departureWindowMinutes / departureStepMinutes`, rounded down).
+    /// Default 1,000 (20 routes over 12 hours in 15-minute steps is 960).
+    pub max_departure_scorings: usize,
 }
 
 impl Default for Limits {
@@ -210,6 +214,7 @@ impl Default for Limits {
             max_vertices_per_route: 20_000,
             max_route_id_bytes: 256,
             max_route_duration_s: 604_800.0,
+            max_departure_scorings: 1000,
         }
     }
 }

@@ -12,6 +12,9 @@
 //!   ([`ErrorCode`]) without affecting the others.
 //! - [`assemble_response`] orders the results ([`sort_order`]), sets the
 //!   [`CompletionStatus`] and adds the `CleanestRoute` and `LowestExposure` recommendations.
+//! - With `departureWindowMinutes` ([`DepartureWindow`]), every scored route is scored again at
+//!   each later departure of the window, one batch call to the source per departure, and the
+//!   response adds `BestDepartureTime` ([`best_in_grid`], [`departure_recommendation`]).
 //!
 //! Every tunable number is a field of [`RacsConfig`] or [`Limits`], with the documented default.
 //! The crate does no I/O and reads no clock: the air comes through the source port, time,
@@ -68,6 +71,7 @@
 //! ```
 
 mod config;
+mod departure;
 mod plan;
 mod polylines;
 #[cfg(test)]
@@ -77,8 +81,10 @@ mod response;
 mod score;
 mod scorer;
 mod units;
+mod window;
 
 pub use config::{ConfigError, Limits, RacsConfig, Ventilation};
+pub use departure::{BestDeparture, best_in_grid, departure_recommendation};
 pub use plan::{GranularityProblem, RoutePlan, plan_route, polyline_length_m};
 pub use polylines::{EncodedPolylineError, decode_polyline, encode_polyline};
 pub use request::{RequestError, RouteId, RouteInput, ScoreRequest};
@@ -90,3 +96,4 @@ pub use response::{
 pub use score::{InsufficientCoverage, RouteScore, score_samples};
 pub use scorer::{RouteFailure, RouteOutcome, ScoreReport, Scorer};
 pub use units::{DurationUnit, LengthUnit, RoutesSort, TravelMode};
+pub use window::{DEFAULT_STEP_MINUTES, DepartureWindow, STEP_MINUTES, WINDOW_MINUTES};

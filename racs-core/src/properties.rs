@@ -230,6 +230,8 @@ proptest! {
             routes_sort: RoutesSort::Desc,
             departure_time: None,
             travel_mode: None,
+            departure_window_minutes: None,
+            departure_step_minutes: None,
         };
         let response = assemble_response(
             &request,

@@ -166,6 +166,23 @@ pub struct ScoreRequest {
     /// which sets the ventilation of its dose; walking when neither says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub travel_mode: Option<TravelMode>,
+    /// How long after `departureTime` the traveller could still leave, 15 to 720 minutes
+    /// (extension). With it, every route is also scored at each later departure of the window
+    /// and the response recommends the best one ([`ScoreRequest::departure_window`]).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::window::window_minutes"
+    )]
+    pub departure_window_minutes: Option<u32>,
+    /// Minutes between the departures of the window, 5 to 720 (extension; default 15). Only
+    /// with `departureWindowMinutes`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::window::step_minutes"
+    )]
+    pub departure_step_minutes: Option<u32>,
 }
 
 impl ScoreRequest {
@@ -205,8 +222,10 @@ impl ScoreRequest {
 
     /// Checks the rules that reading cannot: the count limits (routes, vertices), ids
     /// (non-empty, within [`Limits::max_route_id_bytes`], unique), durations (finite, above 0,
-    /// within [`Limits::max_route_duration_s`]) and `departureTime` within the years 0000 to
-    /// 9999 in UTC.
+    /// within [`Limits::max_route_duration_s`]), `departureTime` within the years 0000 to
+    /// 9999 in UTC, and the departure window (its ranges, a step only with a window, and
+    /// routes × later departures within [`Limits::max_departure_scorings`], a
+    /// [`RequestError::TooLarge`]).
     ///
     /// # Errors
     /// The first problem found, with its path.
@@ -233,6 +252,12 @@ impl ScoreRequest {
                 "the time is outside the years 0000 to 9999 in UTC",
             ));
         }
+        crate::window::checked(
+            self.departure_window_minutes,
+            self.departure_step_minutes,
+            count,
+            limits,
+        )?;
         let mut seen: HashMap<&str, usize> = HashMap::with_capacity(count);
         for (i, route) in self.routes.iter().enumerate() {
             self.check_route(i, route, limits)?;
@@ -303,6 +328,31 @@ impl ScoreRequest {
     #[must_use]
     pub fn duration_s(&self, route: &RouteInput) -> f64 {
         route.route_duration * self.duration_units.seconds()
+    }
+
+    /// The departure window, when the request has one, with the step's default filled in.
+    /// Ranges are [validated](Self::validate) separately.
+    ///
+    /// ```
+    /// use racs_core::{DepartureWindow, Limits, ScoreRequest};
+    ///
+    /// let body = br#"{"routes": [{"id": 1, "polyline": [[0, 0], [0, 0.01]], "routeDuration": 10}],
+    ///                 "routesSort": "desc", "departureWindowMinutes": 60}"#;
+    /// let request = ScoreRequest::from_json_slice(body, &Limits::default()).unwrap();
+    /// assert_eq!(
+    ///     request.departure_window(),
+    ///     Some(DepartureWindow { window_minutes: 60, step_minutes: 15 })
+    /// );
+    /// ```
+    #[must_use]
+    pub fn departure_window(&self) -> Option<crate::window::DepartureWindow> {
+        self.departure_window_minutes
+            .map(|window_minutes| crate::window::DepartureWindow {
+                window_minutes,
+                step_minutes: self
+                    .departure_step_minutes
+                    .unwrap_or(crate::window::DEFAULT_STEP_MINUTES),
+            })
     }
 
     /// The travel mode of `route`: its own, else the request's.
@@ -638,7 +688,8 @@ mod tests {
         assert_eq!(
             error(&v),
             "routeSort: unknown field `routeSort`, expected one of `routes`, `durationUnits`, \
-             `lengthUnits`, `routesSort`, `departureTime`, `travelMode`"
+             `lengthUnits`, `routesSort`, `departureTime`, `travelMode`, \
+             `departureWindowMinutes`, `departureStepMinutes`"
         );
         let mut v = body();
         v.pointer_mut("/routes/1")

@@ -144,6 +144,9 @@ pub enum RecommendationCode {
     CleanestRoute,
     /// The route with the least inhaled pollution, counting how long each route takes.
     LowestExposure,
+    /// When to leave, and on which route, for the highest RACS within the request's
+    /// `departureWindowMinutes`.
+    BestDepartureTime,
 }
 
 /// The type of a recommendation's `additionalData`.
@@ -153,6 +156,10 @@ pub enum AdditionalDataType {
     /// `value` is a route id.
     #[serde(rename = "routeId")]
     RouteId,
+    /// `value` is a departure time, RFC 3339 in UTC to the millisecond, and `routeId` the
+    /// route to take then.
+    #[serde(rename = "departureTime")]
+    DepartureTime,
 }
 
 /// A recommendation's `additionalData`.
@@ -164,6 +171,9 @@ pub struct AdditionalData {
     pub kind: AdditionalDataType,
     /// The value, e.g. a route id.
     pub value: String,
+    /// The route to take, when `value` is a departure time.
+    #[serde(rename = "routeId", default, skip_serializing_if = "Option::is_none")]
+    pub route_id: Option<String>,
 }
 
 /// One entry of `recommendations`.
@@ -230,7 +240,7 @@ pub struct ScoreResponse {
     /// One entry per route, in the request's `routesSort` order.
     pub racss: Vec<RacsEntry>,
     /// `CleanestRoute`, and `LowestExposure` when it names another route; none when no route
-    /// was scored.
+    /// was scored. With a departure window, `BestDepartureTime` last.
     pub recommendations: Vec<Recommendation>,
     /// How many routes were scored.
     pub completion_status: CompletionStatus,
@@ -464,6 +474,7 @@ pub fn assemble_response(
             additional_data: AdditionalData {
                 kind: AdditionalDataType::RouteId,
                 value: id.to_string(),
+                route_id: None,
             },
         });
     }
@@ -481,6 +492,7 @@ pub fn assemble_response(
             additional_data: AdditionalData {
                 kind: AdditionalDataType::RouteId,
                 value: id.to_string(),
+                route_id: None,
             },
         });
     }

@@ -1,5 +1,6 @@
 //! Scoring a whole request: plan each route, ask the source once per route, score, all routes
-//! concurrently and each under its own deadline; then assemble the response.
+//! concurrently and each under its own deadline; then, with a departure window, the later
+//! departures ([`crate::departure`]); then assemble the response.
 
 use std::fmt;
 use std::pin::pin;
@@ -11,6 +12,7 @@ use chrono::{DateTime, Utc};
 use futures::future::{Either, join_all, select};
 
 use crate::config::RacsConfig;
+use crate::departure::{BestDeparture, Departures, departure_recommendation};
 use crate::plan::{GranularityProblem, plan_route, polyline_length_m, sample_intervals};
 use crate::request::ScoreRequest;
 use crate::response::{ErrorCode, ScoreResponse, assemble_response};
@@ -112,6 +114,8 @@ pub struct ScoreReport {
     pub response: ScoreResponse,
     /// One outcome per route, in request order.
     pub outcomes: Vec<RouteOutcome>,
+    /// With a departure window, the best (route, departure), when any route was scored.
+    pub best_departure: Option<BestDeparture>,
 }
 
 /// Scores requests against an air-quality source, with time and ids from the runtime ports.
@@ -212,6 +216,10 @@ impl Scorer {
     /// ```
     #[must_use]
     pub fn planned_samples(&self, request: &ScoreRequest) -> usize {
+        // Each later departure of a window asks for every route's samples again.
+        let departures = request
+            .departure_window()
+            .map_or(1, |w| w.later_departures() as usize + 1);
         request
             .routes
             .iter()
@@ -219,7 +227,8 @@ impl Scorer {
                 let length_m = polyline_length_m(&route.polyline);
                 sample_intervals(length_m, request.duration_s(route), &self.config) + 1
             })
-            .sum()
+            .sum::<usize>()
+            .saturating_mul(departures)
     }
 
     /// Scores every route of `request` and builds the response.
@@ -239,9 +248,32 @@ impl Scorer {
             )
         }))
         .await;
+        let best_departure = match request.departure_window() {
+            None => None,
+            Some(window) => {
+                let departures = Departures {
+                    source: &*self.source,
+                    timer: &*self.timer,
+                    config: &self.config,
+                };
+                departures
+                    .best(request, window, departure, &outcomes)
+                    .await
+                    .map(|best| (window, best))
+            }
+        };
         let time = self.clock.now();
-        let response = assemble_response(request, &outcomes, &*self.ids, time, &self.config);
-        ScoreReport { response, outcomes }
+        let mut response = assemble_response(request, &outcomes, &*self.ids, time, &self.config);
+        if let Some((window, best)) = best_departure {
+            response.recommendations.push(departure_recommendation(
+                request, window, &best, departure, &*self.ids,
+            ));
+        }
+        ScoreReport {
+            response,
+            outcomes,
+            best_departure: best_departure.map(|(_, best)| best),
+        }
     }
 
     /// Scores one route leaving at `departure` and taking `duration_s` seconds, under the route

@@ -219,6 +219,7 @@ mod tests {
         config.route_limits.max_routes = 3;
         config.route_limits.max_vertices_per_route = 7;
         config.point_limits.max_points = 5;
+        config.route_limits.max_departure_scorings = 11;
         let doc = document(&config);
         let schemas = &doc["components"]["schemas"];
         assert_eq!(
@@ -233,6 +234,18 @@ mod tests {
         assert_eq!(
             schemas["Route"]["properties"]["routeDuration"]["maximum"],
             604_800.0
+        );
+        let window = &schemas["ScoreRequest"]["properties"]["departureWindowMinutes"];
+        assert!(
+            window["description"]
+                .as_str()
+                .unwrap()
+                .contains("Routes × later departures is at most 11 (413 beyond)"),
+            "{window}"
+        );
+        assert_eq!(
+            (&window["minimum"], &window["maximum"]),
+            (&15.into(), &720.into())
         );
     }
 

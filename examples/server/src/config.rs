@@ -130,6 +130,8 @@ pub(crate) struct FileSettings {
     max_points: Option<usize>,
     /// Most routes in one scoring request.
     max_routes: Option<usize>,
+    /// Most extra scorings of a departure window: routes × later departures.
+    max_departure_scorings: Option<usize>,
     /// Largest request body, in bytes.
     max_body_bytes: Option<usize>,
     /// Largest `custom_data` of one alert point, in bytes of JSON text.
@@ -210,6 +212,8 @@ pub(crate) struct Settings {
     pub(crate) max_points: usize,
     /// Most routes per scoring request.
     pub(crate) max_routes: usize,
+    /// Most extra scorings of a departure window (routes × later departures).
+    pub(crate) max_departure_scorings: usize,
     /// Largest body, in bytes.
     pub(crate) max_body_bytes: usize,
     /// Largest `custom_data` of one point, in bytes.
@@ -345,6 +349,9 @@ impl Settings {
             account_limits,
             max_points: file.max_points.unwrap_or(10_000),
             max_routes: file.max_routes.unwrap_or(50),
+            max_departure_scorings: file
+                .max_departure_scorings
+                .unwrap_or(racs_core::Limits::default().max_departure_scorings),
             max_body_bytes: file.max_body_bytes.unwrap_or(32 * 1024 * 1024),
             max_custom_data_bytes: file.max_custom_data_bytes.unwrap_or(16 * 1024),
             max_concurrent_parses: file.max_concurrent_parses.unwrap_or(2),
@@ -524,6 +531,7 @@ mod tests {
         assert_eq!(s.connections, ConnectionLimits::default());
         assert_eq!(s.request_timeout, Duration::from_secs(30));
         assert_eq!(s.cors_origins, AllowedOrigins::None);
+        assert_eq!(s.max_departure_scorings, 1000);
     }
 
     #[test]
@@ -580,7 +588,8 @@ mod tests {
     #[test]
     fn flags_win_over_the_file_and_the_file_over_defaults() {
         let file: FileSettings = toml::from_str(
-            "listen = \"0.0.0.0:9000\"\naq_source = \"open-meteo\"\nmax_points = 5\n",
+            "listen = \"0.0.0.0:9000\"\naq_source = \"open-meteo\"\nmax_points = 5\n\
+             max_departure_scorings = 0\n",
         )
         .unwrap();
         let args = GlobalArgs {
@@ -591,6 +600,10 @@ mod tests {
         assert_eq!(s.listen.to_string(), "0.0.0.0:9000");
         assert_eq!(s.aq_source, "demo");
         assert_eq!(s.max_points, 5);
+        assert_eq!(
+            s.max_departure_scorings, 0,
+            "0 refuses every departure window"
+        );
         assert_eq!(s.public_url, None);
     }
 

@@ -173,6 +173,7 @@ fn app_state(
         ..ApiConfig::default()
     };
     config.route_limits.max_routes = settings.max_routes;
+    config.route_limits.max_departure_scorings = settings.max_departure_scorings;
     config.point_limits.max_points = settings.max_points;
     config.point_limits.max_custom_data_bytes = settings.max_custom_data_bytes;
     let mut builder = AppStateBuilder::new(

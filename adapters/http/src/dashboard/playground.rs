@@ -325,7 +325,12 @@ fn results(request: &ScoreRequest, response: &ScoreResponse, drawn: &Drawn) -> M
         } @else {
             ul #recommendations {
                 @for r in &response.recommendations {
-                    li { strong { (r.name) } " — route " (r.additional_data.value) ": " (r.text) }
+                    // A departure time's route is in `routeId`; the others name it in `value`.
+                    li {
+                        strong { (r.name) } " — route "
+                        (r.additional_data.route_id.as_deref().unwrap_or(&r.additional_data.value))
+                        ": " (r.text)
+                    }
                 }
             }
         }

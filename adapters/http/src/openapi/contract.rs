@@ -16,13 +16,15 @@ use crate::state::ApiConfig;
 pub(crate) const KEY_SCHEME: &str = "ApiKeyAuth";
 
 /// The rules the server applies to a request that the schema cannot state.
-pub(crate) const UNSTATED_RULES: [&str; 6] = [
+pub(crate) const UNSTATED_RULES: [&str; 8] = [
     "route ids are unique within a request (a number and a string with the same text are the same id)",
     "ids are at most the stated number of bytes of UTF-8, not characters",
     "a `routeDuration` is at most 7 days once converted with `durationUnits`",
     "a polyline string is a valid Google encoded polyline (precision 5) whose vertices stay in range, or a JSON array of [lon, lat] pairs",
     "`custom_data` is at most the stated number of bytes of JSON text",
     "`departureTime` falls within the years 0000 to 9999 once converted to UTC",
+    "`departureStepMinutes` comes only with `departureWindowMinutes`",
+    "routes × later departures (`departureWindowMinutes` / `departureStepMinutes`, rounded down) is at most the number `departureWindowMinutes` states (413 `payload_too_large` beyond)",
 ];
 
 /// The request-body schemas, for `components.schemas`.
@@ -135,7 +137,30 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
                     "How the traveller moves: the default of each route's own `travelMode`, \
                      which sets the breathing rate of its inhaled PM2.5 dose; walking when \
                      neither says."
-                )
+                ),
+                "departureWindowMinutes": {
+                    "type": ["integer", "null"],
+                    "minimum": racs_core::WINDOW_MINUTES.0,
+                    "maximum": racs_core::WINDOW_MINUTES.1,
+                    "description": format!(
+                        "How long after `departureTime` the traveller could still leave, in \
+                         minutes. With it, every scored route is also scored at each later \
+                         departure `departureTime + k · departureStepMinutes` that is at most \
+                         this long after `departureTime`, with the forecasts along the way, and \
+                         the response adds the `BestDepartureTime` recommendation; `racss` stay \
+                         the scores at `departureTime`. Routes × later departures is at most {} \
+                         (413 beyond).",
+                        routes.max_departure_scorings
+                    )
+                },
+                "departureStepMinutes": {
+                    "type": ["integer", "null"],
+                    "minimum": racs_core::STEP_MINUTES.0,
+                    "maximum": racs_core::STEP_MINUTES.1,
+                    "default": racs_core::DEFAULT_STEP_MINUTES,
+                    "description": "Minutes between the departures of `departureWindowMinutes`, \
+                                    which it needs; `null` or absent means 15."
+                }
             }
         },
         "Route": {
@@ -215,7 +240,7 @@ pub(crate) fn cleanest_route_operation(config: &ApiConfig) -> Value {
              The body is at most {max_body} bytes (413 beyond). The server also applies these \
              rules, which the schema cannot state; a request that breaks one is refused with a \
              4xx naming the member (400 `invalid_request`, or 413 `payload_too_large` for a \
-             `custom_data` over its size):{unstated}"
+             `custom_data` over its size or a departure window over its limit):{unstated}"
         ),
         "operationId": "cleanestRoute",
         "security": [{KEY_SCHEME: []}],
@@ -257,8 +282,9 @@ pub(crate) fn cleanest_route_operation(config: &ApiConfig) -> Value {
                           `webhook_not_configured` or `no_alert_rules`"),
             "401": error("`missing_api_key` or `invalid_api_key`"),
             "405": error("`method_not_allowed`: the path takes POST only"),
-            "413": error("`payload_too_large`: the body, points, routes, vertices or a \
-                          `custom_data` over the limits (the detail names the limit)"),
+            "413": error("`payload_too_large`: the body, points, routes, vertices, a \
+                          `custom_data` or the scorings of a departure window over the limits \
+                          (the detail names the limit)"),
             "415": error("`unsupported_media_type`: the body is not JSON, or is compressed"),
             "422": error("`idempotency_key_reused`: the `Idempotency-Key` was used before with \
                           other points"),

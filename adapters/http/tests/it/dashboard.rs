@@ -186,7 +186,7 @@ impl<'a> Browser<'a> {
         self.send(request).await
     }
 
-    async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
+    pub(crate) async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
         let body = fields
             .iter()
             .map(|(k, v)| format!("{k}={}", encode(v)))

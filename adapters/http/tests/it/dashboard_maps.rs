@@ -1,6 +1,7 @@
 //! The dashboard's maps and charts over in-memory ports: the heatmap tiles through the session,
 //! the policy that names a basemap only when one is configured, and a place's forecast on the
-//! Alerts page with the chosen alert's threshold and where it fires.
+//! Alerts page with the chosen alert's threshold and where it fires; the playground's list of
+//! recommendations.
 
 use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use aq_core::{CleanlinessIndex, PollenLevel, PollenLevels, PollenOutlook, PollenType, Position};
@@ -265,4 +266,38 @@ async fn deliveries_are_charted_per_hour_and_day_above_the_table() {
     let table_at = body.find("id=\"deliveries\"").unwrap();
     assert!(charts_at < table_at);
     assert!(body.contains("<tr class=\"delivery\">"));
+}
+
+#[tokio::test]
+async fn the_playground_names_the_route_of_the_best_departure() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let page = browser.get("/dashboard/playground").await;
+    let at = page.body.find("name=\"request\"").unwrap();
+    let start = page.body[at..].find('>').unwrap() + at + 1;
+    let end = page.body[start..].find("</textarea>").unwrap() + start;
+    let mut sample: serde_json::Value =
+        serde_json::from_str(&page.body[start..end].replace("&quot;", "\"")).unwrap();
+    sample["departureWindowMinutes"] = serde_json::json!(30);
+    let first = sample["routes"][0]["id"].clone();
+    let first = first
+        .as_str()
+        .map_or_else(|| first.to_string(), str::to_owned);
+    let scored = browser
+        .post(
+            "/dashboard/playground",
+            &[("request", &sample.to_string()), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(scored.status, StatusCode::OK, "{}", scored.body);
+    // A flat field: leaving at once on the first route is best, and the list names the route,
+    // not the time.
+    assert!(
+        scored.body.contains(&format!(
+            "<strong>Best Departure Time</strong> — route {first}: Leave at"
+        )),
+        "{}",
+        scored.body
+    );
 }

@@ -88,6 +88,12 @@ async fn the_request_schemas_allow_what_the_server_accepts_and_no_unknown_member
         json!({"routes": [{"id": "", "polyline": [[0, 0]], "routeDuration": 1}], "routesSort": "asc"}),
         json!({"routes": [], "routesSort": "asc"}),
         json!({"points": [], "routes": []}),
+        json!({"routes": [{"id": "a", "polyline": [[0, 0], [0, 0.01]], "routeDuration": 1}],
+               "routesSort": "asc", "departureWindowMinutes": 14}),
+        json!({"routes": [{"id": "a", "polyline": [[0, 0], [0, 0.01]], "routeDuration": 1}],
+               "routesSort": "asc", "departureWindowMinutes": 60, "departureStepMinutes": 4}),
+        json!({"routes": [{"id": "a", "polyline": [[0, 0], [0, 0.01]], "routeDuration": 1}],
+               "routesSort": "asc", "departureWindowMinutes": 30.5}),
     ] {
         assert!(!body.is_valid(&refused), "the document allows {refused}");
         let (status, answer) = send(&app, post(Some(&app.key), &refused.to_string())).await;
@@ -105,6 +111,44 @@ async fn route_scores_match_the_document() {
     assert_eq!(body["completionStatus"], "CompletedWithErrors", "{body:#}");
     assert_valid(&doc, "ScoreResponse", &body);
     assert_valid(&doc, OK_RESPONSE, &body);
+}
+
+#[tokio::test]
+async fn a_best_departure_time_matches_the_document() {
+    let app = app().await;
+    let doc = document(&app).await;
+    let mut request: Value = serde_json::from_str(ROUTES).unwrap();
+    request["departureTime"] = json!("2026-05-01T08:00:00Z");
+    request["departureWindowMinutes"] = json!(60);
+    request["departureStepMinutes"] = json!(20);
+    assert_valid(&doc, "CleanestRouteBody", &request);
+    let (status, body) = send(&app, post(Some(&app.key), &request.to_string())).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let best = body["recommendations"].as_array().unwrap().last().unwrap();
+    assert_eq!(best["code"], "BestDepartureTime", "{body:#}");
+    assert_eq!(best["additionalData"]["type"], "departureTime", "{body:#}");
+    assert_valid(&doc, "ScoreResponse", &body);
+    assert_valid(&doc, OK_RESPONSE, &body);
+}
+
+#[tokio::test]
+async fn too_many_departure_scorings_are_413_in_the_envelope() {
+    let mut config = insights_http::ApiConfig::default();
+    config.route_limits.max_departure_scorings = 5;
+    let app = crate::support::app_with(config, axum::Router::new()).await;
+    let doc = document(&app).await;
+    let mut request: Value = serde_json::from_str(ROUTES).unwrap();
+    // Three routes × two later departures: 6 scorings, over the limit of 5.
+    request["departureWindowMinutes"] = json!(30);
+    let (status, body) = send(&app, post(Some(&app.key), &request.to_string())).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["code"], "payload_too_large");
+    assert_eq!(
+        body["error"]["detail"],
+        "departureWindowMinutes: 3 routes × 2 later departures are 6 scorings, more than the \
+         limit of 5 (max_departure_scorings)"
+    );
+    assert_valid(&doc, "ErrorEnvelope", &body);
 }
 
 #[tokio::test]

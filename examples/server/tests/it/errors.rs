@@ -11,8 +11,8 @@ use store_sqlite::{SqliteOptions, SqliteStore};
 use crate::harness::{Deployment, Key, Reply, Server, client, post_json, post_raw};
 
 /// Small limits, so that the limit paths are reached with small requests.
-const CONFIG: &str =
-    "max_routes = 3\nmax_points = 5\nmax_body_bytes = 65536\nrate_per_second = 1\n";
+const CONFIG: &str = "max_routes = 3\nmax_points = 5\nmax_body_bytes = 65536\nrate_per_second = 1\n\
+                      max_departure_scorings = 4\n";
 
 struct Shared {
     deployment: Deployment,
@@ -223,6 +223,54 @@ async fn more_routes_than_the_configured_limit_is_413_naming_the_limit() {
     let routes = (0..4).map(|i| route(json!(i))).collect();
     let reply = post(&routes_body(routes)).await;
     reply.assert_error(413, "payload_too_large", &["routes", "limit of 3"]);
+}
+
+#[tokio::test]
+async fn a_departure_window_over_the_configured_scorings_is_413_naming_the_limit_and_member() {
+    // Three routes × two later departures (30 minutes in steps of 15): 6 scorings, over 4.
+    let mut body = routes_body((0..3).map(|i| route(json!(i))).collect());
+    body["departureWindowMinutes"] = json!(30);
+    let reply = post(&body).await;
+    reply.assert_error(
+        413,
+        "payload_too_large",
+        &[
+            "departureWindowMinutes",
+            "limit of 4",
+            "max_departure_scorings",
+        ],
+    );
+    // Two routes × two later departures fit.
+    let mut body = routes_body((0..2).map(|i| route(json!(i))).collect());
+    body["departureWindowMinutes"] = json!(30);
+    assert_eq!(post(&body).await.status, 200);
+}
+
+#[tokio::test]
+async fn departure_members_out_of_range_are_400_naming_the_member() {
+    for (members, named) in [
+        (
+            json!({"departureWindowMinutes": 721}),
+            "departureWindowMinutes",
+        ),
+        (
+            json!({"departureWindowMinutes": 60, "departureStepMinutes": 4}),
+            "departureStepMinutes",
+        ),
+        (json!({"departureStepMinutes": 10}), "departureStepMinutes"),
+        (
+            json!({"departureWindowMinutes": 20.5}),
+            "departureWindowMinutes",
+        ),
+    ] {
+        let mut body = routes_body(vec![route(json!(1))]);
+        for (k, v) in members.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        post(&body)
+            .await
+            .assert_error(400, "invalid_request", &[named]);
+    }
 }
 
 #[tokio::test]

@@ -219,6 +219,10 @@ async fn check_sample_routes_sorted(sort: &str) {
         cleanest(&response, &request_ids),
         "{response}"
     );
+    assert!(
+        recommendation(&response, "BestDepartureTime").is_none(),
+        "no window, no departure advice: {response}"
+    );
     // Lowest exposure is only worth saying when it is another route, and a scored one.
     if let Some(lowest) = recommendation(&response, "LowestExposure") {
         let value = lowest["additionalData"]["value"].as_str().unwrap();
@@ -261,4 +265,81 @@ async fn a_request_whose_only_route_is_too_coarse_fails_with_200_and_no_recommen
     assert_eq!(route_ids(&response), ["4"]);
     assert_eq!(response["racss"][0]["error"]["code"], 102);
     assert_eq!(response["recommendations"], json!([]), "{response}");
+}
+
+/// The RACS a `BestDepartureTime` text states: "... for a RACS of 71, ...".
+fn stated_racs(text: &str) -> u64 {
+    let after = text.split("for a RACS of ").nth(1).unwrap();
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_departure_window_recommends_the_best_departure_without_changing_the_scores() {
+    let mut routes = scorable_routes();
+    routes.push(coarse_route());
+    let mut body = request(routes, "desc");
+    body["departureTime"] = json!("2026-05-01T07:00:00Z");
+    let at_departure = score(&body).await;
+    body["departureWindowMinutes"] = json!(180);
+    body["departureStepMinutes"] = json!(20);
+    let response = score(&body).await;
+
+    // racss stay the scores at departureTime.
+    let scores = |r: &Value| -> Vec<(String, Option<u64>)> {
+        route_ids(r)
+            .into_iter()
+            .map(|id| (id.clone(), score_of(r, &id)))
+            .collect()
+    };
+    assert_eq!(scores(&response), scores(&at_departure));
+
+    let recs = response["recommendations"].as_array().unwrap();
+    let best = recs.last().unwrap();
+    assert_eq!(best["code"], "BestDepartureTime", "{response}");
+    assert_eq!(best["name"], "Best Departure Time");
+    assert!(is_uuid(&best["recommendationId"]), "{best}");
+    assert_eq!(best["additionalData"]["type"], "departureTime");
+    let route = best["additionalData"]["routeId"].as_str().unwrap();
+    assert!(
+        score_of(&response, route).is_some(),
+        "a scored route: {best}"
+    );
+    assert_ne!(route, "4", "the coarse route failed and is no candidate");
+
+    // The departure lies in the window, on a 20-minute step.
+    let start = chrono::DateTime::parse_from_rfc3339("2026-05-01T07:00:00Z").unwrap();
+    let value = best["additionalData"]["value"].as_str().unwrap();
+    let offset = chrono::DateTime::parse_from_rfc3339(value).unwrap() - start;
+    assert!((0..=180).contains(&offset.num_minutes()), "{value}");
+    assert_eq!(offset.num_minutes() % 20, 0, "{value}");
+    assert_eq!(offset.num_seconds() % 60, 0, "{value}");
+
+    // At least as clean as any route leaving at departureTime.
+    let text = best["text"].as_str().unwrap();
+    let racs = stated_racs(text);
+    for (id, s) in scores(&response) {
+        assert!(
+            s.is_none_or(|s| racs >= s),
+            "{id} at departureTime beats {text}"
+        );
+    }
+    assert!(text.contains(&format!("route {route}")), "{text}");
+    if offset.num_minutes() == 0 {
+        assert_eq!(
+            value, "2026-05-01T07:00:00.000Z",
+            "departureTime, as times are written"
+        );
+        assert_eq!(Some(racs), score_of(&response, route), "{text}");
+    } else {
+        let gain = racs - score_of(&response, route).unwrap();
+        assert!(
+            gain > 0,
+            "a later departure wins only when strictly cleaner: {text}"
+        );
+        assert!(
+            text.contains(&format!("{gain} more than leaving at 07:00 UTC")),
+            "{text}"
+        );
+    }
 }

@@ -17,6 +17,8 @@ MAX_ROUTE_DURATION_S = 604_800
 SECONDS_PER_UNIT = {"s": 1, "m": 60, "h": 3600, None: 60}
 MAX_ID_BYTES = 256
 MAX_CUSTOM_DATA_BYTES = 16 * 1024
+MAX_DEPARTURE_SCORINGS = 1000
+DEFAULT_STEP_MINUTES = 15
 IDEMPOTENCY_KEY = re.compile(r"^[!-~]{1,255}$")
 
 
@@ -74,7 +76,25 @@ def routes_keep_the_unstated_rules(body):
         polyline = route.get("polyline")
         if isinstance(polyline, str) and not polyline_string_is_valid(polyline):
             return False
+    if not departure_window_fits(body, len(body["routes"])):
+        return False
     return departure_in_range(body.get("departureTime"))
+
+
+def departure_window_fits(body, routes):
+    """A step comes only with a window, and routes × later departures stays within the
+    server's `max_departure_scorings`."""
+    window = body.get("departureWindowMinutes")
+    step = body.get("departureStepMinutes")
+    if window is None:
+        return step is None
+    if step is None:
+        step = DEFAULT_STEP_MINUTES
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (window, step)):
+        return True
+    if step <= 0:
+        return True
+    return routes * int(window // step) <= MAX_DEPARTURE_SCORINGS
 
 
 def points_keep_the_unstated_rules(points):
