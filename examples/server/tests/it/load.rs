@@ -1,6 +1,7 @@
 //! A short run of the mixed load test (`insights-load mixed`): route scoring and alert
-//! requests together at 64 connections for a few seconds, with no error allowed and every
-//! accepted alert request delivered, signature verified. The long run and its figures are
+//! requests together at 64 connections for a few seconds, with no error allowed (alert
+//! requests refused up front for want of capacity are not errors) and every accepted alert
+//! request delivered, signature verified. The long run and its figures are
 //! `benches/run-all`'s; nothing here is timed.
 
 use std::time::Duration;
@@ -32,7 +33,9 @@ async fn mixed_load_at_64_connections_has_no_error_and_delivers_every_accepted_a
         .await
         .unwrap();
 
-    assert_eq!(report.load.errors(), 0, "{}", report.load.summary());
+    // Alert requests beyond the workers' pace may be refused up front (503 queue_full with
+    // Retry-After); anything else that is not a 2xx is an error.
+    assert_eq!(report.errors(), 0, "{}", report.load.summary());
     for name in OPERATIONS {
         let op = report.load.operation(name).unwrap();
         assert!(op.responses() > 0, "no {name} request was answered");
