@@ -72,7 +72,8 @@ pub struct PipelineConfig {
     /// Thresholds and message settings.
     pub evaluator: Evaluator,
     /// The most jobs of one key that workers hold at once, across every worker and replica
-    /// (default 4), so that one customer's slow receiver cannot take every worker.
+    /// (default 8, half the server's default workers), so that one customer's slow receiver
+    /// cannot take every worker.
     pub per_key_jobs: usize,
     /// When deliveries to a failing URL wait (default: [`BreakerConfig::default`]).
     pub breaker: BreakerConfig,
@@ -90,7 +91,7 @@ impl Default for PipelineConfig {
             points_chunk: 1000,
             file_chunk_bytes: crate::ndjson::DEFAULT_CHUNK_BYTES,
             evaluator: Evaluator::default(),
-            per_key_jobs: 4,
+            per_key_jobs: 8,
             breaker: BreakerConfig::default(),
             backpressure: Backpressure::default(),
         }

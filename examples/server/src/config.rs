@@ -343,7 +343,7 @@ impl Settings {
                 .unwrap_or(false),
             log_json: args.log_json.or(file.log_json).unwrap_or(false),
             workers: args.workers.or(file.workers).unwrap_or(16),
-            per_key_jobs: file.per_key_jobs.unwrap_or(4),
+            per_key_jobs: file.per_key_jobs.unwrap_or(8),
             backpressure,
             breaker,
             account_limits,
