@@ -89,9 +89,9 @@
 //! let request = AlertRequest::from_json_slice(body, &RequestLimits::default()).unwrap();
 //! let token = pipeline.accept(authenticated, request).await.unwrap();
 //!
-//! // A worker: the first run writes the file, the second delivers it.
+//! // A worker: one run writes the file and delivers it; nothing is left to claim.
 //! assert_eq!(pipeline.run_once(8).await?.claimed(), 1);
-//! assert_eq!(pipeline.run_once(8).await?.claimed(), 1);
+//! assert_eq!(pipeline.run_once(8).await?.claimed(), 0);
 //!
 //! let sent = sender.requests();
 //! assert_eq!(sent.len(), 1);

@@ -23,8 +23,9 @@
 //!   two the attempt is repeated (at least once, as `docs/api.md` promises).
 //! - The retry window is measured from the first recorded attempt, so a job put back with
 //!   [`JobQueue::redeliver`] after its window closed gets one more attempt, not another day.
-//! - Writing the file ends the job's lease with the job due at once: the next
-//!   [`AlertPipeline::run_once`] delivers it.
+//! - Writing the file keeps the job's lease: the worker that wrote it makes the first delivery
+//!   attempt at once ([`AlertPipeline::process`]), and a worker that stops in between leaves
+//!   the job to be claimed for delivery when the lease expires.
 
 use std::sync::Arc;
 use std::time::Duration;
