@@ -2,7 +2,7 @@
 //!
 //! Response schemas come from the types the handlers serialise (the route-scoring response is
 //! derived in `racs-core`), so they cannot drift from what is sent. The two API operations and
-//! their request bodies are written in [`contract`] from the server's configured limits, so
+//! their request bodies are written in the `contract` module from the server's configured limits, so
 //! that the document states every limit, range and refusal the server applies; the schema test
 //! checks both ways that the server answers as the document says.
 

@@ -82,7 +82,9 @@ impl State {
 }
 
 /// Accounts, keys, rules, jobs, deliveries and sessions in memory: [`RuleStore`],
-/// [`AccountStore`], [`JobQueue`], [`DeliveryLog`] and [`SessionStore`] in one value, as a database adapter would be.
+/// [`AccountStore`], [`JobQueue`](crate::ports::JobQueue),
+/// [`DeliveryLog`](crate::ports::DeliveryLog) and [`SessionStore`] in one value, as a database
+/// adapter would be.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     pub(super) state: Mutex<State>,
