@@ -36,6 +36,7 @@ pub mod conformance;
 mod daily;
 pub mod demo;
 mod geo;
+mod grid;
 mod http;
 pub mod idw;
 pub mod open_meteo;

@@ -41,6 +41,7 @@ use aq_core::{
 
 use crate::civil::CivilDays;
 use crate::daily;
+use crate::grid::{Cell, Grid};
 use crate::http::{self, ConfigError};
 use crate::values::Values;
 
@@ -112,7 +113,6 @@ impl Default for OpenMeteoConfig {
 
 /// Grid-cell row, grid-cell column, hours since the epoch.
 type Key = (i32, i32, i64);
-type Cell = (i32, i32);
 
 #[derive(Debug, Default)]
 struct Cache {
@@ -139,6 +139,7 @@ pub struct OpenMeteo {
     client: reqwest::Client,
     endpoint: reqwest::Url,
     config: OpenMeteoConfig,
+    grid: Grid,
     cache: Mutex<Cache>,
     clock: Arc<dyn Clock>,
 }
@@ -177,15 +178,7 @@ impl OpenMeteo {
     /// [`ConfigError`] when the base URL is not an http(s) URL or a number is out of range.
     pub fn new(config: OpenMeteoConfig, clock: Arc<dyn Clock>) -> Result<Self, ConfigError> {
         let endpoint = http::endpoint(NAME, &config.base_url, "/v1/air-quality")?;
-        if !(config.cell_deg.is_finite() && config.cell_deg > 0.0 && config.cell_deg <= 5.0) {
-            return Err(ConfigError::new(
-                NAME,
-                format!(
-                    "cell_deg {} must be in (0, 5], such as 0.1",
-                    config.cell_deg
-                ),
-            ));
-        }
+        let grid = Grid::new(NAME, config.cell_deg, 5.0, 0.1)?;
         if config.max_locations_per_request == 0 || config.concurrency == 0 {
             return Err(ConfigError::new(
                 NAME,
@@ -207,23 +200,10 @@ impl OpenMeteo {
             client,
             endpoint,
             config,
+            grid,
             cache: Mutex::new(Cache::default()),
             clock,
         })
-    }
-
-    fn cell(&self, p: Position) -> Cell {
-        // Latitudes and longitudes divided by a cell of at least a few thousandths of a degree
-        // stay far inside i32.
-        #[allow(clippy::cast_possible_truncation)]
-        let idx = |deg: f64| (deg / self.config.cell_deg).round() as i32;
-        (idx(p.lat()), idx(p.lon()))
-    }
-
-    fn cell_centre(&self, (row, col): Cell) -> (f64, f64) {
-        let lat = (f64::from(row) * self.config.cell_deg).clamp(-90.0, 90.0);
-        let lon = (f64::from(col) * self.config.cell_deg).clamp(-180.0, 180.0);
-        (lat, lon)
     }
 
     fn key(&self, p: Position, t: DateTime<Utc>) -> Key {
@@ -232,7 +212,7 @@ impl OpenMeteo {
 
     /// [`OpenMeteo::key`] of a time in seconds since the epoch.
     fn key_at(&self, p: Position, t: i64) -> Key {
-        let (row, col) = self.cell(p);
+        let (row, col) = self.grid.cell(p);
         // The nearest whole hour: 08:29 reads 08:00, 08:30 reads 09:00.
         let hour = (t + 1800).div_euclid(3600);
         (row, col, hour)
@@ -314,7 +294,7 @@ impl OpenMeteo {
         let end = chunk.iter().map(|c| c.1.1).max().unwrap_or(0);
         let (mut lats, mut lons) = (Vec::new(), Vec::new());
         for &(cell, _) in &chunk {
-            let (lat, lon) = self.cell_centre(cell);
+            let (lat, lon) = self.grid.centre(cell);
             lats.push(format!("{lat:.4}"));
             lons.push(format!("{lon:.4}"));
         }

@@ -48,6 +48,7 @@ use aq_core::{
     SampleQuery, SourceError, SourceInfo,
 };
 
+use crate::grid::{Cell, Grid};
 use crate::http::{self, ConfigError};
 use crate::idw::{Accumulator, IdwConfig};
 use crate::values::{N_VARS, Values};
@@ -162,8 +163,6 @@ struct Stations {
 /// Latest values of one station: sensor id → (time, value as sent).
 type Latest = HashMap<u64, (i64, f64)>;
 
-type Cell = (i32, i32);
-
 /// A cached answer and when it was fetched.
 #[derive(Debug)]
 struct Timed<T> {
@@ -191,6 +190,7 @@ pub struct OpenAq {
     client: reqwest::Client,
     base: reqwest::Url,
     config: OpenAqConfig,
+    grid: Grid,
     locations: Mutex<HashMap<Cell, Timed<Stations>>>,
     latest: Mutex<HashMap<u64, Timed<Latest>>>,
     clock: Arc<dyn Clock>,
@@ -266,15 +266,7 @@ impl OpenAq {
                 ),
             ));
         }
-        if !(config.cell_deg.is_finite() && config.cell_deg > 0.0 && config.cell_deg <= 0.1) {
-            return Err(ConfigError::new(
-                NAME,
-                format!(
-                    "cell_deg {} must be in (0, 0.1], such as 0.01",
-                    config.cell_deg
-                ),
-            ));
-        }
+        let grid = Grid::new(NAME, config.cell_deg, 0.1, 0.01)?;
         if config.concurrency == 0
             || config.locations_limit == 0
             || config.locations_max_pages == 0
@@ -295,17 +287,11 @@ impl OpenAq {
             client,
             base,
             config,
+            grid,
             locations: Mutex::new(HashMap::new()),
             latest: Mutex::new(HashMap::new()),
             clock,
         })
-    }
-
-    fn cell(&self, p: Position) -> Cell {
-        // Degrees over a cell of at least a few thousandths of a degree stay far inside i32.
-        #[allow(clippy::cast_possible_truncation)]
-        let idx = |deg: f64| (deg / self.config.cell_deg).round() as i32;
-        (idx(p.lat()), idx(p.lon()))
     }
 
     fn request(&self, url: reqwest::Url) -> reqwest::RequestBuilder {
@@ -570,7 +556,7 @@ impl AirQualitySource for OpenAq {
         if queries.is_empty() {
             return Ok(Vec::new());
         }
-        let cells: HashSet<Cell> = queries.iter().map(|q| self.cell(q.position)).collect();
+        let cells: HashSet<Cell> = queries.iter().map(|q| self.grid.cell(q.position)).collect();
         let by_cell = self.locations_for(&cells).await?;
 
         let max_age = i64::try_from(self.config.max_age_s).unwrap_or(i64::MAX);
@@ -578,7 +564,7 @@ impl AirQualitySource for OpenAq {
         let mut chosen: Vec<Vec<(f64, &Location)>> = Vec::with_capacity(queries.len());
         let mut needed = HashSet::new();
         for q in queries {
-            let stations = by_cell.get(&self.cell(q.position));
+            let stations = by_cell.get(&self.grid.cell(q.position));
             // A later query cannot know of reports made after the list was fetched: a station
             // alive then still counts.
             let since = stations.map_or(0, |s| q.time.timestamp().min(s.fetched)) - max_age;
