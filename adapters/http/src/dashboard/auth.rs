@@ -69,27 +69,39 @@ fn credentials_form(which: Which, csrf: &str, email: &str, error: Option<&str>) 
     }
 }
 
-/// The blocking task of [`off_the_async_threads`] panicked.
-struct JoinFailed;
-
-/// Runs a manager call that hashes or verifies a password on the blocking pool. Argon2id
-/// spends about 19 MiB and tens of milliseconds of CPU per password by design; on the async
-/// threads, a few sign-ins at once would hold up every API request queued behind them.
-async fn off_the_async_threads<T, Fut>(
-    manager: Manager,
+/// Runs a manager call that hashes or verifies a password, under one of the few hashing
+/// permits and on the blocking pool. Argon2id spends about 19 MiB and tens of milliseconds of
+/// CPU per password by design; on the async threads, a few sign-ins at once would hold up
+/// every API request queued behind them, and without the permits any number could run at
+/// once. `Err` is the page to answer with: busy (503 with `Retry-After`) when every permit is
+/// taken, or a 500 titled `failed` when the call did not finish.
+async fn hashing_password<T, Fut>(
+    dashboard: &Dashboard,
+    failed: &'static str,
     call: impl FnOnce(Manager) -> Fut + Send + 'static,
-) -> Result<T, JoinFailed>
+) -> Result<T, Response>
 where
     T: Send + 'static,
     Fut: Future<Output = T>,
 {
+    let Some(permit) = dashboard.limits.hash_permit() else {
+        return Err(busy());
+    };
+    let manager = dashboard.ports.manager.clone();
     let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || runtime.block_on(call(manager)))
-        .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "dashboard: a password check failed to run");
-            JoinFailed
-        })
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        runtime.block_on(call(manager))
+    })
+    .await
+    .map_err(|e| {
+        tracing::error!(error = %e, "dashboard: a password check failed to run");
+        pages::error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            failed,
+            "Nothing was changed. Try again; if it keeps failing, tell the operator.",
+        )
+    })
 }
 
 fn credentials_page(
@@ -177,23 +189,16 @@ pub(crate) async fn signup(
             Some("Too many attempts from your network. Wait a minute, then try again."),
         );
     }
-    let Some(permit) = dashboard.limits.hash_permit() else {
-        return busy();
-    };
     let password = form.password;
     let account_email = email.clone();
-    let created =
-        off_the_async_threads(dashboard.ports.manager.clone(), move |manager| async move {
-            let _permit = permit;
-            manager.create_account(&account_email, &password).await
-        })
-        .await;
+    let created = hashing_password(
+        dashboard,
+        "The account could not be created",
+        move |manager| async move { manager.create_account(&account_email, &password).await },
+    )
+    .await;
     match created {
-        Err(JoinFailed) => pages::error_page(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The account could not be created",
-            "Nothing was changed. Try again; if it keeps failing, tell the operator.",
-        ),
+        Err(page) => page,
         Ok(Ok(account)) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
         Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
         Ok(Err(e)) => {
@@ -241,23 +246,14 @@ pub(crate) async fn signin(
             Some("Too many sign-in attempts. Wait a minute, then try again."),
         );
     }
-    let Some(permit) = dashboard.limits.hash_permit() else {
-        return busy();
-    };
     let password = form.password;
     let account_email = email.clone();
-    let signed_in =
-        off_the_async_threads(dashboard.ports.manager.clone(), move |manager| async move {
-            let _permit = permit;
-            manager.sign_in(&account_email, &password).await
-        })
-        .await;
+    let signed_in = hashing_password(dashboard, "Signing in failed", move |manager| async move {
+        manager.sign_in(&account_email, &password).await
+    })
+    .await;
     match signed_in {
-        Err(JoinFailed) => pages::error_page(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Signing in failed",
-            "Try again; if it keeps failing, tell the operator.",
-        ),
+        Err(page) => page,
         Ok(Ok(account)) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
         Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
         Ok(Err(_)) => credentials_page(
