@@ -28,6 +28,29 @@ use std::path::{Path, PathBuf};
 /// non-empty value counts.
 pub const REQUIRE_SERVICES: &str = "INSIGHTS_REQUIRE_SERVICES";
 
+/// Every environment variable `insights-server` reads. Whatever starts the binary for a test
+/// or a measurement clears them, so that the caller's shell cannot change what runs; the
+/// server's own tests check that the list names every variable its code reads.
+pub const SERVER_ENVIRONMENT: [&str; 17] = [
+    "INSIGHTS_CONFIG",
+    "INSIGHTS_DATA_DIR",
+    "INSIGHTS_DATABASE_URL",
+    "INSIGHTS_OBJECT_STORE",
+    "INSIGHTS_LISTEN",
+    "INSIGHTS_PUBLIC_URL",
+    "INSIGHTS_AQ_SOURCE",
+    "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS",
+    "INSIGHTS_WORKERS",
+    "INSIGHTS_LOG_JSON",
+    "INSIGHTS_HEADER_TIMEOUT_SECONDS",
+    "INSIGHTS_IDLE_TIMEOUT_SECONDS",
+    "INSIGHTS_REQUEST_TIMEOUT_SECONDS",
+    "INSIGHTS_MAX_CONNECTIONS",
+    "INSIGHTS_CORS_ORIGINS",
+    "INSIGHTS_API_KEY",
+    "INSIGHTS_PASSWORD",
+];
+
 /// Where `scripts/test` installs the tools the tests need, under the home directory.
 const TOOLS: &str = ".cache/insights/tools";
 

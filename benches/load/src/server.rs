@@ -12,25 +12,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::Value;
+use test_support::SERVER_ENVIRONMENT;
 
 /// How long the server may take to start and answer `/healthz`.
 const STARTUP: Duration = Duration::from_secs(30);
-
-/// Settings the binary reads from the environment; cleared so that the caller's shell cannot
-/// change what a run measures.
-const INHERITED_SETTINGS: [&str; 11] = [
-    "INSIGHTS_CONFIG",
-    "INSIGHTS_DATA_DIR",
-    "INSIGHTS_DATABASE_URL",
-    "INSIGHTS_OBJECT_STORE",
-    "INSIGHTS_LISTEN",
-    "INSIGHTS_PUBLIC_URL",
-    "INSIGHTS_AQ_SOURCE",
-    "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS",
-    "INSIGHTS_WORKERS",
-    "INSIGHTS_LOG_JSON",
-    "INSIGHTS_PASSWORD",
-];
 
 /// Where the release build of `insights-server` is, when not told: under `$CARGO_TARGET_DIR`
 /// if set, else under `target/` of the current directory, else of this workspace.
@@ -116,7 +101,7 @@ impl Installation {
 
     fn command(&self) -> Command {
         let mut cmd = Command::new(&self.bin);
-        for name in INHERITED_SETTINGS {
+        for name in SERVER_ENVIRONMENT {
             cmd.env_remove(name);
         }
         cmd.args(&self.flags).stdin(Stdio::null());

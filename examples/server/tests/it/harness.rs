@@ -12,33 +12,12 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
+use test_support::SERVER_ENVIRONMENT;
 
 /// How long anything a test waits for may take before the test fails.
 pub(crate) const PATIENCE: Duration = Duration::from_secs(30);
 
 const BINARY: &str = env!("CARGO_BIN_EXE_insights-server");
-
-/// Settings the binary reads from the environment; cleared so that the caller's shell cannot
-/// change what a test runs.
-const INHERITED_SETTINGS: [&str; 17] = [
-    "INSIGHTS_CONFIG",
-    "INSIGHTS_DATA_DIR",
-    "INSIGHTS_DATABASE_URL",
-    "INSIGHTS_OBJECT_STORE",
-    "INSIGHTS_LISTEN",
-    "INSIGHTS_PUBLIC_URL",
-    "INSIGHTS_AQ_SOURCE",
-    "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS",
-    "INSIGHTS_WORKERS",
-    "INSIGHTS_LOG_JSON",
-    "INSIGHTS_HEADER_TIMEOUT_SECONDS",
-    "INSIGHTS_IDLE_TIMEOUT_SECONDS",
-    "INSIGHTS_REQUEST_TIMEOUT_SECONDS",
-    "INSIGHTS_MAX_CONNECTIONS",
-    "INSIGHTS_CORS_ORIGINS",
-    "INSIGHTS_API_KEY",
-    "INSIGHTS_PASSWORD",
-];
 
 /// One installation: a data directory of its own, plus the global flags and environment every
 /// process of it (servers and admin commands) gets.
@@ -146,7 +125,7 @@ impl Deployment {
 
     fn command(&self) -> Command {
         let mut cmd = Command::new(BINARY);
-        for name in INHERITED_SETTINGS {
+        for name in SERVER_ENVIRONMENT {
             cmd.env_remove(name);
         }
         cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
@@ -191,7 +170,7 @@ impl Deployment {
     /// arguments instead of before `admin`.
     pub(crate) fn admin_output_flags_last(&self, args: &[&str]) -> Output {
         let mut cmd = Command::new(BINARY);
-        for name in INHERITED_SETTINGS {
+        for name in SERVER_ENVIRONMENT {
             cmd.env_remove(name);
         }
         cmd.envs(self.env.iter().map(|(k, v)| (k, v)))
@@ -618,5 +597,28 @@ impl Deployment {
     fn set_flag(&mut self, name: &str, value: &str) {
         let at = self.flags.iter().position(|flag| flag == name).unwrap();
         self.flags[at + 1] = value.to_owned();
+    }
+}
+
+/// The list of variables every harness clears names each one the server's code reads, so that
+/// a new setting cannot leak from the caller's shell into a test or a measurement.
+#[test]
+fn the_cleared_environment_names_every_variable_the_server_reads() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut named = Vec::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for (at, _) in text.match_indices("\"INSIGHTS_") {
+            let rest = &text[at + 1..];
+            let end = rest.find('"').unwrap();
+            named.push(rest[..end].to_owned());
+        }
+    }
+    assert!(named.len() >= SERVER_ENVIRONMENT.len(), "{named:?}");
+    for name in named {
+        assert!(
+            SERVER_ENVIRONMENT.contains(&name.as_str()),
+            "{name} is read by the server but not in test_support::SERVER_ENVIRONMENT"
+        );
     }
 }
