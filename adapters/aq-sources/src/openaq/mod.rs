@@ -449,44 +449,20 @@ impl OpenAq {
         &self,
         cells: &HashSet<Cell>,
     ) -> Result<HashMap<Cell, Arc<Stations>>, SourceError> {
-        let (now, ttl_s) = (self.clock.now(), self.config.locations_ttl_s);
-        let mut found = HashMap::new();
-        let mut missing = Vec::new();
-        {
-            let cache = self
-                .locations
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            for &cell in cells {
-                match cache.get(&cell) {
-                    Some(t) if http::fresh(t.at, now, ttl_s) => {
-                        found.insert(cell, Arc::clone(&t.value));
-                    }
-                    _ => missing.push(cell),
-                }
-            }
-        }
-        let fetched: Vec<_> = stream::iter(missing)
-            .map(|cell| self.fetch_locations(cell))
-            .buffer_unordered(self.config.concurrency)
-            .try_collect()
-            .await?;
-        let mut cache = self
-            .locations
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        trim(&mut cache, now, ttl_s, CACHE_LIMIT);
-        for (cell, list) in fetched {
-            cache.insert(
-                cell,
-                Timed {
-                    at: now,
-                    value: Arc::clone(&list),
-                },
-            );
-            found.insert(cell, list);
-        }
-        Ok(found)
+        let fresh = Freshness {
+            now: self.clock.now(),
+            ttl_s: self.config.locations_ttl_s,
+        };
+        let fetch = |cell| self.fetch_locations(cell);
+        let concurrency = self.config.concurrency;
+        cached(
+            &self.locations,
+            cells.iter().copied(),
+            fresh,
+            concurrency,
+            fetch,
+        )
+        .await
     }
 
     /// Fresh latest values for every station, fetching the missing ones.
@@ -494,39 +470,68 @@ impl OpenAq {
         &self,
         ids: HashSet<u64>,
     ) -> Result<HashMap<u64, Arc<Latest>>, SourceError> {
-        let (now, ttl_s) = (self.clock.now(), self.config.latest_ttl_s);
-        let mut found = HashMap::new();
-        let mut missing = Vec::new();
-        {
-            let cache = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
-            for id in ids {
-                match cache.get(&id) {
-                    Some(t) if http::fresh(t.at, now, ttl_s) => {
-                        found.insert(id, Arc::clone(&t.value));
-                    }
-                    _ => missing.push(id),
+        let fresh = Freshness {
+            now: self.clock.now(),
+            ttl_s: self.config.latest_ttl_s,
+        };
+        let fetch = |id| self.fetch_latest(id);
+        cached(&self.latest, ids, fresh, self.config.concurrency, fetch).await
+    }
+}
+
+/// When a cached answer is fresh: stored less than `ttl_s` seconds before `now`.
+#[derive(Debug, Clone, Copy)]
+struct Freshness {
+    now: DateTime<Utc>,
+    ttl_s: u64,
+}
+
+/// The answers for `keys`: fresh ones from `cache`, the others fetched `concurrency` at a time
+/// and cached (after the stale ones are trimmed). The lock is not held while fetching.
+async fn cached<K, T, F, Fut>(
+    cache: &Mutex<HashMap<K, Timed<T>>>,
+    keys: impl IntoIterator<Item = K>,
+    fresh: Freshness,
+    concurrency: usize,
+    fetch: F,
+) -> Result<HashMap<K, Arc<T>>, SourceError>
+where
+    K: std::hash::Hash + Eq + Copy,
+    F: Fn(K) -> Fut,
+    Fut: Future<Output = Result<(K, Arc<T>), SourceError>>,
+{
+    let mut found = HashMap::new();
+    let mut missing = Vec::new();
+    {
+        let cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+        for key in keys {
+            match cache.get(&key) {
+                Some(t) if http::fresh(t.at, fresh.now, fresh.ttl_s) => {
+                    found.insert(key, Arc::clone(&t.value));
                 }
+                _ => missing.push(key),
             }
         }
-        let fetched: Vec<_> = stream::iter(missing)
-            .map(|id| self.fetch_latest(id))
-            .buffer_unordered(self.config.concurrency)
-            .try_collect()
-            .await?;
-        let mut cache = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
-        trim(&mut cache, now, ttl_s, CACHE_LIMIT);
-        for (id, latest) in fetched {
-            cache.insert(
-                id,
-                Timed {
-                    at: now,
-                    value: Arc::clone(&latest),
-                },
-            );
-            found.insert(id, latest);
-        }
-        Ok(found)
     }
+    let fetched: Vec<_> = stream::iter(missing)
+        .map(fetch)
+        .buffer_unordered(concurrency)
+        .try_collect()
+        .await?;
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    trim(&mut cache, fresh.now, fresh.ttl_s, CACHE_LIMIT);
+    for (key, value) in fetched {
+        let at = fresh.now;
+        cache.insert(
+            key,
+            Timed {
+                at,
+                value: Arc::clone(&value),
+            },
+        );
+        found.insert(key, value);
+    }
+    Ok(found)
 }
 
 fn invalid(message: &str) -> SourceError {
