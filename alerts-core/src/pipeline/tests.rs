@@ -1332,3 +1332,54 @@ async fn accept_refuses_a_key_whose_queue_is_behind_and_then_everyone() {
     let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
     assert_eq!(err, AcceptError::TooManyPending { limit: 3 });
 }
+
+/// Once the process has seen how long the key's jobs take, a burst is refused as it arrives:
+/// as soon as the jobs waiting ahead, served `per_key_jobs` at a time, and the new one would
+/// take more than half the bound, although none has waited yet.
+#[tokio::test]
+async fn a_burst_is_refused_once_its_expected_wait_passes_half_the_bound() {
+    let h = Harness::new().await;
+    // Every delivery takes 2 s of the clock.
+    let clock = h.clock.clone();
+    let mut sender = MockSender::new();
+    sender.expect_send().returning(move |_| {
+        clock.advance(chrono::Duration::seconds(2));
+        status(200)
+    });
+    let config = PipelineConfig {
+        per_key_jobs: 2,
+        backpressure: Backpressure {
+            max_queue_delay: Duration::from_secs(30),
+            max_pending_per_key: 1_000,
+        },
+        ..PipelineConfig::default()
+    };
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            sender: Arc::new(sender),
+            ..h.ports()
+        },
+        config,
+    );
+    pipeline.accept(h.key_id, h.request()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+
+    // Two at a time, 2 s each: the request joining w waiting jobs expects (w / 2 + 1) × 2 s,
+    // which is 15 s or less up to w = 13.
+    let mut accepted = 0;
+    let refusal = loop {
+        match pipeline.accept(h.key_id, h.request()).await {
+            Ok(_) => accepted += 1,
+            Err(e) => break e,
+        }
+        assert!(accepted <= 20, "the burst was never refused");
+    };
+    assert_eq!(accepted, 14);
+    assert_eq!(
+        refusal,
+        AcceptError::Busy {
+            retry_after: Duration::from_secs(1),
+            scope: BusyScope::Key
+        }
+    );
+}
