@@ -138,8 +138,8 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     Ok(())
 }
 
-/// The runtime of the alert workers: one thread per core, up to
-/// two, since a job mostly waits on the store and the receiver.
+/// The runtime of the alert workers: one thread per core, up to two, since a job mostly
+/// waits on the store and the receiver.
 fn jobs_runtime() -> Result<tokio::runtime::Runtime> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
     tokio::runtime::Builder::new_multi_thread()
