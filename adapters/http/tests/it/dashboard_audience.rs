@@ -1,10 +1,11 @@
 //! The rule form's audience ("Advice for"): each audience previews its own recommendation, the
-//! choice is stored, listed and kept when editing, and forms without it read as the general
-//! population.
+//! choice is stored, listed and kept when editing, forms without it read as the general
+//! population, and a place's forecast recommends for the chosen rule's audience.
 
 use alerts_core::evaluate::Direction;
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::rule::{Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use aq_core::{CleanlinessIndex, Position};
 use axum::http::StatusCode;
 
 use crate::dashboard::{Browser, ada_with_key, dashboard};
@@ -168,4 +169,58 @@ async fn the_audience_is_stored_listed_and_kept_when_editing_and_a_bad_one_is_re
         "the edit form keeps the choice: {}",
         edit.body
     );
+}
+
+#[tokio::test]
+async fn a_places_forecast_recommends_for_the_chosen_rules_audience() {
+    let dash = dashboard(false);
+    let here = Position::new(13.4, 52.52).unwrap();
+    // 72 now, 35 (Low) from hour 2 on: worse, reaching Low, at medium sensitivity.
+    let values: Vec<_> = (0..=96)
+        .map(|h| CleanlinessIndex::new(if h < 2 { 72.0 } else { 35.0 }).ok())
+        .collect();
+    dash.forecast.set_hourly(here, values);
+    let mut browser = Browser::new(&dash);
+    let (_, key) = ada_with_key(&mut browser).await;
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let spec = RuleSpec::new(
+        DataType::Aq,
+        Forecast::Hours(6),
+        Sensitivity::Medium,
+        MessageSpec::Default,
+    )
+    .unwrap();
+    for (audience, expected) in [
+        (
+            Audience::General,
+            "Limit prolonged or heavy outdoor exertion, especially if you are sensitive to air pollution.",
+        ),
+        (
+            Audience::Pregnancy,
+            "During pregnancy, limit prolonged outdoor exertion and time near heavy traffic.",
+        ),
+    ] {
+        let rule = dash
+            .manager
+            .add_rule(account.id, key, spec.clone().with_audience(audience))
+            .await
+            .unwrap();
+        let page = browser
+            .get(&format!(
+                "/dashboard/rules?key={}&lat=52.52&lon=13.4&rule={}",
+                key.0, rule.id.0
+            ))
+            .await;
+        assert_eq!(page.status, StatusCode::OK);
+        assert!(
+            page.body.contains("id=\"forecast-message\""),
+            "{}",
+            page.body
+        );
+        assert!(page.body.contains(expected), "{audience:?}: {}", page.body);
+    }
 }
