@@ -288,7 +288,7 @@ pub struct Alert<'a> {
     pub change: Change,
     /// The rendered description.
     pub description: &'a str,
-    /// The predefined recommendation.
+    /// The predefined recommendation for the rule's audience.
     pub recommendation: &'static str,
 }
 
