@@ -23,7 +23,8 @@ use aq_core::{
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::message::{MessageConfig, recommendation, write_description};
+use crate::advice;
+use crate::message::{MessageConfig, write_description};
 use crate::ndjson::AlertLineRef;
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, AqIndex, DataType, Forecast, RuleSpec, Sensitivity};
@@ -287,7 +288,7 @@ pub struct Alert<'a> {
     pub change: Change,
     /// The rendered description.
     pub description: &'a str,
-    /// The predefined recommendation.
+    /// The predefined recommendation for the rule's audience.
     pub recommendation: &'static str,
 }
 
@@ -460,7 +461,7 @@ impl Evaluator {
                         rule,
                         change,
                         description: &description,
-                        recommendation: recommendation(&change),
+                        recommendation: advice::recommendation(&change, rule.spec.audience()),
                     });
                     count += 1;
                 });
@@ -746,6 +747,44 @@ mod tests {
             .await
             .unwrap();
         assert!(fc.concentrations.is_empty());
+    }
+
+    #[tokio::test]
+    async fn each_rule_recommends_for_its_audience_the_general_one_as_before() {
+        use crate::rule::Audience;
+        let forecast = MemoryForecast::default();
+        let a = point("a", 2.35, 48.85);
+        // 80 now, 35 (Low) in an hour: worse, reaching Low.
+        forecast.set_hourly(a.position, vec![ci(80.0), ci(35.0)]);
+        let of = |id, audience| AlertRule {
+            spec: RuleSpec::new(
+                DataType::Aq,
+                Forecast::Hours(1),
+                Sensitivity::Medium,
+                MessageSpec::Default,
+            )
+            .unwrap()
+            .with_audience(audience),
+            ..rule(id, DataType::Aq, Forecast::Hours(1), Sensitivity::Medium)
+        };
+        let rules = vec![of(1, Audience::General), of(2, Audience::Children)];
+        let points = vec![a];
+        let ev = Evaluator::default();
+        let fc = ev.fetch(&forecast, &rules, &points, t0()).await.unwrap();
+        let mut lines = Vec::new();
+        ev.evaluate_chunk(&rules, &points, &fc, |alert| {
+            lines.push(alert.line().to_owned_line());
+        });
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].description, lines[1].description);
+        assert_eq!(
+            lines[0].recommendation,
+            "Limit prolonged or heavy outdoor exertion, especially if you are sensitive to air pollution."
+        );
+        assert_eq!(
+            lines[1].recommendation,
+            "Children should avoid long or heavy outdoor exertion; move sport and active play indoors."
+        );
     }
 
     #[tokio::test]

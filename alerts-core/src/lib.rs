@@ -7,6 +7,7 @@
 //! - [`request`]: the alert request (operation 1), validated with JSON paths in its errors.
 //! - [`evaluate`]: rules at points against the forecast port, as `docs/scoring.md` says.
 //! - [`message`]: default and custom descriptions, predefined recommendations, previews.
+//! - [`advice`]: the predefined recommendations, one table per audience.
 //! - [`ndjson`]: the streaming encoder and the decoder of the output file.
 //! - [`webhook`]: the delivery payload and its Standard Webhooks signature.
 //! - [`pipeline`]: accept → evaluate → write the file → deliver, with retries.
@@ -107,6 +108,7 @@
 //! ```
 
 pub mod account;
+pub mod advice;
 pub mod breaker;
 pub mod evaluate;
 pub mod idempotency;

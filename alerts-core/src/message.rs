@@ -4,8 +4,9 @@
 //! A message has two parts. The description is the rule's choice: the default text, or the
 //! customer's own with `{hours}`, `{days}`, `{aqi}`, `{kind}` and `{category}` filled in; the
 //! number of an air-quality description is the index the rule chose ([`AqIndex`]). The
-//! recommendation is never customisable: it is picked from a fixed table by the direction of
-//! the change and the category the air or pollen reaches.
+//! recommendation is never customisable: it is picked from a fixed table by the rule's
+//! audience ([`Audience`], [`crate::advice`]), the direction of the change and the category
+//! the air or pollen reaches.
 //!
 //! ```
 //! use alerts_core::evaluate::{AqChange, Change};
@@ -33,12 +34,15 @@ use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
 use aq_core::{
-    AqiTable, CiCategory, CleanlinessIndex, Concentration, Concentrations, EaqiBands, PollenLevel,
-    PollenType, Pollutant,
+    AqiTable, CleanlinessIndex, Concentration, Concentrations, EaqiBands, PollenLevel, PollenType,
+    Pollutant,
 };
 
+use crate::advice;
 use crate::evaluate::{AqChange, Change, Direction, PollenChange};
-use crate::rule::{AqIndex, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity, for_each_part};
+use crate::rule::{
+    AqIndex, Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity, for_each_part,
+};
 
 /// Computes the "local AQI" that air-quality descriptions show for rules choosing
 /// [`AqIndex::UsEpa`], from the concentrations the source gives for the forecast hour.
@@ -158,7 +162,8 @@ pub struct RenderedMessage {
 
 /// Renders the message of `change` for a rule whose message selector is `spec` and whose
 /// air-quality index is `index`; `concentrations` are the source's for the forecast hour of an
-/// air-quality change (what a US AQI is computed from).
+/// air-quality change (what a US AQI is computed from). The recommendation is the general
+/// population's; [`render_rule`] renders with a rule's audience.
 #[must_use]
 pub fn render(
     spec: &MessageSpec,
@@ -179,6 +184,49 @@ pub fn render(
     RenderedMessage {
         description,
         recommendation: recommendation(change),
+    }
+}
+
+/// Renders the message of `change` for `rule` with every choice it makes: its message
+/// selector, its index and its audience's recommendation (where [`render`] gives the general
+/// population's).
+///
+/// ```
+/// use alerts_core::evaluate::{AqChange, Change};
+/// use alerts_core::message::{render_rule, MessageConfig};
+/// use alerts_core::rule::{Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+/// use aq_core::CleanlinessIndex;
+///
+/// let ci = |v| CleanlinessIndex::new(v).unwrap();
+/// let change = Change::Aq(AqChange { hours: 3, now: ci(72.0), forecast: ci(31.4) });
+/// let rule = RuleSpec::new(DataType::Aq, Forecast::Hours(3), Sensitivity::High,
+///     MessageSpec::Default).unwrap().with_audience(Audience::Athletes);
+/// let msg = render_rule(&rule, &change, None, &MessageConfig::default());
+/// assert_eq!(msg.description, "In 3 hours the air quality is expected to be worse (31 AQI).");
+/// assert_eq!(
+///     msg.recommendation,
+///     "Move hard or long training indoors or to cleaner hours; keep outdoor sessions easy."
+/// );
+/// ```
+#[must_use]
+pub fn render_rule(
+    rule: &RuleSpec,
+    change: &Change,
+    concentrations: Option<&Concentrations>,
+    config: &MessageConfig,
+) -> RenderedMessage {
+    let mut description = String::new();
+    write_description(
+        &mut description,
+        rule.message(),
+        change,
+        rule.aq_index(),
+        concentrations,
+        config,
+    );
+    RenderedMessage {
+        description,
+        recommendation: advice::recommendation(change, rule.audience()),
     }
 }
 
@@ -285,8 +333,9 @@ fn write_default(out: &mut String, change: &Change, aqi: ShownAqi) {
     };
 }
 
-/// The predefined recommendation for `change`, chosen by its direction and the category it
-/// reaches (the CI category for air quality, the level for pollen).
+/// The general population's predefined recommendation for `change`, chosen by its direction
+/// and the category it reaches (the CI category for air quality, the level for pollen);
+/// [`advice::recommendation`] gives any audience's.
 ///
 /// | change | reaches | advice |
 /// |---|---|---|
@@ -305,57 +354,7 @@ fn write_default(out: &mut String, change: &Change, aqi: ShownAqi) {
 /// | pollen drops | High, Very high | easing but high, keep taking precautions |
 #[must_use]
 pub fn recommendation(change: &Change) -> &'static str {
-    match change {
-        Change::Aq(c) => aq_recommendation(c.direction(), c.forecast.category()),
-        Change::Pollen(c) => pollen_recommendation(c.direction(), c.forecast),
-    }
-}
-
-fn aq_recommendation(direction: Direction, reaches: CiCategory) -> &'static str {
-    match (direction, reaches) {
-        (Direction::Deterioration, CiCategory::Excellent | CiCategory::Good) => {
-            "Air quality stays good for most people; no change to outdoor plans is needed."
-        }
-        (Direction::Deterioration, CiCategory::Moderate) => {
-            "People sensitive to air pollution should consider shorter or lighter outdoor activity."
-        }
-        (Direction::Deterioration, CiCategory::Low) => {
-            "Limit prolonged or heavy outdoor exertion, especially if you are sensitive to air pollution."
-        }
-        (Direction::Deterioration, CiCategory::Poor) => {
-            "Avoid strenuous outdoor activity; move exercise indoors and keep windows closed."
-        }
-        (Direction::Improvement, CiCategory::Excellent | CiCategory::Good) => {
-            "A good time for outdoor activity and for airing your home."
-        }
-        (Direction::Improvement, CiCategory::Moderate) => {
-            "Air quality is improving; most people can resume normal outdoor activity."
-        }
-        (Direction::Improvement, CiCategory::Low | CiCategory::Poor) => {
-            "Air quality is improving but still unhealthy; keep limiting prolonged outdoor exertion."
-        }
-    }
-}
-
-fn pollen_recommendation(direction: Direction, reaches: PollenLevel) -> &'static str {
-    match (direction, reaches.value()) {
-        (Direction::Deterioration, 0..=2) => {
-            "Pollen stays low; most allergy sufferers will not be affected."
-        }
-        (Direction::Deterioration, 3) => "Allergy sufferers should keep their medication at hand.",
-        (Direction::Deterioration, _) => {
-            "Allergy sufferers should take their medication early, limit time outdoors and keep windows closed."
-        }
-        (Direction::Improvement, 0..=2) => {
-            "A good time for outdoor activity, even with a pollen allergy."
-        }
-        (Direction::Improvement, 3) => {
-            "Pollen is easing but still moderate; allergy sufferers should stay prepared."
-        }
-        (Direction::Improvement, _) => {
-            "Pollen is easing but remains high; allergy sufferers should keep taking precautions."
-        }
-    }
+    advice::recommendation(change, Audience::General)
 }
 
 /// A representative change for a rule, so that the dashboard can show the message the rule
@@ -407,7 +406,7 @@ pub fn sample_change(spec: &RuleSpec, direction: Direction) -> Change {
 }
 
 /// The message a rule would produce for a sample change in `direction` ("preview" in the
-/// dashboard's rule form).
+/// dashboard's rule form), its recommendation the rule's audience's.
 ///
 /// ```
 /// use alerts_core::evaluate::Direction;
@@ -438,13 +437,7 @@ pub fn preview(spec: &RuleSpec, direction: Direction, config: &MessageConfig) ->
             .map(|pm| Concentrations::default().with(Pollutant::Pm25, pm)),
         Change::Pollen(_) => None,
     };
-    render(
-        spec.message(),
-        &change,
-        spec.aq_index(),
-        air.as_ref(),
-        config,
-    )
+    render_rule(spec, &change, air.as_ref(), config)
 }
 
 #[cfg(test)]
@@ -791,6 +784,37 @@ mod tests {
         assert!(down(0).starts_with("A good time"));
         assert!(down(3).contains("still moderate"));
         assert!(down(4).contains("remains high"));
+    }
+
+    #[test]
+    fn previews_recommend_for_the_rules_audience_and_general_as_before() {
+        let spec = RuleSpec::new(
+            DataType::Aq,
+            Forecast::Hours(6),
+            Sensitivity::Low,
+            MessageSpec::Default,
+        )
+        .unwrap();
+        let config = MessageConfig::default();
+        let general = preview(&spec, Direction::Deterioration, &config);
+        assert_eq!(
+            general.recommendation,
+            recommendation(&sample_change(&spec, Direction::Deterioration))
+        );
+        for audience in Audience::ALL {
+            let msg = preview(
+                &spec.clone().with_audience(audience),
+                Direction::Deterioration,
+                &config,
+            );
+            assert_eq!(msg.description, general.description, "{audience:?}");
+            assert_eq!(
+                msg.recommendation == general.recommendation,
+                audience == Audience::General,
+                "{audience:?}: {}",
+                msg.recommendation
+            );
+        }
     }
 
     #[test]

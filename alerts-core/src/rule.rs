@@ -285,6 +285,97 @@ impl FromStr for AqIndex {
     }
 }
 
+/// Whom a rule's recommendations speak to: the general population, a sensitive group, or
+/// athletes. Each picks its own predefined recommendations (`crate::advice`); the description
+/// is the same for all. Wire names are snake_case; rules stored before the choice existed have
+/// none and read as [`Audience::General`], which is never written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Audience {
+    /// Everyone: the recommendations of the spec.
+    #[default]
+    General,
+    /// Children, who breathe more air for their size and play hard outdoors.
+    Children,
+    /// Older adults.
+    OlderAdults,
+    /// People with heart or lung disease, asthma included.
+    HeartOrLungDisease,
+    /// Pregnant people.
+    Pregnancy,
+    /// People who train or compete outdoors.
+    Athletes,
+}
+
+impl Audience {
+    /// Every audience, the default first.
+    pub const ALL: [Audience; 6] = [
+        Audience::General,
+        Audience::Children,
+        Audience::OlderAdults,
+        Audience::HeartOrLungDisease,
+        Audience::Pregnancy,
+        Audience::Athletes,
+    ];
+
+    /// The wire name: `general`, `children`, `older_adults`, `heart_or_lung_disease`,
+    /// `pregnancy` or `athletes`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Audience::General => "general",
+            Audience::Children => "children",
+            Audience::OlderAdults => "older_adults",
+            Audience::HeartOrLungDisease => "heart_or_lung_disease",
+            Audience::Pregnancy => "pregnancy",
+            Audience::Athletes => "athletes",
+        }
+    }
+
+    /// The name shown in forms and lists.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Audience::General => "General population",
+            Audience::Children => "Children",
+            Audience::OlderAdults => "Older adults",
+            Audience::HeartOrLungDisease => "Heart or lung disease",
+            Audience::Pregnancy => "Pregnancy",
+            Audience::Athletes => "Athletes",
+        }
+    }
+
+    fn is_general(&self) -> bool {
+        *self == Audience::General
+    }
+}
+
+impl FromStr for Audience {
+    type Err = RuleError;
+
+    /// Accepts the wire names, and the same with hyphens (`older-adults`) as command lines
+    /// spell them.
+    ///
+    /// ```
+    /// use alerts_core::rule::Audience;
+    ///
+    /// assert_eq!("older-adults".parse::<Audience>().unwrap(), Audience::OlderAdults);
+    /// assert_eq!("heart_or_lung_disease".parse::<Audience>().unwrap(), Audience::HeartOrLungDisease);
+    /// assert!("teenagers".parse::<Audience>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wire = s.replace('-', "_");
+        Audience::ALL
+            .into_iter()
+            .find(|a| a.as_str() == wire)
+            .ok_or_else(|| RuleError::UnknownValue {
+                selector: "audience",
+                value: s.to_owned(),
+                allowed: "general, children, older_adults, heart_or_lung_disease, pregnancy, athletes",
+            })
+    }
+}
+
 /// The message selector: the predefined descriptions, or the customer's own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -327,6 +418,7 @@ pub struct RuleSpec {
     sensitivity: Sensitivity,
     message: MessageSpec,
     aq_index: AqIndex,
+    audience: Audience,
 }
 
 /// The unvalidated shape of a [`RuleSpec`], as stored and as sent by forms.
@@ -345,6 +437,10 @@ pub struct RawRuleSpec {
     /// existed) means the cleanliness index, and the default is not written.
     #[serde(default, skip_serializing_if = "AqIndex::is_cleanliness")]
     pub aq_index: AqIndex,
+    /// Whom the recommendations speak to; absent (as in rules stored before the choice
+    /// existed) means the general population, and the default is not written.
+    #[serde(default, skip_serializing_if = "Audience::is_general")]
+    pub audience: Audience,
 }
 
 /// Why a rule was refused. Each message says which selector or field is wrong and what it
@@ -453,6 +549,7 @@ impl RuleSpec {
             sensitivity,
             message,
             aq_index: AqIndex::default(),
+            audience: Audience::default(),
         })
     }
 
@@ -470,6 +567,28 @@ impl RuleSpec {
     pub fn with_aq_index(mut self, index: AqIndex) -> Self {
         self.aq_index = index;
         self
+    }
+
+    /// The same rule with recommendations for `audience`.
+    ///
+    /// ```
+    /// use alerts_core::rule::{Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+    ///
+    /// let rule = RuleSpec::new(DataType::Aq, Forecast::Hours(3), Sensitivity::High,
+    ///     MessageSpec::Default).unwrap();
+    /// assert_eq!(rule.audience(), Audience::General);
+    /// assert_eq!(rule.with_audience(Audience::Athletes).audience(), Audience::Athletes);
+    /// ```
+    #[must_use]
+    pub fn with_audience(mut self, audience: Audience) -> Self {
+        self.audience = audience;
+        self
+    }
+
+    /// Whom the recommendations speak to.
+    #[must_use]
+    pub fn audience(&self) -> Audience {
+        self.audience
     }
 
     /// The index air-quality descriptions show.
@@ -509,7 +628,8 @@ impl TryFrom<RawRuleSpec> for RuleSpec {
     fn try_from(raw: RawRuleSpec) -> Result<Self, Self::Error> {
         Ok(
             Self::new(raw.data_type, raw.forecast, raw.sensitivity, raw.message)?
-                .with_aq_index(raw.aq_index),
+                .with_aq_index(raw.aq_index)
+                .with_audience(raw.audience),
         )
     }
 }
@@ -522,6 +642,7 @@ impl From<RuleSpec> for RawRuleSpec {
             sensitivity: spec.sensitivity,
             message: spec.message,
             aq_index: spec.aq_index,
+            audience: spec.audience,
         }
     }
 }
@@ -667,6 +788,32 @@ mod tests {
         );
         let err = "eaqi".parse::<AqIndex>().unwrap_err().to_string();
         assert!(err.starts_with("aq_index: `eaqi`"), "{err}");
+    }
+
+    #[test]
+    fn a_stored_rule_without_audience_reads_as_general_and_others_round_trip() {
+        let stored =
+            r#"{"type":"pollen","forecast":"1d","sensitivity":"low","message":{"kind":"default"}}"#;
+        let spec: RuleSpec = serde_json::from_str(stored).unwrap();
+        assert_eq!(spec.audience(), Audience::General);
+        assert_eq!(serde_json::to_string(&spec).unwrap(), stored);
+        for audience in Audience::ALL {
+            let json = serde_json::to_value(spec.clone().with_audience(audience)).unwrap();
+            if audience == Audience::General {
+                assert!(json.get("audience").is_none(), "{json}");
+            } else {
+                assert_eq!(json["audience"], audience.as_str());
+            }
+            let back = serde_json::from_value::<RuleSpec>(json).unwrap();
+            assert_eq!(back.audience(), audience);
+            assert_eq!(audience.as_str().parse::<Audience>().unwrap(), audience);
+            let dashed = audience.as_str().replace('_', "-");
+            assert_eq!(dashed.parse::<Audience>().unwrap(), audience);
+        }
+        let bad = format!(r#"{},"audience":"teens"}}"#, &stored[..stored.len() - 1]);
+        assert!(serde_json::from_str::<RuleSpec>(&bad).is_err());
+        let err = "teens".parse::<Audience>().unwrap_err().to_string();
+        assert!(err.starts_with("audience: `teens`"), "{err}");
     }
 
     #[test]

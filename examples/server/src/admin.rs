@@ -6,7 +6,9 @@
 use alerts_core::ids::KeyId;
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
 use alerts_core::ports::ApiKeyInfo;
-use alerts_core::rule::{AqIndex, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use alerts_core::rule::{
+    AqIndex, Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity,
+};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use racs_core::UtcMillis;
@@ -107,6 +109,10 @@ pub(crate) enum AdminCommand {
         /// `us-epa`, the US EPA AQI of the forecast hour's concentrations ("(US AQI 152)").
         #[arg(long, value_name = "INDEX", default_value = "cleanliness")]
         aq_index: String,
+        /// Whom the predefined recommendations speak to: `general` (the default), `children`,
+        /// `older-adults`, `heart-or-lung-disease`, `pregnancy` or `athletes`.
+        #[arg(long, value_name = "AUDIENCE", default_value = "general")]
+        audience: String,
     },
     /// List a key's alert rules.
     ListRules {
@@ -265,6 +271,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             deterioration,
             improvement,
             aq_index,
+            audience,
         } => {
             let info = key_info(manager, stores, key).await?;
             let message = match (deterioration, improvement) {
@@ -285,16 +292,18 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 sensitivity.parse::<Sensitivity>()?,
                 message,
             )?
-            .with_aq_index(aq_index.parse::<AqIndex>()?);
+            .with_aq_index(aq_index.parse::<AqIndex>()?)
+            .with_audience(audience.parse::<Audience>()?);
             let rule = manager.add_rule(info.account_id, info.id, spec).await?;
             Ok(Output {
                 text: format!(
-                    "added rule {}: {} {} sensitivity {}{}",
+                    "added rule {}: {} {} sensitivity {}{}{}",
                     rule.id,
                     rule.spec.data_type().label(),
                     rule.spec.forecast().label(),
                     rule.spec.sensitivity().as_str(),
-                    shown_index(&rule.spec)
+                    shown_index(&rule.spec),
+                    advice_for(&rule.spec)
                 ),
                 json: json!({"id": rule.id.to_string(), "rule": rule.spec}),
             })
@@ -306,12 +315,13 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 .iter()
                 .map(|r| {
                     format!(
-                        "{}  {} {} {}{}{}",
+                        "{}  {} {} {}{}{}{}",
                         r.id,
                         r.spec.data_type().as_str(),
                         r.spec.forecast(),
                         r.spec.sensitivity().as_str(),
                         shown_index(&r.spec),
+                        advice_for(&r.spec),
                         if r.enabled { "" } else { " (disabled)" }
                     )
                 })
@@ -455,5 +465,14 @@ fn shown_index(spec: &RuleSpec) -> String {
     match spec.data_type() {
         DataType::Aq => format!(", showing the {}", spec.aq_index().label()),
         DataType::Pollen => String::new(),
+    }
+}
+
+/// The audience of a rule's recommendations, for the text output; nothing for the general
+/// population, so default rules print as they always did.
+fn advice_for(spec: &RuleSpec) -> String {
+    match spec.audience() {
+        Audience::General => String::new(),
+        other => format!(", advice for {}", other.label()),
     }
 }

@@ -32,8 +32,9 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long, global = true)]
         json: bool,
+        // Boxed: `add-rule`'s options make the admin commands much larger than `serve`.
         #[command(subcommand)]
-        command: admin::AdminCommand,
+        command: Box<admin::AdminCommand>,
     },
 }
 
@@ -61,7 +62,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             None | Some(Command::Serve) => serve::run(settings).await,
-            Some(Command::Admin { json, command }) => admin::run(&settings, command, json).await,
+            Some(Command::Admin { json, command }) => admin::run(&settings, *command, json).await,
         }
     });
     match result {

@@ -5,7 +5,7 @@
 //! they need no script and no library under the page's policy.
 
 use alerts_core::evaluate::{Change, horizon};
-use alerts_core::message::render;
+use alerts_core::message::render_rule;
 use alerts_core::rule::{AlertRule, AqIndex, DataType};
 use aq_core::{
     CiCategory, HourlyCi, PollenLevel, PollenOutlook, PollenType, Position, check_batch_len,
@@ -164,13 +164,7 @@ async fn charts(
             Change::Pollen(_) => None,
         };
         evaluator.changes(&rule.spec, series.as_ref(), pollen.as_ref(), |change| {
-            let message = render(
-                rule.spec.message(),
-                &change,
-                rule.spec.aq_index(),
-                air_at(&change),
-                &evaluator.messages,
-            );
+            let message = render_rule(&rule.spec, &change, air_at(&change), &evaluator.messages);
             fired.push((change, message));
         });
     }

@@ -1,12 +1,12 @@
-//! Add new alert: the four selectors, the rule list (disable, edit, delete) and a preview of
-//! the message a sample change would produce.
+//! Add new alert: the four selectors, the index and the audience of the advice, the rule list
+//! (disable, edit, delete) and a preview of the message a sample change would produce.
 
 use alerts_core::evaluate::Direction;
 use alerts_core::ids::{KeyId, RuleId};
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::ports::ApiKeyInfo;
 use alerts_core::rule::{
-    AlertRule, AqIndex, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity,
+    AlertRule, AqIndex, Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity,
 };
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -51,6 +51,8 @@ pub(crate) struct RuleForm {
     #[serde(default)]
     aq_index: String,
     #[serde(default)]
+    audience: String,
+    #[serde(default)]
     enabled: String,
     #[serde(default)]
     action: String,
@@ -74,6 +76,7 @@ impl RuleForm {
             deterioration,
             improvement,
             aq_index: rule.spec.aq_index().as_str().to_owned(),
+            audience: rule.spec.audience().as_str().to_owned(),
             enabled: if rule.enabled { "on" } else { "" }.to_owned(),
             ..Self::default()
         }
@@ -108,8 +111,15 @@ impl RuleForm {
                 "Choose an Index: the cleanliness index or the US EPA AQI.".to_owned()
             })?,
         };
+        let audience: Audience = match self.audience.trim() {
+            "" => Audience::default(),
+            text => text.parse().map_err(|_| {
+                "Choose an Advice for: the general population or one of the groups listed."
+                    .to_owned()
+            })?,
+        };
         RuleSpec::new(data_type, forecast, sensitivity, message)
-            .map(|spec| spec.with_aq_index(aq_index))
+            .map(|spec| spec.with_aq_index(aq_index).with_audience(audience))
             .map_err(|e| format!("{}. Correct it and try again.", capitalise(&e.to_string())))
     }
 }
@@ -282,6 +292,8 @@ fn describe(spec: &RuleSpec) -> String {
         text.push_str(" · ");
         text.push_str(spec.aq_index().label());
     }
+    text.push_str(" · advice for ");
+    text.push_str(spec.audience().label());
     text
 }
 
@@ -372,6 +384,16 @@ fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) 
                 "The cleanliness index reads \"(31 AQI)\", higher is cleaner; the US EPA AQI reads \"(US AQI 152)\", higher is worse, "
                 "computed from the forecast hour's concentrations (\"not available\" when the source gives none). Pollen messages show neither."
             }
+            label for="audience" { "Advice for" }
+            select #audience name="audience" {
+                @for a in Audience::ALL {
+                    option value=(a.as_str()) selected[a.as_str() == form.audience || (form.audience.is_empty() && a == Audience::General)] { (a.label()) }
+                }
+            }
+            p.hint {
+                "Chooses the predefined recommendation: the general population's, or advice for children, older adults, "
+                "people with heart or lung disease, pregnancy or athletes. The description is the same for all."
+            }
             label for="message" { "Message" }
             select #message name="message" {
                 option value="default" selected[!custom] { "Default" }
@@ -402,7 +424,7 @@ fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) 
                     @for (name, direction) in [("Gets worse", Direction::Deterioration), ("Gets better", Direction::Improvement)] {
                         @let message = preview(&spec, direction, &MessageConfig::default());
                         p { strong { (name) ": " } (message.description) }
-                        p.hint { "Recommendation (predefined): " (message.recommendation) }
+                        p.hint { "Recommendation (predefined) for " (spec.audience().label()) ": " (message.recommendation) }
                     }
                 }
             }

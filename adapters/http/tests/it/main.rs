@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod dashboard;
+mod dashboard_audience;
 mod dashboard_maps;
 mod openapi;
 mod provenance;

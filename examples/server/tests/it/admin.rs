@@ -167,6 +167,71 @@ fn add_rule_aq_index_us_epa_is_stored_and_defaults_to_cleanliness() {
 }
 
 #[test]
+fn add_rule_audience_is_stored_listed_and_defaults_to_the_general_population() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let add = |extra: &[&str]| {
+        let mut args = vec![
+            "add-rule",
+            "--key",
+            &key.id,
+            "--type",
+            "pollen",
+            "--forecast",
+            "1d",
+            "--sensitivity",
+            "medium",
+        ];
+        args.extend_from_slice(extra);
+        deployment.admin_output(&args)
+    };
+    assert_refused(
+        &add(&["--audience", "teens"]),
+        &["audience", "teens", "older_adults"],
+    );
+    let mut added = Vec::new();
+    for (flag, wire) in [
+        ("children", "children"),
+        ("older-adults", "older_adults"),
+        ("heart-or-lung-disease", "heart_or_lung_disease"),
+        ("pregnancy", "pregnancy"),
+        ("athletes", "athletes"),
+    ] {
+        let out = add(&["--audience", flag]);
+        assert!(
+            out.status.success(),
+            "{flag}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(out["rule"]["audience"], wire, "{out}");
+        added.push((out["id"].clone(), Some(Value::from(wire))));
+    }
+    let out = add(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The default is not written, so it reads as stored rules always did.
+    added.push((out["id"].clone(), None));
+    // Naming the default is the same rule again.
+    assert_refused(&add(&["--audience", "general"]), &["same settings"]);
+
+    let rules = deployment.admin(&["list-rules", "--key", &key.id]);
+    for (id, audience) in added {
+        let listed = rules
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["rule"].get("audience").cloned());
+        assert_eq!(listed, Some(audience), "{rules}");
+    }
+}
+
+#[test]
 fn a_pollen_rule_past_the_source_forecast_is_refused_saying_why() {
     let deployment = Deployment::new();
     let key = deployment.new_key();

@@ -311,6 +311,156 @@ async fn a_us_epa_rule_delivers_the_us_aqi_of_the_demo_fields_concentrations() {
     }
 }
 
+/// Adds an `aq 96h high` and a `pollen 2d high` rule for `audience`, whose custom descriptions
+/// start with the audience and name the category reached, so that each line tells which rule
+/// it came from and what its recommendation must be.
+fn add_rules_for(deployment: &Deployment, key: &Key, audience: &str) {
+    for (data_type, forecast, worse, better) in [
+        ("aq", "96h", "worse to {category}", "better to {category}"),
+        (
+            "pollen",
+            "2d",
+            "{kind} up to {category}",
+            "{kind} down to {category}",
+        ),
+    ] {
+        deployment.admin(&[
+            "add-rule",
+            "--key",
+            &key.id,
+            "--type",
+            data_type,
+            "--forecast",
+            forecast,
+            "--sensitivity",
+            "high",
+            "--deterioration",
+            &format!("{audience}: {worse}"),
+            "--improvement",
+            &format!("{audience}: {better}"),
+            "--audience",
+            audience,
+        ]);
+    }
+}
+
+/// The recommendation the general population got before audiences existed, for a line whose
+/// description (after the audience) is `rest`.
+fn todays_general_advice(rest: &str) -> &'static str {
+    match rest
+        .rsplit_once(" to ")
+        .map(|(how, to)| (how.rsplit(' ').next(), to))
+    {
+        Some((Some("worse"), "Excellent" | "Good")) => {
+            "Air quality stays good for most people; no change to outdoor plans is needed."
+        }
+        Some((Some("worse"), "Moderate")) => {
+            "People sensitive to air pollution should consider shorter or lighter outdoor activity."
+        }
+        Some((Some("worse"), "Low")) => {
+            "Limit prolonged or heavy outdoor exertion, especially if you are sensitive to air pollution."
+        }
+        Some((Some("worse"), "Poor")) => {
+            "Avoid strenuous outdoor activity; move exercise indoors and keep windows closed."
+        }
+        Some((Some("better"), "Excellent" | "Good")) => {
+            "A good time for outdoor activity and for airing your home."
+        }
+        Some((Some("better"), "Moderate")) => {
+            "Air quality is improving; most people can resume normal outdoor activity."
+        }
+        Some((Some("better"), "Low" | "Poor")) => {
+            "Air quality is improving but still unhealthy; keep limiting prolonged outdoor exertion."
+        }
+        Some((Some("up"), "None" | "Very low" | "Low")) => {
+            "Pollen stays low; most allergy sufferers will not be affected."
+        }
+        Some((Some("up"), "Moderate")) => "Allergy sufferers should keep their medication at hand.",
+        Some((Some("up"), "High" | "Very high")) => {
+            "Allergy sufferers should take their medication early, limit time outdoors and keep windows closed."
+        }
+        Some((Some("down"), "None" | "Very low" | "Low")) => {
+            "A good time for outdoor activity, even with a pollen allergy."
+        }
+        Some((Some("down"), "Moderate")) => {
+            "Pollen is easing but still moderate; allergy sufferers should stay prepared."
+        }
+        Some((Some("down"), "High" | "Very high")) => {
+            "Pollen is easing but remains high; allergy sufferers should keep taking precautions."
+        }
+        _ => panic!("unexpected description {rest}"),
+    }
+}
+
+/// The athletes' recommendation for a line whose description (after the audience) is `rest`.
+fn athletes_advice(rest: &str) -> &'static str {
+    use alerts_core::advice::{aq_advice, pollen_advice};
+    use alerts_core::evaluate::Direction;
+    use alerts_core::rule::Audience;
+    let (how, to) = rest.rsplit_once(" to ").unwrap();
+    let direction = match how.rsplit(' ').next() {
+        Some("worse" | "up") => Direction::Deterioration,
+        _ => Direction::Improvement,
+    };
+    if how.starts_with("worse") || how.starts_with("better") {
+        let category = aq_core::CiCategory::ALL
+            .into_iter()
+            .find(|c| c.name() == to)
+            .unwrap_or_else(|| panic!("no category {to}"));
+        aq_advice(Audience::Athletes, direction, category)
+    } else {
+        let level = (0..=5)
+            .map(|v| aq_core::PollenLevel::new(v).unwrap())
+            .find(|l| l.name() == to)
+            .unwrap_or_else(|| panic!("no level {to}"));
+        pollen_advice(Audience::Athletes, direction, level)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_audience_gets_its_own_recommendation_and_the_general_one_todays() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let receiver = Receiver::start(&key.secret).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
+    add_rules_for(&deployment, &key, "general");
+    add_rules_for(&deployment, &key, "athletes");
+    let server = deployment.serve(&[]);
+    let token = post_points(&server, &key).await;
+    let delivery = receiver.delivery_for(&token).await;
+    let file = fetch_file(delivery.body["URL"].as_str().unwrap(), Files::Local).await;
+    let lines = decode_all(&file).unwrap();
+
+    let mut general = Vec::new();
+    let mut athletes = Vec::new();
+    for line in &lines {
+        let (audience, rest) = line.description.split_once(": ").unwrap();
+        let (expected, seen) = match audience {
+            "general" => (todays_general_advice(rest), &mut general),
+            "athletes" => (athletes_advice(rest), &mut athletes),
+            other => panic!("no rule for {other}"),
+        };
+        assert_eq!(line.recommendation, expected, "{}", line.description);
+        if audience == "athletes" {
+            assert_ne!(
+                line.recommendation,
+                todays_general_advice(rest),
+                "{}",
+                line.description
+            );
+        }
+        seen.push((line.id.clone(), line.data_type, rest.to_owned()));
+    }
+    assert!(
+        general
+            .iter()
+            .any(|(_, t, _)| *t == alerts_core::rule::DataType::Aq),
+        "the city cycles trip a high-sensitivity rule: {lines:?}"
+    );
+    // The same changes fired for both audiences; only the advice differs.
+    assert_eq!(general, athletes);
+}
+
 fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
     for entry in std::fs::read_dir(dir).ok()? {
         let path = entry.ok()?.path();
