@@ -5,7 +5,10 @@
 
 mod dashboard;
 mod dashboard_audience;
+mod dashboard_deliveries;
+mod dashboard_keys;
 mod dashboard_maps;
+mod dashboard_rules;
 mod openapi;
 mod provenance;
 mod serving;
