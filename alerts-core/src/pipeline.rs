@@ -408,8 +408,8 @@ impl AlertPipeline {
     }
 
     /// Claims up to `max` due jobs (at most [`PipelineConfig::claim_batch`]) and processes
-    /// each as far as it goes (see [`AlertPipeline::process`]). A service's workers call this in a loop, pausing briefly when it claims
-    /// nothing.
+    /// each as far as it goes (see [`AlertPipeline::process`]). A service's workers call this
+    /// in a loop, pausing briefly when it claims nothing.
     ///
     /// # Errors
     /// [`StoreError`] when the claim itself fails; failures of single jobs are in the report.
