@@ -152,7 +152,8 @@ pub enum AcceptError {
         "Idempotency-Key: this key was used for another request (other points); use a new key for a new request"
     )]
     IdempotencyKeyReused,
-    /// The queue is behind: requests wait longer than [`Backpressure`] allows.
+    /// The queue is behind: the request would wait, or requests already wait, longer than
+    /// [`Backpressure`] allows.
     #[error("{}", busy_message(*scope, *retry_after))]
     Busy {
         /// When the client may try again.
@@ -175,13 +176,15 @@ pub enum AcceptError {
 }
 
 fn busy_message(scope: BusyScope, retry_after: Duration) -> String {
-    let whose = match scope {
-        BusyScope::Key => "this API key's alert requests are",
-        BusyScope::Service => "alert requests are",
+    let why = match scope {
+        BusyScope::Key => {
+            "behind this API key's alert requests already queued, it would be waiting longer"
+        }
+        BusyScope::Service => "alert requests are waiting longer",
     };
     format!(
-        "{whose} waiting longer than the service allows before delivery; the request was not \
-         accepted: retry in {} s",
+        "{why} than the service allows before delivery; the request was not accepted: retry in \
+         {} s",
         retry_after.as_secs().max(1)
     )
 }

@@ -47,7 +47,8 @@ pub enum ErrorCode {
     InternalError,
     /// 503: a dependency (database, object store) is down.
     Unavailable,
-    /// 503: alert requests wait longer than the service allows; this one was not accepted.
+    /// 503: this alert request would wait, or requests already wait, longer than the service
+    /// allows; it was not accepted.
     QueueFull,
 }
 

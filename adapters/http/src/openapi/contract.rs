@@ -293,8 +293,9 @@ pub(crate) fn cleanest_route_operation(config: &ApiConfig) -> Value {
             "500": error("`internal_error`: a bug; the detail holds the request id"),
             "503": retry_later("`unavailable`: a dependency is down, the server is busy, or the \
                                 request took longer than the server's request timeout; \
-                                `queue_full`: alert requests wait longer than the service \
-                                allows, so this one was not accepted (`Retry-After` says when \
+                                `queue_full`: this alert request would wait (or requests \
+                                already wait) longer than the service allows, so it was not \
+                                accepted (`Retry-After` says when \
                                 the queue is expected to have room)"),
         }
     })

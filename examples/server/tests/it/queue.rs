@@ -80,7 +80,11 @@ async fn a_flood_past_the_workers_pace_is_refused_up_front_and_every_accepted_re
         match reply.status.as_u16() {
             200 => accepted.push(reply.json()["data"]["token"].as_str().unwrap().to_owned()),
             503 => {
-                reply.assert_error(503, "queue_full", &["waiting longer", "retry in"]);
+                reply.assert_error(
+                    503,
+                    "queue_full",
+                    &["waiting longer than the service allows", "retry in"],
+                );
                 let after: u64 = reply
                     .header("retry-after")
                     .expect("a refusal says when to come back")
