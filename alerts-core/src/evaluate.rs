@@ -20,12 +20,13 @@ use aq_core::{
     CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations, PollenLevel, PollenOutlook,
     PollenType, Position, SourceError, check_batch_len,
 };
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Days, NaiveDate, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::advice;
 use crate::message::{MessageConfig, write_description};
 use crate::ndjson::AlertLineRef;
+use crate::repeat::ChangeTime;
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, AqIndex, DataType, Forecast, RuleSpec, Sensitivity};
 
@@ -93,6 +94,15 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// The wire name: `deterioration` or `improvement`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Deterioration => "deterioration",
+            Direction::Improvement => "improvement",
+        }
+    }
+
     /// The other direction.
     #[must_use]
     pub fn opposite(self) -> Self {
@@ -241,7 +251,8 @@ pub fn aq_change(series: &HourlyCi, hours: u32, threshold: f64) -> Option<AqChan
 ///
 /// let grass = |v| PollenLevels::default().with(PollenType::Grass, PollenLevel::new(v).unwrap());
 /// // Yesterday Low, today Low, tomorrow High: tomorrow rises by two levels over today.
-/// let outlook = PollenOutlook { yesterday: grass(2), days: vec![grass(2), grass(4)] };
+/// let today = chrono::NaiveDate::from_ymd_opt(2026, 5, 1).unwrap();
+/// let outlook = PollenOutlook { today, yesterday: grass(2), days: vec![grass(2), grass(4)] };
 /// let [_, change, _] = pollen_changes(&outlook, 1, 1);
 /// let change = change.unwrap();
 /// assert_eq!((change.day, change.levels(), change.direction()), (1, 2, Direction::Deterioration));
@@ -286,6 +297,8 @@ pub struct Alert<'a> {
     pub rule: &'a AlertRule,
     /// The change.
     pub change: Change,
+    /// When the change happens.
+    pub when: ChangeTime,
     /// The rendered description.
     pub description: &'a str,
     /// The predefined recommendation for the rule's audience.
@@ -339,30 +352,36 @@ impl Evaluator {
         }
     }
 
-    /// Every change that `spec` raises at a point with these forecasts: at most one for air
-    /// quality, at most one per pollen type.
+    /// Every change that `spec` raises at a point with these forecasts, with when it happens:
+    /// at most one for air quality, at most one per pollen type.
     pub fn changes(
         &self,
         spec: &RuleSpec,
         aq: Option<&HourlyCi>,
         pollen: Option<&PollenOutlook>,
-        mut on_change: impl FnMut(Change),
+        mut on_change: impl FnMut(Change, ChangeTime),
     ) {
         let h = horizon(spec.forecast());
         match spec.data_type() {
             DataType::Aq => {
-                if let Some(c) =
-                    aq.and_then(|s| aq_change(s, h, self.thresholds.aq(spec.sensitivity())))
-                {
-                    on_change(Change::Aq(c));
+                let Some(series) = aq else { return };
+                if let Some(c) = aq_change(series, h, self.thresholds.aq(spec.sensitivity())) {
+                    let at = series
+                        .start
+                        .checked_add_signed(TimeDelta::hours(i64::from(c.hours)))
+                        .unwrap_or(DateTime::<Utc>::MAX_UTC);
+                    on_change(Change::Aq(c), ChangeTime::hour_of(at));
                 }
             }
             DataType::Pollen => {
-                if let Some(o) = pollen {
-                    let threshold = self.thresholds.pollen(spec.sensitivity());
-                    for c in pollen_changes(o, h, threshold).into_iter().flatten() {
-                        on_change(Change::Pollen(c));
-                    }
+                let Some(outlook) = pollen else { return };
+                let threshold = self.thresholds.pollen(spec.sensitivity());
+                for c in pollen_changes(outlook, h, threshold).into_iter().flatten() {
+                    let day = outlook
+                        .today
+                        .checked_add_days(Days::new(u64::from(c.day)))
+                        .unwrap_or(NaiveDate::MAX);
+                    on_change(Change::Pollen(c), ChangeTime::Day(day));
                 }
             }
         }
@@ -446,7 +465,7 @@ impl Evaluator {
                 Change::Pollen(_) => None,
             };
             for rule in rules.iter().filter(|r| r.enabled) {
-                self.changes(&rule.spec, aq, pollen, |change| {
+                self.changes(&rule.spec, aq, pollen, |change, when| {
                     description.clear();
                     write_description(
                         &mut description,
@@ -460,6 +479,7 @@ impl Evaluator {
                         point,
                         rule,
                         change,
+                        when,
                         description: &description,
                         recommendation: advice::recommendation(&change, rule.spec.audience()),
                     });
@@ -492,6 +512,10 @@ mod tests {
 
     fn t0() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
+    }
+
+    fn may_day() -> chrono::NaiveDate {
+        t0().date_naive()
     }
 
     fn series(values: Vec<Option<CleanlinessIndex>>) -> HourlyCi {
@@ -565,6 +589,7 @@ mod tests {
             .with(PollenType::Tree, lvl(1))
             .with(PollenType::Grass, lvl(3));
         let outlook = PollenOutlook {
+            today: may_day(),
             yesterday,
             days: vec![
                 PollenLevels::default()
@@ -605,6 +630,7 @@ mod tests {
     fn flat_daily_levels_never_alert_at_any_sensitivity_or_horizon() {
         for level in 0..=5 {
             let outlook = PollenOutlook {
+                today: may_day(),
                 yesterday: grass(level),
                 days: vec![grass(level); 5],
             };
@@ -621,10 +647,12 @@ mod tests {
         let spec = |f| RuleSpec::new(DataType::Pollen, f, Sensitivity::High, MessageSpec::Default);
         for (k, size) in [(1, "slightly"), (2, "moderately"), (3, "drastically")] {
             let today = PollenOutlook {
+                today: may_day(),
                 yesterday: grass(1),
                 days: vec![grass(1 + k), grass(1 + k)],
             };
             let tomorrow = PollenOutlook {
+                today: may_day(),
                 yesterday: grass(2),
                 days: vec![grass(2), grass(2 + k)],
             };
@@ -633,7 +661,7 @@ mod tests {
                 (tomorrow, Forecast::Days(1), "Tomorrow"),
             ] {
                 let mut text = String::new();
-                ev.changes(&spec(forecast).unwrap(), None, Some(&outlook), |c| {
+                ev.changes(&spec(forecast).unwrap(), None, Some(&outlook), |c, _| {
                     write_description(
                         &mut text,
                         &MessageSpec::Default,
@@ -662,6 +690,7 @@ mod tests {
         forecast.set_pollen(
             b.position,
             PollenOutlook {
+                today: may_day(),
                 yesterday: grass(1),
                 days: vec![grass(2)],
             },
@@ -864,8 +893,9 @@ mod tests {
             threshold in 1u8..=5,
         ) {
             let levels = |v: Option<u8>| v.map_or_else(PollenLevels::default, |v| PollenLevels::default().with(PollenType::Weed, lvl(v)));
-            let outlook = PollenOutlook { yesterday: levels(Some(yesterday)), days: days.iter().map(|d| levels(*d)).collect() };
+            let outlook = PollenOutlook { today: may_day(), yesterday: levels(Some(yesterday)), days: days.iter().map(|d| levels(*d)).collect() };
             let mirrored = PollenOutlook {
+                today: may_day(),
                 yesterday: levels(Some(5 - yesterday)),
                 days: days.iter().map(|d| levels(d.map(|v| 5 - v))).collect(),
             };

@@ -8,6 +8,7 @@
 //! - [`evaluate`]: rules at points against the forecast port, as `docs/scoring.md` says.
 //! - [`message`]: default and custom descriptions, predefined recommendations, previews.
 //! - [`advice`]: the predefined recommendations, one table per audience.
+//! - [`repeat`]: when two alerts tell the same change, for rules that tell a change once.
 //! - [`ndjson`]: the streaming encoder and the decoder of the output file.
 //! - [`webhook`]: the delivery payload and its Standard Webhooks signature.
 //! - [`pipeline`]: accept → evaluate → write the file → deliver, with retries.
@@ -77,7 +78,7 @@
 //!
 //! let pipeline = AlertPipeline::new(
 //!     PipelinePorts {
-//!         rules: store.clone(), jobs: store.clone(), deliveries: store.clone(),
+//!         rules: store.clone(), jobs: store.clone(), deliveries: store.clone(), sent: store.clone(),
 //!         files: files.clone(), signer: files.clone(), sender: sender.clone(),
 //!         forecast, clock: clock.clone(), ids,
 //!     },
@@ -121,6 +122,7 @@ pub mod ndjson;
 pub mod pipeline;
 pub mod ports;
 pub mod randomness;
+pub mod repeat;
 pub mod request;
 pub mod rule;
 pub mod webhook;

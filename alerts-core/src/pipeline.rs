@@ -44,10 +44,11 @@ use crate::ndjson::{EncodeError, NdjsonEncoder, count_lines};
 use crate::ports::{
     AlertJob, ClaimLimits, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, FileWriter,
     JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertJob, POINT_PAGE, PointPages,
-    RuleStore, SlicePages, StoreError, UrlSigner, WebhookSender,
+    RuleStore, SentChanges, SlicePages, StoreError, UrlSigner, WebhookSender,
 };
+use crate::repeat::OnceFilter;
 use crate::request::AlertRequest;
-use crate::rule::AlertRule;
+use crate::rule::{AlertRule, Repeat};
 use crate::webhook::{DeliveryPayload, message_id, signed_request};
 
 /// The pipeline's settings.
@@ -109,6 +110,8 @@ pub struct PipelinePorts {
     pub jobs: Arc<dyn JobQueue>,
     /// The record of delivery attempts.
     pub deliveries: Arc<dyn DeliveryLog>,
+    /// What once-per-change rules told; the same store as `jobs`.
+    pub sent: Arc<dyn SentChanges>,
     /// Where output files go.
     pub files: Arc<dyn FileStore>,
     /// Signs file URLs.
@@ -572,7 +575,7 @@ impl AlertPipeline {
         now: DateTime<Utc>,
     ) -> Result<u64, PipelineError> {
         let mut writer = self.ports.files.create(key).await?;
-        match self.stream(writer.as_mut(), job.token, rules, now).await {
+        match self.stream(writer.as_mut(), job, rules, now).await {
             Ok(alerts) => {
                 writer.finish().await?;
                 Ok(alerts)
@@ -587,34 +590,55 @@ impl AlertPipeline {
     }
 
     /// Evaluates the request's points one page of `points_chunk` at a time, so that the
-    /// worker's memory does not depend on the request's size.
+    /// worker's memory does not depend on the request's size. Alerts of once-per-change rules
+    /// are left out when their point id was told the same change ([`crate::repeat`]); what
+    /// this job tells is recorded page by page, and counts once the file is written.
     async fn stream(
         &self,
         writer: &mut dyn FileWriter,
-        token: Token,
+        job: &AlertJob,
         rules: &[AlertRule],
         now: DateTime<Utc>,
     ) -> Result<u64, PipelineError> {
         let evaluator = &self.config.evaluator;
         let page_size = self.config.points_chunk.max(1);
+        let once = rules
+            .iter()
+            .any(|r| r.enabled && r.spec.repeat() == Repeat::Once);
         let mut encoder = NdjsonEncoder::with_chunk_bytes(self.config.file_chunk_bytes);
         let mut from = 0_u64;
         loop {
-            let chunk = self.ports.jobs.points_page(token, from, page_size).await?;
+            let chunk = self
+                .ports
+                .jobs
+                .points_page(job.token, from, page_size)
+                .await?;
             if chunk.is_empty() {
                 break;
             }
             let forecast = evaluator
                 .fetch(self.ports.forecast.as_ref(), rules, &chunk, now)
                 .await?;
+            let mut filter = if once {
+                let ids: Vec<&str> = chunk.iter().map(|p| p.id.as_str()).collect();
+                OnceFilter::new(self.ports.sent.sent_changes(job.key_id, &ids, now).await?)
+            } else {
+                OnceFilter::default()
+            };
             let mut failure = None;
             evaluator.evaluate_chunk(rules, &chunk, &forecast, |alert| {
-                if failure.is_none() {
+                if failure.is_none() && filter.admit(alert) {
                     failure = encoder.encode(&alert.line()).err();
                 }
             });
             if let Some(e) = failure {
                 return Err(e.into());
+            }
+            if !filter.told().is_empty() {
+                self.ports
+                    .sent
+                    .record_sent(job.token, job.key_id, filter.told())
+                    .await?;
             }
             if let Some(bytes) = encoder.take_chunk() {
                 writer.write(bytes).await?;

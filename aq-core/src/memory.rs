@@ -223,6 +223,7 @@ impl ForecastSource for MemoryForecast {
             .iter()
             .map(|&p| {
                 table.get(&key(p)).map(|o| PollenOutlook {
+                    today: o.today,
                     yesterday: o.yesterday,
                     days: o.days.iter().copied().take(len).collect(),
                 })

@@ -7,7 +7,7 @@
 //! ones for tests.
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -263,6 +263,9 @@ impl HourlyConcentrations {
 /// compares today with yesterday and each later day with today.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PollenOutlook {
+    /// Today's civil date at the point, the date of `days[0]`: what names a day across
+    /// outlooks fetched at different times (day 1 of today's outlook is day 0 of tomorrow's).
+    pub today: NaiveDate,
     /// The levels of the day before today.
     pub yesterday: PollenLevels,
     /// The levels of today and the days after it, today first.

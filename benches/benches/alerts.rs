@@ -83,6 +83,7 @@ fn forecast(points: &[AlertPoint]) -> MemoryForecast {
         forecast.set_pollen(
             p.position,
             PollenOutlook {
+                today: chrono::NaiveDate::MIN,
                 yesterday: day(0),
                 days: (0..5).map(day).collect(),
             },

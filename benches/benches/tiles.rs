@@ -58,6 +58,7 @@ async fn app(source: Arc<dyn AirQualitySource>) -> (axum::Router, String) {
             rules: store.clone(),
             jobs: store.clone(),
             deliveries: store.clone(),
+            sent: store.clone(),
             files: files.clone(),
             signer: files.clone(),
             sender: Arc::new(RecordingSender::new()),

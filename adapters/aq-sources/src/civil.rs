@@ -42,6 +42,7 @@ fn solar_offset(lon: f64) -> FixedOffset {
 /// saving change (23 or 25 hours, or other lengths where a zone changed its offset).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CivilDays {
+    first: NaiveDate,
     bounds: Vec<DateTime<Utc>>,
 }
 
@@ -64,7 +65,15 @@ impl CivilDays {
                 midnight(tz, date)
             })
             .collect();
-        Self { bounds }
+        Self {
+            first: shift(today, first),
+            bounds,
+        }
+    }
+
+    /// The civil date of day `k`.
+    pub(crate) fn date(&self, k: usize) -> NaiveDate {
+        shift(self.first, i64::try_from(k).unwrap_or(i64::MAX))
     }
 
     /// How many days there are.

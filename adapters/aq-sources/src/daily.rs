@@ -73,6 +73,7 @@ pub(crate) fn outlook(
     let yesterday = levels.next().unwrap_or_default();
     let rest = levels.collect();
     seen.then_some(PollenOutlook {
+        today: days.date(1),
         yesterday,
         days: rest,
     })

@@ -293,6 +293,7 @@ impl JobQueue for MemoryStore {
         state
             .idempotency
             .retain(|_, (token, _)| !tokens.contains(token));
+        state.sent.retain(|_, told| !tokens.contains(&told.token));
         Ok(tokens)
     }
 }

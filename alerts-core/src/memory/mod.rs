@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 mod files;
 mod jobs;
 mod sender;
+mod sent;
 mod store;
 
 pub use files::MemoryFiles;

@@ -50,7 +50,18 @@ pub(super) struct State {
     pub(super) sessions: HashMap<String, Session>,
     /// Idempotency keys by API key, with the request they name.
     pub(super) idempotency: HashMap<(KeyId, String), (Token, Fingerprint)>,
+    /// Changes told by once-per-change rules, by rule, point id and subject.
+    pub(super) sent: HashMap<(RuleId, String, String), SentRecord>,
     pub(super) seq: u64,
+}
+
+/// A told change in [`State::sent`]: the job that told it and what it was.
+#[derive(Debug, Clone)]
+pub(super) struct SentRecord {
+    pub(super) token: Token,
+    pub(super) key_id: KeyId,
+    pub(super) mark: String,
+    pub(super) until: DateTime<Utc>,
 }
 
 impl State {
@@ -81,10 +92,10 @@ impl State {
     }
 }
 
-/// Accounts, keys, rules, jobs, deliveries and sessions in memory: [`RuleStore`],
-/// [`AccountStore`], [`JobQueue`](crate::ports::JobQueue),
-/// [`DeliveryLog`](crate::ports::DeliveryLog) and [`SessionStore`] in one value, as a database
-/// adapter would be.
+/// Accounts, keys, rules, jobs, deliveries, told changes and sessions in memory:
+/// [`RuleStore`], [`AccountStore`], [`JobQueue`](crate::ports::JobQueue),
+/// [`DeliveryLog`](crate::ports::DeliveryLog), [`SentChanges`](crate::ports::SentChanges) and
+/// [`SessionStore`] in one value, as a database adapter would be.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     pub(super) state: Mutex<State>,
@@ -407,6 +418,7 @@ impl AccountStore for MemoryStore {
         if state.rules.len() == before {
             Err(StoreError::NotFound)
         } else {
+            state.sent.retain(|(rule_id, _, _), _| *rule_id != rule);
             Ok(())
         }
     }

@@ -274,6 +274,7 @@ impl Harness {
             rules: self.store.clone(),
             jobs: self.store.clone(),
             deliveries: self.store.clone(),
+            sent: self.store.clone(),
             files: self.files.clone(),
             signer: self.files.clone(),
             sender: Arc::new(RecordingSender::new()),
@@ -1382,4 +1383,116 @@ async fn a_burst_is_refused_once_its_expected_wait_passes_half_the_bound() {
             scope: BusyScope::Key
         }
     );
+}
+
+/// The descriptions in the file of the request `token`.
+async fn descriptions(h: &Harness, token: Token) -> Vec<String> {
+    let file = h.files.read(&FileKey::for_token(token)).await.unwrap();
+    decode_all(&file)
+        .unwrap()
+        .into_iter()
+        .map(|line| line.description)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_once_rule_tells_a_change_once_and_again_when_the_forecast_turns() {
+    let h = Harness::new().await;
+    let once = RuleSpec::new(
+        DataType::Aq,
+        Forecast::Hours(6),
+        Sensitivity::Medium,
+        MessageSpec::Custom {
+            deterioration: "once: worse in {hours} h ({category})".into(),
+            improvement: "once: better in {hours} h ({category})".into(),
+        },
+    )
+    .unwrap()
+    .with_repeat(Repeat::Once);
+    h.store
+        .add_rule(&AlertRule {
+            id: RuleId(h.ids.new_id()),
+            key_id: h.key_id,
+            spec: once,
+            enabled: true,
+            created_at: t0(),
+        })
+        .await
+        .unwrap();
+    let pipeline = AlertPipeline::new(h.ports(), PipelineConfig::default());
+    let post = || async {
+        let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+        assert_eq!(pipeline.run_once(1).await.unwrap().claimed(), 1);
+        descriptions(&h, token).await
+    };
+    let every = "In 2 hours the air quality is expected to be worse (58 AQI).";
+
+    // 72 now, 58 at 10:00: told once, while the rule that repeats tells it every time.
+    let worse = "once: worse in 2 h (Moderate)";
+    assert_eq!(post().await, [every, worse]);
+    assert_eq!(post().await, [every], "the same change is not told again");
+    h.clock.set(t0() + chrono::Duration::minutes(40));
+    assert_eq!(
+        post().await,
+        [every],
+        "forty minutes on, the change at 10:00 is the same change"
+    );
+
+    // The forecast turns: the air gets better instead, and that is news.
+    h.forecast
+        .set_hourly(paris(), vec![ci(72.0), ci(75.0), ci(85.0)]);
+    let every_better = "In 2 hours the air quality is expected to be better (85 AQI).";
+    assert_eq!(
+        post().await,
+        [every_better, "once: better in 2 h (Excellent)"]
+    );
+    assert_eq!(
+        post().await,
+        [every_better],
+        "the better air is told once too"
+    );
+
+    // It turns back to the first change: told again, the reader last heard the opposite.
+    h.forecast
+        .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(58.0)]);
+    assert_eq!(post().await, [every, worse]);
+
+    // Deeper into the same hour's change: another category is news.
+    h.forecast
+        .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(38.0)]);
+    let every_low = "In 2 hours the air quality is expected to be worse (38 AQI).";
+    assert_eq!(post().await, [every_low, "once: worse in 2 h (Low)"]);
+
+    // Three hours later the same numbers speak of 13:00: another change.
+    h.clock.set(t0() + chrono::Duration::hours(3));
+    assert_eq!(post().await, [every_low, "once: worse in 2 h (Low)"]);
+}
+
+#[tokio::test]
+async fn a_once_rule_tells_each_point_id_its_own_change() {
+    let h = Harness::new().await;
+    for mut rule in h.store.list_rules(h.key_id).await.unwrap() {
+        rule.spec = rule.spec.with_repeat(Repeat::Once);
+        h.store.update_rule(&rule).await.unwrap();
+    }
+    let pipeline = AlertPipeline::new(h.ports(), PipelineConfig::default());
+    let mut first = h.request();
+    let token = pipeline.accept(h.key_id, first.clone()).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    assert_eq!(descriptions(&h, token).await.len(), 1);
+
+    // Another point id at the same place has not been told.
+    first.points.push(AlertPoint {
+        id: "user-18".into(),
+        ..first.points[0].clone()
+    });
+    let token = pipeline.accept(h.key_id, first).await.unwrap();
+    pipeline.run_once(1).await.unwrap();
+    let file = h.files.read(&FileKey::for_token(token)).await.unwrap();
+    let ids: Vec<String> = decode_all(&file)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.id)
+        .collect();
+    assert_eq!(ids, ["user-18"]);
 }

@@ -17,6 +17,7 @@ pub mod error;
 pub mod files;
 pub mod jobs;
 pub mod rules;
+pub mod sent;
 pub mod sessions;
 pub mod stored;
 pub mod urls;
@@ -36,6 +37,7 @@ pub use jobs::{
 };
 pub use names::UnknownName;
 pub use rules::{KeyConfig, LAST_USE_RESOLUTION, RuleStore, SigningSecret, last_use_is_stale};
+pub use sent::{SentChange, SentChanges};
 pub use sessions::{Session, SessionStore};
 pub use urls::UrlSigner;
 pub use webhooks::{DeliveryErrorKind, WebhookRequest, WebhookResponse, WebhookSender};

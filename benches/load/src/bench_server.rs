@@ -95,6 +95,7 @@ pub async fn serve(source: BenchSource) -> Result<()> {
             rules: store.clone(),
             jobs: store.clone(),
             deliveries: store.clone(),
+            sent: store.clone(),
             files: files.clone(),
             signer: files.clone(),
             sender: Arc::new(RecordingSender::new()),

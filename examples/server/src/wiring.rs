@@ -7,7 +7,8 @@ use std::sync::Arc;
 use alerts_core::manage::{Manager, WebhookUrlCheck};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use alerts_core::ports::{
-    AccountStore, DeliveryLog, FileKey, FileStore, JobQueue, RuleStore, SessionStore, WebhookSender,
+    AccountStore, DeliveryLog, FileKey, FileStore, JobQueue, RuleStore, SentChanges, SessionStore,
+    WebhookSender,
 };
 use anyhow::{Context, Result, bail};
 use aq_core::runtime::{Clock, IdGenerator};
@@ -41,6 +42,8 @@ pub(crate) struct Stores {
     pub(crate) jobs: Arc<dyn JobQueue>,
     /// The delivery log.
     pub(crate) deliveries: Arc<dyn DeliveryLog>,
+    /// What once-per-change rules told.
+    pub(crate) sent: Arc<dyn SentChanges>,
     /// The dashboard's sessions.
     pub(crate) sessions: Arc<dyn SessionStore>,
     /// `/readyz`'s check of the database.
@@ -104,6 +107,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             accounts: store.clone(),
             jobs: store.clone(),
             deliveries: store.clone(),
+            sent: store.clone(),
             sessions: store.clone(),
             readiness: Arc::new(PgPing(store)),
         })
@@ -119,6 +123,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             accounts: store.clone(),
             jobs: store.clone(),
             deliveries: store.clone(),
+            sent: store.clone(),
             sessions: store.clone(),
             readiness: Arc::new(SqlitePing(store)),
         })
@@ -299,6 +304,7 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
             rules: stores.rules.clone(),
             jobs: stores.jobs.clone(),
             deliveries: stores.deliveries.clone(),
+            sent: stores.sent.clone(),
             files: files.file_store(),
             signer: files.signer.clone(),
             sender: sender.clone(),

@@ -263,6 +263,7 @@ impl DemoField {
             self.values_at(&place, time)
         })
         .unwrap_or(PollenOutlook {
+            today: civil.date(1),
             yesterday: PollenLevels::default(),
             days: Vec::new(),
         })

@@ -163,7 +163,7 @@ async fn charts(
                 .and_then(Option::as_ref),
             Change::Pollen(_) => None,
         };
-        evaluator.changes(&rule.spec, series.as_ref(), pollen.as_ref(), |change| {
+        evaluator.changes(&rule.spec, series.as_ref(), pollen.as_ref(), |change, _| {
             let message = render_rule(&rule.spec, &change, air_at(&change), &evaluator.messages);
             fired.push((change, message));
         });

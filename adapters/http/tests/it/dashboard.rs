@@ -69,6 +69,7 @@ pub(crate) fn dashboard_with(
             rules: store.clone(),
             jobs: store.clone(),
             deliveries: store.clone(),
+            sent: store.clone(),
             files: files.clone(),
             signer: files.clone(),
             sender: sender.clone(),

@@ -100,6 +100,7 @@ async fn a_places_forecast_shows_bands_threshold_and_where_the_alert_fires() {
     dash.forecast.set_pollen(
         here,
         PollenOutlook {
+            today: chrono::NaiveDate::from_ymd_opt(2026, 5, 1).unwrap(),
             yesterday: levels(1, 2),
             days: vec![
                 levels(1, 2),
@@ -172,6 +173,7 @@ async fn a_pollen_alert_is_marked_on_the_day_it_fires() {
     dash.forecast.set_pollen(
         here,
         PollenOutlook {
+            today: chrono::NaiveDate::from_ymd_opt(2026, 5, 1).unwrap(),
             yesterday: tree(1),
             days: vec![tree(1), tree(2), tree(4)],
         },

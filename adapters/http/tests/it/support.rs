@@ -83,6 +83,7 @@ pub(crate) async fn app_over(
             rules: store.clone(),
             jobs: store.clone(),
             deliveries: store.clone(),
+            sent: store.clone(),
             files: files.clone(),
             signer: files.clone(),
             sender: Arc::new(RecordingSender::new()),

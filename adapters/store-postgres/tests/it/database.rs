@@ -29,7 +29,14 @@ async fn migrations_apply_once_whatever_the_number_of_starts() {
             .unwrap();
     assert_eq!(
         applied,
-        vec![(1, true), (2, true), (3, true), (4, true), (5, true)]
+        vec![
+            (1, true),
+            (2, true),
+            (3, true),
+            (4, true),
+            (5, true),
+            (6, true)
+        ]
     );
 }
 

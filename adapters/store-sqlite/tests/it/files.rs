@@ -68,7 +68,14 @@ async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
             .unwrap();
     assert_eq!(
         applied,
-        vec![(1, true), (2, true), (3, true), (4, true), (5, true)],
+        vec![
+            (1, true),
+            (2, true),
+            (3, true),
+            (4, true),
+            (5, true),
+            (6, true)
+        ],
         "each migration is recorded once"
     );
     let journal: String = sqlx::query_scalar("PRAGMA journal_mode")

@@ -99,6 +99,7 @@ impl Setup {
                 rules: store.clone(),
                 jobs: store.clone(),
                 deliveries: store.clone(),
+                sent: store.clone(),
                 files: files.clone(),
                 signer: files,
                 sender: Arc::new(loopback_sender(timeout)),

@@ -1,4 +1,5 @@
-//! The store suites: rule store, account store, session store, job queue and delivery log.
+//! The store suites: rule store, account store, session store, job queue, delivery log and
+//! sent changes.
 //!
 //! Every store implementation runs [`run_all`] in its tests, or the single suites when it
 //! implements only some of the ports. A suite panics with a message naming the promise of the
@@ -18,7 +19,9 @@
 //!
 //! One module per port: `accounts` and `rules` (the account and rule stores), `sessions`,
 //! `enqueue`, `idempotency`, `claims` and `fairness` (the job queue: storing requests,
-//! idempotency keys, working on jobs, sharing the workers among keys and the retention purge), `deliveries` (the delivery log), and `fixtures`, what they share.
+//! idempotency keys, working on jobs, sharing the workers among keys and the retention purge),
+//! `deliveries` (the delivery log), `sent` (what once-per-change rules told), and `fixtures`,
+//! what they share.
 
 #![allow(clippy::unwrap_used)]
 
@@ -30,6 +33,7 @@ mod fairness;
 mod fixtures;
 mod idempotency;
 mod rules;
+mod sent;
 mod sessions;
 
 pub use accounts::{accounts, api_keys, rules, secret_rotation};
@@ -43,14 +47,15 @@ pub use fairness::{backlog, fair_claims, purge_finished};
 pub use fixtures::drain;
 pub use idempotency::{concurrent_idempotent_enqueue, idempotent_enqueue};
 pub use rules::{authentication, key_config};
+pub use sent::sent_changes;
 pub use sessions::sessions;
 
-use crate::ports::{AccountStore, DeliveryLog, JobQueue, RuleStore, SessionStore};
+use crate::ports::{AccountStore, DeliveryLog, JobQueue, RuleStore, SentChanges, SessionStore};
 
 /// Runs every store suite, one after the other, on `store`.
 pub async fn run_all<S>(store: &S)
 where
-    S: RuleStore + AccountStore + JobQueue + DeliveryLog + SessionStore,
+    S: RuleStore + AccountStore + JobQueue + DeliveryLog + SentChanges + SessionStore,
 {
     accounts(store).await;
     sessions(store).await;
@@ -76,4 +81,5 @@ where
     fair_claims(store).await;
     backlog(store).await;
     purge_finished(store).await;
+    sent_changes(store).await;
 }

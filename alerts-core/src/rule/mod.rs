@@ -376,6 +376,70 @@ impl FromStr for Audience {
     }
 }
 
+/// Whether a rule tells of the same change again. With [`Repeat::Once`], an alert for a
+/// point id and a rule is left out of later files while the change it told of is still the one
+/// ahead: the same direction, the same forecast hour (air quality) or civil day (pollen, per
+/// type) and the same category reached. It comes again when the forecast turns, reaches another
+/// category, moves to another hour or day, or the change has passed. Rules stored before the
+/// choice existed have none and read as [`Repeat::Every`], which is never written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Repeat {
+    /// Every request gets every alert its points raise: the spec's behaviour.
+    #[default]
+    Every,
+    /// A change is told once per point id.
+    Once,
+}
+
+impl Repeat {
+    /// Both choices, the default first.
+    pub const ALL: [Repeat; 2] = [Repeat::Every, Repeat::Once];
+
+    /// The wire name: `every` or `once`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Repeat::Every => "every",
+            Repeat::Once => "once",
+        }
+    }
+
+    /// The name shown in forms and lists.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Repeat::Every => "Every request",
+            Repeat::Once => "Once per change",
+        }
+    }
+
+    fn is_every(&self) -> bool {
+        *self == Repeat::Every
+    }
+}
+
+impl FromStr for Repeat {
+    type Err = RuleError;
+
+    /// ```
+    /// use alerts_core::rule::Repeat;
+    ///
+    /// assert_eq!("once".parse::<Repeat>().unwrap(), Repeat::Once);
+    /// assert!("twice".parse::<Repeat>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Repeat::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| RuleError::UnknownValue {
+                selector: "repeat",
+                value: s.to_owned(),
+                allowed: "every, once",
+            })
+    }
+}
+
 /// The message selector: the predefined descriptions, or the customer's own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -419,6 +483,7 @@ pub struct RuleSpec {
     message: MessageSpec,
     aq_index: AqIndex,
     audience: Audience,
+    repeat: Repeat,
 }
 
 /// The unvalidated shape of a [`RuleSpec`], as stored and as sent by forms.
@@ -441,6 +506,10 @@ pub struct RawRuleSpec {
     /// existed) means the general population, and the default is not written.
     #[serde(default, skip_serializing_if = "Audience::is_general")]
     pub audience: Audience,
+    /// Whether a change is told again; absent (as in rules stored before the choice existed)
+    /// means every request, and the default is not written.
+    #[serde(default, skip_serializing_if = "Repeat::is_every")]
+    pub repeat: Repeat,
 }
 
 /// Why a rule was refused. Each message says which selector or field is wrong and what it
@@ -550,6 +619,7 @@ impl RuleSpec {
             message,
             aq_index: AqIndex::default(),
             audience: Audience::default(),
+            repeat: Repeat::default(),
         })
     }
 
@@ -583,6 +653,28 @@ impl RuleSpec {
     pub fn with_audience(mut self, audience: Audience) -> Self {
         self.audience = audience;
         self
+    }
+
+    /// The same rule telling of a change `repeat` times.
+    ///
+    /// ```
+    /// use alerts_core::rule::{DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity};
+    ///
+    /// let rule = RuleSpec::new(DataType::Aq, Forecast::Hours(3), Sensitivity::High,
+    ///     MessageSpec::Default).unwrap();
+    /// assert_eq!(rule.repeat(), Repeat::Every);
+    /// assert_eq!(rule.with_repeat(Repeat::Once).repeat(), Repeat::Once);
+    /// ```
+    #[must_use]
+    pub fn with_repeat(mut self, repeat: Repeat) -> Self {
+        self.repeat = repeat;
+        self
+    }
+
+    /// Whether a change is told again.
+    #[must_use]
+    pub fn repeat(&self) -> Repeat {
+        self.repeat
     }
 
     /// Whom the recommendations speak to.
@@ -629,7 +721,8 @@ impl TryFrom<RawRuleSpec> for RuleSpec {
         Ok(
             Self::new(raw.data_type, raw.forecast, raw.sensitivity, raw.message)?
                 .with_aq_index(raw.aq_index)
-                .with_audience(raw.audience),
+                .with_audience(raw.audience)
+                .with_repeat(raw.repeat),
         )
     }
 }
@@ -643,6 +736,7 @@ impl From<RuleSpec> for RawRuleSpec {
             message: spec.message,
             aq_index: spec.aq_index,
             audience: spec.audience,
+            repeat: spec.repeat,
         }
     }
 }
@@ -732,168 +826,4 @@ pub struct AlertRule {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn custom(d: &str, i: &str) -> MessageSpec {
-        MessageSpec::Custom {
-            deterioration: d.into(),
-            improvement: i.into(),
-        }
-    }
-
-    #[test]
-    fn every_offered_horizon_is_accepted_and_no_other() {
-        for dt in [DataType::Aq, DataType::Pollen] {
-            for f in AQ_HORIZONS.iter().chain(POLLEN_HORIZONS.iter()) {
-                let ok = RuleSpec::new(dt, *f, Sensitivity::High, MessageSpec::Default).is_ok();
-                assert_eq!(ok, dt.horizons().contains(f), "{dt:?} {f}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_stored_rule_without_aq_index_reads_as_cleanliness_and_is_written_back_unchanged() {
-        let stored =
-            r#"{"type":"aq","forecast":"3h","sensitivity":"high","message":{"kind":"default"}}"#;
-        let spec: RuleSpec = serde_json::from_str(stored).unwrap();
-        assert_eq!(spec.aq_index(), AqIndex::Cleanliness);
-        assert_eq!(serde_json::to_string(&spec).unwrap(), stored);
-    }
-
-    #[test]
-    fn aq_index_us_epa_round_trips_through_the_rule_json() {
-        let spec = RuleSpec::new(
-            DataType::Aq,
-            Forecast::Hours(3),
-            Sensitivity::High,
-            MessageSpec::Default,
-        )
-        .unwrap()
-        .with_aq_index(AqIndex::UsEpa);
-        let json = serde_json::to_value(&spec).unwrap();
-        assert_eq!(json["aq_index"], "us_epa");
-        assert_eq!(serde_json::from_value::<RuleSpec>(json).unwrap(), spec);
-        let bad = r#"{"type":"aq","forecast":"3h","sensitivity":"high","message":{"kind":"default"},"aq_index":"eaqi"}"#;
-        assert!(serde_json::from_str::<RuleSpec>(bad).is_err());
-    }
-
-    #[test]
-    fn aq_index_parses_wire_and_command_line_names_and_names_the_field_otherwise() {
-        assert_eq!("us_epa".parse::<AqIndex>().unwrap(), AqIndex::UsEpa);
-        assert_eq!("us-epa".parse::<AqIndex>().unwrap(), AqIndex::UsEpa);
-        assert_eq!(
-            "cleanliness".parse::<AqIndex>().unwrap(),
-            AqIndex::Cleanliness
-        );
-        let err = "eaqi".parse::<AqIndex>().unwrap_err().to_string();
-        assert!(err.starts_with("aq_index: `eaqi`"), "{err}");
-    }
-
-    #[test]
-    fn a_stored_rule_without_audience_reads_as_general_and_others_round_trip() {
-        let stored =
-            r#"{"type":"pollen","forecast":"1d","sensitivity":"low","message":{"kind":"default"}}"#;
-        let spec: RuleSpec = serde_json::from_str(stored).unwrap();
-        assert_eq!(spec.audience(), Audience::General);
-        assert_eq!(serde_json::to_string(&spec).unwrap(), stored);
-        for audience in Audience::ALL {
-            let json = serde_json::to_value(spec.clone().with_audience(audience)).unwrap();
-            if audience == Audience::General {
-                assert!(json.get("audience").is_none(), "{json}");
-            } else {
-                assert_eq!(json["audience"], audience.as_str());
-            }
-            let back = serde_json::from_value::<RuleSpec>(json).unwrap();
-            assert_eq!(back.audience(), audience);
-            assert_eq!(audience.as_str().parse::<Audience>().unwrap(), audience);
-            let dashed = audience.as_str().replace('_', "-");
-            assert_eq!(dashed.parse::<Audience>().unwrap(), audience);
-        }
-        let bad = format!(r#"{},"audience":"teens"}}"#, &stored[..stored.len() - 1]);
-        assert!(serde_json::from_str::<RuleSpec>(&bad).is_err());
-        let err = "teens".parse::<Audience>().unwrap_err().to_string();
-        assert!(err.starts_with("audience: `teens`"), "{err}");
-    }
-
-    #[test]
-    fn forecast_text_round_trips_and_refuses_others() {
-        for f in AQ_HORIZONS.iter().chain(POLLEN_HORIZONS.iter()) {
-            assert_eq!(f.to_string().parse::<Forecast>().unwrap(), *f);
-        }
-        for bad in [
-            "0h", "4h", "97h", "5d", "0d", "tomorrow", "", "h", "-1h", "6 h",
-        ] {
-            assert!(bad.parse::<Forecast>().is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn custom_needs_both_descriptions() {
-        let err = RuleSpec::new(
-            DataType::Aq,
-            Forecast::Hours(1),
-            Sensitivity::Low,
-            custom("worse", "  "),
-        )
-        .unwrap_err();
-        assert_eq!(
-            err,
-            RuleError::MissingDescription {
-                field: "improvement"
-            }
-        );
-    }
-
-    #[test]
-    fn unknown_placeholder_is_named() {
-        let err = RuleSpec::new(
-            DataType::Pollen,
-            Forecast::Today,
-            Sensitivity::Low,
-            custom("{kind} rises", "{aqi} better"),
-        )
-        .unwrap_err();
-        let text = err.to_string();
-        assert!(text.contains("`{aqi}`"), "{text}");
-        assert!(text.contains("message.improvement"), "{text}");
-        assert!(text.contains("{days}, {kind}, {category}"), "{text}");
-    }
-
-    #[test]
-    fn unclosed_brace_reports_its_position() {
-        let err = RuleSpec::new(
-            DataType::Aq,
-            Forecast::Hours(1),
-            Sensitivity::Low,
-            custom("ok", "été {hours"),
-        )
-        .unwrap_err();
-        assert_eq!(
-            err,
-            RuleError::UnclosedBrace {
-                field: "improvement",
-                at: 4
-            }
-        );
-    }
-
-    #[test]
-    fn serde_validates_stored_specs() {
-        let spec = RuleSpec::new(
-            DataType::Pollen,
-            Forecast::Days(2),
-            Sensitivity::Medium,
-            MessageSpec::Default,
-        )
-        .unwrap();
-        let json = serde_json::to_string(&spec).unwrap();
-        assert_eq!(
-            json,
-            r#"{"type":"pollen","forecast":"2d","sensitivity":"medium","message":{"kind":"default"}}"#
-        );
-        assert_eq!(serde_json::from_str::<RuleSpec>(&json).unwrap(), spec);
-        let bad = json.replace("2d", "6h");
-        assert!(serde_json::from_str::<RuleSpec>(&bad).is_err());
-    }
-}
+mod tests;
