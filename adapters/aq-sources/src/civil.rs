@@ -160,6 +160,10 @@ mod tests {
             days.day(0),
             Some((utc(2026, 5, 1, 22, 0), utc(2026, 5, 2, 22, 0)))
         );
+        let may = |d| NaiveDate::from_ymd_opt(2026, 5, d).unwrap();
+        assert_eq!(days.date(0), may(2), "the day is named by Madrid's date");
+        let outlook = CivilDays::at(pos(-3.70, 40.42), utc(2026, 5, 1, 23, 30), -1, 3);
+        assert_eq!((outlook.date(0), outlook.date(1)), (may(1), may(2)));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use alerts_core::ids::KeyId;
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
 use alerts_core::ports::ApiKeyInfo;
 use alerts_core::rule::{
-    AqIndex, Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity,
+    AqIndex, Audience, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity,
 };
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
@@ -113,6 +113,11 @@ pub(crate) enum AdminCommand {
         /// `older-adults`, `heart-or-lung-disease`, `pregnancy` or `athletes`.
         #[arg(long, value_name = "AUDIENCE", default_value = "general")]
         audience: String,
+        /// Whether a change is sent again: `every` request (the default) or `once` per change
+        /// for each point id, until the forecast turns, reaches another category, moves to
+        /// another hour or day, or the change has passed.
+        #[arg(long, value_name = "REPEAT", default_value = "every")]
+        repeat: String,
     },
     /// List a key's alert rules.
     ListRules {
@@ -272,6 +277,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             improvement,
             aq_index,
             audience,
+            repeat,
         } => {
             let info = key_info(manager, stores, key).await?;
             let message = match (deterioration, improvement) {
@@ -293,17 +299,19 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 message,
             )?
             .with_aq_index(aq_index.parse::<AqIndex>()?)
-            .with_audience(audience.parse::<Audience>()?);
+            .with_audience(audience.parse::<Audience>()?)
+            .with_repeat(repeat.parse::<Repeat>()?);
             let rule = manager.add_rule(info.account_id, info.id, spec).await?;
             Ok(Output {
                 text: format!(
-                    "added rule {}: {} {} sensitivity {}{}{}",
+                    "added rule {}: {} {} sensitivity {}{}{}{}",
                     rule.id,
                     rule.spec.data_type().label(),
                     rule.spec.forecast().label(),
                     rule.spec.sensitivity().as_str(),
                     shown_index(&rule.spec),
-                    advice_for(&rule.spec)
+                    advice_for(&rule.spec),
+                    once_per_change(&rule.spec)
                 ),
                 json: json!({"id": rule.id.to_string(), "rule": rule.spec}),
             })
@@ -315,13 +323,14 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 .iter()
                 .map(|r| {
                     format!(
-                        "{}  {} {} {}{}{}{}",
+                        "{}  {} {} {}{}{}{}{}",
                         r.id,
                         r.spec.data_type().as_str(),
                         r.spec.forecast(),
                         r.spec.sensitivity().as_str(),
                         shown_index(&r.spec),
                         advice_for(&r.spec),
+                        once_per_change(&r.spec),
                         if r.enabled { "" } else { " (disabled)" }
                     )
                 })
@@ -474,5 +483,14 @@ fn advice_for(spec: &RuleSpec) -> String {
     match spec.audience() {
         Audience::General => String::new(),
         other => format!(", advice for {}", other.label()),
+    }
+}
+
+/// A rule that tells a change once says so in the text output; one that repeats (the default)
+/// prints as it always did.
+fn once_per_change(spec: &RuleSpec) -> &'static str {
+    match spec.repeat() {
+        Repeat::Every => "",
+        Repeat::Once => ", once per change",
     }
 }

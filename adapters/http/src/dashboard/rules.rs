@@ -1,4 +1,5 @@
-//! Add new alert: the four selectors, the index and the audience of the advice, the rule list
+//! Add new alert: the four selectors, the index, the audience of the advice and whether a change
+//! is told again, the rule list
 //! (disable, edit, delete) and a preview of the message a sample change would produce.
 
 use alerts_core::evaluate::Direction;
@@ -6,7 +7,7 @@ use alerts_core::ids::{KeyId, RuleId};
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::ports::ApiKeyInfo;
 use alerts_core::rule::{
-    AlertRule, AqIndex, Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity,
+    AlertRule, AqIndex, Audience, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity,
 };
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -53,6 +54,8 @@ pub(crate) struct RuleForm {
     #[serde(default)]
     audience: String,
     #[serde(default)]
+    repeat: String,
+    #[serde(default)]
     enabled: String,
     #[serde(default)]
     action: String,
@@ -77,6 +80,7 @@ impl RuleForm {
             improvement,
             aq_index: rule.spec.aq_index().as_str().to_owned(),
             audience: rule.spec.audience().as_str().to_owned(),
+            repeat: rule.spec.repeat().as_str().to_owned(),
             enabled: if rule.enabled { "on" } else { "" }.to_owned(),
             ..Self::default()
         }
@@ -118,8 +122,18 @@ impl RuleForm {
                     .to_owned()
             })?,
         };
+        let repeat: Repeat = match self.repeat.trim() {
+            "" => Repeat::default(),
+            text => text
+                .parse()
+                .map_err(|_| "Choose a Repeat: every request or once per change.".to_owned())?,
+        };
         RuleSpec::new(data_type, forecast, sensitivity, message)
-            .map(|spec| spec.with_aq_index(aq_index).with_audience(audience))
+            .map(|spec| {
+                spec.with_aq_index(aq_index)
+                    .with_audience(audience)
+                    .with_repeat(repeat)
+            })
             .map_err(|e| format!("{}. Correct it and try again.", capitalise(&e.to_string())))
     }
 }
@@ -294,7 +308,23 @@ fn describe(spec: &RuleSpec) -> String {
     }
     text.push_str(" · advice for ");
     text.push_str(spec.audience().label());
+    if spec.repeat() == Repeat::Once {
+        text.push_str(" · once per change");
+    }
     text
+}
+
+/// What a repeat choice does, in the words of the form.
+fn repeat_hint(repeat: Repeat) -> &'static str {
+    match repeat {
+        Repeat::Every => "every request gets every alert its points raise.",
+        Repeat::Once => {
+            "a point id is not sent the same change again (same direction, same \
+             forecast hour or day, same category reached). It is sent again when the forecast \
+             turns, reaches another category or moves to another hour or day, or once the change \
+             has passed."
+        }
+    }
 }
 
 fn rule_list(user: &SignedIn, key: KeyId, rules: &[AlertRule]) -> Markup {
@@ -394,6 +424,17 @@ fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) 
                 "Chooses the predefined recommendation: the general population's, or advice for children, older adults, "
                 "people with heart or lung disease, pregnancy or athletes. The description is the same for all."
             }
+            label for="repeat" { "Repeat" }
+            select #repeat name="repeat" {
+                @for r in Repeat::ALL {
+                    option value=(r.as_str()) selected[r.as_str() == form.repeat || (form.repeat.is_empty() && r == Repeat::Every)] { (r.label()) }
+                }
+            }
+            p.hint {
+                @for r in Repeat::ALL {
+                    (r.label()) ": " (repeat_hint(r)) " "
+                }
+            }
             label for="message" { "Message" }
             select #message name="message" {
                 option value="default" selected[!custom] { "Default" }
@@ -426,6 +467,7 @@ fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) 
                         p { strong { (name) ": " } (message.description) }
                         p.hint { "Recommendation (predefined) for " (spec.audience().label()) ": " (message.recommendation) }
                     }
+                    p.hint { (spec.repeat().label()) ": " (repeat_hint(spec.repeat())) }
                 }
             }
             button.secondary type="submit" name="action" value="preview" { "Preview message" }

@@ -164,6 +164,77 @@ async fn the_index_selector_previews_and_stores_the_us_epa_aqi() {
 }
 
 #[tokio::test]
+async fn the_repeat_selector_previews_and_stores_once_per_change() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (csrf, key) = ada_with_key(&mut browser).await;
+    let id = key.0.to_string();
+    let page = browser.get(&format!("/dashboard/rules?key={id}")).await;
+    assert!(page.body.contains("name=\"repeat\""), "{}", page.body);
+    assert!(
+        page.body.contains("value=\"every\" selected"),
+        "every request is the default: {}",
+        page.body
+    );
+    let alert = |repeat: &'static str, action: &'static str| {
+        vec![
+            ("key", id.as_str()),
+            ("type", "pollen"),
+            ("forecast", "1d"),
+            ("sensitivity", "medium"),
+            ("message", "default"),
+            ("repeat", repeat),
+            ("action", action),
+            ("csrf", csrf.as_str()),
+        ]
+    };
+    let preview = browser
+        .post("/dashboard/rules", &alert("once", "preview"))
+        .await;
+    assert_eq!(preview.status, StatusCode::OK);
+    assert!(
+        preview
+            .body
+            .contains("Once per change: a point id is not sent the same change again"),
+        "{}",
+        preview.body
+    );
+    let refused = browser
+        .post("/dashboard/rules", &alert("twice", "save"))
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.body.contains("Choose a Repeat"), "{}", refused.body);
+
+    let saved = browser
+        .post("/dashboard/rules", &alert("once", "save"))
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let rules = dash.manager.list_rules(account.id, key).await.unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].spec.repeat(), alerts_core::rule::Repeat::Once);
+    let list = browser.get(&format!("/dashboard/rules?key={id}")).await;
+    assert!(
+        list.body
+            .contains("advice for General population · once per change"),
+        "{}",
+        list.body
+    );
+    let edit = browser
+        .get(&format!("/dashboard/rules?key={id}&edit={}", rules[0].id.0))
+        .await;
+    assert!(
+        edit.body.contains("value=\"once\" selected"),
+        "the edit form keeps the choice: {}",
+        edit.body
+    );
+}
+
+#[tokio::test]
 async fn an_invalid_alert_is_refused_with_what_was_typed() {
     let dash = dashboard(false);
     let mut browser = Browser::new(&dash);

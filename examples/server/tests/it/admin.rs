@@ -232,6 +232,61 @@ fn add_rule_audience_is_stored_listed_and_defaults_to_the_general_population() {
 }
 
 #[test]
+fn add_rule_repeat_once_is_stored_listed_and_every_is_the_default() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let add = |extra: &[&str]| {
+        let mut args = vec![
+            "add-rule",
+            "--key",
+            &key.id,
+            "--type",
+            "aq",
+            "--forecast",
+            "6h",
+            "--sensitivity",
+            "high",
+        ];
+        args.extend_from_slice(extra);
+        deployment.admin_output(&args)
+    };
+    assert_refused(
+        &add(&["--repeat", "twice"]),
+        &["repeat", "twice", "every, once"],
+    );
+    let parsed = |out: std::process::Output| -> Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let once = parsed(add(&["--repeat", "once"]));
+    assert_eq!(once["rule"]["repeat"], "once", "{once}");
+    let every = parsed(add(&[]));
+    // The default is not written, so it reads as stored rules always did.
+    assert_eq!(every["rule"].get("repeat"), None, "{every}");
+    assert_refused(&add(&["--repeat", "every"]), &["same settings"]);
+
+    let rules = deployment.admin(&["list-rules", "--key", &key.id]);
+    let repeat_of = |id: &Value| {
+        rules
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| &r["id"] == id)
+            .map(|r| r["rule"].get("repeat").cloned())
+    };
+    assert_eq!(
+        repeat_of(&once["id"]),
+        Some(Some(Value::from("once"))),
+        "{rules}"
+    );
+    assert_eq!(repeat_of(&every["id"]), Some(None), "{rules}");
+}
+
+#[test]
 fn a_pollen_rule_past_the_source_forecast_is_refused_saying_why() {
     let deployment = Deployment::new();
     let key = deployment.new_key();

@@ -129,7 +129,7 @@ pub(crate) fn check_delivery(delivery: &crate::receiver::Delivery, key: &Key, to
     );
 }
 
-async fn fetch_file(url: &str, files: Files) -> bytes::Bytes {
+pub(crate) async fn fetch_file(url: &str, files: Files) -> bytes::Bytes {
     let client = client();
     let reply = Reply::read(client.get(url).send().await.unwrap()).await;
     assert_eq!(

@@ -19,6 +19,7 @@ mod operator;
 mod outage;
 mod queue;
 mod receiver;
+mod repeat;
 mod routes;
 mod scale_out;
 mod schema;
