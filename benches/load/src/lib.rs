@@ -6,8 +6,6 @@
 //! - [`client`]: single requests: one post, one file downloaded as a stream.
 //! - [`memory`]: samples a process's resident memory (`VmRSS`) and its peak (`VmHWM`) from
 //!   `/proc`.
-//! - [`receiver`]: a webhook receiver on loopback that verifies every delivery's signature and
-//!   records the tokens it was told about.
 //! - [`server`]: the real `insights-server` binary started on a temporary data directory, with
 //!   accounts, keys and rules made by its `admin --json` commands.
 //! - [`bench_server`]: the API's real router over in-memory stores, plus an empty handler
@@ -20,7 +18,6 @@ pub mod bench_server;
 pub mod client;
 pub mod generator;
 pub mod memory;
-pub mod receiver;
 pub mod requests;
 pub mod scenarios;
 pub mod server;

@@ -8,8 +8,8 @@ use axum::http::Method;
 use webhook_http::config::DEFAULT_USER_AGENT;
 use webhook_http::{BuildError, HttpWebhookSender, WebhookHttpConfig};
 
-use crate::receiver::Receiver;
 use crate::support::{loopback_sender, secret, signed, within_a_minute};
+use test_support::receiver::Receiver;
 
 const TEN_SECONDS: Duration = Duration::from_secs(10);
 /// Short enough that timeout tests finish quickly, long enough for loopback to answer.
@@ -25,12 +25,12 @@ async fn a_signed_delivery_arrives_intact_and_verifies() {
 
     assert_eq!(response.status, Some(200));
     assert_eq!(response.error, None);
-    let hits = receiver.hits_on("/ok");
+    let hits = receiver.deliveries_to("/ok");
     assert_eq!(hits.len(), 1);
     let hit = &hits[0];
     assert_eq!(hit.method, Method::POST);
     assert_eq!(hit.body, request.body);
-    assert_eq!(hit.verified, Some(true));
+    assert_eq!(hit.verified, Some(Ok(())));
     for (name, value) in &request.headers {
         assert_eq!(hit.headers.get(name).unwrap(), value.as_str(), "{name}");
     }
@@ -51,7 +51,10 @@ async fn a_delivery_signed_with_another_secret_is_refused_by_the_receiver() {
 
     assert_eq!(response.status, Some(401));
     assert_eq!(response.error, Some(DeliveryErrorKind::Status));
-    assert_eq!(receiver.hits_on("/ok")[0].verified, Some(false));
+    assert!(matches!(
+        receiver.deliveries_to("/ok")[0].verified,
+        Some(Err(_))
+    ));
 }
 
 #[tokio::test]
@@ -65,7 +68,7 @@ async fn the_sender_sets_the_content_type_whatever_the_caller_passes() {
     let response = loopback_sender(TEN_SECONDS).send(&request).await;
 
     assert_eq!(response.error, None);
-    let hit = &receiver.hits_on("/ok")[0];
+    let hit = &receiver.deliveries_to("/ok")[0];
     let types: Vec<_> = hit.headers.get_all("content-type").iter().collect();
     assert_eq!(types, ["application/json"]);
 }
@@ -122,7 +125,7 @@ async fn a_receiver_slower_than_the_timeout_is_a_timeout() {
     assert_eq!(response.status, None);
     assert_eq!(response.error, Some(DeliveryErrorKind::Timeout));
     assert!(response.latency >= SHORT, "{:?}", response.latency);
-    assert_eq!(receiver.hits_on("/slow").len(), 1);
+    assert_eq!(receiver.deliveries_to("/slow").len(), 1);
 }
 
 #[tokio::test]
@@ -135,8 +138,8 @@ async fn a_redirect_is_a_failure_and_its_target_is_never_requested() {
 
     assert_eq!(response.status, Some(302));
     assert_eq!(response.error, Some(DeliveryErrorKind::Status));
-    assert_eq!(receiver.hits_on("/redirect").len(), 1);
-    assert!(receiver.hits_on("/target").is_empty());
+    assert_eq!(receiver.deliveries_to("/redirect").len(), 1);
+    assert!(receiver.deliveries_to("/target").is_empty());
 }
 
 #[tokio::test]
@@ -183,7 +186,7 @@ async fn a_refused_connection_is_a_connect_failure() {
 #[tokio::test]
 async fn https_to_a_receiver_without_tls_is_a_connect_failure() {
     let receiver = Receiver::start().await;
-    let url = format!("https://{}/ok", receiver.addr);
+    let url = format!("https://{}/ok", receiver.addr());
 
     let response = loopback_sender(TEN_SECONDS)
         .send(&signed(&url, &secret()))
@@ -191,7 +194,7 @@ async fn https_to_a_receiver_without_tls_is_a_connect_failure() {
 
     assert_eq!(response.status, None);
     assert_eq!(response.error, Some(DeliveryErrorKind::Connect));
-    assert!(receiver.hits().is_empty());
+    assert!(receiver.deliveries().is_empty());
 }
 
 #[test]

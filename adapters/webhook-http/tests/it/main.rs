@@ -4,6 +4,5 @@
 
 mod delivery;
 mod pipeline;
-mod receiver;
 mod ssrf;
 mod support;

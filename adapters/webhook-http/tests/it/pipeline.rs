@@ -20,8 +20,8 @@ use aq_core::memory::MemoryForecast;
 use aq_core::runtime::{Clock, FixedClock, IdGenerator, SequentialIds};
 use chrono::{DateTime, TimeZone, Utc};
 
-use crate::receiver::Receiver;
 use crate::support::loopback_sender;
+use test_support::receiver::Receiver;
 
 /// One account with one key whose webhook goes to `/scripted` on the receiver.
 struct Setup {
@@ -203,7 +203,7 @@ async fn two_500s_then_success_take_three_attempts_on_the_retry_schedule() {
         ]
     );
 
-    let hits = setup.receiver.hits_on("/scripted");
+    let hits = setup.receiver.deliveries_to("/scripted");
     assert_eq!(hits.len(), 3);
     let header = |i: usize, name: &str| {
         hits[i]
@@ -215,7 +215,7 @@ async fn two_500s_then_success_take_three_attempts_on_the_retry_schedule() {
             .to_owned()
     };
     for (i, at) in [t0, at1, at2].into_iter().enumerate() {
-        assert_eq!(hits[i].verified, Some(true), "attempt {}", i + 1);
+        assert_eq!(hits[i].verified, Some(Ok(())), "attempt {}", i + 1);
         assert_eq!(header(i, HEADER_TIMESTAMP), at.timestamp().to_string());
         assert_eq!(header(i, HEADER_ID), header(0, HEADER_ID));
     }
@@ -241,7 +241,7 @@ async fn a_410_stops_the_retries() {
     // A day later, nothing is due and the receiver heard from us once.
     setup.clock.advance(chrono::Duration::days(2));
     assert_eq!(setup.run().await, []);
-    assert_eq!(setup.receiver.hits_on("/scripted").len(), 1);
+    assert_eq!(setup.receiver.deliveries_to("/scripted").len(), 1);
     let state = setup.store.job_state(token).unwrap();
     assert_eq!(state.outcome, Some(JobOutcome::Gone));
 }

@@ -5,8 +5,8 @@ use std::time::Duration;
 use alerts_core::ports::{DeliveryErrorKind, WebhookSender};
 use webhook_http::{AddressPolicy, HttpWebhookSender, WebhookHttpConfig};
 
-use crate::receiver::Receiver;
 use crate::support::{loopback_sender, secret, signed, strict_sender};
+use test_support::receiver::Receiver;
 
 #[tokio::test]
 async fn loopback_without_the_allow_list_is_forbidden_and_never_reached() {
@@ -18,14 +18,14 @@ async fn loopback_without_the_allow_list_is_forbidden_and_never_reached() {
 
     assert_eq!(response.status, None);
     assert_eq!(response.error, Some(DeliveryErrorKind::Forbidden));
-    assert!(receiver.hits().is_empty());
+    assert!(receiver.deliveries().is_empty());
 }
 
 #[tokio::test]
 async fn every_spelling_of_this_machine_is_forbidden_and_never_reached() {
     let receiver = Receiver::start().await;
     let sender = strict_sender();
-    let port = receiver.addr.port();
+    let port = receiver.addr().port();
 
     // 0.0.0.0 and [::] reach the local host on Linux, so they matter as much as 127.0.0.1.
     for host in [
@@ -45,7 +45,7 @@ async fn every_spelling_of_this_machine_is_forbidden_and_never_reached() {
         assert_eq!(response.status, None, "{url}");
         assert_eq!(response.error, Some(DeliveryErrorKind::Forbidden), "{url}");
     }
-    assert!(receiver.hits().is_empty());
+    assert!(receiver.deliveries().is_empty());
 }
 
 #[tokio::test]
@@ -59,7 +59,7 @@ async fn a_name_that_resolves_to_loopback_is_forbidden_without_the_allow_list() 
 
     assert_eq!(response.status, None);
     assert_eq!(response.error, Some(DeliveryErrorKind::Forbidden));
-    assert!(receiver.hits().is_empty());
+    assert!(receiver.deliveries().is_empty());
 }
 
 #[tokio::test]
@@ -72,7 +72,7 @@ async fn a_name_that_resolves_to_loopback_is_delivered_with_the_allow_list() {
 
     assert_eq!(response.status, Some(200));
     assert_eq!(response.error, None);
-    assert_eq!(receiver.hits_on("/ok").len(), 1);
+    assert_eq!(receiver.deliveries_to("/ok").len(), 1);
 }
 
 #[tokio::test]
@@ -88,7 +88,7 @@ async fn an_allow_list_for_another_network_does_not_open_loopback() {
         let response = sender.send(&signed(&url, &secret())).await;
         assert_eq!(response.error, Some(DeliveryErrorKind::Forbidden), "{url}");
     }
-    assert!(receiver.hits().is_empty());
+    assert!(receiver.deliveries().is_empty());
 }
 
 #[tokio::test]
@@ -114,7 +114,7 @@ async fn the_cloud_metadata_service_stays_forbidden_with_private_networks_allowe
 async fn urls_that_are_not_http_or_carry_credentials_are_forbidden() {
     let receiver = Receiver::start().await;
     let sender = loopback_sender(Duration::from_secs(10));
-    let port = receiver.addr.port();
+    let port = receiver.addr().port();
 
     for url in [
         format!("ftp://127.0.0.1:{port}/ok"),
@@ -124,5 +124,5 @@ async fn urls_that_are_not_http_or_carry_credentials_are_forbidden() {
         let response = sender.send(&signed(&url, &secret())).await;
         assert_eq!(response.error, Some(DeliveryErrorKind::Forbidden), "{url}");
     }
-    assert!(receiver.hits().is_empty());
+    assert!(receiver.deliveries().is_empty());
 }

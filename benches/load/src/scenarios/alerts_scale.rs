@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::memory::{MemoryReading, MemoryReport, MemorySampler, mib};
-use crate::receiver::Receiver;
 use crate::scenarios::ms;
 use crate::server::Installation;
 use crate::{client, figure, requests};
+use test_support::receiver::Receiver;
 
 /// The two rules: air quality a day ahead and pollen two days ahead, both at high sensitivity
 /// so that many points raise alerts.
@@ -105,8 +105,8 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
     let config = format!("max_points = {}\n", options.points.max(10_000));
     let installation = Installation::new(server_bin, &config)?;
     let key = installation.new_key()?;
-    let receiver = Receiver::start(&key.secret).await?;
-    installation.set_webhook(&key, &receiver.url())?;
+    let receiver = Receiver::verifying(&key.secret).await;
+    installation.set_webhook(&key, &receiver.url("/hook"))?;
     for (data_type, forecast, sensitivity) in RULES {
         installation.add_rule(&key, data_type, forecast, sensitivity)?;
     }
@@ -134,11 +134,20 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
         .as_str()
         .context("the 200 carries no token")?
         .to_owned();
-    let delivered = receiver.wait_for(&token, options.patience).await;
-    let (arrived, file_url) = match delivered {
-        Ok(d) => d,
-        Err(e) => bail!("{e:#}\nserver log:\n{}", server.log_tail(30)),
+    let Some(delivered) = receiver.wait_for(&token, options.patience).await else {
+        let (refused, why) = receiver.refused();
+        bail!(
+            "no delivery of {token} within {:?} ({refused} refused{})\nserver log:\n{}",
+            options.patience,
+            why.map(|w| format!(": {w}")).unwrap_or_default(),
+            server.log_tail(30)
+        );
     };
+    let arrived = delivered.arrived;
+    let file_url = delivered.json["URL"]
+        .as_str()
+        .context("the delivery carries no URL")?
+        .to_owned();
     let post_to_webhook = arrived.duration_since(posted);
 
     let download = client::download(&file_url).await?;

@@ -16,10 +16,10 @@ use hdrhistogram::Histogram;
 
 use crate::generator::{LoadConfig, Report, Template};
 use crate::memory::{MemoryReport, MemorySampler, mib};
-use crate::receiver::Receiver;
 use crate::scenarios::alerts_scale::RULES;
 use crate::server::Installation;
 use crate::{figure, requests};
+use test_support::receiver::Receiver;
 
 /// The per-key limits the server is given, far above what two cores serve: the test measures
 /// the service, not the limiter.
@@ -191,7 +191,10 @@ pub async fn drive(
     // range it has so far instead of growing.
     let mut latency = Histogram::<u64>::new_with_bounds(1, MAX_DELIVERY_MS, 3).ok();
     for (token, at) in &accepted {
-        if let (Some(h), Some(arrived)) = (latency.as_mut(), receiver.arrival(token)) {
+        if let (Some(h), Some(arrived)) = (
+            latency.as_mut(),
+            receiver.first_delivery(token).map(|d| d.arrived),
+        ) {
             let ms = arrived.saturating_duration_since(*at).as_millis();
             h.saturating_record(u64::try_from(ms).unwrap_or(u64::MAX).max(1));
         }
@@ -204,8 +207,8 @@ pub async fn drive(
         queue_age_seconds,
         undelivered,
         delivery_wait,
-        deliveries_received: receiver.received(),
-        deliveries_refused,
+        deliveries_received: receiver.received() as u64,
+        deliveries_refused: deliveries_refused as u64,
         first_refusal,
     })
 }
@@ -219,8 +222,8 @@ pub async fn drive(
 pub async fn run(server_bin: &Path, options: &MixedOptions) -> Result<(MixedReport, MemoryReport)> {
     let installation = Installation::new(server_bin, UNLIMITED_CONFIG)?;
     let key = installation.new_key()?;
-    let receiver = Receiver::start(&key.secret).await?;
-    installation.set_webhook(&key, &receiver.url())?;
+    let receiver = Receiver::verifying(&key.secret).await;
+    installation.set_webhook(&key, &receiver.url("/hook"))?;
     for (data_type, forecast, sensitivity) in RULES {
         installation.add_rule(&key, data_type, forecast, sensitivity)?;
     }

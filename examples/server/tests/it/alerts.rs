@@ -8,7 +8,7 @@ use alerts_core::webhook::message_id;
 use serde_json::{Value, json};
 
 use crate::harness::{Deployment, Key, Reply, Server, client, eventually, post_json};
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 
 /// The members of an output line, in the order the spec lists them.
 const LINE_MEMBERS: [&str; 7] = [
@@ -83,7 +83,7 @@ pub(crate) async fn run_end_to_end(
     let token = post_points(server, key).await;
     let delivery = receiver.delivery_for(&token).await;
     check_delivery(&delivery, key, &token);
-    let url = delivery.body["URL"].as_str().unwrap().to_owned();
+    let url = delivery.json["URL"].as_str().unwrap().to_owned();
 
     let record = eventually("the alert count in list-deliveries", || {
         let record = deployment.delivery_record(key, &token);
@@ -99,10 +99,10 @@ pub(crate) async fn run_end_to_end(
     (token, url)
 }
 
-pub(crate) fn check_delivery(delivery: &crate::receiver::Delivery, key: &Key, token: &str) {
+pub(crate) fn check_delivery(delivery: &test_support::receiver::Delivery, key: &Key, token: &str) {
     assert_eq!(
         delivery.verified,
-        Ok(()),
+        Some(Ok(())),
         "the signature verifies with the key's secret"
     );
     assert_eq!(delivery.path, "/hook");
@@ -113,18 +113,18 @@ pub(crate) fn check_delivery(delivery: &crate::receiver::Delivery, key: &Key, to
         "webhook-id derives from the token"
     );
     let mut members: Vec<&str> = delivery
-        .body
+        .json
         .as_object()
         .unwrap()
         .keys()
         .map(String::as_str)
         .collect();
     members.sort_unstable();
-    assert_eq!(members, ["KEY", "TOKEN", "URL"], "{}", delivery.body);
-    assert_eq!(delivery.body["TOKEN"], token);
-    assert_eq!(delivery.body["KEY"], key.prefix.as_str());
+    assert_eq!(members, ["KEY", "TOKEN", "URL"], "{}", delivery.json);
+    assert_eq!(delivery.json["TOKEN"], token);
+    assert_eq!(delivery.json["KEY"], key.prefix.as_str());
     assert!(
-        !delivery.body.to_string().contains(&key.key),
+        !String::from_utf8_lossy(&delivery.body).contains(&key.key),
         "a delivery never carries the full key"
     );
 }
@@ -250,7 +250,7 @@ async fn check_tampered_url(url: &str, files: Files) {
 async fn points_posted_lead_to_a_signed_delivery_and_a_valid_file() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
     let server = deployment.serve(&[]);
@@ -275,7 +275,7 @@ async fn points_posted_lead_to_a_signed_delivery_and_a_valid_file() {
 async fn a_us_epa_rule_delivers_the_us_aqi_of_the_demo_fields_concentrations() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     deployment.admin(&[
         "add-rule",
@@ -293,7 +293,7 @@ async fn a_us_epa_rule_delivers_the_us_aqi_of_the_demo_fields_concentrations() {
     let server = deployment.serve(&[]);
     let token = post_points(&server, &key).await;
     let delivery = receiver.delivery_for(&token).await;
-    let file = fetch_file(delivery.body["URL"].as_str().unwrap(), Files::Local).await;
+    let file = fetch_file(delivery.json["URL"].as_str().unwrap(), Files::Local).await;
     let lines = decode_all(&file).unwrap();
     assert!(
         !lines.is_empty(),
@@ -421,14 +421,14 @@ fn athletes_advice(rest: &str) -> &'static str {
 async fn each_audience_gets_its_own_recommendation_and_the_general_one_todays() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_rules_for(&deployment, &key, "general");
     add_rules_for(&deployment, &key, "athletes");
     let server = deployment.serve(&[]);
     let token = post_points(&server, &key).await;
     let delivery = receiver.delivery_for(&token).await;
-    let file = fetch_file(delivery.body["URL"].as_str().unwrap(), Files::Local).await;
+    let file = fetch_file(delivery.json["URL"].as_str().unwrap(), Files::Local).await;
     let lines = decode_all(&file).unwrap();
 
     let mut general = Vec::new();
@@ -499,7 +499,7 @@ async fn a_large_request_is_stored_whole_and_its_retry_is_recognised() {
     const N: usize = 6_000;
     let deployment = Deployment::new();
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
     let server = deployment.serve(&[]);
@@ -544,7 +544,7 @@ async fn a_large_request_is_stored_whole_and_its_retry_is_recognised() {
     assert_eq!(record["points"], N, "every point is stored: {record}");
 
     // Every line is about a posted point, with that point's own custom_data, in posting order.
-    let url = delivery.body["URL"].as_str().unwrap();
+    let url = delivery.json["URL"].as_str().unwrap();
     let file = fetch_file(url, Files::Local).await;
     let lines = decode_all(&file).unwrap();
     assert!(

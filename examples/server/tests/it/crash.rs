@@ -14,7 +14,7 @@ use tokio::task::JoinSet;
 
 use crate::alerts::{add_sensitive_rules, check_delivery, post_points};
 use crate::harness::{Deployment, Key, PATIENCE, Reply, Server, client, eventually, post_json};
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 use test_support::s3::S3Server;
 
 use crate::scale_out::{TestDb, scale_out_deployment};
@@ -23,7 +23,7 @@ use crate::scale_out::{TestDb, scale_out_deployment};
 async fn a_request_accepted_before_a_sigkill_is_delivered_after_a_restart() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
 
@@ -39,7 +39,7 @@ async fn a_request_accepted_before_a_sigkill_is_delivered_after_a_restart() {
     let delivery = receiver.delivery_for(&token).await;
     check_delivery(&delivery, &key, &token);
     // The URL names the server that made the file, and it serves it.
-    let url = delivery.body["URL"].as_str().unwrap();
+    let url = delivery.json["URL"].as_str().unwrap();
     assert!(url.starts_with(&restarted.base), "{url}");
     let file = Reply::read(client().get(url).send().await.unwrap()).await;
     assert_eq!(file.status, 200);
@@ -195,7 +195,7 @@ async fn await_deliveries(receiver: &Receiver, tokens: &[String]) {
         let delivered: HashSet<String> = receiver
             .deliveries()
             .iter()
-            .filter_map(|d| d.body["TOKEN"].as_str().map(str::to_owned))
+            .filter_map(|d| d.json["TOKEN"].as_str().map(str::to_owned))
             .collect();
         let missing = tokens.iter().filter(|t| !delivered.contains(*t)).count();
         if missing == 0 {
@@ -246,8 +246,8 @@ async fn check_after_crash(
     await_deliveries(receiver, tokens).await;
 
     for delivery in receiver.deliveries() {
-        assert_eq!(delivery.verified, Ok(()), "every delivery is signed");
-        let token = delivery.body["TOKEN"].as_str().unwrap_or_default();
+        assert_eq!(delivery.verified, Some(Ok(())), "every delivery is signed");
+        let token = delivery.json["TOKEN"].as_str().unwrap_or_default();
         assert!(
             distinct.contains(&token.to_owned()),
             "a delivery for a request the client never got a token for: {token}"
@@ -290,7 +290,7 @@ async fn a_sigkill_with_200_alert_requests_in_flight_loses_and_duplicates_nothin
     let mut rng = Rng(seed() | 1);
     let deployment = Deployment::new().config(CRASH_CONFIG);
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
 
@@ -324,7 +324,7 @@ async fn two_replicas_on_postgres_lose_nothing_when_one_is_killed_mid_storm() {
     };
     let deployment = scale_out_deployment(&db, &s3).config(CRASH_CONFIG);
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
 

@@ -8,7 +8,7 @@ use tokio::net::TcpStream;
 
 use crate::alerts::post_points;
 use crate::harness::{Deployment, Key, Reply, Server, client, eventually};
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 
 /// The server's `host:port`.
 fn addr(server: &Server) -> String {
@@ -335,12 +335,12 @@ struct Delivered {
 
 async fn deliver_one(deployment: &Deployment, server: &Server) -> Delivered {
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     deployment.add_rule(&key, "aq", "24h", "high");
     let token = post_points(server, &key).await;
     let delivery = receiver.delivery_for(&token).await;
-    let url = delivery.body["URL"].as_str().unwrap().to_owned();
+    let url = delivery.json["URL"].as_str().unwrap().to_owned();
     Delivered {
         key,
         url,

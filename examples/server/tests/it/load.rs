@@ -6,18 +6,18 @@
 
 use std::time::Duration;
 
-use insights_load::receiver::Receiver;
 use insights_load::scenarios::alerts_scale::RULES;
 use insights_load::scenarios::mixed::{self, MixedOptions, OPERATIONS, UNLIMITED_CONFIG};
 
 use crate::harness::Deployment;
+use test_support::receiver::Receiver;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mixed_load_at_64_connections_has_no_error_and_delivers_every_accepted_alert_request() {
     let deployment = Deployment::new().config(UNLIMITED_CONFIG);
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await.unwrap();
-    deployment.set_webhook(&key, &receiver.url());
+    let receiver = Receiver::verifying(&key.secret).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
     for (data_type, forecast, sensitivity) in RULES {
         deployment.add_rule(&key, data_type, forecast, sensitivity);
     }

@@ -18,7 +18,6 @@ mod load;
 mod operator;
 mod outage;
 mod queue;
-mod receiver;
 mod repeat;
 mod routes;
 mod scale_out;

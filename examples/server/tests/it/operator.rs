@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::alerts::post_points;
 use crate::harness::Deployment;
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 
 #[track_caller]
 fn succeeded(out: &std::process::Output) -> Value {
@@ -128,7 +128,7 @@ async fn the_data_directory_database_and_files_are_the_owners_only() {
     assert_eq!(mode(&data), 0o700, "the data directory");
     assert_eq!(mode(&data.join("insights.db")), 0o600, "the database");
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     deployment.add_rule(&key, "aq", "24h", "high");
     let token = post_points(&server, &key).await;

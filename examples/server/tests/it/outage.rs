@@ -7,129 +7,22 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use alerts_core::ids::Token;
-use alerts_core::keys::WebhookSecret;
 use alerts_core::pipeline::RetrySchedule;
-use axum::Router;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use bytes::Bytes;
+use axum::http::StatusCode;
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 use crate::alerts::{add_sensitive_rules, post_points};
 use crate::harness::{Deployment, PATIENCE, Reply, Server, client, post_json};
-use crate::receiver::verify_delivery;
+use test_support::receiver::{Delivery, Receiver};
 use test_support::s3::S3Server;
 
 use crate::scale_out::{TestDb, scale_out_deployment};
 
-// ---------------------------------------------------------------------------------------------
-// A webhook receiver that can be down, failing, or up.
-// ---------------------------------------------------------------------------------------------
-
-/// One request that reached the receiver, and what it answered.
-#[derive(Debug, Clone)]
-struct Seen {
-    at: Instant,
-    token: String,
-    url: String,
-    answered: StatusCode,
-    verified: bool,
-}
-
-struct Shared {
-    secret: WebhookSecret,
-    answer: Mutex<StatusCode>,
-    seen: Mutex<Vec<Seen>>,
-}
-
-/// A receiver on a fixed loopback port that can stop listening altogether (connections are
-/// refused) and listen again on the same port.
-struct FlakyReceiver {
-    addr: SocketAddr,
-    shared: Arc<Shared>,
-    serving: Option<JoinHandle<()>>,
-}
-
-impl FlakyReceiver {
-    async fn start(secret: &str) -> Self {
-        let shared = Arc::new(Shared {
-            secret: WebhookSecret::parse(secret).unwrap(),
-            answer: Mutex::new(StatusCode::NO_CONTENT),
-            seen: Mutex::new(Vec::new()),
-        });
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let mut receiver = Self {
-            addr,
-            shared,
-            serving: None,
-        };
-        receiver.serve(listener);
-        receiver
-    }
-
-    fn serve(&mut self, listener: TcpListener) {
-        let app = Router::new()
-            .fallback(flaky_receive)
-            .with_state(self.shared.clone());
-        self.serving = Some(tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        }));
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/hook", self.addr)
-    }
-
-    /// Stops listening: from now on connections are refused.
-    async fn down(&mut self) {
-        if let Some(serving) = self.serving.take() {
-            serving.abort();
-            let _ = serving.await;
-        }
-    }
-
-    /// Listens again on the same port.
-    async fn up(&mut self) {
-        let deadline = Instant::now() + PATIENCE;
-        let listener = loop {
-            match TcpListener::bind(self.addr).await {
-                Ok(listener) => break listener,
-                Err(e) if Instant::now() > deadline => panic!("cannot listen again: {e}"),
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            }
-        };
-        self.serve(listener);
-    }
-
-    /// What every request gets from now on.
-    fn answer(&self, status: StatusCode) {
-        *self.shared.answer.lock().unwrap() = status;
-    }
-
-    fn seen(&self) -> Vec<Seen> {
-        self.shared.seen.lock().unwrap().clone()
-    }
-}
-
-async fn flaky_receive(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> StatusCode {
-    let verified = verify_delivery(&shared.secret, &headers, &body).is_ok();
-    let payload: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let answered = *shared.answer.lock().unwrap();
-    shared.seen.lock().unwrap().push(Seen {
-        at: Instant::now(),
-        token: payload["TOKEN"].as_str().unwrap_or_default().to_owned(),
-        url: payload["URL"].as_str().unwrap_or_default().to_owned(),
-        answered,
-        verified,
-    });
-    answered
+/// The file URL a delivery carried.
+fn url_of(delivery: &Delivery) -> &str {
+    delivery.json["URL"].as_str().unwrap_or_default()
 }
 
 /// The `expires` parameter of a signed file URL.
@@ -152,8 +45,8 @@ fn attempts(deployment: &Deployment, key: &crate::harness::Key, token: &str) -> 
 async fn a_receiver_down_then_failing_then_back_gets_every_delivery_on_schedule_with_fresh_urls() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
-    let mut receiver = FlakyReceiver::start(&key.secret).await;
-    deployment.set_webhook(&key, &receiver.url());
+    let receiver = Receiver::verifying(&key.secret).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
     let server = deployment.serve(&[]);
 
@@ -183,7 +76,7 @@ async fn a_receiver_down_then_failing_then_back_gets_every_delivery_on_schedule_
         || {
             tokens
                 .iter()
-                .all(|t| receiver.seen().iter().any(|s| &s.token == t))
+                .all(|t| receiver.deliveries().iter().any(|d| d.token() == Some(t)))
         },
     )
     .await;
@@ -196,9 +89,9 @@ async fn a_receiver_down_then_failing_then_back_gets_every_delivery_on_schedule_
         || {
             tokens.iter().all(|t| {
                 receiver
-                    .seen()
+                    .deliveries()
                     .iter()
-                    .any(|s| &s.token == t && s.answered.is_success())
+                    .any(|d| d.token() == Some(t) && d.answered.is_success())
             })
         },
     )
@@ -206,29 +99,34 @@ async fn a_receiver_down_then_failing_then_back_gets_every_delivery_on_schedule_
 
     let client = client();
     for token in &tokens {
-        let seen: Vec<Seen> = receiver
-            .seen()
+        let seen: Vec<Delivery> = receiver
+            .deliveries()
             .into_iter()
-            .filter(|s| &s.token == token)
+            .filter(|d| d.token() == Some(token))
             .collect();
         assert_eq!(
             seen.len(),
             2,
             "attempts 2 and 3 reached the receiver: {seen:?}"
         );
-        assert!(seen.iter().all(|s| s.verified), "every attempt is signed");
+        assert!(
+            seen.iter().all(|d| d.verified == Some(Ok(()))),
+            "every attempt is signed"
+        );
         let (failed, delivered) = (&seen[0], &seen[1]);
         assert_eq!(failed.answered, StatusCode::SERVICE_UNAVAILABLE);
         assert_ne!(
-            failed.url, delivered.url,
+            url_of(failed),
+            url_of(delivered),
             "each attempt carries a fresh URL"
         );
-        let gap = delivered.at - failed.at;
+        let gap = delivered.arrived - failed.arrived;
         assert!(
-            expires_of(&delivered.url) >= expires_of(&failed.url) + gap.as_secs().saturating_sub(1),
+            expires_of(url_of(delivered))
+                >= expires_of(url_of(failed)) + gap.as_secs().saturating_sub(1),
             "the URL of the later attempt expires later by the time between them: {} then {}",
-            failed.url,
-            delivered.url
+            url_of(failed),
+            url_of(delivered)
         );
         // The schedule: each delay is the schedule's (with its jitter), plus at most the
         // workers' polling and this test's.
@@ -241,7 +139,7 @@ async fn a_receiver_down_then_failing_then_back_gets_every_delivery_on_schedule_
         );
         let recorded = attempts(&deployment, &key, token);
         assert_eq!(recorded.len(), 3, "three attempts recorded: {recorded:?}");
-        let file = client.get(&delivered.url).send().await.unwrap();
+        let file = client.get(url_of(delivered)).send().await.unwrap();
         assert_eq!(file.status(), 200, "the delivered URL serves the file");
     }
     // The first delay, from the recorded attempt times.
@@ -425,7 +323,7 @@ async fn an_object_store_outage_is_503_for_files_and_delays_deliveries_until_it_
         .env("AWS_ENDPOINT_URL", &format!("http://{}", cable.addr))
         .config("lease_seconds = 15\n");
     let key = deployment.new_key();
-    let receiver = crate::receiver::Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
     let server = deployment.serve(&[]);
@@ -433,7 +331,7 @@ async fn an_object_store_outage_is_503_for_files_and_delays_deliveries_until_it_
     // A file made before the outage, to fetch during it.
     let before = post_points(&server, &key).await;
     let delivered = receiver.delivery_for(&before).await;
-    let url = delivered.body["URL"].as_str().unwrap().to_owned();
+    let url = url_of(&delivered).to_owned();
 
     cable.cut();
     let not_ready = until_status("readyz during the outage", 503, async || {
@@ -448,7 +346,7 @@ async fn an_object_store_outage_is_503_for_files_and_delays_deliveries_until_it_
         receiver
             .deliveries()
             .iter()
-            .all(|d| d.body["TOKEN"] != during.as_str()),
+            .all(|d| d.json["TOKEN"] != during.as_str()),
         "nothing is delivered while its file cannot be stored"
     );
 
@@ -464,12 +362,12 @@ async fn an_object_store_outage_is_503_for_files_and_delays_deliveries_until_it_
             receiver
                 .deliveries()
                 .iter()
-                .any(|d| d.body["TOKEN"] == during.as_str())
+                .any(|d| d.json["TOKEN"] == during.as_str())
         },
     )
     .await;
     let late = receiver.delivery_for(&during).await;
-    assert_eq!(late.verified, Ok(()));
+    assert_eq!(late.verified, Some(Ok(())));
     let file = client().get(&url).send().await.unwrap();
     assert_eq!(file.status(), 200, "the earlier file is served again");
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::alerts::{Files, fetch_file};
 use crate::harness::{Deployment, Key, Server, client, post_json};
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 
 /// A station in Berlin whose air is clean up to the hour after this one and dirty from two
 /// hours on (`worse_ahead`), or the other way round: a change two hours ahead either way,
@@ -43,7 +43,7 @@ async fn post_and_read(server: &Server, key: &Key, receiver: &Receiver) -> Vec<S
     );
     let token = reply.json()["data"]["token"].as_str().unwrap().to_owned();
     let delivery = receiver.delivery_for(&token).await;
-    let file = fetch_file(delivery.body["URL"].as_str().unwrap(), Files::Local).await;
+    let file = fetch_file(delivery.json["URL"].as_str().unwrap(), Files::Local).await;
     let mut lines: Vec<String> = decode_all(&file)
         .unwrap()
         .into_iter()
@@ -77,7 +77,7 @@ fn add_rule(deployment: &Deployment, key: &Key, name: &str, repeat: &str) {
 async fn a_once_rule_tells_the_same_points_once_and_again_when_the_forecast_turns() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_rule(&deployment, &key, "every", "every");
     add_rule(&deployment, &key, "once", "once");

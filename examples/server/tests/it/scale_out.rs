@@ -8,7 +8,7 @@ use test_support::s3::{ACCESS_KEY, BUCKET, S3Server, SECRET_KEY};
 
 use crate::alerts::{Files, add_sensitive_rules, run_end_to_end};
 use crate::harness::{Deployment, PATIENCE, Reply, client, post_json};
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 
 /// A deployment on the scale-out backends: `db` for the store, `s3`'s bucket for the files.
 pub(crate) fn scale_out_deployment(db: &TestDb, s3: &S3Server) -> Deployment {
@@ -37,7 +37,7 @@ async fn points_posted_lead_to_a_delivery_and_a_presigned_file_on_postgres_and_s
         .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
         .env("AWS_REGION", "us-east-1");
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
     let server = deployment.serve(&[]);
@@ -103,7 +103,7 @@ async fn two_replicas_on_one_database_and_bucket_share_the_work() {
         .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
         .env("AWS_REGION", "us-east-1");
     let key = deployment.new_key();
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     add_sensitive_rules(&deployment, &key);
     // Replica A only answers the API; replica B only has workers to spare. Every request A
@@ -126,10 +126,10 @@ async fn two_replicas_on_one_database_and_bucket_share_the_work() {
         let delivery = receiver.delivery_for(token).await;
         assert_eq!(
             delivery.verified,
-            Ok(()),
+            Some(Ok(())),
             "the delivery of {token} is signed"
         );
-        let url = delivery.body["URL"].as_str().unwrap();
+        let url = delivery.json["URL"].as_str().unwrap();
         let file = client.get(url).send().await.unwrap();
         assert_eq!(
             file.status(),

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::alerts::post_points;
 use crate::harness::{Deployment, eventually};
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 
 use super::browser::{Browser, field, random_hex, text};
 use super::fixtures::{CSRF_REFUSAL, PASSWORD, create_key, new_email, serve};
@@ -17,7 +17,7 @@ async fn every_state_changing_form_refuses_a_missing_or_foreign_csrf_token() {
     let email = new_email();
     let csrf = ada.sign_up(&email).await;
     let key = create_key(&deployment, &email);
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(&key, &receiver.url("/hook"));
     deployment.add_rule(&key, "aq", "24h", "high");
     let token = post_points(&server, &key).await;

@@ -6,7 +6,7 @@ use insights_objects::{LocalUrlSigner, UrlKey, UrlKeys};
 
 use crate::alerts::post_points;
 use crate::harness::{Deployment, Key, Reply, Server, client, eventually};
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 
 use super::browser::text;
 use super::fixtures::serve;
@@ -19,13 +19,13 @@ struct Delivered {
 }
 
 async fn deliver_one(deployment: &Deployment, server: &Server, key: &Key) -> Delivered {
-    let receiver = Receiver::start(&key.secret).await;
+    let receiver = Receiver::verifying(&key.secret).await;
     deployment.set_webhook(key, &receiver.url("/hook"));
     deployment.add_rule(key, "aq", "24h", "high");
     let token = post_points(server, key).await;
     let delivery = receiver.delivery_for(&token).await;
-    assert_eq!(delivery.verified, Ok(()));
-    let url = delivery.body["URL"].as_str().unwrap().to_owned();
+    assert_eq!(delivery.verified, Some(Ok(())));
+    let url = delivery.json["URL"].as_str().unwrap().to_owned();
     Delivered {
         token,
         url,
@@ -306,8 +306,8 @@ async fn file_urls_survive_a_url_key_rotation_until_the_old_key_is_removed() {
             ._receiver
             .deliveries()
             .into_iter()
-            .find(|d| d.body["TOKEN"] == token.as_str())?;
-        Some(reached.body["URL"].as_str()?.to_owned())
+            .find(|d| d.json["TOKEN"] == token.as_str())?;
+        Some(reached.json["URL"].as_str()?.to_owned())
     })
     .await;
     assert_eq!(param(&new_url, "kid"), "next", "{new_url}");

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::alerts::post_points;
 use crate::harness::{Deployment, Key, client, eventually, post_json};
-use crate::receiver::Receiver;
+use test_support::receiver::Receiver;
 
 use super::browser::{Browser, text};
 use super::fixtures::{create_key, key_listing, new_email, serve};
@@ -22,7 +22,7 @@ async fn another_account_cannot_see_or_change_an_accounts_keys_rules_or_deliveri
     let ada_email = new_email();
     ada.sign_up(&ada_email).await;
     let key_a = create_key(&deployment, &ada_email);
-    let receiver_a = Receiver::start(&key_a.secret).await;
+    let receiver_a = Receiver::verifying(&key_a.secret).await;
     deployment.set_webhook(&key_a, &receiver_a.url("/hook"));
     deployment.add_rule(&key_a, "aq", "24h", "high");
     let token_a = post_points(&server, &key_a).await;
@@ -176,7 +176,7 @@ async fn another_accounts_api_key_never_uses_or_returns_an_accounts_webhook_rule
     let server = serve(&deployment, &[]);
     let http = client();
     let key_a = deployment.new_key();
-    let receiver_a = Receiver::start(&key_a.secret).await;
+    let receiver_a = Receiver::verifying(&key_a.secret).await;
     deployment.set_webhook(&key_a, &receiver_a.url("/hook"));
     deployment.add_rule(&key_a, "aq", "24h", "high");
     let token_a = post_points(&server, &key_a).await;
@@ -188,7 +188,7 @@ async fn another_accounts_api_key_never_uses_or_returns_an_accounts_webhook_rule
     post_json(&http, &server, &key_e.key, &points)
         .await
         .assert_error(400, "webhook_not_configured", &[]);
-    let receiver_e = Receiver::start(&key_e.secret).await;
+    let receiver_e = Receiver::verifying(&key_e.secret).await;
     deployment.set_webhook(&key_e, &receiver_e.url("/hook"));
     post_json(&http, &server, &key_e.key, &points)
         .await
@@ -199,13 +199,13 @@ async fn another_accounts_api_key_never_uses_or_returns_an_accounts_webhook_rule
     deployment.add_rule(&key_e, "aq", "24h", "high");
     let token_e = post_points(&server, &key_e).await;
     let delivery = receiver_e.delivery_for(&token_e).await;
-    assert_eq!(delivery.verified, Ok(()));
-    assert_eq!(delivery.body["KEY"], key_e.prefix.as_str());
+    assert_eq!(delivery.verified, Some(Ok(())));
+    assert_eq!(delivery.json["KEY"], key_e.prefix.as_str());
     tokio::time::sleep(Duration::from_secs(1)).await;
     let to_a: Vec<Value> = receiver_a
         .deliveries()
         .into_iter()
-        .map(|d| d.body)
+        .map(|d| d.json)
         .collect();
     assert_eq!(
         to_a.len(),
@@ -216,7 +216,7 @@ async fn another_accounts_api_key_never_uses_or_returns_an_accounts_webhook_rule
     let to_e: Vec<Value> = receiver_e
         .deliveries()
         .into_iter()
-        .map(|d| d.body)
+        .map(|d| d.json)
         .collect();
     assert!(
         to_e.iter().all(|d| d["TOKEN"] == token_e.as_str()),
