@@ -71,10 +71,7 @@ pub(crate) async fn create(
             .await
         }
         Err(e) => {
-            let message = format!(
-                "{}. Give the key a label of up to 100 characters, such as \"production\".",
-                capitalise(&e.to_string())
-            );
+            let message = label_refusal(&e);
             render(
                 &state,
                 &user,
@@ -121,10 +118,7 @@ pub(crate) async fn rename(
     {
         Ok(()) => Redirect::to("/dashboard/keys").into_response(),
         Err(e @ ManageError::Label(_)) => {
-            let message = format!(
-                "{}. Give the key a label of up to 100 characters, such as \"production\".",
-                capitalise(&e.to_string())
-            );
+            let message = label_refusal(&e);
             render(
                 &state,
                 &user,
@@ -263,4 +257,12 @@ async fn render(
         }
     };
     pages::page(status, layout("API keys", Some(user), &body))
+}
+
+/// What the form says when a label is refused: why, and what a good label looks like.
+fn label_refusal(e: &impl std::fmt::Display) -> String {
+    format!(
+        "{}. Give the key a label of up to 100 characters, such as \"production\".",
+        capitalise(&e.to_string())
+    )
 }
