@@ -136,7 +136,7 @@ pub fn sent_change(alert: &Alert<'_>) -> SentChange {
 /// ```
 /// use alerts_core::repeat::OnceFilter;
 ///
-/// let mut filter = OnceFilter::new(Vec::new());
+/// let filter = OnceFilter::new(Vec::new());
 /// assert!(filter.told().is_empty());
 /// ```
 #[derive(Debug, Default)]

@@ -1,6 +1,6 @@
 //! Add new alert: the four selectors, the index, the audience of the advice and whether a change
-//! is told again, the rule list
-//! (disable, edit, delete) and a preview of the message a sample change would produce.
+//! is told again; the rule list (disable, edit, delete) and a preview of the message a sample
+//! change would produce.
 
 use alerts_core::evaluate::Direction;
 use alerts_core::ids::{KeyId, RuleId};
@@ -317,7 +317,9 @@ fn describe(spec: &RuleSpec) -> String {
 /// What a repeat choice does, in the words of the form.
 fn repeat_hint(repeat: Repeat) -> &'static str {
     match repeat {
-        Repeat::Every => "every request gets every alert its points raise.",
+        Repeat::Every => {
+            "each request gets every alert its points raise, however often the same points are posted."
+        }
         Repeat::Once => {
             "a point id is not sent the same change again (same direction, same \
              forecast hour or day, same category reached). It is sent again when the forecast \
