@@ -560,6 +560,19 @@ pub(crate) async fn ada_with_key(browser: &mut Browser<'_>) -> (String, alerts_c
     (csrf, key.info.id)
 }
 
+/// The rules of Ada's `key`, as the store keeps them.
+pub(crate) async fn ada_rules(
+    dash: &Dash,
+    key: alerts_core::ids::KeyId,
+) -> Vec<alerts_core::rule::AlertRule> {
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    dash.manager.list_rules(account.id, key).await.unwrap()
+}
+
 /// Ada with a key that has a webhook and a rule, and one request delivered with it.
 pub(crate) async fn ada_with_a_delivery(
     browser: &mut Browser<'_>,

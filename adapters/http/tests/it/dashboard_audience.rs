@@ -8,7 +8,7 @@ use alerts_core::rule::{Audience, DataType, Forecast, MessageSpec, RuleSpec, Sen
 use aq_core::{CleanlinessIndex, Position};
 use axum::http::StatusCode;
 
-use crate::dashboard::{Browser, ada_with_key, dashboard};
+use crate::dashboard::{Browser, ada_rules, ada_with_key, dashboard};
 
 /// What the page shows for `text`: maud escapes these in text nodes.
 fn escaped(text: &str) -> String {
@@ -136,12 +136,7 @@ async fn the_audience_is_stored_listed_and_kept_when_editing_and_a_bad_one_is_re
         .await;
     assert_eq!(old_form.status, StatusCode::SEE_OTHER);
 
-    let account = dash
-        .manager
-        .account_by_email("ada@example.org")
-        .await
-        .unwrap();
-    let rules = dash.manager.list_rules(account.id, key).await.unwrap();
+    let rules = ada_rules(&dash, key).await;
     let audiences: Vec<_> = rules.iter().map(|r| r.spec.audience()).collect();
     assert_eq!(
         audiences,

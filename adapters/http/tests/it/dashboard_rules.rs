@@ -59,23 +59,12 @@ async fn a_custom_alert_is_previewed_then_added() {
         preview.body
     );
     assert!(preview.body.contains("Recommendation (predefined)"));
-    let account = dash
-        .manager
-        .account_by_email("ada@example.org")
-        .await
-        .unwrap();
-    assert!(
-        dash.manager
-            .list_rules(account.id, key)
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(ada_rules(&dash, key).await.is_empty());
     let saved = browser
         .post("/dashboard/rules", &custom_alert(&id, &csrf, "save"))
         .await;
     assert_eq!(saved.status, StatusCode::SEE_OTHER);
-    let rules = dash.manager.list_rules(account.id, key).await.unwrap();
+    let rules = ada_rules(&dash, key).await;
     assert_eq!(rules.len(), 1);
     assert!(matches!(
         rules[0].spec.message(),
@@ -138,12 +127,7 @@ async fn the_index_selector_previews_and_stores_the_us_epa_aqi() {
         .post("/dashboard/rules", &alert("us_epa", "save"))
         .await;
     assert_eq!(saved.status, StatusCode::SEE_OTHER);
-    let account = dash
-        .manager
-        .account_by_email("ada@example.org")
-        .await
-        .unwrap();
-    let rules = dash.manager.list_rules(account.id, key).await.unwrap();
+    let rules = ada_rules(&dash, key).await;
     assert_eq!(rules.len(), 1);
     assert_eq!(rules[0].spec.aq_index(), alerts_core::rule::AqIndex::UsEpa);
     let list = browser.get(&format!("/dashboard/rules?key={id}")).await;
@@ -209,12 +193,7 @@ async fn the_repeat_selector_previews_and_stores_once_per_change() {
         .post("/dashboard/rules", &alert("once", "save"))
         .await;
     assert_eq!(saved.status, StatusCode::SEE_OTHER);
-    let account = dash
-        .manager
-        .account_by_email("ada@example.org")
-        .await
-        .unwrap();
-    let rules = dash.manager.list_rules(account.id, key).await.unwrap();
+    let rules = ada_rules(&dash, key).await;
     assert_eq!(rules.len(), 1);
     assert_eq!(rules[0].spec.repeat(), alerts_core::rule::Repeat::Once);
     let list = browser.get(&format!("/dashboard/rules?key={id}")).await;
@@ -259,18 +238,7 @@ async fn an_invalid_alert_is_refused_with_what_was_typed() {
     let page = browser.post("/dashboard/rules", &pollen_in_hours).await;
     assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(page.body.contains("choose one of"), "{}", page.body);
-    let account = dash
-        .manager
-        .account_by_email("ada@example.org")
-        .await
-        .unwrap();
-    assert!(
-        dash.manager
-            .list_rules(account.id, key)
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(ada_rules(&dash, key).await.is_empty());
 }
 
 #[tokio::test]
@@ -282,12 +250,7 @@ async fn alerts_are_disabled_edited_and_deleted() {
     browser
         .post("/dashboard/rules", &custom_alert(&id, &csrf, "save"))
         .await;
-    let account = dash
-        .manager
-        .account_by_email("ada@example.org")
-        .await
-        .unwrap();
-    let rule = dash.manager.list_rules(account.id, key).await.unwrap()[0].clone();
+    let rule = ada_rules(&dash, key).await[0].clone();
     let rule_id = rule.id.0.to_string();
     let toggled = browser
         .post(
@@ -296,7 +259,7 @@ async fn alerts_are_disabled_edited_and_deleted() {
         )
         .await;
     assert_eq!(toggled.status, StatusCode::SEE_OTHER);
-    assert!(!dash.manager.list_rules(account.id, key).await.unwrap()[0].enabled);
+    assert!(!ada_rules(&dash, key).await[0].enabled);
     let edit = browser
         .get(&format!("/dashboard/rules?key={id}&edit={rule_id}"))
         .await;
@@ -319,7 +282,7 @@ async fn alerts_are_disabled_edited_and_deleted() {
         )
         .await;
     assert_eq!(edited.status, StatusCode::SEE_OTHER);
-    let after = dash.manager.list_rules(account.id, key).await.unwrap()[0].clone();
+    let after = ada_rules(&dash, key).await[0].clone();
     assert_eq!(after.spec.data_type(), alerts_core::rule::DataType::Pollen);
     assert!(after.enabled);
     let deleted = browser
@@ -329,13 +292,7 @@ async fn alerts_are_disabled_edited_and_deleted() {
         )
         .await;
     assert_eq!(deleted.status, StatusCode::SEE_OTHER);
-    assert!(
-        dash.manager
-            .list_rules(account.id, key)
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(ada_rules(&dash, key).await.is_empty());
 }
 
 #[tokio::test]
@@ -347,12 +304,7 @@ async fn alert_forms_without_the_csrf_token_change_nothing() {
     browser
         .post("/dashboard/rules", &custom_alert(&id, &csrf, "save"))
         .await;
-    let account = dash
-        .manager
-        .account_by_email("ada@example.org")
-        .await
-        .unwrap();
-    let before = dash.manager.list_rules(account.id, key).await.unwrap();
+    let before = ada_rules(&dash, key).await;
     let rule_id = before[0].id.0.to_string();
     let page = browser
         .post("/dashboard/rules", &custom_alert(&id, "", "save"))
@@ -364,10 +316,7 @@ async fn alert_forms_without_the_csrf_token_change_nothing() {
             .await;
         assert_eq!(page.status, StatusCode::FORBIDDEN, "{path}");
     }
-    assert_eq!(
-        dash.manager.list_rules(account.id, key).await.unwrap(),
-        before
-    );
+    assert_eq!(ada_rules(&dash, key).await, before);
 }
 
 #[tokio::test]
