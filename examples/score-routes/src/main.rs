@@ -18,7 +18,8 @@ use aq_core::{CleanlinessIndex, Position};
 use insights_system::{RandomIds, SystemClock, TokioTimer};
 use racs_core::{Limits, RacsConfig, ScoreRequest, Scorer};
 
-/// The request the README shows: four walks from Zoologischer Garten to the Brandenburg Gate.
+/// The sample request of docs/quick-start.md: four walks from Zoologischer Garten to the
+/// Brandenburg Gate.
 const SAMPLE_REQUEST: &str = include_str!("../sample-request.json");
 
 /// Made-up air over central Berlin: an east-west avenue along 52.5163° N is dirty, the park
