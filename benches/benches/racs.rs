@@ -29,7 +29,8 @@
 //! runs only that side `RACS_BENCH_PROFILE_ITERS` times (default 5) and exits, for
 //! `valgrind --tool=callgrind`.
 //!
-//! The groups before the comparison break the handling down: parsing and validating, planning,
+//! The groups before the comparison break the handling down: parsing and validating, planning
+//! (also of routes whose segments are long, where placing the samples is most of the work),
 //! sampling the station source, and the pure scoring of its answers.
 
 use std::future::Future;
@@ -70,6 +71,22 @@ fn route(r: usize) -> Vec<Position> {
             let k = k as f64;
             let lon = lon0 + 0.0002 * k;
             let lat = lat0 + 0.0003 * (k / 25.0).sin();
+            Position::new(lon, lat).unwrap_or_else(|e| panic!("bench route: {e}"))
+        })
+        .collect()
+}
+
+/// Route `r` for the planner alone: 20 vertices about 1.8 km apart (just under the longest
+/// segment a route may have), so that most of the work is placing samples between vertices
+/// rather than measuring segments.
+fn long_segment_route(r: usize) -> Vec<Position> {
+    let lon0 = 13.20 + 0.004 * r as f64;
+    let lat0 = 52.40 + 0.002 * r as f64;
+    (0..20)
+        .map(|k| {
+            let k = k as f64;
+            let lon = lon0 + 0.025 * k;
+            let lat = lat0 + 0.005 * (k / 3.0).sin();
             Position::new(lon, lat).unwrap_or_else(|e| panic!("bench route: {e}"))
         })
         .collect()
@@ -281,6 +298,20 @@ fn breakdown(c: &mut Criterion, setup: &Setup) {
             .collect()
     };
     group.bench_function("plan_50x500", |b| b.iter(plan_all));
+
+    // Three hours over some 34 km: a sample every 30 s, about 360 per route between 19
+    // segments, where `plan_50x500` has 70 per route between 499.
+    let long: Vec<Vec<Position>> = (0..ROUTES).map(long_segment_route).collect();
+    group.bench_function("plan_50x20_long_segments", |b| {
+        b.iter(|| {
+            long.iter()
+                .map(|line| {
+                    plan_route(black_box(line), 10_800.0, departure(), &config)
+                        .unwrap_or_else(|e| panic!("bench plan: {e}"))
+                })
+                .collect::<Vec<_>>()
+        })
+    });
 
     let plans = plan_all();
     let sample_all = || -> Vec<Vec<Option<CleanlinessIndex>>> {

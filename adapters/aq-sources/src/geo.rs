@@ -1,4 +1,8 @@
 //! Small spherical helpers shared by the sources.
+//!
+//! Kept by hand beside `geo`'s haversine: the station index is an R-tree over 3-D unit vectors
+//! and the demo field measures across-track offsets to its roads, both in chord terms `geo`
+//! does not offer.
 
 use aq_core::Position;
 
