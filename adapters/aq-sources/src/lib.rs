@@ -30,6 +30,7 @@
 //! # });
 //! ```
 
+mod cache;
 mod civil;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;

@@ -23,7 +23,7 @@
 //! many samples in one cell, or the alert pipeline asking again, cost no further requests.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -39,6 +39,7 @@ use aq_core::{
     SourceInfo,
 };
 
+use crate::cache::TimedCache;
 use crate::civil::CivilDays;
 use crate::daily;
 use crate::grid::{Cell, Grid};
@@ -78,8 +79,8 @@ pub struct OpenMeteoConfig {
     /// How long a cached cell-hour is reused, in seconds. Default 3,600: the model is updated a
     /// few times a day.
     pub cache_ttl_s: u64,
-    /// At most this many cell-hours are kept; when full, expired entries are dropped, and if
-    /// that is not enough the cache starts afresh. Default 500,000 (some 60 MB).
+    /// At most about this many cell-hours are kept; when full, each new one evicts the one
+    /// least likely to be asked for again. Default 500,000 (some 60 MB).
     pub cache_capacity: usize,
     /// Hours further back than this many days are not covered (no request is made). Default 92,
     /// the API's limit for `past_days`.
@@ -114,12 +115,6 @@ impl Default for OpenMeteoConfig {
 /// Grid-cell row, grid-cell column, hours since the epoch.
 type Key = (i32, i32, i64);
 
-#[derive(Debug, Default)]
-struct Cache {
-    /// Each answer with the time it was fetched.
-    map: HashMap<Key, (DateTime<Utc>, Values)>,
-}
-
 /// The Open-Meteo source. See the [module documentation](self).
 ///
 /// ```
@@ -140,7 +135,7 @@ pub struct OpenMeteo {
     endpoint: reqwest::Url,
     config: OpenMeteoConfig,
     grid: Grid,
-    cache: Mutex<Cache>,
+    cache: TimedCache<Key, Values>,
     clock: Arc<dyn Clock>,
 }
 
@@ -196,12 +191,13 @@ impl OpenMeteo {
             .validate()
             .map_err(|e| ConfigError::new(NAME, e.to_string()))?;
         let client = http::client(Duration::from_millis(config.timeout_ms), NAME)?;
+        let cache = TimedCache::new(config.cache_capacity, config.cache_ttl_s);
         Ok(Self {
             client,
             endpoint,
             config,
             grid,
-            cache: Mutex::new(Cache::default()),
+            cache,
             clock,
         })
     }
@@ -222,33 +218,26 @@ impl OpenMeteo {
     /// configuration allows.
     async fn lookup(&self, keys: &[Key]) -> Result<HashMap<Key, Values>, SourceError> {
         let now = self.clock.now();
-        let fresh = |stored| http::fresh(stored, now, self.config.cache_ttl_s);
         let mut found = HashMap::with_capacity(keys.len());
         let mut wanted: BTreeMap<Cell, (i64, i64)> = BTreeMap::new();
         let now_hour = now.timestamp().div_euclid(3600);
         let first = now_hour - i64::from(self.config.past_days) * 24;
         let last = now_hour + i64::from(self.config.forecast_days) * 24;
-        {
-            let cache = self
-                .cache
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            for &key in keys {
-                if found.contains_key(&key) {
-                    continue;
+        for &key in keys {
+            if found.contains_key(&key) {
+                continue;
+            }
+            match self.cache.get_fresh(&key, now) {
+                Some(v) => {
+                    found.insert(key, v);
                 }
-                match cache.map.get(&key) {
-                    Some(&(at, v)) if fresh(at) => {
-                        found.insert(key, v);
-                    }
-                    _ if key.2 < first || key.2 > last => {
-                        found.insert(key, Values::MISSING);
-                    }
-                    _ => {
-                        let range = wanted.entry((key.0, key.1)).or_insert((key.2, key.2));
-                        range.0 = range.0.min(key.2);
-                        range.1 = range.1.max(key.2);
-                    }
+                None if key.2 < first || key.2 > last => {
+                    found.insert(key, Values::MISSING);
+                }
+                None => {
+                    let range = wanted.entry((key.0, key.1)).or_insert((key.2, key.2));
+                    range.0 = range.0.min(key.2);
+                    range.1 = range.1.max(key.2);
                 }
             }
         }
@@ -266,20 +255,9 @@ impl OpenMeteo {
             .try_collect()
             .await?;
 
-        let mut cache = self
-            .cache
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let incoming: usize = fetched.iter().map(Vec::len).sum();
-        if cache.map.len() + incoming > self.config.cache_capacity {
-            cache.map.retain(|_, (at, _)| fresh(*at));
-            if cache.map.len() + incoming > self.config.cache_capacity {
-                cache.map.clear();
-            }
-        }
         for (key, values) in fetched.into_iter().flatten() {
             found.entry(key).or_insert(values);
-            cache.map.insert(key, (now, values));
+            self.cache.insert(key, now, values);
         }
         Ok(found)
     }

@@ -33,7 +33,7 @@
 //! samples of a route cost a handful of requests.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -48,6 +48,7 @@ use aq_core::{
     SampleQuery, SourceError, SourceInfo,
 };
 
+use crate::cache::TimedCache;
 use crate::grid::{Cell, Grid};
 use crate::http::{self, ConfigError};
 use crate::idw::{Accumulator, IdwConfig};
@@ -163,13 +164,6 @@ struct Stations {
 /// Latest values of one station: sensor id → (time, value as sent).
 type Latest = HashMap<u64, (i64, f64)>;
 
-/// A cached answer and when it was fetched.
-#[derive(Debug)]
-struct Timed<T> {
-    at: DateTime<Utc>,
-    value: Arc<T>,
-}
-
 /// The OpenAQ v3 source. See the [module documentation](self).
 ///
 /// ```
@@ -191,8 +185,8 @@ pub struct OpenAq {
     base: reqwest::Url,
     config: OpenAqConfig,
     grid: Grid,
-    locations: Mutex<HashMap<Cell, Timed<Stations>>>,
-    latest: Mutex<HashMap<u64, Timed<Latest>>>,
+    locations: TimedCache<Cell, Arc<Stations>>,
+    latest: TimedCache<u64, Arc<Latest>>,
     clock: Arc<dyn Clock>,
 }
 
@@ -222,22 +216,8 @@ fn to_ug_m3(pollutant: Pollutant, unit: &str, value: f64) -> Option<f64> {
     }
 }
 
-/// Keeps a cache from growing without bound: past `limit` entries the stale ones (older than
-/// `ttl_s` seconds at `now`) go, and if that is not enough, all of them.
-fn trim<K: std::hash::Hash + Eq, T>(
-    map: &mut HashMap<K, Timed<T>>,
-    now: DateTime<Utc>,
-    ttl_s: u64,
-    limit: usize,
-) {
-    if map.len() > limit {
-        map.retain(|_, t| http::fresh(t.at, now, ttl_s));
-        if map.len() > limit {
-            map.clear();
-        }
-    }
-}
-
+/// At most about this many station lists, and as many stations' latest values, are cached;
+/// when full, each new answer evicts the one least likely to be asked for again.
 const CACHE_LIMIT: usize = 100_000;
 
 impl OpenAq {
@@ -283,13 +263,15 @@ impl OpenAq {
             .validate()
             .map_err(|e| ConfigError::new(NAME, e.to_string()))?;
         let client = http::client(Duration::from_millis(config.timeout_ms), NAME)?;
+        let locations = TimedCache::new(CACHE_LIMIT, config.locations_ttl_s);
+        let latest = TimedCache::new(CACHE_LIMIT, config.latest_ttl_s);
         Ok(Self {
             client,
             base,
             config,
             grid,
-            locations: Mutex::new(HashMap::new()),
-            latest: Mutex::new(HashMap::new()),
+            locations,
+            latest,
             clock,
         })
     }
@@ -449,16 +431,13 @@ impl OpenAq {
         &self,
         cells: &HashSet<Cell>,
     ) -> Result<HashMap<Cell, Arc<Stations>>, SourceError> {
-        let fresh = Freshness {
-            now: self.clock.now(),
-            ttl_s: self.config.locations_ttl_s,
-        };
+        let now = self.clock.now();
         let fetch = |cell| self.fetch_locations(cell);
         let concurrency = self.config.concurrency;
         cached(
             &self.locations,
             cells.iter().copied(),
-            fresh,
+            now,
             concurrency,
             fetch,
         )
@@ -470,28 +449,18 @@ impl OpenAq {
         &self,
         ids: HashSet<u64>,
     ) -> Result<HashMap<u64, Arc<Latest>>, SourceError> {
-        let fresh = Freshness {
-            now: self.clock.now(),
-            ttl_s: self.config.latest_ttl_s,
-        };
+        let now = self.clock.now();
         let fetch = |id| self.fetch_latest(id);
-        cached(&self.latest, ids, fresh, self.config.concurrency, fetch).await
+        cached(&self.latest, ids, now, self.config.concurrency, fetch).await
     }
 }
 
-/// When a cached answer is fresh: stored less than `ttl_s` seconds before `now`.
-#[derive(Debug, Clone, Copy)]
-struct Freshness {
-    now: DateTime<Utc>,
-    ttl_s: u64,
-}
-
-/// The answers for `keys`: fresh ones from `cache`, the others fetched `concurrency` at a time
-/// and cached (after the stale ones are trimmed). The lock is not held while fetching.
+/// The answers for `keys`: fresh ones (by `now`) from `cache`, the others fetched
+/// `concurrency` at a time and cached as fetched at `now`.
 async fn cached<K, T, F, Fut>(
-    cache: &Mutex<HashMap<K, Timed<T>>>,
+    cache: &TimedCache<K, Arc<T>>,
     keys: impl IntoIterator<Item = K>,
-    fresh: Freshness,
+    now: DateTime<Utc>,
     concurrency: usize,
     fetch: F,
 ) -> Result<HashMap<K, Arc<T>>, SourceError>
@@ -502,15 +471,12 @@ where
 {
     let mut found = HashMap::new();
     let mut missing = Vec::new();
-    {
-        let cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
-        for key in keys {
-            match cache.get(&key) {
-                Some(t) if http::fresh(t.at, fresh.now, fresh.ttl_s) => {
-                    found.insert(key, Arc::clone(&t.value));
-                }
-                _ => missing.push(key),
+    for key in keys {
+        match cache.get_fresh(&key, now) {
+            Some(value) => {
+                found.insert(key, value);
             }
+            None => missing.push(key),
         }
     }
     let fetched: Vec<_> = stream::iter(missing)
@@ -518,17 +484,8 @@ where
         .buffer_unordered(concurrency)
         .try_collect()
         .await?;
-    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
-    trim(&mut cache, fresh.now, fresh.ttl_s, CACHE_LIMIT);
     for (key, value) in fetched {
-        let at = fresh.now;
-        cache.insert(
-            key,
-            Timed {
-                at,
-                value: Arc::clone(&value),
-            },
-        );
+        cache.insert(key, now, Arc::clone(&value));
         found.insert(key, value);
     }
     Ok(found)
