@@ -41,8 +41,9 @@ pub(crate) struct GlobalArgs {
     #[arg(long, env = "INSIGHTS_PUBLIC_URL", global = true, value_name = "URL")]
     pub(crate) public_url: Option<String>,
 
-    /// The air-quality source: `demo`, `stations:FILE` (CSV or GeoJSON), `open-meteo` or
-    /// `openaq` (key in OPENAQ_API_KEY) [default: demo].
+    /// The air-quality source: `demo`, `stations:FILE` (CSV or GeoJSON), `open-meteo`,
+    /// `openaq` (key in OPENAQ_API_KEY) or `cams:DIR` (CAMS GRIB2 files in DIR, followed)
+    /// [default: demo].
     #[arg(long, env = "INSIGHTS_AQ_SOURCE", global = true, value_name = "SOURCE")]
     pub(crate) aq_source: Option<String>,
 
@@ -144,6 +145,8 @@ pub(crate) struct FileSettings {
     rate_burst: Option<u32>,
     /// How long output files are kept, in hours.
     retention_hours: Option<u64>,
+    /// How often a `cams:DIR` source looks for new files, in seconds.
+    cams_poll_seconds: Option<u64>,
     /// How long a worker holds a job before another may take it over, in seconds.
     lease_seconds: Option<u64>,
     /// Seconds from a request's first byte to the end of its headers.
@@ -226,6 +229,8 @@ pub(crate) struct Settings {
     pub(crate) rate_burst: u32,
     /// Output-file retention, in hours.
     pub(crate) retention_hours: u64,
+    /// How often a `cams:DIR` source looks for new files.
+    pub(crate) cams_poll: Duration,
     /// How long a worker holds a job, in seconds: after a crash, its jobs wait this long
     /// before another worker takes them over.
     pub(crate) lease_seconds: u64,
@@ -358,6 +363,7 @@ impl Settings {
             rate_per_second: file.rate_per_second.unwrap_or(50),
             rate_burst: file.rate_burst.unwrap_or(100),
             retention_hours: file.retention_hours.unwrap_or(24),
+            cams_poll: Duration::from_secs(file.cams_poll_seconds.unwrap_or(60).max(1)),
             lease_seconds: file.lease_seconds.unwrap_or(300),
             connections,
             request_timeout,

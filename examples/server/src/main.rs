@@ -1,6 +1,7 @@
 //! `insights-server`: the environmental-insights server. With no arguments it serves the API
 //! on 127.0.0.1:8080 with SQLite and files under `./insights-data` and the demo air-quality
-//! field; `insights-server admin ...` manages accounts, keys and rules from a terminal.
+//! field; `insights-server admin ...` manages accounts, keys and rules from a terminal, and
+//! `insights-server ingest ...` checks CAMS files and places them for `--aq-source cams:DIR`.
 
 use std::process::ExitCode;
 
@@ -8,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod admin;
 mod config;
+mod ingest;
 mod private;
 mod serve;
 mod wiring;
@@ -27,6 +29,12 @@ struct Cli {
 enum Command {
     /// Serve the API and deliver alerts (the default).
     Serve,
+    /// Check CAMS GRIB2 files and place them where `--aq-source cams:DIR` servers read them.
+    Ingest {
+        /// GRIB2 files, or directories of them.
+        #[arg(required = true, value_name = "FILE_OR_DIR")]
+        paths: Vec<std::path::PathBuf>,
+    },
     /// Manage accounts, keys, webhooks and rules.
     Admin {
         /// Print JSON instead of text.
@@ -63,6 +71,7 @@ fn main() -> ExitCode {
         match cli.command {
             None | Some(Command::Serve) => serve::run(settings).await,
             Some(Command::Admin { json, command }) => admin::run(&settings, *command, json).await,
+            Some(Command::Ingest { paths }) => ingest::run(&settings, &paths),
         }
     });
     match result {

@@ -13,6 +13,7 @@ use alerts_core::ports::{
 use anyhow::{Context, Result, bail};
 use aq_core::runtime::{Clock, IdGenerator};
 use aq_core::{AirQualitySource, ForecastSource};
+use aq_grid::{DirectoryFeed, GridSource, GridStore};
 use aq_sources::{DemoField, OpenAq, OpenAqConfig, OpenMeteo, OpenMeteoConfig, StationFile};
 use async_trait::async_trait;
 use insights_http::ReadinessCheck;
@@ -25,6 +26,10 @@ use webhook_http::{AddressPolicy, HttpWebhookSender, WebhookHttpConfig, validate
 
 use crate::config::Settings;
 use crate::private::redact_url;
+
+/// How long a `cams:DIR` source keeps hours that have passed: yesterday stays answerable for
+/// history-style questions and daily means, anything older is dropped.
+pub(crate) const CAMS_RETENTION_HOURS: i64 = 48;
 
 /// The seed of the demo field: fixed, so that every installation shows the same demo data.
 const DEMO_SEED: u64 = 2026;
@@ -264,7 +269,84 @@ pub(crate) fn open_sources(settings: &Settings, clock: &Arc<dyn Clock>) -> Resul
             forecast: source,
         });
     }
-    bail!("--aq-source must be demo, open-meteo, openaq or stations:FILE, got `{spec}`")
+    if let Some(dir) = cams_dir(spec)? {
+        let source = Arc::new(GridSource::new(follow_cams(
+            dir,
+            settings.cams_poll,
+            clock,
+        )?));
+        return Ok(Sources {
+            air: source.clone(),
+            forecast: source,
+        });
+    }
+    bail!("--aq-source must be demo, open-meteo, openaq, stations:FILE or cams:DIR, got `{spec}`")
+}
+
+/// The directory of a `cams:DIR` source, or `None` for another kind of source.
+pub(crate) fn cams_dir(spec: &str) -> Result<Option<std::path::PathBuf>> {
+    let Some(dir) = spec.strip_prefix("cams:") else {
+        return Ok(None);
+    };
+    if dir.contains("://") {
+        bail!(
+            "--aq-source cams: takes a local directory, got `{dir}` (object-store URLs are not read yet)"
+        );
+    }
+    if dir.is_empty() {
+        bail!("--aq-source cams: needs a directory, as in cams:/var/lib/insights/cams");
+    }
+    Ok(Some(dir.into()))
+}
+
+/// A store filled from `dir`: what is there now, read before serving starts, then new and
+/// changed files every `poll` on a background task, hours past
+/// [`CAMS_RETENTION_HOURS`] dropped.
+fn follow_cams(
+    dir: std::path::PathBuf,
+    poll: std::time::Duration,
+    clock: &Arc<dyn Clock>,
+) -> Result<Arc<GridStore>> {
+    let store = Arc::new(GridStore::new());
+    let mut feed = DirectoryFeed::new(
+        dir,
+        store.clone(),
+        chrono::Duration::hours(CAMS_RETENTION_HOURS),
+    );
+    let first = tokio::task::block_in_place(|| feed.poll(clock.now()))
+        .with_context(|| format!("cannot read the CAMS directory {}", feed.dir().display()))?;
+    tracing::info!(
+        dir = %feed.dir().display(),
+        files = first.ingested.len(),
+        refused = first.refused.len(),
+        "CAMS grids loaded"
+    );
+    let clock = clock.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(poll).await;
+            let now = clock.now();
+            let polled = tokio::task::spawn_blocking(move || {
+                let result = feed.poll(now);
+                (feed, result)
+            })
+            .await;
+            match polled {
+                Ok((back, result)) => {
+                    if let Err(e) = result {
+                        tracing::warn!(error = %e, "cannot read the CAMS directory");
+                    }
+                    feed = back;
+                }
+                // A panic inside the poll loses the feed: stop following rather than loop.
+                Err(e) => {
+                    tracing::error!(error = %e, "the CAMS feed stopped");
+                    return;
+                }
+            }
+        }
+    });
+    Ok(store)
 }
 
 /// Everything `serve` runs.

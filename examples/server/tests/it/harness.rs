@@ -134,6 +134,12 @@ impl Deployment {
         cmd
     }
 
+    /// Runs `insights-server ARGS` with the deployment's flags and environment; its output and
+    /// exit status.
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().unwrap()
+    }
+
     /// Runs `insights-server admin --json ARGS`; its output and exit status.
     pub(crate) fn admin_output(&self, args: &[&str]) -> Output {
         let mut cmd = self.command();

@@ -5,6 +5,7 @@
 mod abuse;
 mod admin;
 mod alerts;
+mod cams;
 mod client;
 mod crash;
 mod dashboard;

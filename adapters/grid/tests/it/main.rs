@@ -1,0 +1,8 @@
+//! The grid adapter against the outside reference: GRIB2 files written by ecCodes, laid out
+//! like the CAMS global and European products, and the values ecCodes decodes from them.
+#![allow(clippy::unwrap_used)]
+
+mod conformance;
+mod nodes;
+mod reference;
+mod refusals;

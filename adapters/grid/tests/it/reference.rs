@@ -1,0 +1,139 @@
+//! The outside reference: what ecCodes decoded from the fixture files
+//! (`fixtures/make_fixtures.py` writes it beside each file).
+
+use std::path::PathBuf;
+
+use aq_core::{PollenType, Pollutant};
+use aq_grid::Quantity;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Deserialize;
+
+/// One message as ecCodes read it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Message {
+    pub(crate) short_name: String,
+    pub(crate) template: u16,
+    pub(crate) parameter_number: u8,
+    pub(crate) constituent_type: Option<u16>,
+    pub(crate) validity_date: u32,
+    pub(crate) validity_time: u32,
+    pub(crate) packing_error: f64,
+    #[serde(rename = "Ni")]
+    pub(crate) ni: usize,
+    #[serde(rename = "Nj")]
+    pub(crate) nj: usize,
+    pub(crate) north: f64,
+    pub(crate) west: f64,
+    pub(crate) di: f64,
+    pub(crate) dj: f64,
+    pub(crate) values: Vec<f64>,
+}
+
+pub(crate) fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+pub(crate) fn load(name: &str) -> Vec<Message> {
+    let text = std::fs::read_to_string(fixture(&format!("{name}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The density ecCodes's mass mixing ratios are turned into concentrations with.
+const AIR_DENSITY: f64 = aq_grid::ingest::params::AIR_DENSITY;
+
+impl Message {
+    /// The instant ecCodes computes from the reference time and step.
+    pub(crate) fn valid(&self) -> DateTime<Utc> {
+        let d = self.validity_date;
+        let date = NaiveDate::from_ymd_opt((d / 10_000) as i32, d / 100 % 100, d % 100).unwrap();
+        let t = self.validity_time;
+        date.and_hms_opt(t / 100, t % 100, 0).unwrap().and_utc()
+    }
+
+    /// The quantity the grid files this message under and the factor to its unit, or `None`
+    /// for a message the grid skips.
+    pub(crate) fn quantity(&self, regional: bool) -> Option<(Quantity, f64)> {
+        let gas = |c| match c {
+            0 => Some(Pollutant::O3),
+            4 => Some(Pollutant::Co),
+            5 => Some(Pollutant::No2),
+            8 => Some(Pollutant::So2),
+            _ => None,
+        };
+        let density = if regional { 1.0 } else { 1e9 };
+        let q = Quantity::Pollutant;
+        match (self.short_name.as_str(), self.parameter_number) {
+            ("pm2p5", _) => Some((q(Pollutant::Pm25), density)),
+            ("pm10", _) => Some((q(Pollutant::Pm10), density)),
+            (_, 2) => Some((q(gas(self.constituent_type?)?), AIR_DENSITY * 1e9)),
+            (_, 0) if self.template == 40 => Some((q(gas(self.constituent_type?)?), density)),
+            (_, 59) => Some((
+                Quantity::Pollen(match self.constituent_type? {
+                    62100 | 62101 | 62115 => PollenType::Tree,
+                    62300 => PollenType::Grass,
+                    _ => PollenType::Weed,
+                }),
+                1.0,
+            )),
+            _ => None,
+        }
+    }
+
+    /// Latitude and longitude of node (`j`, `i`).
+    pub(crate) fn node(&self, j: usize, i: usize) -> (f64, f64) {
+        let lon = self.west + self.di * i as f64;
+        let lon = if lon > 180.0 { lon - 360.0 } else { lon };
+        (self.north - self.dj * j as f64, lon)
+    }
+}
+
+/// What the grid should hold for `quantity` at `valid`, node by node, with the tolerance of
+/// each node: the packing error of every message summed into it (pollen species add up),
+/// scaled to the grid's unit.
+pub(crate) struct Expected {
+    pub(crate) values: Vec<f64>,
+    pub(crate) tolerance: f64,
+    pub(crate) first: Message,
+}
+
+pub(crate) fn expected(
+    messages: &[Message],
+    quantity: Quantity,
+    valid: DateTime<Utc>,
+    regional: bool,
+) -> Expected {
+    let mut out: Option<Expected> = None;
+    for m in messages.iter().filter(|m| m.valid() == valid) {
+        let Some((q, factor)) = m.quantity(regional) else {
+            continue;
+        };
+        if q != quantity {
+            continue;
+        }
+        match &mut out {
+            None => {
+                out = Some(Expected {
+                    values: m.values.iter().map(|v| v * factor).collect(),
+                    tolerance: m.packing_error * factor,
+                    first: m.clone(),
+                });
+            }
+            Some(e) => {
+                for (a, v) in e.values.iter_mut().zip(&m.values) {
+                    *a += v * factor;
+                }
+                e.tolerance += m.packing_error * factor;
+            }
+        }
+    }
+    out.unwrap_or_else(|| panic!("no {quantity:?} at {valid} in the reference"))
+}
+
+/// Whether `got` equals `want` to packing precision (plus the single rounding to `f32` that
+/// the grid stores values in).
+pub(crate) fn close(got: f64, want: f64, tolerance: f64) -> bool {
+    (got - want).abs() <= tolerance + 1e-6 * want.abs()
+}

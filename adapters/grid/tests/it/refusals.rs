@@ -1,0 +1,158 @@
+//! Files the ingest refuses, what it skips, and serving while files come in.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use aq_core::{AirQualitySource, Pollutant, Position, SampleQuery};
+use aq_grid::{GridSource, GridStore, Product, Quantity, ingest_file, list_files};
+use chrono::{Duration, TimeZone, Utc};
+
+use crate::reference::fixture;
+
+fn berlin_at_run() -> SampleQuery {
+    SampleQuery {
+        position: Position::new(13.4, 52.5).unwrap(),
+        time: Utc.with_ymd_and_hms(2026, 6, 10, 0, 30, 0).unwrap(),
+    }
+}
+
+#[test]
+fn parameters_the_grid_does_not_serve_are_skipped() {
+    let store = GridStore::new();
+    let report = ingest_file(&store, &fixture("global.grib2")).unwrap();
+    // Six served quantities and one 2 m temperature at each of three steps.
+    assert_eq!(report.messages, 21);
+    assert_eq!(report.skipped, 3);
+    assert_eq!(report.commit.taken, 18);
+    // Six pollen species summed into three types, at two steps: 6 + 3 fields per step.
+    let report = ingest_file(&store, &fixture("europe.grib2")).unwrap();
+    assert_eq!(
+        (report.messages, report.skipped, report.commit.taken),
+        (24, 0, 18)
+    );
+}
+
+#[tokio::test]
+async fn truncated_and_corrupt_files_are_refused_naming_the_file_and_held_data_keeps_serving() {
+    let store = Arc::new(GridStore::new());
+    ingest_file(&store, &fixture("europe.grib2")).unwrap();
+    let source = GridSource::new(store.clone());
+    let before = source.sample(&[berlin_at_run()]).await.unwrap();
+    assert!(before[0].is_some());
+
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(fixture("global.grib2")).unwrap();
+    let truncated = dir.path().join("truncated.grib2");
+    // Cut inside the fifteenth message (the first fourteen end at byte 21,726).
+    std::fs::write(&truncated, &bytes[..21_726 + 700]).unwrap();
+    // The end marker of the first message overwritten.
+    let first_len = u64::from_be_bytes(bytes[8..16].try_into().unwrap()) as usize;
+    let mut broken = bytes.clone();
+    broken[first_len - 4..first_len].copy_from_slice(b"0000");
+    let corrupt = dir.path().join("corrupt.grib2");
+    std::fs::write(&corrupt, &broken).unwrap();
+    let text = dir.path().join("text.grib2");
+    std::fs::write(&text, "not a GRIB file").unwrap();
+
+    for path in [&truncated, &corrupt, &text] {
+        let e = ingest_file(&store, path)
+            .err()
+            .unwrap_or_else(|| panic!("{} was taken", path.display()));
+        assert_eq!(&e.file, path);
+        let shown = e.to_string();
+        assert!(shown.starts_with(&path.display().to_string()), "{shown}");
+        assert!(
+            shown.len() > path.display().to_string().len() + 2,
+            "{shown}"
+        );
+    }
+    // Nothing of the refused files was taken: no global hour is held, Europe still answers.
+    assert!(store.hours(Product::Global).is_empty());
+    assert_eq!(source.sample(&[berlin_at_run()]).await.unwrap(), before);
+}
+
+#[test]
+fn a_directory_gives_its_grib2_files_in_name_order() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["b.grib2", "a.grib2", "notes.txt", "c.grb2"] {
+        std::fs::write(dir.path().join(name), "").unwrap();
+    }
+    let files = list_files(&[dir.path().to_owned()]).unwrap();
+    let names: Vec<_> = files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a.grib2", "b.grib2", "c.grb2"]);
+    let missing = list_files(&[dir.path().join("nope.grib2")]).unwrap_err();
+    assert!(missing.to_string().contains("nope.grib2"), "{missing}");
+}
+
+/// The run's hour (octet 17 of section 1) moved forward in every message of `bytes`.
+fn shift_run(bytes: &[u8], hours: u8) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    while at + 16 <= out.len() {
+        let len = u64::from_be_bytes(out[at + 8..at + 16].try_into().unwrap()) as usize;
+        // Section 1 follows the 16 octets of section 0; its octet 17 is the hour.
+        out[at + 16 + 16] += hours;
+        at += len;
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_newer_run_takes_its_hours_while_readers_keep_being_answered() {
+    let store = Arc::new(GridStore::new());
+    ingest_file(&store, &fixture("global.grib2")).unwrap();
+    let source = GridSource::new(store.clone());
+    let dir = tempfile::tempdir().unwrap();
+    let newer = dir.path().join("newer.grib2");
+    std::fs::write(
+        &newer,
+        shift_run(&std::fs::read(fixture("global.grib2")).unwrap(), 1),
+    )
+    .unwrap();
+    let corrupt = dir.path().join("corrupt.grib2");
+    std::fs::write(&corrupt, b"GRIB\0\0\0\x02\0\0\0\0\0\0\0\x40").unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (source, stop) = (source.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut answered = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let a = source.sample(&[berlin_at_run()]).await.unwrap();
+                assert!(a[0].is_some(), "the held hour stopped answering");
+                answered += 1;
+                tokio::task::yield_now().await;
+            }
+            answered
+        })
+    };
+    let writer = {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || {
+            for _ in 0..20 {
+                ingest_file(&store, &corrupt).unwrap_err();
+                ingest_file(&store, &newer).unwrap();
+                ingest_file(&store, &fixture("global.grib2")).unwrap();
+            }
+        })
+    };
+    writer.await.unwrap();
+    stop.store(true, Ordering::Relaxed);
+    assert!(reader.await.unwrap() > 0);
+
+    let pm = Quantity::Pollutant(Pollutant::Pm25);
+    let run = |h| Utc.with_ymd_and_hms(2026, 6, 10, h, 0, 0).unwrap();
+    // 00:00 only the first run has; 01:00 and 02:00 the newer run took, and the older file
+    // ingested after it did not take them back; 03:00 only the newer run has.
+    assert_eq!(store.run_of(Product::Global, pm, run(0)), Some(run(0)));
+    assert_eq!(store.run_of(Product::Global, pm, run(1)), Some(run(1)));
+    assert_eq!(store.run_of(Product::Global, pm, run(2)), Some(run(1)));
+    assert_eq!(store.run_of(Product::Global, pm, run(3)), Some(run(1)));
+    assert_eq!(store.hours(Product::Global).len(), 4);
+    // Retention: hours before the cut-off go.
+    assert_eq!(store.purge_before(run(0) + Duration::hours(2)), 2);
+    assert_eq!(store.hours(Product::Global), vec![run(2), run(3)]);
+}
