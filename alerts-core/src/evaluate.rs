@@ -499,8 +499,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::ids::{KeyId, RuleId};
+    use crate::ids::RuleId;
     use crate::rule::MessageSpec;
+    use identity_core::ids::KeyId;
 
     fn ci(v: f64) -> Option<CleanlinessIndex> {
         Some(CleanlinessIndex::new(v).unwrap())

@@ -1,7 +1,8 @@
 //! Environmental alerts: rules, evaluation, messages, NDJSON output, webhook signing and the
 //! alert pipeline, over ports that adapters implement. The crate does no I/O, reads no clock
-//! and draws no random numbers: everything comes through [`ports`], [`randomness`] and
-//! [`aq_core::runtime`].
+//! and draws no random numbers: everything comes through [`ports`], [`aq_core::runtime`] and
+//! [`identity_core::randomness`]. Accounts and API keys are [`identity_core`]'s: a key's rules
+//! and deliveries hang off its id.
 //!
 //! - [`rule`]: the four selectors of an alert rule, validated.
 //! - [`request`]: the alert request (operation 1), validated with JSON paths in its errors.
@@ -18,7 +19,7 @@
 //! # Wiring the pipeline in a service
 //!
 //! A service builds one [`pipeline::AlertPipeline`] from its adapters. The HTTP handler of
-//! operation 1 authenticates the key ([`ports::RuleStore::authenticate`]), reads the body
+//! operation 1 authenticates the key ([`identity_core::ports::KeyAuthenticator`]), reads the body
 //! ([`request::read_points`] or [`request::AlertRequest::from_json_slice`]) and calls
 //! [`pipeline::AlertPipeline::accept`], which returns the token once the request is stored. Workers (in every replica) call
 //! [`pipeline::AlertPipeline::run_once`] in a loop, sleeping a little when it claims nothing.
@@ -28,13 +29,15 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use alerts_core::ids::{AccountId, KeyId, RuleId};
-//! use alerts_core::keys::{ApiKey, WebhookSecret};
+//! use alerts_core::ids::RuleId;
 //! use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 //! use alerts_core::ndjson::decode_all;
 //! use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
-//! use alerts_core::randomness::SeededRandomness;
-//! use alerts_core::ports::{Account, AccountStore, NewApiKey, RuleStore};
+//! use alerts_core::ports::RuleStore;
+//! use identity_core::ids::{AccountId, KeyId};
+//! use identity_core::keys::{ApiKey, WebhookSecret};
+//! use identity_core::ports::{Account, AccountStore, KeyAuthenticator, NewApiKey};
+//! use identity_core::randomness::SeededRandomness;
 //! use alerts_core::request::{AlertRequest, RequestLimits};
 //! use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 //! use aq_core::memory::MemoryForecast;
@@ -108,20 +111,17 @@
 //! # }).unwrap();
 //! ```
 
-pub mod account;
 pub mod advice;
 pub mod breaker;
 pub mod evaluate;
 pub mod idempotency;
 pub mod ids;
-pub mod keys;
 pub mod manage;
 pub mod memory;
 pub mod message;
 pub mod ndjson;
 pub mod pipeline;
 pub mod ports;
-pub mod randomness;
 pub mod repeat;
 pub mod request;
 pub mod rule;

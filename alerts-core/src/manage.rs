@@ -1,6 +1,8 @@
-//! Account, key and rule management: the use cases behind the developer dashboard and the
-//! admin command. Both go through [`Manager`], so an account, key or rule made in one is
-//! checked by exactly the same rules as one made in the other.
+//! Alert settings management: a key's webhook URL, its signing secret and its rules, as the
+//! developer dashboard and the admin command change them. Both go through [`Manager`], so a
+//! rule made in one is checked by exactly the same rules as one made in the other. Accounts
+//! and keys themselves are [`identity_core::manage::Identity`]'s, which the manager asks
+//! whether a key is the acting account's.
 //!
 //! Every operation on a key takes the account acting on it and refuses, as
 //! [`ManageError::NotFound`], a key that belongs to another account: someone else's key looks
@@ -11,17 +13,21 @@
 //! use alerts_core::manage::{AnyWebhookUrl, Manager};
 //! use alerts_core::memory::MemoryStore;
 //! use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
-//! use alerts_core::randomness::SeededRandomness;
 //! use aq_core::runtime::{FixedClock, SequentialIds};
+//! use identity_core::manage::Identity;
+//! use identity_core::randomness::SeededRandomness;
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let store = Arc::new(MemoryStore::new());
-//! let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
-//! let manager = Manager::new(store.clone(), store, clock, Arc::new(SequentialIds::default()),
-//!     Arc::new(SeededRandomness::default()), Arc::new(AnyWebhookUrl));
+//! let ids = Arc::new(SequentialIds::default());
+//! let rng = Arc::new(SeededRandomness::default());
+//! let identity = Identity::new(store.clone(), store.clone(),
+//!     Arc::new(FixedClock::new(chrono::Utc::now())), ids.clone(), rng.clone());
+//! let manager = Manager::new(identity.clone(), store.clone(), store, ids, rng,
+//!     Arc::new(AnyWebhookUrl));
 //!
-//! let account = manager.create_account("ada@example.org", "correct horse battery").await.unwrap();
-//! let created = manager.create_key(account.id, "production").await.unwrap();
+//! let account = identity.create_account("ada@example.org", "correct horse battery").await.unwrap();
+//! let created = identity.create_key(account.id, "production").await.unwrap();
 //! manager.set_webhook_url(account.id, created.info.id, Some("https://example.org/hook")).await.unwrap();
 //! let spec = RuleSpec::new(DataType::Aq, Forecast::Hours(6), Sensitivity::Medium,
 //!     MessageSpec::Default).unwrap();
@@ -29,32 +35,33 @@
 //! assert_eq!(manager.list_rules(account.id, created.info.id).await.unwrap().len(), 1);
 //!
 //! // Another account cannot touch the key.
-//! let other = manager.create_account("eve@example.org", "another long password").await.unwrap();
+//! let other = identity.create_account("eve@example.org", "another long password").await.unwrap();
 //! assert!(manager.list_rules(other.id, created.info.id).await.is_err());
 //! # });
 //! ```
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use aq_core::runtime::{Clock, IdGenerator};
+use identity_core::ids::{AccountId, KeyId};
+use identity_core::keys::WebhookSecret;
+use identity_core::manage::{Identity, IdentityError};
+use identity_core::ports::{AccountStore, KeyAuthenticator};
+use identity_core::randomness::SecretRng;
 use thiserror::Error;
 
-use crate::account::{
-    EmailError, HashError, Password, PasswordError, hash_password, normalize_email, verify_password,
-};
-use crate::ids::{AccountId, KeyId, RuleId};
-use crate::keys::{ApiKey, WebhookSecret};
-use crate::ports::{Account, AccountStore, ApiKeyInfo, NewApiKey, RuleStore, StoreError};
-use crate::randomness::{SecretRng, SeededRandomness};
+use crate::ids::RuleId;
+use crate::ports::{RuleStore, StoreError};
 use crate::rule::{AlertRule, RuleSpec};
-
-/// The longest key label, in characters.
-pub const MAX_LABEL_CHARS: usize = 100;
 
 /// How long a rotated-out signing secret keeps signing deliveries by default: a day, time
 /// for receivers to switch to the new one.
 pub const DEFAULT_SECRET_GRACE: Duration = Duration::from_secs(24 * 3600);
+
+/// The most alert rules of one key by default, enabled or not: self-service accounts would
+/// otherwise multiply every request's work by as many rules as they like.
+pub const DEFAULT_RULES_PER_KEY: usize = 20;
 
 /// Checks a webhook URL before it is saved, exactly as the webhook sender will check it when
 /// it delivers (scheme, host, forbidden networks). Implemented by the sender's adapter and
@@ -82,41 +89,18 @@ impl WebhookUrlCheck for AnyWebhookUrl {
     }
 }
 
-/// Why a management operation was refused.
+/// Why an alert settings operation was refused.
 #[derive(Debug, Error)]
 pub enum ManageError {
-    /// The email is not acceptable.
-    #[error(transparent)]
-    Email(#[from] EmailError),
-    /// The password does not meet the policy.
-    #[error(transparent)]
-    Password(#[from] PasswordError),
-    /// An account with this email exists already.
-    #[error("an account with this email exists already; sign in instead")]
-    EmailTaken,
-    /// Sign-in failed. Deliberately the same for an unknown email and a wrong password.
-    #[error("the email or the password is wrong")]
-    WrongCredentials,
-    /// The key, rule or account does not exist, or belongs to another account.
+    /// The key or rule does not exist, or belongs to another account.
     #[error("not found")]
     NotFound,
     /// The key was revoked; it can no longer be changed.
     #[error("this key is revoked; create a new key")]
     Revoked,
-    /// The label is empty or too long.
-    #[error("label: {0}")]
-    Label(String),
     /// The webhook URL was refused.
     #[error("webhook URL: {0}")]
     WebhookUrl(String),
-    /// The account has as many live keys as it may have.
-    #[error(
-        "this account has {limit} API keys, the most it may have (max_keys_per_account); revoke a key it no longer uses first"
-    )]
-    TooManyKeys {
-        /// The limit.
-        limit: usize,
-    },
     /// The key has as many rules as it may have.
     #[error(
         "this API key has {limit} alert rules, the most it may have (max_rules_per_key); delete a rule first"
@@ -143,9 +127,9 @@ pub enum ManageError {
         /// Why the source stops there.
         why: String,
     },
-    /// A stored password hash is damaged.
+    /// An identity refusal other than a missing or revoked key.
     #[error(transparent)]
-    Hash(#[from] HashError),
+    Identity(IdentityError),
     /// The store failed.
     #[error(transparent)]
     Store(StoreError),
@@ -160,88 +144,99 @@ impl From<StoreError> for ManageError {
     }
 }
 
-/// A key just created: the only moment its full text exists.
-#[derive(Debug, Clone)]
-pub struct CreatedKey {
-    /// What the dashboard lists.
-    pub info: ApiKeyInfo,
-    /// The key itself: show it once.
-    pub key: ApiKey,
-}
-
-/// How much one account may create: self-service accounts would otherwise multiply every
-/// per-key limit by as many keys, and every request's work by as many rules, as they like.
-///
-/// ```
-/// use alerts_core::manage::AccountLimits;
-///
-/// let limits = AccountLimits::default();
-/// assert_eq!((limits.keys_per_account, limits.rules_per_key), (20, 20));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AccountLimits {
-    /// The most live (not revoked) API keys of one account (default 20).
-    pub keys_per_account: usize,
-    /// The most alert rules of one key, enabled or not (default 20).
-    pub rules_per_key: usize,
-}
-
-impl Default for AccountLimits {
-    fn default() -> Self {
-        Self {
-            keys_per_account: 20,
-            rules_per_key: 20,
+impl From<IdentityError> for ManageError {
+    fn from(e: IdentityError) -> Self {
+        match e {
+            IdentityError::NotFound => ManageError::NotFound,
+            IdentityError::Revoked => ManageError::Revoked,
+            IdentityError::Store(e) => ManageError::Store(e),
+            other => ManageError::Identity(other),
         }
     }
 }
 
-/// The management use cases over the stores.
+/// The alert settings use cases over the stores.
 #[derive(Clone)]
 pub struct Manager {
-    limits: AccountLimits,
+    identity: Identity,
     accounts: Arc<dyn AccountStore>,
-    keys: Arc<dyn RuleStore>,
-    clock: Arc<dyn Clock>,
+    rules: Arc<dyn RuleStore>,
     ids: Arc<dyn IdGenerator>,
     rng: Arc<dyn SecretRng>,
     urls: Arc<dyn WebhookUrlCheck>,
+    rules_per_key: usize,
     /// The most days after today the forecast source gives pollen for, and why.
     pollen_limit: Option<(u32, String)>,
 }
 
 impl std::fmt::Debug for Manager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Manager").finish_non_exhaustive()
+        f.debug_struct("Manager")
+            .field("rules_per_key", &self.rules_per_key)
+            .finish_non_exhaustive()
     }
 }
 
 impl Manager {
-    /// A manager over the stores, with time, ids, secret randomness and the webhook URL check
-    /// from the ports.
+    /// A manager that asks `identity` whose keys are whose, keeps webhook URLs and secrets in
+    /// `accounts` (they are the key's) and rules in `rules`, with ids and secret randomness
+    /// from the ports and the webhook URL check of the sender, and at most
+    /// [`DEFAULT_RULES_PER_KEY`] rules per key.
     pub fn new(
+        identity: Identity,
         accounts: Arc<dyn AccountStore>,
-        keys: Arc<dyn RuleStore>,
-        clock: Arc<dyn Clock>,
+        rules: Arc<dyn RuleStore>,
         ids: Arc<dyn IdGenerator>,
         rng: Arc<dyn SecretRng>,
         urls: Arc<dyn WebhookUrlCheck>,
     ) -> Self {
         Self {
-            limits: AccountLimits::default(),
+            identity,
             accounts,
-            keys,
-            clock,
+            rules,
             ids,
             rng,
             urls,
+            rules_per_key: DEFAULT_RULES_PER_KEY,
             pollen_limit: None,
         }
     }
 
-    /// The same manager with other account limits.
+    /// A manager over one store that keeps accounts, keys and rules alike, as every store
+    /// adapter does, with the [`Identity`] over the same store inside.
+    pub fn with_store<S>(
+        store: Arc<S>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        rng: Arc<dyn SecretRng>,
+        urls: Arc<dyn WebhookUrlCheck>,
+    ) -> Self
+    where
+        S: AccountStore + KeyAuthenticator + RuleStore + 'static,
+    {
+        let identity = Identity::new(
+            store.clone(),
+            store.clone(),
+            clock,
+            ids.clone(),
+            rng.clone(),
+        );
+        Self::new(identity, store.clone(), store, ids, rng, urls)
+    }
+
+    /// The identity use cases this manager checks keys with.
     #[must_use]
-    pub fn with_limits(self, limits: AccountLimits) -> Self {
-        Self { limits, ..self }
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// The same manager, with at most `limit` rules per key.
+    #[must_use]
+    pub fn with_rules_per_key(self, limit: usize) -> Self {
+        Self {
+            rules_per_key: limit,
+            ..self
+        }
     }
 
     /// The same manager, refusing pollen rules that look more than `days` days after today:
@@ -268,183 +263,6 @@ impl Manager {
         Ok(())
     }
 
-    /// Signs up: a new account with a normalised email and an argon2id password hash.
-    ///
-    /// # Errors
-    /// [`ManageError::Email`], [`ManageError::Password`], [`ManageError::EmailTaken`], or a
-    /// store failure.
-    pub async fn create_account(
-        &self,
-        email: &str,
-        password: &str,
-    ) -> Result<Account, ManageError> {
-        let email = normalize_email(email)?;
-        let password = Password::new(password)?;
-        let account = Account {
-            id: AccountId(self.ids.new_id()),
-            email,
-            password_hash: hash_password(&password, self.rng.as_ref())?,
-            created_at: self.clock.now(),
-        };
-        match self.accounts.create_account(&account).await {
-            Ok(()) => Ok(account),
-            Err(StoreError::Conflict(_)) => Err(ManageError::EmailTaken),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Signs in. An unknown email costs the same hashing work as a wrong password, so that
-    /// response times do not tell which emails have accounts.
-    ///
-    /// # Errors
-    /// [`ManageError::WrongCredentials`], or a store failure.
-    pub async fn sign_in(&self, email: &str, password: &str) -> Result<Account, ManageError> {
-        let account = match normalize_email(email) {
-            Ok(email) => self.accounts.account_by_email(&email).await?,
-            Err(_) => None,
-        };
-        let Some(account) = account else {
-            let _ = verify_password(password, dummy_hash());
-            return Err(ManageError::WrongCredentials);
-        };
-        if verify_password(password, &account.password_hash)? {
-            Ok(account)
-        } else {
-            Err(ManageError::WrongCredentials)
-        }
-    }
-
-    /// The account with this id (the dashboard shows who is signed in).
-    ///
-    /// # Errors
-    /// [`ManageError::NotFound`], or a store failure.
-    pub async fn account(&self, id: AccountId) -> Result<Account, ManageError> {
-        self.accounts
-            .account(id)
-            .await?
-            .ok_or(ManageError::NotFound)
-    }
-
-    /// The account with this email, for the admin command.
-    ///
-    /// # Errors
-    /// [`ManageError::NotFound`], or a store failure.
-    pub async fn account_by_email(&self, email: &str) -> Result<Account, ManageError> {
-        let email = normalize_email(email)?;
-        self.accounts
-            .account_by_email(&email)
-            .await?
-            .ok_or(ManageError::NotFound)
-    }
-
-    /// Creates a key for `account` with a first signing secret.
-    ///
-    /// # Errors
-    /// [`ManageError::Label`], [`ManageError::TooManyKeys`], or a store failure.
-    pub async fn create_key(
-        &self,
-        account: AccountId,
-        label: &str,
-    ) -> Result<CreatedKey, ManageError> {
-        let label = check_label(label)?;
-        let live = self
-            .accounts
-            .list_keys(account)
-            .await?
-            .iter()
-            .filter(|k| k.revoked_at.is_none())
-            .count();
-        if live >= self.limits.keys_per_account {
-            return Err(ManageError::TooManyKeys {
-                limit: self.limits.keys_per_account,
-            });
-        }
-        let key = ApiKey::generate(self.rng.as_ref());
-        let new = NewApiKey {
-            id: KeyId(self.ids.new_id()),
-            account_id: account,
-            label,
-            prefix: key.prefix().to_owned(),
-            hash: key.hash(),
-            secret: WebhookSecret::generate(self.rng.as_ref()),
-            created_at: self.clock.now(),
-        };
-        self.accounts.create_key(&new).await?;
-        let info = self.accounts.key_info(new.id).await?.ok_or_else(|| {
-            ManageError::Store(StoreError::Corrupt("a created key vanished".into()))
-        })?;
-        Ok(CreatedKey { info, key })
-    }
-
-    /// The account's keys, newest first.
-    ///
-    /// # Errors
-    /// A store failure.
-    pub async fn list_keys(&self, account: AccountId) -> Result<Vec<ApiKeyInfo>, ManageError> {
-        Ok(self.accounts.list_keys(account).await?)
-    }
-
-    /// One of the account's keys.
-    ///
-    /// # Errors
-    /// [`ManageError::NotFound`] for an unknown key or another account's.
-    pub async fn key(&self, account: AccountId, key: KeyId) -> Result<ApiKeyInfo, ManageError> {
-        match self.accounts.key_info(key).await? {
-            Some(info) if info.account_id == account => Ok(info),
-            _ => Err(ManageError::NotFound),
-        }
-    }
-
-    /// The key with this full text, whoever owns it: for the admin command, whose operator
-    /// holds the key.
-    ///
-    /// # Errors
-    /// [`ManageError::NotFound`] for a malformed, unknown or revoked key.
-    pub async fn key_by_text(&self, text: &str) -> Result<ApiKeyInfo, ManageError> {
-        let key = ApiKey::parse(text.trim()).map_err(|_| ManageError::NotFound)?;
-        let id = self
-            .keys
-            .authenticate(&key.hash(), self.clock.now())
-            .await?
-            .ok_or(ManageError::NotFound)?;
-        self.accounts
-            .key_info(id)
-            .await?
-            .ok_or(ManageError::NotFound)
-    }
-
-    async fn live_key(&self, account: AccountId, key: KeyId) -> Result<ApiKeyInfo, ManageError> {
-        let info = self.key(account, key).await?;
-        if info.revoked_at.is_some() {
-            return Err(ManageError::Revoked);
-        }
-        Ok(info)
-    }
-
-    /// Renames a key.
-    ///
-    /// # Errors
-    /// [`ManageError::Label`], [`ManageError::NotFound`], or a store failure.
-    pub async fn rename_key(
-        &self,
-        account: AccountId,
-        key: KeyId,
-        label: &str,
-    ) -> Result<(), ManageError> {
-        let label = check_label(label)?;
-        self.key(account, key).await?;
-        Ok(self.accounts.set_key_label(key, &label).await?)
-    }
-
-    /// Revokes a key; the API refuses it from then on.
-    ///
-    /// # Errors
-    /// [`ManageError::NotFound`], or a store failure.
-    pub async fn revoke_key(&self, account: AccountId, key: KeyId) -> Result<(), ManageError> {
-        self.key(account, key).await?;
-        Ok(self.accounts.revoke_key(key, self.clock.now()).await?)
-    }
-
     /// Sets (or, with `None` or an empty string, clears) where the key's deliveries go, after
     /// the same check the sender makes. Returns the URL as stored.
     ///
@@ -457,7 +275,7 @@ impl Manager {
         key: KeyId,
         url: Option<&str>,
     ) -> Result<Option<String>, ManageError> {
-        self.live_key(account, key).await?;
+        self.identity.live_key(account, key).await?;
         let url = match url.map(str::trim).filter(|u| !u.is_empty()) {
             Some(u) => Some(self.urls.check(u).map_err(ManageError::WebhookUrl)?),
             None => None,
@@ -476,11 +294,11 @@ impl Manager {
         key: KeyId,
         grace: Duration,
     ) -> Result<WebhookSecret, ManageError> {
-        self.live_key(account, key).await?;
+        self.identity.live_key(account, key).await?;
         let secret = WebhookSecret::generate(self.rng.as_ref());
         let grace = chrono::Duration::from_std(grace).unwrap_or(chrono::Duration::days(1));
         self.accounts
-            .rotate_secret(key, &secret, self.clock.now() + grace)
+            .rotate_secret(key, &secret, self.identity.clock().now() + grace)
             .await?;
         Ok(secret)
     }
@@ -494,8 +312,8 @@ impl Manager {
         account: AccountId,
         key: KeyId,
     ) -> Result<Vec<AlertRule>, ManageError> {
-        self.key(account, key).await?;
-        Ok(self.accounts.list_rules(key).await?)
+        self.identity.key(account, key).await?;
+        Ok(self.rules.list_rules(key).await?)
     }
 
     /// Adds an enabled rule to the key.
@@ -509,15 +327,15 @@ impl Manager {
         key: KeyId,
         spec: RuleSpec,
     ) -> Result<AlertRule, ManageError> {
-        self.live_key(account, key).await?;
+        self.identity.live_key(account, key).await?;
         self.check_pollen_horizon(&spec)?;
-        let rules = self.accounts.list_rules(key).await?;
+        let rules = self.rules.list_rules(key).await?;
         if rules.iter().any(|r| r.spec == spec) {
             return Err(ManageError::DuplicateRule);
         }
-        if rules.len() >= self.limits.rules_per_key {
+        if rules.len() >= self.rules_per_key {
             return Err(ManageError::TooManyRules {
-                limit: self.limits.rules_per_key,
+                limit: self.rules_per_key,
             });
         }
         let rule = AlertRule {
@@ -525,9 +343,9 @@ impl Manager {
             key_id: key,
             spec,
             enabled: true,
-            created_at: self.clock.now(),
+            created_at: self.identity.clock().now(),
         };
-        self.accounts.add_rule(&rule).await?;
+        self.rules.add_rule(&rule).await?;
         Ok(rule)
     }
 
@@ -562,7 +380,7 @@ impl Manager {
             enabled,
             ..existing
         };
-        self.accounts.update_rule(&updated).await?;
+        self.rules.update_rule(&updated).await?;
         Ok(updated)
     }
 
@@ -576,45 +394,16 @@ impl Manager {
         key: KeyId,
         rule: RuleId,
     ) -> Result<(), ManageError> {
-        self.key(account, key).await?;
-        Ok(self.accounts.delete_rule(key, rule).await?)
+        self.identity.key(account, key).await?;
+        Ok(self.rules.delete_rule(key, rule).await?)
     }
-}
-
-fn check_label(label: &str) -> Result<String, ManageError> {
-    let label = label.trim();
-    let chars = label.chars().count();
-    if chars > MAX_LABEL_CHARS {
-        return Err(ManageError::Label(format!(
-            "at most {MAX_LABEL_CHARS} characters, got {chars}"
-        )));
-    }
-    if label.chars().any(char::is_control) {
-        return Err(ManageError::Label(
-            "control characters are not allowed".into(),
-        ));
-    }
-    Ok(if label.is_empty() {
-        "default".to_owned()
-    } else {
-        label.to_owned()
-    })
-}
-
-/// A valid hash of a password nobody has, to spend the same time on unknown emails.
-fn dummy_hash() -> &'static str {
-    static HASH: OnceLock<String> = OnceLock::new();
-    HASH.get_or_init(|| {
-        Password::new("no account has this password")
-            .ok()
-            .and_then(|p| hash_password(&p, &SeededRandomness::default()).ok())
-            .unwrap_or_default()
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use aq_core::runtime::{FixedClock, SequentialIds};
+    use identity_core::ids::AccountId;
+    use identity_core::randomness::SeededRandomness;
 
     use super::*;
     use crate::memory::MemoryStore;
@@ -622,101 +411,80 @@ mod tests {
 
     fn manager() -> Manager {
         let store = Arc::new(MemoryStore::new());
+        let ids = Arc::new(SequentialIds::default());
+        let rng = Arc::new(SeededRandomness::default());
+        let identity = Identity::new(
+            store.clone(),
+            store.clone(),
+            Arc::new(FixedClock::new(chrono::Utc::now())),
+            ids.clone(),
+            rng.clone(),
+        );
         Manager::new(
+            identity,
             store.clone(),
             store,
-            Arc::new(FixedClock::new(chrono::Utc::now())),
-            Arc::new(SequentialIds::default()),
-            Arc::new(SeededRandomness::default()),
+            ids,
+            rng,
             Arc::new(AnyWebhookUrl),
         )
     }
 
-    #[tokio::test]
-    async fn sign_in_accepts_the_password_and_refuses_others_alike() {
-        let m = manager();
-        m.create_account("Ada@Example.org", "correct horse battery")
+    async fn account(m: &Manager, email: &str) -> AccountId {
+        m.identity()
+            .create_account(email, "correct horse battery")
             .await
-            .unwrap();
-        assert!(
-            m.sign_in("ada@example.org", "correct horse battery")
-                .await
-                .is_ok()
-        );
-        let wrong = m
-            .sign_in("ada@example.org", "wrong password!")
+            .unwrap()
+            .id
+    }
+
+    async fn key(m: &Manager, account: AccountId) -> KeyId {
+        m.identity()
+            .create_key(account, "prod")
             .await
-            .unwrap_err();
-        let unknown = m
-            .sign_in("nobody@example.org", "correct horse battery")
-            .await
-            .unwrap_err();
-        assert_eq!(wrong.to_string(), unknown.to_string());
+            .unwrap()
+            .info
+            .id
+    }
+
+    fn spec(data_type: DataType, forecast: Forecast) -> RuleSpec {
+        RuleSpec::new(data_type, forecast, Sensitivity::High, MessageSpec::Default).unwrap()
     }
 
     #[tokio::test]
-    async fn an_email_signs_up_once() {
+    async fn keys_of_other_accounts_cannot_be_configured() {
         let m = manager();
-        m.create_account("ada@example.org", "correct horse battery")
-            .await
-            .unwrap();
-        let err = m
-            .create_account(" ADA@example.org", "another long password")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, ManageError::EmailTaken), "{err:?}");
-    }
-
-    #[tokio::test]
-    async fn keys_of_other_accounts_are_invisible() {
-        let m = manager();
-        let ada = m
-            .create_account("ada@example.org", "correct horse battery")
-            .await
-            .unwrap();
-        let eve = m
-            .create_account("eve@example.org", "correct horse battery")
-            .await
-            .unwrap();
-        let key = m.create_key(ada.id, "prod").await.unwrap();
-        let spec = RuleSpec::new(
-            DataType::Aq,
-            Forecast::Hours(1),
-            Sensitivity::High,
-            MessageSpec::Default,
-        )
-        .unwrap();
+        let ada = account(&m, "ada@example.org").await;
+        let eve = account(&m, "eve@example.org").await;
+        let key = key(&m, ada).await;
         assert!(matches!(
-            m.key(eve.id, key.info.id).await,
-            Err(ManageError::NotFound)
-        ));
-        assert!(matches!(
-            m.add_rule(eve.id, key.info.id, spec).await,
-            Err(ManageError::NotFound)
-        ));
-        assert!(matches!(
-            m.set_webhook_url(eve.id, key.info.id, Some("https://evil.example"))
+            m.add_rule(eve, key, spec(DataType::Aq, Forecast::Hours(1)))
                 .await,
             Err(ManageError::NotFound)
         ));
         assert!(matches!(
-            m.revoke_key(eve.id, key.info.id).await,
+            m.set_webhook_url(eve, key, Some("https://evil.example"))
+                .await,
             Err(ManageError::NotFound)
         ));
-        assert!(m.key(ada.id, key.info.id).await.is_ok());
+        assert!(matches!(
+            m.rotate_secret(eve, key, DEFAULT_SECRET_GRACE).await,
+            Err(ManageError::NotFound)
+        ));
+        assert!(matches!(
+            m.list_rules(eve, key).await,
+            Err(ManageError::NotFound)
+        ));
+        assert!(m.list_rules(ada, key).await.is_ok());
     }
 
     #[tokio::test]
     async fn pollen_rules_stop_where_the_source_forecast_stops() {
         let m = manager().with_pollen_limit(3, "the model forecasts 96 hours");
-        let ada = m
-            .create_account("ada@example.org", "correct horse battery")
-            .await
-            .unwrap();
-        let key = m.create_key(ada.id, "prod").await.unwrap().info.id;
-        let spec = |dt, f| RuleSpec::new(dt, f, Sensitivity::High, MessageSpec::Default).unwrap();
+        let ada = account(&m, "ada@example.org").await;
+        let key = key(&m, ada).await;
         let refused = m
-            .add_rule(ada.id, key, spec(DataType::Pollen, Forecast::Days(4)))
+            .add_rule(ada, key, spec(DataType::Pollen, Forecast::Days(4)))
             .await
             .unwrap_err();
         assert_eq!(
@@ -725,18 +493,18 @@ mod tests {
              3 days (the model forecasts 96 hours)"
         );
         let rule = m
-            .add_rule(ada.id, key, spec(DataType::Pollen, Forecast::Days(3)))
+            .add_rule(ada, key, spec(DataType::Pollen, Forecast::Days(3)))
             .await
             .unwrap();
         assert!(
-            m.add_rule(ada.id, key, spec(DataType::Aq, Forecast::Hours(96)))
+            m.add_rule(ada, key, spec(DataType::Aq, Forecast::Hours(96)))
                 .await
                 .is_ok(),
             "air-quality hours are not pollen days"
         );
         assert!(matches!(
             m.update_rule(
-                ada.id,
+                ada,
                 key,
                 rule.id,
                 spec(DataType::Pollen, Forecast::Days(4)),
@@ -754,69 +522,72 @@ mod tests {
         )
         .unwrap();
         assert!(
-            m.update_rule(ada.id, key, rule.id, old, false)
-                .await
-                .is_ok(),
+            m.update_rule(ada, key, rule.id, old, false).await.is_ok(),
             "disabling is always allowed"
         );
     }
 
     #[tokio::test]
-    async fn revoked_keys_cannot_be_configured_or_found_by_text() {
-        let m = manager();
-        let ada = m
-            .create_account("ada@example.org", "correct horse battery")
+    async fn a_key_has_at_most_its_limit_of_rules_and_no_twins() {
+        let m = manager().with_rules_per_key(2);
+        let ada = account(&m, "ada@example.org").await;
+        let key = key(&m, ada).await;
+        m.add_rule(ada, key, spec(DataType::Aq, Forecast::Hours(1)))
             .await
             .unwrap();
-        let key = m.create_key(ada.id, "").await.unwrap();
-        assert_eq!(key.info.label, "default");
-        assert_eq!(
-            m.key_by_text(key.key.expose()).await.unwrap().id,
-            key.info.id
-        );
-        m.revoke_key(ada.id, key.info.id).await.unwrap();
         assert!(matches!(
-            m.set_webhook_url(ada.id, key.info.id, Some("https://example.org"))
+            m.add_rule(ada, key, spec(DataType::Aq, Forecast::Hours(1)))
+                .await,
+            Err(ManageError::DuplicateRule)
+        ));
+        m.add_rule(ada, key, spec(DataType::Aq, Forecast::Hours(2)))
+            .await
+            .unwrap();
+        assert!(matches!(
+            m.add_rule(ada, key, spec(DataType::Aq, Forecast::Hours(3)))
+                .await,
+            Err(ManageError::TooManyRules { limit: 2 })
+        ));
+    }
+
+    #[tokio::test]
+    async fn revoked_keys_cannot_be_configured() {
+        let m = manager();
+        let ada = account(&m, "ada@example.org").await;
+        let key = key(&m, ada).await;
+        m.identity().revoke_key(ada, key).await.unwrap();
+        assert!(matches!(
+            m.set_webhook_url(ada, key, Some("https://example.org"))
                 .await,
             Err(ManageError::Revoked)
         ));
         assert!(matches!(
-            m.key_by_text(key.key.expose()).await,
-            Err(ManageError::NotFound)
+            m.rotate_secret(ada, key, DEFAULT_SECRET_GRACE).await,
+            Err(ManageError::Revoked)
+        ));
+        assert!(matches!(
+            m.add_rule(ada, key, spec(DataType::Aq, Forecast::Hours(1)))
+                .await,
+            Err(ManageError::Revoked)
         ));
     }
 
     #[tokio::test]
     async fn webhook_urls_pass_the_check_and_empty_clears() {
         let m = manager();
-        let ada = m
-            .create_account("ada@example.org", "correct horse battery")
-            .await
-            .unwrap();
-        let key = m.create_key(ada.id, "prod").await.unwrap();
+        let ada = account(&m, "ada@example.org").await;
+        let key = key(&m, ada).await;
         let err = m
-            .set_webhook_url(ada.id, key.info.id, Some("ftp://x"))
+            .set_webhook_url(ada, key, Some("ftp://x"))
             .await
             .unwrap_err();
         assert!(err.to_string().starts_with("webhook URL:"), "{err}");
         let set = m
-            .set_webhook_url(ada.id, key.info.id, Some(" https://example.org/h "))
+            .set_webhook_url(ada, key, Some(" https://example.org/h "))
             .await
             .unwrap();
         assert_eq!(set.as_deref(), Some("https://example.org/h"));
-        assert_eq!(
-            m.set_webhook_url(ada.id, key.info.id, Some(""))
-                .await
-                .unwrap(),
-            None
-        );
-        assert_eq!(m.key(ada.id, key.info.id).await.unwrap().webhook_url, None);
-    }
-
-    #[test]
-    fn labels_are_trimmed_and_bounded() {
-        assert_eq!(check_label("  prod ").unwrap(), "prod");
-        assert!(check_label(&"x".repeat(101)).is_err());
-        assert!(check_label("a\u{7}b").is_err());
+        assert_eq!(m.set_webhook_url(ada, key, Some("")).await.unwrap(), None);
+        assert_eq!(m.identity().key(ada, key).await.unwrap().webhook_url, None);
     }
 }

@@ -34,12 +34,13 @@ use aq_core::ForecastSource;
 use aq_core::SourceError;
 use aq_core::runtime::{Clock, IdGenerator};
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use thiserror::Error;
 
 use crate::breaker::{BreakerConfig, Breakers};
 use crate::evaluate::Evaluator;
 use crate::idempotency::{Enqueued, Fingerprint, Idempotency, IdempotencyKey};
-use crate::ids::{KeyId, Token};
+use crate::ids::Token;
 use crate::ndjson::{EncodeError, NdjsonEncoder, count_lines};
 use crate::ports::{
     AlertJob, ClaimLimits, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, FileWriter,

@@ -28,12 +28,12 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, KeyInit, Mac};
+use identity_core::keys::WebhookSecret;
 use serde::Serialize;
 use sha2::Sha256;
 use thiserror::Error;
 
 use crate::ids::Token;
-use crate::keys::WebhookSecret;
 use crate::ports::WebhookRequest;
 
 /// The header carrying the delivery's id.

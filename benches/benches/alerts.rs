@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use alerts_core::evaluate::Evaluator;
-use alerts_core::ids::{KeyId, RuleId};
+use alerts_core::ids::RuleId;
 use alerts_core::ndjson::{AlertLine, DEFAULT_CHUNK_BYTES, NdjsonEncoder};
 use alerts_core::request::AlertPoint;
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
@@ -21,6 +21,7 @@ use aq_core::runtime::{IdGenerator, SequentialIds};
 use aq_core::{CleanlinessIndex, PollenLevel, PollenLevels, PollenOutlook, PollenType, Position};
 use benches::{calls_for, median, timed_block};
 use criterion::{Criterion, Throughput};
+use identity_core::ids::KeyId;
 
 const POINTS: usize = 100_000;
 const CHUNK: usize = 1_000;

@@ -14,14 +14,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use alerts_core::ids::{AccountId, KeyId, Token};
-use alerts_core::keys::{ApiKey, WebhookSecret};
-use alerts_core::ports::{
-    Account, AccountStore, ClaimLimits, JobOutcome, JobQueue, JobUpdate, NewAlertRequest, NewApiKey,
-};
-use alerts_core::randomness::SeededRandomness;
+use alerts_core::ids::Token;
+use alerts_core::ports::{ClaimLimits, JobOutcome, JobQueue, JobUpdate, NewAlertRequest};
 use alerts_core::request::AlertPoint;
 use aq_core::Position;
+use identity_core::ids::{AccountId, KeyId};
+use identity_core::keys::{ApiKey, WebhookSecret};
+use identity_core::ports::{Account, AccountStore, NewApiKey};
+use identity_core::randomness::SeededRandomness;
 
 use chrono::{DateTime, TimeZone, Utc};
 use criterion::{Criterion, Throughput};

@@ -14,7 +14,6 @@ use std::time::Instant;
 use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
-use alerts_core::randomness::SeededRandomness;
 use aq_core::memory::MemoryForecast;
 use aq_core::runtime::{FixedClock, SequentialIds};
 use aq_core::{AirQualitySource, Concentration, Concentrations, Pollutant, Position};
@@ -23,6 +22,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use chrono::{TimeZone, Utc};
 use criterion::{Criterion, Throughput};
+use identity_core::randomness::SeededRandomness;
 use insights_http::{ApiConfig, AppStateBuilder, router};
 use racs_core::Scorer;
 use tower::ServiceExt;
@@ -37,8 +37,7 @@ async fn app(source: Arc<dyn AirQualitySource>) -> (axum::Router, String) {
     let now = Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap();
     let clock = Arc::new(FixedClock::new(now));
     let ids = Arc::new(SequentialIds::default());
-    let manager = Manager::new(
-        store.clone(),
+    let manager = Manager::with_store(
         store.clone(),
         clock.clone(),
         ids.clone(),
@@ -46,10 +45,12 @@ async fn app(source: Arc<dyn AirQualitySource>) -> (axum::Router, String) {
         Arc::new(AnyWebhookUrl),
     );
     let account = manager
+        .identity()
         .create_account("bench@example.org", "a long enough password")
         .await
         .unwrap_or_else(|e| panic!("account: {e}"));
     let key = manager
+        .identity()
         .create_key(account.id, "bench")
         .await
         .unwrap_or_else(|e| panic!("key: {e}"));

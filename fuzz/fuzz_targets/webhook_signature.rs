@@ -11,7 +11,7 @@
 
 use std::sync::LazyLock;
 
-use alerts_core::keys::WebhookSecret;
+use identity_core::keys::WebhookSecret;
 use alerts_core::webhook::{Verifier, VerifyError, sign};
 use chrono::DateTime;
 use libfuzzer_sys::fuzz_target;

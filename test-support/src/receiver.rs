@@ -39,7 +39,6 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use alerts_core::keys::WebhookSecret;
 use alerts_core::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
 use axum::Router;
 use axum::body::Body;
@@ -48,6 +47,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
+use identity_core::keys::WebhookSecret;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;

@@ -4,14 +4,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alerts_core::idempotency::{Idempotency, IdempotencyKey};
-use alerts_core::ids::KeyId;
-use alerts_core::keys::ApiKey;
 use alerts_core::request::RequestError;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
+use identity_core::ids::KeyId;
+use identity_core::keys::ApiKey;
 use racs_core::ScoreRequest;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};

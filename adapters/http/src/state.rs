@@ -4,15 +4,16 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alerts_core::ids::KeyId;
 use alerts_core::pipeline::AlertPipeline;
-use alerts_core::ports::{FileStore, RuleStore};
+use alerts_core::ports::FileStore;
 use alerts_core::request::RequestLimits;
 use aq_core::runtime::Clock;
 use async_trait::async_trait;
 use governor::clock::{Clock as _, DefaultClock};
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
+use identity_core::ids::KeyId;
+use identity_core::ports::KeyAuthenticator;
 use racs_core::{Limits, Scorer};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -80,7 +81,7 @@ type KeyedLimiter = RateLimiter<KeyId, DefaultKeyedStateStore<KeyId>, DefaultClo
 
 struct Inner {
     config: ApiConfig,
-    keys: Arc<dyn RuleStore>,
+    keys: Arc<dyn KeyAuthenticator>,
     alerts: Arc<AlertPipeline>,
     scorer: Scorer,
     files: Arc<dyn FileStore>,
@@ -112,7 +113,7 @@ impl std::fmt::Debug for AppState {
 /// Builds an [`AppState`] from the ports.
 pub struct AppStateBuilder {
     config: ApiConfig,
-    keys: Arc<dyn RuleStore>,
+    keys: Arc<dyn KeyAuthenticator>,
     alerts: Arc<AlertPipeline>,
     scorer: Scorer,
     files: Arc<dyn FileStore>,
@@ -127,7 +128,7 @@ impl AppStateBuilder {
     /// The parts every server needs: the key store, the alert pipeline, the route scorer, the
     /// file store and the clock.
     pub fn new(
-        keys: Arc<dyn RuleStore>,
+        keys: Arc<dyn KeyAuthenticator>,
         alerts: Arc<AlertPipeline>,
         scorer: Scorer,
         files: Arc<dyn FileStore>,
@@ -222,7 +223,7 @@ impl AppState {
         &self.inner.config
     }
 
-    pub(crate) fn keys(&self) -> &dyn RuleStore {
+    pub(crate) fn keys(&self) -> &dyn KeyAuthenticator {
         self.inner.keys.as_ref()
     }
 

@@ -1,6 +1,6 @@
 //! The delivery log: every delivery attempt, and the listings the dashboard shows.
 
-use alerts_core::ids::{KeyId, Token};
+use alerts_core::ids::Token;
 use alerts_core::ports::stored::{to_i32, to_i64, to_u32, to_u64};
 use alerts_core::ports::{
     Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryErrorKind, DeliveryLog,
@@ -8,6 +8,7 @@ use alerts_core::ports::{
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use uuid::Uuid;
 
 use crate::{PgStore, db_error};

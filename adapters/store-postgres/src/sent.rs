@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 
-use alerts_core::ids::{KeyId, RuleId, Token};
+use alerts_core::ids::{RuleId, Token};
 use alerts_core::ports::{SentChange, SentChanges, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use uuid::Uuid;
 
 use crate::{PgStore, db_error};

@@ -1,9 +1,10 @@
 //! Dashboard sessions: the session store.
 
-use alerts_core::ids::AccountId;
-use alerts_core::ports::{Session, SessionStore, StoreError};
+use alerts_core::ports::StoreError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::AccountId;
+use identity_core::ports::{Session, SessionStore};
 use uuid::Uuid;
 
 use crate::{PgStore, db_error, db_error_or_conflict};

@@ -1,14 +1,16 @@
-//! Accounts, API keys, signing secrets and alert rules: the rule store and the account store.
+//! Accounts, API keys, signing secrets and alert rules: the account store and key
+//! authentication (identity's ports), and the rule store (the alert pipeline's).
 
-use alerts_core::ids::{AccountId, KeyId, RuleId};
-use alerts_core::keys::{KeyHash, WebhookSecret};
-use alerts_core::ports::{
-    Account, AccountStore, ApiKeyInfo, KeyConfig, NewApiKey, RuleStore, SigningSecret, StoreError,
-    last_use_is_stale,
-};
+use alerts_core::ids::RuleId;
+use alerts_core::ports::{KeyConfig, RuleStore, SigningSecret, StoreError};
 use alerts_core::rule::{AlertRule, RuleSpec};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::{AccountId, KeyId};
+use identity_core::keys::{KeyHash, WebhookSecret};
+use identity_core::ports::{
+    Account, AccountStore, ApiKeyInfo, KeyAuthenticator, NewApiKey, last_use_is_stale,
+};
 use sqlx::SqliteConnection;
 use uuid::Uuid;
 
@@ -103,7 +105,7 @@ fn affected_one(rows: u64) -> Result<(), StoreError> {
 }
 
 #[async_trait]
-impl RuleStore for SqliteStore {
+impl KeyAuthenticator for SqliteStore {
     async fn authenticate(
         &self,
         hash: &KeyHash,
@@ -133,7 +135,10 @@ impl RuleStore for SqliteStore {
         }
         Ok(Some(KeyId(id)))
     }
+}
 
+#[async_trait]
+impl RuleStore for SqliteStore {
     async fn key_config(
         &self,
         key_id: KeyId,
@@ -179,6 +184,53 @@ impl RuleStore for SqliteStore {
             secrets,
             rules,
         }))
+    }
+
+    async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO alert_rules (id, key_id, spec, enabled, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .bind(rule.id.0)
+        .bind(rule.key_id.0)
+        .bind(encode_spec(&rule.spec)?)
+        .bind(rule.enabled)
+        .bind(micros(rule.created_at))
+        .execute(&self.pool)
+        .await
+        .map_err(db_error_or_conflict(|| {
+            format!("the alert rule {} exists already", rule.id)
+        }))?;
+        Ok(())
+    }
+
+    async fn list_rules(&self, key: KeyId) -> Result<Vec<AlertRule>, StoreError> {
+        let mut conn = self.pool.acquire().await.map_err(db_error)?;
+        rules_of(&mut conn, key, false).await
+    }
+
+    async fn update_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE alert_rules SET spec = ?1, enabled = ?2 WHERE id = ?3 AND key_id = ?4",
+        )
+        .bind(encode_spec(&rule.spec)?)
+        .bind(rule.enabled)
+        .bind(rule.id.0)
+        .bind(rule.key_id.0)
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
+        affected_one(done.rows_affected())
+    }
+
+    async fn delete_rule(&self, key: KeyId, rule: RuleId) -> Result<(), StoreError> {
+        let done = sqlx::query("DELETE FROM alert_rules WHERE id = ?1 AND key_id = ?2")
+            .bind(rule.0)
+            .bind(key.0)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        affected_one(done.rows_affected())
     }
 }
 
@@ -348,53 +400,6 @@ impl AccountStore for SqliteStore {
             .await
             .map_err(db_error)?;
         tx.commit().await.map_err(db_error)
-    }
-
-    async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO alert_rules (id, key_id, spec, enabled, created_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )
-        .bind(rule.id.0)
-        .bind(rule.key_id.0)
-        .bind(encode_spec(&rule.spec)?)
-        .bind(rule.enabled)
-        .bind(micros(rule.created_at))
-        .execute(&self.pool)
-        .await
-        .map_err(db_error_or_conflict(|| {
-            format!("the alert rule {} exists already", rule.id)
-        }))?;
-        Ok(())
-    }
-
-    async fn list_rules(&self, key: KeyId) -> Result<Vec<AlertRule>, StoreError> {
-        let mut conn = self.pool.acquire().await.map_err(db_error)?;
-        rules_of(&mut conn, key, false).await
-    }
-
-    async fn update_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
-        let done = sqlx::query(
-            "UPDATE alert_rules SET spec = ?1, enabled = ?2 WHERE id = ?3 AND key_id = ?4",
-        )
-        .bind(encode_spec(&rule.spec)?)
-        .bind(rule.enabled)
-        .bind(rule.id.0)
-        .bind(rule.key_id.0)
-        .execute(&self.pool)
-        .await
-        .map_err(db_error)?;
-        affected_one(done.rows_affected())
-    }
-
-    async fn delete_rule(&self, key: KeyId, rule: RuleId) -> Result<(), StoreError> {
-        let done = sqlx::query("DELETE FROM alert_rules WHERE id = ?1 AND key_id = ?2")
-            .bind(rule.0)
-            .bind(key.0)
-            .execute(&self.pool)
-            .await
-            .map_err(db_error)?;
-        affected_one(done.rows_affected())
     }
 }
 

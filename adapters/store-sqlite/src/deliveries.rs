@@ -1,12 +1,13 @@
 //! The delivery log: every delivery attempt, and the listings the dashboard shows.
 
-use alerts_core::ids::{KeyId, Token};
+use alerts_core::ids::Token;
 use alerts_core::ports::stored::{to_i64, to_u32, to_u64};
 use alerts_core::ports::{
     Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryErrorKind, DeliveryLog,
     JobOutcome, JobStage, RequestSummary, RequestTally, StoreError,
 };
 use async_trait::async_trait;
+use identity_core::ids::KeyId;
 use uuid::Uuid;
 
 use crate::{SqliteStore, db_error, from_micros, micros};

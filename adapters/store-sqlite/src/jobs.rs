@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use alerts_core::idempotency::{Enqueued, Fingerprint, Idempotency};
-use alerts_core::ids::{KeyId, Token};
+use alerts_core::ids::Token;
 use alerts_core::ports::stored::{to_i64, to_u32, to_u64};
 use alerts_core::ports::{
     AlertJob, Backlog, ClaimLimits, JobCounts, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob,
@@ -13,6 +13,7 @@ use alerts_core::ports::{
 use alerts_core::request::AlertPoint;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use uuid::Uuid;
 
 use crate::{SqliteStore, db_error, db_error_or_conflict, from_micros, micros};

@@ -1,9 +1,9 @@
 //! The embedded store: accounts, API keys, alert rules, alert requests with their job queue,
 //! the delivery log and what once-per-change rules told, in one SQLite file. It implements the
-//! `alerts-core` ports [`RuleStore`](alerts_core::ports::RuleStore), [`AccountStore`](alerts_core::ports::AccountStore),
+//! `alerts-core` ports [`RuleStore`](alerts_core::ports::RuleStore), [`AccountStore`](identity_core::ports::AccountStore),
 //! [`JobQueue`](alerts_core::ports::JobQueue), [`DeliveryLog`](alerts_core::ports::DeliveryLog),
 //! [`SentChanges`](alerts_core::ports::SentChanges) and
-//! [`SessionStore`](alerts_core::ports::SessionStore), and passes their conformance suite.
+//! [`SessionStore`](identity_core::ports::SessionStore), and passes their conformance suite.
 //!
 //! The database runs in WAL mode (readers never wait for the writer) with `synchronous = FULL`
 //! (a request acknowledged to a client survives a power cut), foreign keys on, and a busy

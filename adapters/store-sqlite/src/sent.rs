@@ -1,9 +1,10 @@
 //! What once-per-change rules told: the sent-changes store.
 
-use alerts_core::ids::{KeyId, RuleId, Token};
+use alerts_core::ids::{RuleId, Token};
 use alerts_core::ports::{SentChange, SentChanges, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use uuid::Uuid;
 
 use crate::{SqliteStore, db_error, from_micros, micros};

@@ -4,7 +4,7 @@
 //! `aq_core::runtime` and `alerts_core::randomness` instead.
 //!
 //! ```
-//! use alerts_core::randomness::SecretRng;
+//! use identity_core::randomness::SecretRng;
 //! use aq_core::runtime::{Clock, IdGenerator};
 //! use insights_system::{OsRandomness, RandomIds, SystemClock};
 //!
@@ -18,10 +18,10 @@
 
 use std::time::Duration;
 
-use alerts_core::randomness::SecretRng;
 use aq_core::runtime::{Clock, IdGenerator, Timer};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::randomness::SecretRng;
 use rand::TryRng as _;
 use rand::rngs::SysRng;
 use uuid::Uuid;
@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn two_keys_from_the_os_generator_differ() {
-        use alerts_core::keys::{API_KEY_PREFIX, ApiKey};
+        use identity_core::keys::{API_KEY_PREFIX, ApiKey};
 
         let (a, b) = (
             ApiKey::generate(&OsRandomness),

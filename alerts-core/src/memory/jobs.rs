@@ -5,10 +5,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use uuid::Uuid;
 
 use crate::idempotency::{Enqueued, Idempotency};
-use crate::ids::{KeyId, Token};
+use crate::ids::Token;
 use crate::ports::{
     Activity, ActivityWindow, AlertJob, Backlog, ClaimLimits, DeliveryAttempt, DeliveryLog,
     JobCounts, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob, PointPages, RequestSummary,

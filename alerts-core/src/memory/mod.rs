@@ -108,8 +108,8 @@ mod account_tests {
     use chrono::Utc;
 
     use super::*;
-    use crate::ids::AccountId;
-    use crate::ports::{Account, AccountStore};
+    use identity_core::ids::AccountId;
+    use identity_core::ports::{Account, AccountStore};
 
     #[tokio::test]
     async fn a_fresh_store_has_no_account_until_one_is_made() {

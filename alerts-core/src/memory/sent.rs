@@ -2,8 +2,9 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 
-use crate::ids::{KeyId, Token};
+use crate::ids::Token;
 use crate::ports::{SentChange, SentChanges, StoreError};
 
 use super::lock;

@@ -1,29 +1,27 @@
-//! [`MemoryStore`]: rules, accounts and sessions, and the state its job queue shares.
+//! [`MemoryStore`]: rules, and the state its job queue shares; accounts, keys and sessions
+//! are kept by the [`MemoryIdentity`] inside it.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::{AccountId, KeyId};
+use identity_core::keys::{KeyHash, WebhookSecret};
+use identity_core::memory::MemoryIdentity;
+use identity_core::ports::{
+    Account, AccountStore, ApiKeyInfo, KeyAuthenticator, NewApiKey, Session, SessionStore,
+};
 
 use crate::idempotency::Fingerprint;
-use crate::ids::{AccountId, KeyId, RuleId, Token};
-use crate::keys::{KeyHash, WebhookSecret};
+use crate::ids::{RuleId, Token};
 use crate::ports::{
-    Account, AccountStore, ApiKeyInfo, DeliveryAttempt, JobOutcome, JobStage, KeyConfig, Lease,
-    NewApiKey, RuleStore, Session, SessionStore, SigningSecret, StoreError,
+    DeliveryAttempt, JobOutcome, JobStage, KeyConfig, Lease, RuleStore, SigningSecret, StoreError,
 };
 use crate::request::AlertPoint;
 use crate::rule::AlertRule;
 
 use super::lock;
-
-#[derive(Debug, Clone)]
-struct KeyRecord {
-    info: ApiKeyInfo,
-    hash: KeyHash,
-    previous: Vec<SigningSecret>,
-}
 
 #[derive(Debug, Clone)]
 pub(super) struct JobRecord {
@@ -42,12 +40,9 @@ pub(super) struct JobRecord {
 
 #[derive(Debug, Default)]
 pub(super) struct State {
-    pub(super) accounts: Vec<Account>,
-    keys: Vec<KeyRecord>,
     pub(super) rules: Vec<AlertRule>,
     pub(super) jobs: HashMap<Token, JobRecord>,
     pub(super) attempts: HashMap<Token, Vec<DeliveryAttempt>>,
-    pub(super) sessions: HashMap<String, Session>,
     /// Idempotency keys by API key, with the request they name.
     pub(super) idempotency: HashMap<(KeyId, String), (Token, Fingerprint)>,
     /// Changes told by once-per-change rules, by rule, point id and subject.
@@ -65,17 +60,6 @@ pub(super) struct SentRecord {
 }
 
 impl State {
-    fn key(&self, id: KeyId) -> Option<&KeyRecord> {
-        self.keys.iter().find(|k| k.info.id == id)
-    }
-
-    fn key_mut(&mut self, id: KeyId) -> Result<&mut KeyRecord, StoreError> {
-        self.keys
-            .iter_mut()
-            .find(|k| k.info.id == id)
-            .ok_or(StoreError::NotFound)
-    }
-
     pub(super) fn held_job(
         &mut self,
         token: Token,
@@ -93,11 +77,13 @@ impl State {
 }
 
 /// Accounts, keys, rules, jobs, deliveries, told changes and sessions in memory:
-/// [`RuleStore`], [`AccountStore`], [`JobQueue`](crate::ports::JobQueue),
+/// [`RuleStore`], [`AccountStore`], [`KeyAuthenticator`], [`JobQueue`](crate::ports::JobQueue),
 /// [`DeliveryLog`](crate::ports::DeliveryLog), [`SentChanges`](crate::ports::SentChanges) and
-/// [`SessionStore`] in one value, as a database adapter would be.
+/// [`SessionStore`] in one value, as a database adapter would be. The identity ports are
+/// those of a [`MemoryIdentity`] inside.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
+    identity: MemoryIdentity,
     pub(super) state: Mutex<State>,
 }
 
@@ -141,45 +127,29 @@ pub struct JobState {
 
 #[async_trait]
 impl RuleStore for MemoryStore {
-    async fn authenticate(
-        &self,
-        hash: &KeyHash,
-        now: DateTime<Utc>,
-    ) -> Result<Option<KeyId>, StoreError> {
-        let mut state = lock(&self.state);
-        let Some(key) = state
-            .keys
-            .iter_mut()
-            .find(|k| k.hash == *hash && k.info.revoked_at.is_none())
-        else {
-            return Ok(None);
-        };
-        if crate::ports::last_use_is_stale(key.info.last_used_at, now) {
-            key.info.last_used_at = Some(now);
-        }
-        Ok(Some(key.info.id))
-    }
-
     async fn key_config(
         &self,
         key_id: KeyId,
         now: DateTime<Utc>,
     ) -> Result<Option<KeyConfig>, StoreError> {
-        let state = lock(&self.state);
-        let Some(key) = state.key(key_id).filter(|k| k.info.revoked_at.is_none()) else {
+        let Some((info, previous)) = self
+            .identity
+            .key_with_secrets(key_id)
+            .filter(|(info, _)| info.revoked_at.is_none())
+        else {
             return Ok(None);
         };
         let mut secrets = vec![SigningSecret {
-            secret: key.info.secret.clone(),
+            secret: info.secret,
             valid_until: None,
         }];
-        secrets.extend(
-            key.previous
-                .iter()
-                .filter(|s| s.valid_until.is_some_and(|until| until > now))
-                .cloned(),
-        );
-        let mut rules: Vec<AlertRule> = state
+        secrets.extend(previous.into_iter().filter(|(_, until)| *until > now).map(
+            |(secret, until)| SigningSecret {
+                secret,
+                valid_until: Some(until),
+            },
+        ));
+        let mut rules: Vec<AlertRule> = lock(&self.state)
             .rules
             .iter()
             .filter(|r| r.key_id == key_id && r.enabled)
@@ -188,194 +158,18 @@ impl RuleStore for MemoryStore {
         rules.sort_by_key(|r| r.created_at);
         Ok(Some(KeyConfig {
             key_id,
-            prefix: key.info.prefix.clone(),
-            webhook_url: key.info.webhook_url.clone(),
+            prefix: info.prefix,
+            webhook_url: info.webhook_url,
             secrets,
             rules,
         }))
     }
-}
-
-#[async_trait]
-impl SessionStore for MemoryStore {
-    async fn create_session(&self, session: &Session) -> Result<(), StoreError> {
-        let mut state = lock(&self.state);
-        if state.sessions.contains_key(&session.id_hash) {
-            return Err(StoreError::Conflict(
-                "the session exists already".to_owned(),
-            ));
-        }
-        state
-            .sessions
-            .insert(session.id_hash.clone(), session.clone());
-        Ok(())
-    }
-
-    async fn session(
-        &self,
-        id_hash: &str,
-        now: DateTime<Utc>,
-    ) -> Result<Option<Session>, StoreError> {
-        Ok(lock(&self.state)
-            .sessions
-            .get(id_hash)
-            .filter(|s| s.expires_at > now)
-            .cloned())
-    }
-
-    async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError> {
-        lock(&self.state).sessions.remove(id_hash);
-        Ok(())
-    }
-
-    async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
-        let mut state = lock(&self.state);
-        let before = state.sessions.len();
-        state.sessions.retain(|_, s| s.expires_at > now);
-        Ok((before - state.sessions.len()) as u64)
-    }
-}
-
-#[async_trait]
-impl AccountStore for MemoryStore {
-    async fn create_account(&self, account: &Account) -> Result<(), StoreError> {
-        let mut state = lock(&self.state);
-        if state
-            .accounts
-            .iter()
-            .any(|a| a.email == account.email || a.id == account.id)
-        {
-            return Err(StoreError::Conflict(format!(
-                "an account with the email {} exists already",
-                account.email
-            )));
-        }
-        state.accounts.push(account.clone());
-        Ok(())
-    }
-
-    async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError> {
-        Ok(lock(&self.state)
-            .accounts
-            .iter()
-            .find(|a| a.email == email)
-            .cloned())
-    }
-
-    async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
-        Ok(lock(&self.state)
-            .accounts
-            .iter()
-            .find(|a| a.id == id)
-            .cloned())
-    }
-
-    async fn has_accounts(&self) -> Result<bool, StoreError> {
-        Ok(!lock(&self.state).accounts.is_empty())
-    }
-
-    async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {
-        let mut state = lock(&self.state);
-        if !state.accounts.iter().any(|a| a.id == key.account_id) {
-            return Err(StoreError::NotFound);
-        }
-        if state
-            .keys
-            .iter()
-            .any(|k| k.hash == key.hash || k.info.id == key.id)
-        {
-            return Err(StoreError::Conflict("the key exists already".into()));
-        }
-        state.keys.push(KeyRecord {
-            info: ApiKeyInfo {
-                id: key.id,
-                account_id: key.account_id,
-                label: key.label.clone(),
-                prefix: key.prefix.clone(),
-                created_at: key.created_at,
-                last_used_at: None,
-                revoked_at: None,
-                webhook_url: None,
-                secret: key.secret.clone(),
-            },
-            hash: key.hash,
-            previous: Vec::new(),
-        });
-        Ok(())
-    }
-
-    async fn keys_with_prefix(&self, prefix: &str) -> Result<Vec<ApiKeyInfo>, StoreError> {
-        let state = lock(&self.state);
-        let mut keys: Vec<(usize, ApiKeyInfo)> = state
-            .keys
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.info.prefix == prefix)
-            .map(|(i, k)| (i, k.info.clone()))
-            .collect();
-        keys.sort_by(|a, b| b.1.created_at.cmp(&a.1.created_at).then(b.0.cmp(&a.0)));
-        Ok(keys.into_iter().map(|(_, k)| k).collect())
-    }
-
-    async fn list_keys(&self, account: AccountId) -> Result<Vec<ApiKeyInfo>, StoreError> {
-        let state = lock(&self.state);
-        // Newest first; among equal times, the later created first.
-        let mut keys: Vec<(usize, ApiKeyInfo)> = state
-            .keys
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.info.account_id == account)
-            .map(|(i, k)| (i, k.info.clone()))
-            .collect();
-        keys.sort_by(|a, b| b.1.created_at.cmp(&a.1.created_at).then(b.0.cmp(&a.0)));
-        Ok(keys.into_iter().map(|(_, k)| k).collect())
-    }
-
-    async fn key_info(&self, key: KeyId) -> Result<Option<ApiKeyInfo>, StoreError> {
-        Ok(lock(&self.state).key(key).map(|k| k.info.clone()))
-    }
-
-    async fn set_key_label(&self, key: KeyId, label: &str) -> Result<(), StoreError> {
-        lock(&self.state).key_mut(key)?.info.label = label.to_owned();
-        Ok(())
-    }
-
-    async fn revoke_key(&self, key: KeyId, at: DateTime<Utc>) -> Result<(), StoreError> {
-        let mut state = lock(&self.state);
-        let k = state.key_mut(key)?;
-        k.info.revoked_at.get_or_insert(at);
-        Ok(())
-    }
-
-    async fn set_webhook_url(&self, key: KeyId, url: Option<&str>) -> Result<(), StoreError> {
-        lock(&self.state).key_mut(key)?.info.webhook_url = url.map(str::to_owned);
-        Ok(())
-    }
-
-    async fn rotate_secret(
-        &self,
-        key: KeyId,
-        new: &WebhookSecret,
-        previous_valid_until: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let mut state = lock(&self.state);
-        let k = state.key_mut(key)?;
-        let old = std::mem::replace(&mut k.info.secret, new.clone());
-        k.previous.insert(
-            0,
-            SigningSecret {
-                secret: old,
-                valid_until: Some(previous_valid_until),
-            },
-        );
-        Ok(())
-    }
 
     async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
-        let mut state = lock(&self.state);
-        if state.key(rule.key_id).is_none() {
+        if self.identity.key_with_secrets(rule.key_id).is_none() {
             return Err(StoreError::NotFound);
         }
+        let mut state = lock(&self.state);
         if state.rules.iter().any(|r| r.id == rule.id) {
             return Err(StoreError::Conflict(format!(
                 "a rule with id {} exists already",
@@ -421,5 +215,98 @@ impl AccountStore for MemoryStore {
             state.sent.retain(|(rule_id, _, _), _| *rule_id != rule);
             Ok(())
         }
+    }
+}
+
+// The identity ports are the inner store's.
+#[async_trait]
+impl KeyAuthenticator for MemoryStore {
+    async fn authenticate(
+        &self,
+        hash: &KeyHash,
+        now: DateTime<Utc>,
+    ) -> Result<Option<KeyId>, StoreError> {
+        self.identity.authenticate(hash, now).await
+    }
+}
+
+#[async_trait]
+impl SessionStore for MemoryStore {
+    async fn create_session(&self, session: &Session) -> Result<(), StoreError> {
+        self.identity.create_session(session).await
+    }
+
+    async fn session(
+        &self,
+        id_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Session>, StoreError> {
+        self.identity.session(id_hash, now).await
+    }
+
+    async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError> {
+        self.identity.delete_session(id_hash).await
+    }
+
+    async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        self.identity.delete_expired_sessions(now).await
+    }
+}
+
+#[async_trait]
+impl AccountStore for MemoryStore {
+    async fn create_account(&self, account: &Account) -> Result<(), StoreError> {
+        self.identity.create_account(account).await
+    }
+
+    async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError> {
+        self.identity.account_by_email(email).await
+    }
+
+    async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
+        self.identity.account(id).await
+    }
+
+    async fn has_accounts(&self) -> Result<bool, StoreError> {
+        self.identity.has_accounts().await
+    }
+
+    async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {
+        self.identity.create_key(key).await
+    }
+
+    async fn list_keys(&self, account: AccountId) -> Result<Vec<ApiKeyInfo>, StoreError> {
+        self.identity.list_keys(account).await
+    }
+
+    async fn key_info(&self, key: KeyId) -> Result<Option<ApiKeyInfo>, StoreError> {
+        self.identity.key_info(key).await
+    }
+
+    async fn keys_with_prefix(&self, prefix: &str) -> Result<Vec<ApiKeyInfo>, StoreError> {
+        self.identity.keys_with_prefix(prefix).await
+    }
+
+    async fn set_key_label(&self, key: KeyId, label: &str) -> Result<(), StoreError> {
+        self.identity.set_key_label(key, label).await
+    }
+
+    async fn revoke_key(&self, key: KeyId, at: DateTime<Utc>) -> Result<(), StoreError> {
+        self.identity.revoke_key(key, at).await
+    }
+
+    async fn set_webhook_url(&self, key: KeyId, url: Option<&str>) -> Result<(), StoreError> {
+        self.identity.set_webhook_url(key, url).await
+    }
+
+    async fn rotate_secret(
+        &self,
+        key: KeyId,
+        new: &WebhookSecret,
+        previous_valid_until: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.identity
+            .rotate_secret(key, new, previous_valid_until)
+            .await
     }
 }

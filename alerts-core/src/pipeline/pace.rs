@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::ids::KeyId;
+use identity_core::ids::KeyId;
 
 /// Keys remembered at most. A process that has seen more starts afresh: the estimates come
 /// back within a few jobs of each key, and memory stays bounded whatever the number of keys.

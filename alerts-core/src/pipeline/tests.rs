@@ -12,19 +12,20 @@ use aq_core::{
 };
 use async_trait::async_trait;
 use chrono::{DateTime, TimeZone, Utc};
+use identity_core::ids::AccountId;
+use identity_core::keys::{ApiKey, WebhookSecret};
+use identity_core::ports::{Account, AccountStore};
+use identity_core::randomness::SeededRandomness;
 use mockall::mock;
 use uuid::Uuid;
 
 use super::*;
-use crate::ids::{AccountId, RuleId};
-use crate::keys::{ApiKey, WebhookSecret};
+use crate::ids::RuleId;
 use crate::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use crate::ndjson::decode_all;
 use crate::ports::{
-    Account, AccountStore, Backlog, ClaimLimits, DeliveryErrorKind, Lease, WebhookRequest,
-    WebhookResponse,
+    Backlog, ClaimLimits, DeliveryErrorKind, Lease, WebhookRequest, WebhookResponse,
 };
-use crate::randomness::SeededRandomness;
 use crate::request::AlertPoint;
 use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use crate::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
@@ -224,7 +225,7 @@ impl Harness {
         let secret = WebhookSecret::generate(&rng);
         let key_id = KeyId(ids.new_id());
         store
-            .create_key(&crate::ports::NewApiKey {
+            .create_key(&identity_core::ports::NewApiKey {
                 id: key_id,
                 account_id: account,
                 label: "test".into(),

@@ -2,9 +2,10 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, TimeDelta, Utc};
+use identity_core::ids::KeyId;
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{KeyId, Token};
+use crate::ids::Token;
 
 use super::{DeliveryErrorKind, JobOutcome, JobStage, StoreError};
 

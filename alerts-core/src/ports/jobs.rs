@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::idempotency::{Enqueued, Idempotency};
-use crate::ids::{KeyId, Token};
+use crate::ids::Token;
 use crate::request::AlertPoint;
 
 use super::StoreError;

@@ -6,38 +6,34 @@
 //! trait as `alerts_core::ports::jobs::JobQueue`.
 //!
 //! Time and ids come from [`aq_core::runtime`]; air-quality forecasts from
-//! [`aq_core::ForecastSource`].
+//! [`aq_core::ForecastSource`]; accounts, keys and sessions are [`identity_core::ports`].
 
 #[macro_use]
 mod names;
 
-pub mod accounts;
 pub mod deliveries;
-pub mod error;
 pub mod files;
 pub mod jobs;
 pub mod rules;
 pub mod sent;
-pub mod sessions;
 pub mod stored;
 pub mod urls;
 pub mod webhooks;
 
-pub use accounts::{Account, AccountStore, ApiKeyInfo, NewApiKey};
 pub use deliveries::{
     Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryLog, RequestSummary,
     RequestTally,
 };
-pub use error::StoreError;
 pub use files::{FileError, FileKey, FileStore, FileStream, FileWriter};
+/// The stores' error, shared with the identity ports that the same stores implement.
+pub use identity_core::ports::StoreError;
 pub use jobs::{
     AlertJob, Backlog, ClaimLimits, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, Lease,
     NewAlertJob, NewAlertRequest, POINT_PAGE, PointPages, SlicePages, UNFINISHED_JOB,
     check_page_total, decode_stored_points, encode_stored_points, points_of_pages,
 };
 pub use names::UnknownName;
-pub use rules::{KeyConfig, LAST_USE_RESOLUTION, RuleStore, SigningSecret, last_use_is_stale};
+pub use rules::{KeyConfig, RuleStore, SigningSecret};
 pub use sent::{SentChange, SentChanges};
-pub use sessions::{Session, SessionStore};
 pub use urls::UrlSigner;
 pub use webhooks::{DeliveryErrorKind, WebhookRequest, WebhookResponse, WebhookSender};

@@ -1,12 +1,13 @@
-//! Keys and rules as the API and the pipeline read them: the [`RuleStore`] port.
-
-use std::time::Duration;
+//! A key's alert rules and the configuration the pipeline reads for it: the [`RuleStore`]
+//! port.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::ids::KeyId;
-use crate::keys::{KeyHash, WebhookSecret};
+use identity_core::ids::KeyId;
+use identity_core::keys::WebhookSecret;
+
+use crate::ids::RuleId;
 use crate::rule::AlertRule;
 
 use super::StoreError;
@@ -36,32 +37,10 @@ pub struct KeyConfig {
     pub rules: Vec<AlertRule>,
 }
 
-/// How stale a key's recorded last use may be. Recording every request would make each API
-/// call a database write; to the minute is what the dashboard shows anyway.
-pub const LAST_USE_RESOLUTION: Duration = Duration::from_secs(60);
-
-/// Whether a last use recorded at `recorded` should be moved to `now`.
-#[must_use]
-pub fn last_use_is_stale(recorded: Option<DateTime<Utc>>, now: DateTime<Utc>) -> bool {
-    recorded.is_none_or(|at| {
-        (now - at)
-            .to_std()
-            .is_ok_and(|age| age >= LAST_USE_RESOLUTION)
-    })
-}
-
-/// Reads keys and their alert configuration: the API's and the pipeline's view of the store.
+/// A key's rules and its alert configuration: what the pipeline reads for each job, and what
+/// the dashboard and the admin command change.
 #[async_trait]
 pub trait RuleStore: Send + Sync {
-    /// The key with this hash, if it exists and is not revoked; records `now` as its last use,
-    /// to within [`LAST_USE_RESOLUTION`]: while the recorded use is younger than that, stores
-    /// skip the write, so that the API's hot path is a read.
-    async fn authenticate(
-        &self,
-        hash: &KeyHash,
-        now: DateTime<Utc>,
-    ) -> Result<Option<KeyId>, StoreError>;
-
     /// The alert configuration of a key that is not revoked. Previous secrets whose grace
     /// period ended before `now` are left out.
     async fn key_config(
@@ -69,26 +48,17 @@ pub trait RuleStore: Send + Sync {
         key_id: KeyId,
         now: DateTime<Utc>,
     ) -> Result<Option<KeyConfig>, StoreError>;
-}
 
-#[cfg(test)]
-mod tests {
-    use chrono::TimeZone;
+    /// Stores a new rule.
+    async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError>;
 
-    use super::*;
+    /// A key's rules, disabled ones included, oldest first.
+    async fn list_rules(&self, key: KeyId) -> Result<Vec<AlertRule>, StoreError>;
 
-    #[test]
-    fn a_last_use_goes_stale_after_the_resolution() {
-        let t = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
-        let resolution = chrono::Duration::from_std(LAST_USE_RESOLUTION).unwrap();
-        assert!(last_use_is_stale(None, t), "a key never used is recorded");
-        assert!(!last_use_is_stale(Some(t), t));
-        assert!(!last_use_is_stale(
-            Some(t),
-            t + resolution - chrono::Duration::seconds(1)
-        ));
-        assert!(last_use_is_stale(Some(t), t + resolution));
-        // A clock that went back never moves the record backwards.
-        assert!(!last_use_is_stale(Some(t), t - resolution * 2));
-    }
+    /// Replaces a rule's spec and enabled flag. [`StoreError::NotFound`] when the rule does not
+    /// exist under `rule.key_id`.
+    async fn update_rule(&self, rule: &AlertRule) -> Result<(), StoreError>;
+
+    /// Deletes a rule. [`StoreError::NotFound`] when it does not exist under `key`.
+    async fn delete_rule(&self, key: KeyId, rule: RuleId) -> Result<(), StoreError>;
 }

@@ -7,8 +7,9 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 
-use crate::ids::{KeyId, RuleId, Token};
+use crate::ids::{RuleId, Token};
 
 use super::StoreError;
 

@@ -8,10 +8,11 @@ use std::fmt;
 use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::ids::{KeyId, RuleId};
+use crate::ids::RuleId;
 
 /// The kind of environmental data a rule watches. Serialised as in the NDJSON `data_type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -77,8 +77,7 @@ pub async fn serve(source: BenchSource) -> Result<()> {
     let files = Arc::new(MemoryFiles::new());
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
-    let manager = Manager::new(
-        store.clone(),
+    let manager = Manager::with_store(
         store.clone(),
         clock.clone(),
         ids.clone(),
@@ -86,9 +85,10 @@ pub async fn serve(source: BenchSource) -> Result<()> {
         Arc::new(AnyWebhookUrl),
     );
     let account = manager
+        .identity()
         .create_account("bench@example.org", "correct horse battery")
         .await?;
-    let key = manager.create_key(account.id, "bench").await?;
+    let key = manager.identity().create_key(account.id, "bench").await?;
     let field = Arc::new(DemoField::new(DEMO_SEED));
     let pipeline = Arc::new(AlertPipeline::new(
         PipelinePorts {

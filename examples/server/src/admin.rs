@@ -3,14 +3,14 @@
 //! same validation and say the same things; they work while a server runs on the same store,
 //! which sees each change at once.
 
-use alerts_core::ids::KeyId;
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
-use alerts_core::ports::ApiKeyInfo;
 use alerts_core::rule::{
     AqIndex, Audience, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity,
 };
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
+use identity_core::ids::KeyId;
+use identity_core::ports::ApiKeyInfo;
 use racs_core::UtcMillis;
 use serde_json::json;
 
@@ -169,19 +169,19 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                     )
                 })?
             };
-            let account = manager.create_account(&email, &password).await?;
+            let account = manager.identity().create_account(&email, &password).await?;
             Ok(Output {
                 text: format!("created account {} ({})", account.email, account.id),
                 json: json!({"id": account.id.to_string(), "email": account.email}),
             })
         }
         AdminCommand::CreateKey { email, label } => {
-            let account = manager.account_by_email(&email).await.map_err(|_| {
+            let account = manager.identity().account_by_email(&email).await.map_err(|_| {
                 anyhow!(
                     "no account with the email {email}; create it first with `admin create-account`"
                 )
             })?;
-            let created = manager.create_key(account.id, &label).await?;
+            let created = manager.identity().create_key(account.id, &label).await?;
             let secret = created.info.secret.expose().to_owned();
             Ok(Output {
                 text: format!(
@@ -195,8 +195,8 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             })
         }
         AdminCommand::ListKeys { email } => {
-            let account = manager.account_by_email(&email).await?;
-            let keys = manager.list_keys(account.id).await?;
+            let account = manager.identity().account_by_email(&email).await?;
+            let keys = manager.identity().list_keys(account.id).await?;
             let text = keys
                 .iter()
                 .map(|k| {
@@ -249,7 +249,10 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
         }
         AdminCommand::RevokeKey { key } => {
             let info = key_info(manager, stores, key).await?;
-            manager.revoke_key(info.account_id, info.id).await?;
+            manager
+                .identity()
+                .revoke_key(info.account_id, info.id)
+                .await?;
             Ok(Output {
                 text: format!("revoked {}…; the API refuses it from now on", info.prefix),
                 json: json!({"prefix": info.prefix, "revoked": true}),
@@ -404,7 +407,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
 async fn key_info(manager: &Manager, stores: &Stores, choice: KeyChoice) -> Result<ApiKeyInfo> {
     if let Some(id) = choice.id {
         let id = id.trim();
-        if alerts_core::keys::ApiKey::parse(id).is_ok() {
+        if identity_core::keys::ApiKey::parse(id).is_ok() {
             bail!(
                 "--key takes the key's id or prefix, not the key: a key on the command line is \
                  visible to every user of this machine. Pass its id or prefix (list-keys shows \
@@ -432,7 +435,7 @@ async fn key_info(manager: &Manager, stores: &Stores, choice: KeyChoice) -> Resu
             )
         })?
     };
-    manager.key_by_text(text.trim()).await.context(
+    manager.identity().key_by_text(text.trim()).await.context(
         "no active key with that text: pass the full key (ik_...) as create-key printed it",
     )
 }

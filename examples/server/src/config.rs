@@ -210,7 +210,7 @@ pub(crate) struct Settings {
     /// When deliveries to a failing URL wait.
     pub(crate) breaker: alerts_core::breaker::BreakerConfig,
     /// Account limits of the dashboard and the admin command.
-    pub(crate) account_limits: alerts_core::manage::AccountLimits,
+    pub(crate) account_limits: AccountLimits,
     /// Most points per alert request.
     pub(crate) max_points: usize,
     /// Most routes per scoring request.
@@ -444,16 +444,29 @@ fn breaker(file: &FileSettings) -> alerts_core::breaker::BreakerConfig {
     }
 }
 
-/// Account limits; the defaults are [`AccountLimits::default`]'s.
+/// How much one account may create: self-service accounts would otherwise multiply every
+/// per-key limit by as many keys, and every request's work by as many rules, as they like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AccountLimits {
+    /// The most live API keys of one account.
+    pub(crate) keys_per_account: usize,
+    /// The most alert rules of one key, enabled or not.
+    pub(crate) rules_per_key: usize,
+}
+
+/// Account limits; the defaults are the cores' ([`DEFAULT_KEYS_PER_ACCOUNT`],
+/// [`DEFAULT_RULES_PER_KEY`]).
 ///
-/// [`AccountLimits::default`]: alerts_core::manage::AccountLimits
-fn account_limits(file: &FileSettings) -> alerts_core::manage::AccountLimits {
-    let defaults = alerts_core::manage::AccountLimits::default();
-    alerts_core::manage::AccountLimits {
+/// [`DEFAULT_KEYS_PER_ACCOUNT`]: identity_core::manage::DEFAULT_KEYS_PER_ACCOUNT
+/// [`DEFAULT_RULES_PER_KEY`]: alerts_core::manage::DEFAULT_RULES_PER_KEY
+fn account_limits(file: &FileSettings) -> AccountLimits {
+    AccountLimits {
         keys_per_account: file
             .max_keys_per_account
-            .unwrap_or(defaults.keys_per_account),
-        rules_per_key: file.max_rules_per_key.unwrap_or(defaults.rules_per_key),
+            .unwrap_or(identity_core::manage::DEFAULT_KEYS_PER_ACCOUNT),
+        rules_per_key: file
+            .max_rules_per_key
+            .unwrap_or(alerts_core::manage::DEFAULT_RULES_PER_KEY),
     }
 }
 

@@ -177,7 +177,7 @@ fn app_state(
     config.point_limits.max_points = settings.max_points;
     config.point_limits.max_custom_data_bytes = settings.max_custom_data_bytes;
     let mut builder = AppStateBuilder::new(
-        service.stores.rules.clone(),
+        service.stores.keys.clone(),
         service.pipeline.clone(),
         service.scorer.clone(),
         service.files.file_store(),

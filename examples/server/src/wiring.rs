@@ -7,8 +7,7 @@ use std::sync::Arc;
 use alerts_core::manage::{Manager, WebhookUrlCheck};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use alerts_core::ports::{
-    AccountStore, DeliveryLog, FileKey, FileStore, JobQueue, RuleStore, SentChanges, SessionStore,
-    WebhookSender,
+    DeliveryLog, FileKey, FileStore, JobQueue, RuleStore, SentChanges, WebhookSender,
 };
 use anyhow::{Context, Result, bail};
 use aq_core::runtime::{Clock, IdGenerator};
@@ -16,6 +15,8 @@ use aq_core::{AirQualitySource, ForecastSource};
 use aq_grid::{DirectoryFeed, GridSource, GridStore};
 use aq_sources::{DemoField, OpenAq, OpenAqConfig, OpenMeteo, OpenMeteoConfig, StationFile};
 use async_trait::async_trait;
+use identity_core::manage::Identity;
+use identity_core::ports::{AccountStore, KeyAuthenticator, SessionStore};
 use insights_http::ReadinessCheck;
 use insights_objects::Files;
 use insights_system::{OsRandomness, RandomIds, SystemClock, TokioTimer};
@@ -39,9 +40,11 @@ const DEMO_SEED: u64 = 2026;
 pub(crate) struct Stores {
     /// Which backend, for messages.
     pub(crate) kind: &'static str,
-    /// Keys and rules, as the API reads them.
+    /// Keys found by their hash, as the API authenticates them.
+    pub(crate) keys: Arc<dyn KeyAuthenticator>,
+    /// A key's rules and alert configuration, as the pipeline reads them.
     pub(crate) rules: Arc<dyn RuleStore>,
-    /// Accounts, keys and rules, as the dashboard and the admin command manage them.
+    /// Accounts and keys, as the dashboard and the admin command manage them.
     pub(crate) accounts: Arc<dyn AccountStore>,
     /// The job queue.
     pub(crate) jobs: Arc<dyn JobQueue>,
@@ -108,6 +111,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
         );
         Ok(Stores {
             kind: "PostgreSQL",
+            keys: store.clone(),
             rules: store.clone(),
             accounts: store.clone(),
             jobs: store.clone(),
@@ -124,6 +128,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
         );
         Ok(Stores {
             kind: "SQLite",
+            keys: store.clone(),
             rules: store.clone(),
             accounts: store.clone(),
             jobs: store.clone(),
@@ -184,18 +189,28 @@ impl WebhookUrlCheck for SenderUrlCheck {
     }
 }
 
-/// The management use cases over `stores`, refusing pollen rules that look further ahead than
+/// The management use cases over `stores` (identity's inside alerts'), refusing pollen rules that look further ahead than
 /// the configured source forecasts.
 pub(crate) fn manager(stores: &Stores, settings: &Settings) -> Manager {
+    let ids: Arc<RandomIds> = Arc::new(RandomIds);
+    let rng: Arc<OsRandomness> = Arc::new(OsRandomness);
+    let identity = Identity::new(
+        stores.accounts.clone(),
+        stores.keys.clone(),
+        Arc::new(SystemClock),
+        ids.clone(),
+        rng.clone(),
+    )
+    .with_keys_per_account(settings.account_limits.keys_per_account);
     let manager = Manager::new(
+        identity,
         stores.accounts.clone(),
         stores.rules.clone(),
-        Arc::new(SystemClock),
-        Arc::new(RandomIds),
-        Arc::new(OsRandomness),
+        ids,
+        rng,
         Arc::new(SenderUrlCheck(webhook_policy(settings))),
     )
-    .with_limits(settings.account_limits);
+    .with_rules_per_key(settings.account_limits.rules_per_key);
     // Alerts read Open-Meteo's forecasts for both of these (see `open_sources`); the demo field
     // and station files answer any day they are asked.
     match settings.aq_source.as_str() {

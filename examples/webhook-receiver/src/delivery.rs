@@ -6,12 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alerts_core::ids::Token;
-use alerts_core::keys::WebhookSecret;
 use alerts_core::ndjson::{self, AlertLine, DecodeError};
 use alerts_core::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
+use identity_core::keys::WebhookSecret;
 use serde::Deserialize;
 use thiserror::Error;
 use tracing::{info, warn};

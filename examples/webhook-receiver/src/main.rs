@@ -41,11 +41,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alerts_core::keys::WebhookSecret;
 use alerts_core::webhook::Verifier;
 use axum::Router;
 use axum::routing::post;
 use clap::Parser;
+use identity_core::keys::WebhookSecret;
 use tracing_subscriber::EnvFilter;
 
 mod dedupe;

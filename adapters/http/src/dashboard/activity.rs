@@ -2,9 +2,9 @@
 //! attempt latency over the last 24 hours (hourly) and 7 days (daily), drawn on the server as
 //! SVG from [`DeliveryLog::activity`](alerts_core::ports::DeliveryLog::activity).
 
-use alerts_core::ids::KeyId;
 use alerts_core::ports::{Activity, ActivityWindow, AttemptTally, DeliveryLog, StoreError};
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use maud::{Markup, html};
 
 const WIDTH: f64 = 360.0;

@@ -1,14 +1,16 @@
 //! Alerts settings: the key to apply alerts to, its webhook URL, its signing secret, and a
 //! test delivery.
 
-use alerts_core::ids::{KeyId, Token};
+use alerts_core::ids::Token;
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, ManageError};
-use alerts_core::ports::{ApiKeyInfo, WebhookResponse};
+use alerts_core::ports::WebhookResponse;
 use alerts_core::webhook::{message_id, signed_request};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use bytes::Bytes;
+use identity_core::ids::KeyId;
+use identity_core::ports::ApiKeyInfo;
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -267,12 +269,18 @@ async fn render(
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let keys: Vec<ApiKeyInfo> = match dashboard.ports.manager.list_keys(user.account).await {
+    let keys: Vec<ApiKeyInfo> = match dashboard
+        .ports
+        .manager
+        .identity()
+        .list_keys(user.account)
+        .await
+    {
         Ok(keys) => keys
             .into_iter()
             .filter(|k| k.revoked_at.is_none())
             .collect(),
-        Err(e) => return manage_error(&e),
+        Err(e) => return manage_error(&e.into()),
     };
     let current = match chosen {
         Some(id) => match keys.iter().find(|k| k.id == id) {

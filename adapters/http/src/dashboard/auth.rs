@@ -1,12 +1,12 @@
 //! Sign up, sign in and sign out.
 
-use alerts_core::account::{EmailError, MIN_PASSWORD_CHARS, normalize_email};
-use alerts_core::ids::AccountId;
-use alerts_core::manage::{ManageError, Manager};
-use alerts_core::ports::Session;
 use axum::extract::State;
 use axum::http::{Extensions, HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use identity_core::account::{EmailError, MIN_PASSWORD_CHARS, normalize_email};
+use identity_core::ids::AccountId;
+use identity_core::manage::{Identity, IdentityError};
+use identity_core::ports::Session;
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -69,7 +69,7 @@ fn credentials_form(which: Which, csrf: &str, email: &str, error: Option<&str>) 
     }
 }
 
-/// Runs a manager call that hashes or verifies a password, under one of the few hashing
+/// Runs an identity call that hashes or verifies a password, under one of the few hashing
 /// permits and on the blocking pool. Argon2id spends about 19 MiB and tens of milliseconds of
 /// CPU per password by design; on the async threads, a few sign-ins at once would hold up
 /// every API request queued behind them, and without the permits any number could run at
@@ -78,7 +78,7 @@ fn credentials_form(which: Which, csrf: &str, email: &str, error: Option<&str>) 
 async fn hashing_password<T, Fut>(
     dashboard: &Dashboard,
     failed: &'static str,
-    call: impl FnOnce(Manager) -> Fut + Send + 'static,
+    call: impl FnOnce(Identity) -> Fut + Send + 'static,
 ) -> Result<T, Response>
 where
     T: Send + 'static,
@@ -87,11 +87,11 @@ where
     let Some(permit) = dashboard.limits.hash_permit() else {
         return Err(busy());
     };
-    let manager = dashboard.ports.manager.clone();
+    let identity = dashboard.ports.manager.identity().clone();
     let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        runtime.block_on(call(manager))
+        runtime.block_on(call(identity))
     })
     .await
     .map_err(|e| {
@@ -194,16 +194,16 @@ pub(crate) async fn signup(
     let created = hashing_password(
         dashboard,
         "The account could not be created",
-        move |manager| async move { manager.create_account(&account_email, &password).await },
+        move |identity| async move { identity.create_account(&account_email, &password).await },
     )
     .await;
     match created {
         Err(page) => page,
         Ok(Ok(account)) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
-        Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
+        Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
         Ok(Err(e)) => {
             let message = match e {
-                ManageError::EmailTaken => {
+                IdentityError::EmailTaken => {
                     "An account with this email exists already: sign in instead, or use another email.".to_owned()
                 }
                 other => format!("{}. Correct it and try again.", capitalise(&other.to_string())),
@@ -248,14 +248,14 @@ pub(crate) async fn signin(
     }
     let password = form.password;
     let account_email = email.clone();
-    let signed_in = hashing_password(dashboard, "Signing in failed", move |manager| async move {
-        manager.sign_in(&account_email, &password).await
+    let signed_in = hashing_password(dashboard, "Signing in failed", move |identity| async move {
+        identity.sign_in(&account_email, &password).await
     })
     .await;
     match signed_in {
         Err(page) => page,
         Ok(Ok(account)) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
-        Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
+        Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
         Ok(Err(_)) => credentials_page(
             &state,
             &headers,

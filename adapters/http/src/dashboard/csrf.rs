@@ -4,8 +4,8 @@
 //! hop) choose the token; so each token is a random nonce followed by its HMAC under a key of
 //! the server's, and a cookie the server did not make is refused.
 
-use alerts_core::randomness::SecretRng;
 use hmac::{Hmac, KeyInit, Mac};
+use identity_core::randomness::SecretRng;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
@@ -91,7 +91,7 @@ impl CsrfKey {
 
 #[cfg(test)]
 mod tests {
-    use alerts_core::randomness::SeededRandomness;
+    use identity_core::randomness::SeededRandomness;
 
     use super::*;
 

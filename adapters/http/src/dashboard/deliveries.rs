@@ -1,11 +1,13 @@
 //! Deliveries: charts of a key's activity, its latest requests with their attempts, and a
 //! redeliver button.
 
-use alerts_core::ids::{KeyId, Token};
-use alerts_core::ports::{ApiKeyInfo, DeliveryAttempt, JobOutcome, JobStage, RequestSummary};
+use alerts_core::ids::Token;
+use alerts_core::ports::{DeliveryAttempt, JobOutcome, JobStage, RequestSummary};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use identity_core::ids::KeyId;
+use identity_core::ports::ApiKeyInfo;
 use maud::{Markup, html};
 use serde::Deserialize;
 use uuid::Uuid;
@@ -106,9 +108,15 @@ async fn render(state: &AppState, user: &SignedIn, chosen: Option<KeyId>) -> Res
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let keys: Vec<ApiKeyInfo> = match dashboard.ports.manager.list_keys(user.account).await {
+    let keys: Vec<ApiKeyInfo> = match dashboard
+        .ports
+        .manager
+        .identity()
+        .list_keys(user.account)
+        .await
+    {
         Ok(keys) => keys,
-        Err(e) => return manage_error(&e),
+        Err(e) => return manage_error(&e.into()),
     };
     let key = match chosen {
         Some(id) if keys.iter().any(|k| k.id == id) => Some(id),

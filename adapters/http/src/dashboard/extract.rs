@@ -10,13 +10,13 @@
 //! Forms are read only up to the dashboard's size limit ([`super::MAX_FORM_BYTES`], more for
 //! the playground).
 
-use alerts_core::ids::{AccountId, KeyId};
-use alerts_core::ports::ApiKeyInfo;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
+use identity_core::ids::{AccountId, KeyId};
+use identity_core::ports::ApiKeyInfo;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
@@ -62,6 +62,7 @@ impl FromRequestParts<AppState> for SignedIn {
         let email = dashboard
             .ports
             .manager
+            .identity()
             .account(session.account_id)
             .await
             .ok()
@@ -167,9 +168,10 @@ impl<F: DeserializeOwned + Send> FromRequest<AppState> for KeyAction<F> {
         let key = dashboard
             .ports
             .manager
+            .identity()
             .key(user.account, id)
             .await
-            .map_err(|e| manage_error(&e))?;
+            .map_err(|e| manage_error(&e.into()))?;
         Ok(Self { user, key, form })
     }
 }

@@ -68,7 +68,7 @@ impl PointQuery {
 /// The section: the picker, and the charts when a point is chosen.
 pub(crate) async fn section(
     state: &AppState,
-    key: alerts_core::ids::KeyId,
+    key: identity_core::ids::KeyId,
     rules: &[AlertRule],
     query: &PointQuery,
 ) -> Markup {

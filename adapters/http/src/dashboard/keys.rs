@@ -1,11 +1,12 @@
 //! The API keys page: create (the key shown once), label, revoke, list.
 
-use alerts_core::manage::{CreatedKey, ManageError};
-use alerts_core::ports::ApiKeyInfo;
+use alerts_core::manage::ManageError;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Utc};
+use identity_core::manage::{CreatedKey, IdentityError};
+use identity_core::ports::ApiKeyInfo;
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -51,14 +52,15 @@ pub(crate) async fn create(
     match dashboard
         .ports
         .manager
+        .identity()
         .create_key(user.account, &form.label)
         .await
     {
         // The page is answered directly rather than redirected: the key's text exists only in
         // this response.
         Ok(created) => render(&state, &user, StatusCode::CREATED, Some(&created), "", None).await,
-        Err(ManageError::Store(e)) => pages::store_error(&e),
-        Err(e @ ManageError::TooManyKeys { .. }) => {
+        Err(IdentityError::Store(e)) => pages::store_error(&e),
+        Err(e @ IdentityError::TooManyKeys { .. }) => {
             let message = format!("{}.", capitalise(&e.to_string()));
             render(
                 &state,
@@ -95,11 +97,12 @@ pub(crate) async fn revoke(
     match dashboard
         .ports
         .manager
+        .identity()
         .revoke_key(user.account, key.id)
         .await
     {
         Ok(()) => Redirect::to("/dashboard/keys").into_response(),
-        Err(e) => manage_error(&e),
+        Err(e) => manage_error(&e.into()),
     }
 }
 
@@ -113,11 +116,12 @@ pub(crate) async fn rename(
     match dashboard
         .ports
         .manager
+        .identity()
         .rename_key(user.account, key.id, &form.label)
         .await
     {
         Ok(()) => Redirect::to("/dashboard/keys").into_response(),
-        Err(e @ ManageError::Label(_)) => {
+        Err(e @ IdentityError::Label(_)) => {
             let message = label_refusal(&e);
             render(
                 &state,
@@ -129,7 +133,7 @@ pub(crate) async fn rename(
             )
             .await
         }
-        Err(e) => manage_error(&e),
+        Err(e) => manage_error(&e.into()),
     }
 }
 
@@ -224,9 +228,15 @@ async fn render(
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let keys = match dashboard.ports.manager.list_keys(user.account).await {
+    let keys = match dashboard
+        .ports
+        .manager
+        .identity()
+        .list_keys(user.account)
+        .await
+    {
         Ok(keys) => keys,
-        Err(e) => return manage_error(&e),
+        Err(e) => return manage_error(&e.into()),
     };
     let body = html! {
         @if let Some(created) = created {

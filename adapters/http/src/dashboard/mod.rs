@@ -26,8 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alerts_core::manage::Manager;
-use alerts_core::ports::{DeliveryLog, JobQueue, SessionStore, WebhookSender};
-use alerts_core::randomness::SecretRng;
+use alerts_core::ports::{DeliveryLog, JobQueue, WebhookSender};
 use aq_core::runtime::IdGenerator;
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit};
@@ -35,6 +34,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware;
 use axum::response::Response;
 use axum::routing::{get, post};
+use identity_core::ports::SessionStore;
+use identity_core::randomness::SecretRng;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 

@@ -3,15 +3,16 @@
 //! change would produce.
 
 use alerts_core::evaluate::Direction;
-use alerts_core::ids::{KeyId, RuleId};
+use alerts_core::ids::RuleId;
 use alerts_core::message::{MessageConfig, preview};
-use alerts_core::ports::ApiKeyInfo;
 use alerts_core::rule::{
     AlertRule, AqIndex, Audience, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity,
 };
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use identity_core::ids::KeyId;
+use identity_core::ports::ApiKeyInfo;
 use maud::{Markup, html};
 use serde::Deserialize;
 use uuid::Uuid;
@@ -507,12 +508,12 @@ async fn render(
         return StatusCode::NOT_FOUND.into_response();
     };
     let manager = &dashboard.ports.manager;
-    let keys: Vec<ApiKeyInfo> = match manager.list_keys(user.account).await {
+    let keys: Vec<ApiKeyInfo> = match manager.identity().list_keys(user.account).await {
         Ok(keys) => keys
             .into_iter()
             .filter(|k| k.revoked_at.is_none())
             .collect(),
-        Err(e) => return manage_error(&e),
+        Err(e) => return manage_error(&e.into()),
     };
     let key = match chosen {
         Some(id) if keys.iter().any(|k| k.id == id) => Some(id),

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
-use alerts_core::ports::SessionStore;
-use alerts_core::randomness::SeededRandomness;
 use aq_core::memory::{FnSource, MemoryForecast};
 use aq_core::runtime::{FixedClock, SequentialIds};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+use identity_core::ports::SessionStore;
+use identity_core::randomness::SeededRandomness;
 use insights_http::dashboard::DEFAULT_MAX_PASSWORD_HASHES;
 use insights_http::{AppStateBuilder, CsrfKey, DashboardHosts, DashboardPorts, router};
 use racs_core::Scorer;
@@ -56,8 +56,7 @@ pub(crate) fn dashboard_with(
     let ids = Arc::new(SequentialIds::default());
     let sender = Arc::new(RecordingSender::new());
     let forecast = Arc::new(MemoryForecast::default());
-    let manager = Manager::new(
-        store.clone(),
+    let manager = Manager::with_store(
         store.clone(),
         clock.clone(),
         ids.clone(),
@@ -221,8 +220,18 @@ impl<'a> Browser<'a> {
 }
 
 pub(crate) async fn keys_of(dash: &Dash, email: &str) -> usize {
-    let account = dash.manager.account_by_email(email).await.unwrap();
-    dash.manager.list_keys(account.id).await.unwrap().len()
+    let account = dash
+        .manager
+        .identity()
+        .account_by_email(email)
+        .await
+        .unwrap();
+    dash.manager
+        .identity()
+        .list_keys(account.id)
+        .await
+        .unwrap()
+        .len()
 }
 
 pub(crate) fn encode(s: &str) -> String {
@@ -241,7 +250,7 @@ async fn signing_up_starts_a_session_with_a_locked_down_cookie() {
     let form = browser.get("/dashboard/signup").await;
     assert_eq!(form.status, StatusCode::OK);
     // The form states the rule the server applies, and lets the browser check it first.
-    let min = alerts_core::account::MIN_PASSWORD_CHARS;
+    let min = identity_core::account::MIN_PASSWORD_CHARS;
     assert!(
         form.body.contains(&format!("At least {min} characters.")),
         "{}",
@@ -402,6 +411,7 @@ async fn an_invalid_sign_up_keeps_the_email_and_says_what_to_do() {
 async fn signing_up_with_a_taken_email_points_to_sign_in() {
     let dash = dashboard(false);
     dash.manager
+        .identity()
         .create_account("ada@example.org", PASSWORD)
         .await
         .unwrap();
@@ -453,6 +463,7 @@ async fn sign_up_and_sign_in_without_the_csrf_token_are_refused() {
 async fn signing_in_with_the_right_password_starts_a_session() {
     let dash = dashboard(false);
     dash.manager
+        .identity()
         .create_account("ada@example.org", PASSWORD)
         .await
         .unwrap();
@@ -476,6 +487,7 @@ async fn signing_in_with_the_right_password_starts_a_session() {
 async fn a_wrong_password_keeps_the_email_and_sign_in_attempts_are_limited() {
     let dash = dashboard(false);
     dash.manager
+        .identity()
         .create_account("ada@example.org", PASSWORD)
         .await
         .unwrap();
@@ -544,16 +556,18 @@ async fn signing_out_ends_the_session_and_needs_the_csrf_token() {
 }
 
 /// Signs up as ada with one key; returns the CSRF token and the key's id.
-pub(crate) async fn ada_with_key(browser: &mut Browser<'_>) -> (String, alerts_core::ids::KeyId) {
+pub(crate) async fn ada_with_key(browser: &mut Browser<'_>) -> (String, identity_core::ids::KeyId) {
     let csrf = browser.sign_up("ada@example.org").await;
     let dash = browser.dash;
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
     let key = dash
         .manager
+        .identity()
         .create_key(account.id, "production")
         .await
         .unwrap();
@@ -563,10 +577,11 @@ pub(crate) async fn ada_with_key(browser: &mut Browser<'_>) -> (String, alerts_c
 /// The rules of Ada's `key`, as the store keeps them.
 pub(crate) async fn ada_rules(
     dash: &Dash,
-    key: alerts_core::ids::KeyId,
+    key: identity_core::ids::KeyId,
 ) -> Vec<alerts_core::rule::AlertRule> {
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
@@ -576,16 +591,18 @@ pub(crate) async fn ada_rules(
 /// Ada with a key that has a webhook and a rule, and one request delivered with it.
 pub(crate) async fn ada_with_a_delivery(
     browser: &mut Browser<'_>,
-) -> (String, alerts_core::ids::KeyId) {
+) -> (String, identity_core::ids::KeyId) {
     let csrf = browser.sign_up("ada@example.org").await;
     let dash = browser.dash;
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
     let created = dash
         .manager
+        .identity()
         .create_key(account.id, "production")
         .await
         .unwrap();

@@ -179,6 +179,7 @@ async fn a_places_forecast_recommends_for_the_chosen_rules_audience() {
     let (_, key) = ada_with_key(&mut browser).await;
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();

@@ -55,11 +55,13 @@ async fn key_forms_without_the_csrf_token_change_nothing() {
     assert_eq!(keys_of(&dash, "ada@example.org").await, 0);
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
     let key = dash
         .manager
+        .identity()
         .create_key(account.id, "production")
         .await
         .unwrap();
@@ -70,7 +72,12 @@ async fn key_forms_without_the_csrf_token_change_nothing() {
             .await;
         assert_eq!(page.status, StatusCode::FORBIDDEN, "{path}");
     }
-    let info = dash.manager.key(account.id, key.info.id).await.unwrap();
+    let info = dash
+        .manager
+        .identity()
+        .key(account.id, key.info.id)
+        .await
+        .unwrap();
     assert_eq!(info.label, "production");
     assert!(info.revoked_at.is_none());
 }
@@ -82,11 +89,13 @@ async fn renaming_and_revoking_a_key_work_and_a_bad_label_says_what_to_do() {
     let csrf = browser.sign_up("ada@example.org").await;
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
     let key = dash
         .manager
+        .identity()
         .create_key(account.id, "production")
         .await
         .unwrap();
@@ -110,7 +119,12 @@ async fn renaming_and_revoking_a_key_work_and_a_bad_label_says_what_to_do() {
         .post("/dashboard/keys/revoke", &[("key", &id), ("csrf", &csrf)])
         .await;
     assert_eq!(revoked.status, StatusCode::SEE_OTHER);
-    let info = dash.manager.key(account.id, key.info.id).await.unwrap();
+    let info = dash
+        .manager
+        .identity()
+        .key(account.id, key.info.id)
+        .await
+        .unwrap();
     assert_eq!(info.label, "staging");
     assert!(info.revoked_at.is_some());
     assert!(
@@ -127,10 +141,16 @@ async fn someone_elses_key_cannot_be_renamed_or_revoked() {
     let dash = dashboard(false);
     let owner = dash
         .manager
+        .identity()
         .create_account("eve@example.org", PASSWORD)
         .await
         .unwrap();
-    let key = dash.manager.create_key(owner.id, "eve's").await.unwrap();
+    let key = dash
+        .manager
+        .identity()
+        .create_key(owner.id, "eve's")
+        .await
+        .unwrap();
     let id = key.info.id.0.to_string();
     let mut browser = Browser::new(&dash);
     let csrf = browser.sign_up("ada@example.org").await;
@@ -148,7 +168,12 @@ async fn someone_elses_key_cannot_be_renamed_or_revoked() {
         )
         .await;
     assert_eq!(garbage.status, StatusCode::NOT_FOUND);
-    let info = dash.manager.key(owner.id, key.info.id).await.unwrap();
+    let info = dash
+        .manager
+        .identity()
+        .key(owner.id, key.info.id)
+        .await
+        .unwrap();
     assert_eq!(info.label, "eve's");
     assert!(info.revoked_at.is_none());
 }
@@ -177,14 +202,16 @@ async fn alerts_settings_offer_the_keys_in_a_drop_down_with_a_link_to_create_one
 pub(crate) async fn ada_with_key_existing(
     dash: &Dash,
     browser: &mut Browser<'_>,
-) -> (String, alerts_core::ids::KeyId) {
+) -> (String, identity_core::ids::KeyId) {
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
     let key = dash
         .manager
+        .identity()
         .create_key(account.id, "production")
         .await
         .unwrap();
@@ -211,10 +238,11 @@ async fn a_valid_webhook_url_is_saved() {
     assert_eq!(page.location(), format!("/dashboard/alerts?key={id}"));
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
-    let info = dash.manager.key(account.id, key).await.unwrap();
+    let info = dash.manager.identity().key(account.id, key).await.unwrap();
     assert_eq!(
         info.webhook_url.as_deref(),
         Some("https://hooks.example.org/in")
@@ -252,11 +280,13 @@ async fn an_invalid_webhook_url_is_refused_kept_and_explained() {
     );
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
     assert!(
         dash.manager
+            .identity()
             .key(account.id, key)
             .await
             .unwrap()
@@ -273,10 +303,11 @@ async fn alerts_settings_forms_without_the_csrf_token_change_nothing() {
     let id = key.0.to_string();
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
-    let before = dash.manager.key(account.id, key).await.unwrap();
+    let before = dash.manager.identity().key(account.id, key).await.unwrap();
     for path in [
         "/dashboard/alerts/webhook",
         "/dashboard/alerts/rotate",
@@ -290,7 +321,10 @@ async fn alerts_settings_forms_without_the_csrf_token_change_nothing() {
             .await;
         assert_eq!(page.status, StatusCode::FORBIDDEN, "{path}");
     }
-    assert_eq!(dash.manager.key(account.id, key).await.unwrap(), before);
+    assert_eq!(
+        dash.manager.identity().key(account.id, key).await.unwrap(),
+        before
+    );
     assert!(dash.sender.requests().is_empty());
 }
 
@@ -299,10 +333,16 @@ async fn someone_elses_key_has_no_alerts_settings() {
     let dash = dashboard(false);
     let eve = dash
         .manager
+        .identity()
         .create_account("eve@example.org", PASSWORD)
         .await
         .unwrap();
-    let key = dash.manager.create_key(eve.id, "eve's").await.unwrap();
+    let key = dash
+        .manager
+        .identity()
+        .create_key(eve.id, "eve's")
+        .await
+        .unwrap();
     dash.manager
         .set_webhook_url(eve.id, key.info.id, Some("https://eve.example.org/hook"))
         .await
@@ -330,7 +370,12 @@ async fn someone_elses_key_has_no_alerts_settings() {
             .await;
         assert_eq!(page.status, StatusCode::NOT_FOUND, "{path}");
     }
-    let after = dash.manager.key(eve.id, key.info.id).await.unwrap();
+    let after = dash
+        .manager
+        .identity()
+        .key(eve.id, key.info.id)
+        .await
+        .unwrap();
     assert_eq!(
         after.webhook_url.as_deref(),
         Some("https://eve.example.org/hook")
@@ -347,17 +392,30 @@ async fn the_signing_secret_is_shown_and_rotated() {
     let id = key.0.to_string();
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
-    let before = dash.manager.key(account.id, key).await.unwrap().secret;
+    let before = dash
+        .manager
+        .identity()
+        .key(account.id, key)
+        .await
+        .unwrap()
+        .secret;
     let page = browser.get(&format!("/dashboard/alerts?key={id}")).await;
     assert!(page.body.contains(before.expose()));
     let rotated = browser
         .post("/dashboard/alerts/rotate", &[("key", &id), ("csrf", &csrf)])
         .await;
     assert_eq!(rotated.status, StatusCode::SEE_OTHER);
-    let after = dash.manager.key(account.id, key).await.unwrap().secret;
+    let after = dash
+        .manager
+        .identity()
+        .key(account.id, key)
+        .await
+        .unwrap()
+        .secret;
     assert_ne!(after, before);
     let page = browser.get(&format!("/dashboard/alerts?key={id}")).await;
     assert!(page.body.contains(after.expose()));
@@ -371,6 +429,7 @@ async fn a_test_delivery_is_signed_sent_and_its_result_shown() {
     let id = key.0.to_string();
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
@@ -399,7 +458,13 @@ async fn a_test_delivery_is_signed_sent_and_its_result_shown() {
             .map(|(_, v)| v.clone())
             .unwrap()
     };
-    let secret = dash.manager.key(account.id, key).await.unwrap().secret;
+    let secret = dash
+        .manager
+        .identity()
+        .key(account.id, key)
+        .await
+        .unwrap()
+        .secret;
     alerts_core::webhook::Verifier::default()
         .verify(
             &[secret],
@@ -432,6 +497,7 @@ async fn test_deliveries_and_playground_runs_are_limited_per_account() {
     let id = key.0.to_string();
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();

@@ -115,6 +115,7 @@ async fn a_places_forecast_shows_bands_threshold_and_where_the_alert_fires() {
     let (_, key) = ada_with_key(&mut browser).await;
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();
@@ -182,6 +183,7 @@ async fn a_pollen_alert_is_marked_on_the_day_it_fires() {
     let (_, key) = ada_with_key(&mut browser).await;
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();

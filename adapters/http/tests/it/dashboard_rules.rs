@@ -324,11 +324,13 @@ async fn someone_elses_alerts_cannot_be_seen_or_changed() {
     let dash = dashboard(false);
     let eve = dash
         .manager
+        .identity()
         .create_account("eve@example.org", PASSWORD)
         .await
         .unwrap();
     let key = dash
         .manager
+        .identity()
         .create_key(eve.id, "eve's")
         .await
         .unwrap()

@@ -5,13 +5,13 @@ use std::sync::Arc;
 use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
-use alerts_core::randomness::SeededRandomness;
 use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use aq_core::memory::{FnSource, MemoryForecast};
 use aq_core::runtime::{FixedClock, SequentialIds};
 use aq_core::{AirQualitySource, CleanlinessIndex};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use identity_core::randomness::SeededRandomness;
 use insights_http::{ApiConfig, AppState, AppStateBuilder, router_with};
 use racs_core::Scorer;
 use tower::ServiceExt;
@@ -48,8 +48,7 @@ pub(crate) async fn app_over(
     let files = Arc::new(MemoryFiles::new());
     let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
     let ids = Arc::new(SequentialIds::default());
-    let manager = Manager::new(
-        store.clone(),
+    let manager = Manager::with_store(
         store.clone(),
         clock.clone(),
         ids.clone(),
@@ -57,10 +56,15 @@ pub(crate) async fn app_over(
         Arc::new(AnyWebhookUrl),
     );
     let account = manager
+        .identity()
         .create_account("ada@example.org", "correct horse battery")
         .await
         .unwrap();
-    let key = manager.create_key(account.id, "configured").await.unwrap();
+    let key = manager
+        .identity()
+        .create_key(account.id, "configured")
+        .await
+        .unwrap();
     manager
         .set_webhook_url(account.id, key.info.id, Some("http://127.0.0.1:9/hook"))
         .await
@@ -76,7 +80,11 @@ pub(crate) async fn app_over(
         .add_rule(account.id, key.info.id, spec)
         .await
         .unwrap();
-    let bare = manager.create_key(account.id, "bare").await.unwrap();
+    let bare = manager
+        .identity()
+        .create_key(account.id, "bare")
+        .await
+        .unwrap();
 
     let pipeline = Arc::new(AlertPipeline::new(
         PipelinePorts {

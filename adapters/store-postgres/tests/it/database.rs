@@ -2,10 +2,12 @@
 
 use std::time::Duration;
 
-use alerts_core::ids::{KeyId, RuleId, Token};
-use alerts_core::ports::{AccountStore, ClaimLimits, DeliveryLog, JobQueue, RuleStore, StoreError};
+use alerts_core::ids::{RuleId, Token};
+use alerts_core::ports::{ClaimLimits, DeliveryLog, JobQueue, RuleStore, StoreError};
 use alerts_core::request::AlertPoint;
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use identity_core::ids::KeyId;
+use identity_core::ports::AccountStore;
 use sqlx::Connection;
 use store_postgres::{PgOptions, PgStore};
 use uuid::Uuid;

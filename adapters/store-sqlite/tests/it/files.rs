@@ -3,11 +3,11 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use alerts_core::ids::{KeyId, RuleId, Token};
-use alerts_core::ports::{
-    AccountStore, ClaimLimits, JobOutcome, JobQueue, JobUpdate, RuleStore, StoreError,
-};
+use alerts_core::ids::{RuleId, Token};
+use alerts_core::ports::{ClaimLimits, JobOutcome, JobQueue, JobUpdate, RuleStore, StoreError};
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use identity_core::ids::KeyId;
+use identity_core::ports::{AccountStore, KeyAuthenticator};
 use sqlx::Connection;
 use store_sqlite::{SqliteOptions, SqliteStore};
 use uuid::Uuid;
@@ -267,7 +267,7 @@ async fn a_closed_store_is_unavailable() {
     ));
     assert!(matches!(
         file.store
-            .authenticate(&alerts_core::keys::KeyHash([0; 32]), t0())
+            .authenticate(&identity_core::keys::KeyHash([0; 32]), t0())
             .await,
         Err(StoreError::Unavailable(_))
     ));

@@ -1,8 +1,9 @@
 //! Migrations that move data: requests stored before a migration read the same after it.
 
-use alerts_core::ids::{KeyId, Token};
+use alerts_core::ids::Token;
 use alerts_core::ports::{DeliveryLog, JobQueue};
 use alerts_core::request::AlertPoint;
+use identity_core::ids::KeyId;
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, SqliteConnection};
 use store_sqlite::{SqliteOptions, SqliteStore};

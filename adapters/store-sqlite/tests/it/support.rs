@@ -1,10 +1,12 @@
 //! Shared set-up: stores on temporary files, and fixtures.
 
-use alerts_core::ids::{AccountId, KeyId, Token};
-use alerts_core::keys::{ApiKey, WebhookSecret};
-use alerts_core::ports::{Account, AccountStore, JobQueue, NewAlertRequest, NewApiKey};
-use alerts_core::randomness::SeededRandomness;
+use alerts_core::ids::Token;
+use alerts_core::ports::{JobQueue, NewAlertRequest};
 use alerts_core::request::AlertPoint;
+use identity_core::ids::{AccountId, KeyId};
+use identity_core::keys::{ApiKey, WebhookSecret};
+use identity_core::ports::{Account, AccountStore, NewApiKey};
+use identity_core::randomness::SeededRandomness;
 
 use chrono::{DateTime, TimeZone, Utc};
 use store_sqlite::{SqliteOptions, SqliteStore};

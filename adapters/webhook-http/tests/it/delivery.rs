@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use alerts_core::keys::WebhookSecret;
 use alerts_core::ports::{DeliveryErrorKind, WebhookSender};
 use axum::http::Method;
+use identity_core::keys::WebhookSecret;
 use webhook_http::config::DEFAULT_USER_AGENT;
 use webhook_http::{BuildError, HttpWebhookSender, WebhookHttpConfig};
 

@@ -5,20 +5,20 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use alerts_core::ids::{AccountId, KeyId, RuleId, Token};
-use alerts_core::keys::{ApiKey, WebhookSecret};
+use alerts_core::ids::{RuleId, Token};
 use alerts_core::memory::{MemoryFiles, MemoryStore};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts, Processed};
-use alerts_core::ports::{
-    Account, AccountStore, DeliveryErrorKind, DeliveryLog, JobOutcome, NewApiKey,
-};
-use alerts_core::randomness::SeededRandomness;
+use alerts_core::ports::{DeliveryErrorKind, DeliveryLog, JobOutcome, RuleStore};
 use alerts_core::request::{AlertRequest, RequestLimits};
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use alerts_core::webhook::{HEADER_ID, HEADER_TIMESTAMP};
 use aq_core::memory::MemoryForecast;
 use aq_core::runtime::{Clock, FixedClock, IdGenerator, SequentialIds};
 use chrono::{DateTime, TimeZone, Utc};
+use identity_core::ids::{AccountId, KeyId};
+use identity_core::keys::{ApiKey, WebhookSecret};
+use identity_core::ports::{Account, AccountStore, NewApiKey};
+use identity_core::randomness::SeededRandomness;
 
 use crate::support::loopback_sender;
 use test_support::receiver::Receiver;

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use alerts_core::keys::WebhookSecret;
 use alerts_core::ports::WebhookRequest;
 use alerts_core::webhook::signed_request;
 use bytes::Bytes;
+use identity_core::keys::WebhookSecret;
 use webhook_http::{AddressPolicy, HttpWebhookSender, WebhookHttpConfig};
 
 /// The Standard Webhooks specification's example secret.

@@ -6,12 +6,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures::future::join_all;
+use identity_core::ports::AccountStore;
 use uuid::Uuid;
 
 use crate::ids::Token;
 use crate::ports::{
-    AccountStore, AlertJob, ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobStage, JobUpdate,
-    StoreError, UNFINISHED_JOB,
+    AlertJob, ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobStage, JobUpdate, StoreError,
+    UNFINISHED_JOB,
 };
 
 use super::fixtures::{

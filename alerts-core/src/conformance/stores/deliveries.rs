@@ -1,10 +1,12 @@
 //! The [`DeliveryLog`](crate::ports::DeliveryLog) suite: attempts recorded once, and the request
 //! summaries of the deliveries page.
 
+use identity_core::ports::AccountStore;
+
 use crate::ids::Token;
 use crate::ports::{
-    AccountStore, Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryErrorKind,
-    DeliveryLog, JobQueue, JobUpdate, RequestTally,
+    Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryErrorKind, DeliveryLog,
+    JobQueue, JobUpdate, RequestTally,
 };
 
 use super::fixtures::{account_with_key, claim, drain, enqueue_one, ok, request, secs, t0};

@@ -4,13 +4,13 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aq_core::Position;
+use identity_core::ports::AccountStore;
 use uuid::Uuid;
 
 use crate::idempotency::Enqueued;
 use crate::ids::Token;
 use crate::ports::{
-    AccountStore, ClaimLimits, DeliveryLog, JobQueue, JobStage, NewAlertRequest, PointPages,
-    StoreError,
+    ClaimLimits, DeliveryLog, JobQueue, JobStage, NewAlertRequest, PointPages, StoreError,
 };
 use crate::request::AlertPoint;
 

@@ -2,10 +2,10 @@
 //! keeping the store bounded: fair claims with a cap per key, the backlog that backpressure
 //! reads, and the retention purge.
 
+use identity_core::ports::AccountStore;
+
 use crate::idempotency::Enqueued;
-use crate::ports::{
-    AccountStore, ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobUpdate, StoreError,
-};
+use crate::ports::{ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobUpdate, StoreError};
 
 use super::fixtures::{
     LEASE, account_with_key, claim_with, drain, enqueue_one, expect_err, idempotency, ok, request,

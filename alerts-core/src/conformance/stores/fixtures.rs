@@ -1,103 +1,26 @@
-//! What the store suites share: fixed times, accounts and keys made with fresh ids, rules,
-//! requests and their points, claims, and [`drain`], which empties the queue before a queue suite.
+//! What the store suites share: requests and their points, rules, claims, and [`drain`], which
+//! empties the queue before a queue suite. Times, accounts and keys come from
+//! [`identity_core::conformance::fixtures`].
 
-use std::sync::LazyLock;
 use std::time::Duration;
 
 use aq_core::Position;
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use uuid::Uuid;
 
 use crate::idempotency::{Fingerprint, Idempotency, IdempotencyKey};
-use crate::ids::{AccountId, KeyId, RuleId, Token};
-use crate::keys::{ApiKey, WebhookSecret};
+use crate::ids::{RuleId, Token};
 use crate::ports::{
-    Account, AccountStore, AlertJob, ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobUpdate,
-    NewAlertRequest, NewApiKey, StoreError,
+    AlertJob, ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobUpdate, NewAlertRequest,
+    StoreError,
 };
-use crate::randomness::SeededRandomness;
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 
-/// The suites' "now": every time is an offset from it.
-pub(super) fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
-}
-
-pub(super) fn secs(n: i64) -> chrono::Duration {
-    chrono::Duration::seconds(n)
-}
-
-/// A time after every time the suites use: claiming at it reaches every unfinished job.
-pub(super) fn end_of_suites() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2200, 1, 1, 0, 0, 0).unwrap()
-}
-
-/// Secrets seeded afresh in every run, so that keys never collide with those of earlier runs
-/// kept in the store.
-pub(super) fn secrets() -> &'static SeededRandomness {
-    static RNG: LazyLock<SeededRandomness> =
-        LazyLock::new(|| SeededRandomness::new(Uuid::new_v4().as_u64_pair().0));
-    &RNG
-}
-
-pub(super) fn ok<T>(result: Result<T, StoreError>, promise: &str) -> T {
-    result.unwrap_or_else(|e| panic!("{promise}: the store failed with `{e}` ({e:?})"))
-}
-
-pub(super) fn expect_err<T: std::fmt::Debug>(
-    result: Result<T, StoreError>,
-    want: &StoreError,
-    promise: &str,
-) {
-    match result {
-        Err(e) if std::mem::discriminant(&e) == std::mem::discriminant(want) => {}
-        other => panic!("{promise}: expected {want:?}, got {other:?}"),
-    }
-}
-
-pub(super) async fn new_account<S: AccountStore + ?Sized>(store: &S) -> Account {
-    let id = Uuid::new_v4();
-    let account = Account {
-        id: AccountId(id),
-        email: format!("dev-{}@example.com", id.simple()),
-        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo".to_owned(),
-        created_at: t0(),
-    };
-    ok(
-        store.create_account(&account).await,
-        "create_account stores a new account",
-    );
-    account
-}
-
-pub(super) async fn new_key<S: AccountStore + ?Sized>(
-    store: &S,
-    account: AccountId,
-    created_at: DateTime<Utc>,
-) -> (NewApiKey, ApiKey) {
-    let key = ApiKey::generate(secrets());
-    let new = NewApiKey {
-        id: KeyId(Uuid::new_v4()),
-        account_id: account,
-        label: "production".to_owned(),
-        prefix: key.prefix().to_owned(),
-        hash: key.hash(),
-        secret: WebhookSecret::generate(secrets()),
-        created_at,
-    };
-    ok(store.create_key(&new).await, "create_key stores a new key");
-    (new, key)
-}
-
-/// A fresh account with one key: what most suites start from.
-pub(super) async fn account_with_key<S: AccountStore + ?Sized>(
-    store: &S,
-) -> (Account, NewApiKey, ApiKey) {
-    let account = new_account(store).await;
-    let (key, api_key) = new_key(store, account.id, t0()).await;
-    (account, key, api_key)
-}
+pub(super) use identity_core::conformance::fixtures::{
+    account_with_key, end_of_suites, expect_err, ok, secs, t0,
+};
 
 pub(super) fn aq_spec(hours: u8) -> RuleSpec {
     RuleSpec::new(

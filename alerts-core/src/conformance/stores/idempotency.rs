@@ -4,9 +4,10 @@
 use std::collections::HashSet;
 
 use futures::future::join_all;
+use identity_core::ports::AccountStore;
 
 use crate::idempotency::{Enqueued, Fingerprint};
-use crate::ports::{AccountStore, DeliveryLog, JobQueue, NewAlertRequest, StoreError};
+use crate::ports::{DeliveryLog, JobQueue, NewAlertRequest, StoreError};
 
 use super::fixtures::{
     account_with_key, drain, enqueue_one, expect_err, idempotency, ok, points, read_points,

@@ -1,5 +1,5 @@
-//! The store suites: rule store, account store, session store, job queue, delivery log and
-//! sent changes.
+//! The store suites: rule store, job queue, delivery log and sent changes, after identity's
+//! (account store, key authentication, session store).
 //!
 //! Every store implementation runs [`run_all`] in its tests, or the single suites when it
 //! implements only some of the ports. A suite panics with a message naming the promise of the
@@ -17,7 +17,7 @@
 //! An adapter's test depends on `alerts-core` with the `conformance` feature, opens a store
 //! and awaits `alerts_core::conformance::stores::run_all(&store)`.
 //!
-//! One module per port: `accounts` and `rules` (the account and rule stores), `sessions`,
+//! One module per port: `rules` (the rule store, and secret rotation as it shows there),
 //! `enqueue`, `idempotency`, `claims` and `fairness` (the job queue: storing requests,
 //! idempotency keys, working on jobs, sharing the workers among keys and the retention purge),
 //! `deliveries` (the delivery log), `sent` (what once-per-change rules told), and `fixtures`,
@@ -25,7 +25,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod accounts;
 mod claims;
 mod deliveries;
 mod enqueue;
@@ -34,9 +33,7 @@ mod fixtures;
 mod idempotency;
 mod rules;
 mod sent;
-mod sessions;
 
-pub use accounts::{accounts, api_keys, rules, secret_rotation};
 pub use claims::{claims, concurrent_claims, job_counts, release_and_redeliver, updates};
 pub use deliveries::{activity, delivery_log};
 pub use enqueue::{
@@ -46,23 +43,29 @@ pub use enqueue::{
 pub use fairness::{backlog, fair_claims, purge_finished};
 pub use fixtures::drain;
 pub use idempotency::{concurrent_idempotent_enqueue, idempotent_enqueue};
-pub use rules::{authentication, key_config};
+pub use rules::{key_config, rules, secret_rotation};
 pub use sent::sent_changes;
-pub use sessions::sessions;
 
-use crate::ports::{AccountStore, DeliveryLog, JobQueue, RuleStore, SentChanges, SessionStore};
+use identity_core::ports::{AccountStore, KeyAuthenticator, SessionStore};
 
-/// Runs every store suite, one after the other, on `store`.
+use crate::ports::{DeliveryLog, JobQueue, RuleStore, SentChanges};
+
+/// Runs every store suite, one after the other, on `store`: identity's
+/// ([`identity_core::conformance::run_all`]), since the same stores keep accounts and keys,
+/// then the alert pipeline's.
 pub async fn run_all<S>(store: &S)
 where
-    S: RuleStore + AccountStore + JobQueue + DeliveryLog + SentChanges + SessionStore,
+    S: RuleStore
+        + AccountStore
+        + KeyAuthenticator
+        + JobQueue
+        + DeliveryLog
+        + SentChanges
+        + SessionStore,
 {
-    accounts(store).await;
-    sessions(store).await;
-    api_keys(store).await;
+    identity_core::conformance::run_all(store).await;
     secret_rotation(store).await;
     rules(store).await;
-    authentication(store).await;
     key_config(store).await;
     enqueue(store).await;
     points_pages(store).await;

@@ -1,96 +1,21 @@
-//! The [`RuleStore`](crate::ports::RuleStore) suites: authenticating a key by its hash, and the
-//! configuration the pipeline reads for it.
+//! The [`RuleStore`](crate::ports::RuleStore) suites: the configuration the pipeline reads
+//! for a key, signing-secret rotation as it shows there, and the rules a key owns.
 
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use identity_core::conformance::fixtures::{
+    account_with_key, expect_err, new_key, ok, secrets, secs, t0,
+};
+use identity_core::ids::KeyId;
+use identity_core::keys::WebhookSecret;
+use identity_core::ports::{AccountStore, StoreError};
 use uuid::Uuid;
 
-use crate::ids::KeyId;
-use crate::keys::ApiKey;
-use crate::ports::{AccountStore, RuleStore};
+use crate::ports::RuleStore;
+use crate::rule::AlertRule;
 
-use super::fixtures::{
-    account_with_key, aq_spec, new_key, ok, pollen_custom_spec, rule, secrets, secs, t0,
-};
-
-/// Authentication: by key hash, refusing revoked keys, recording the last use.
-pub async fn authentication<S: AccountStore + RuleStore + ?Sized>(store: &S) {
-    let (_, key, api_key) = account_with_key(store).await;
-    let (_, other_key, _) = account_with_key(store).await;
-
-    assert_eq!(
-        ok(
-            store.authenticate(&api_key.hash(), t0() + secs(10)).await,
-            "authenticate looks a key up"
-        ),
-        Some(key.id),
-        "authenticate finds a key by its hash"
-    );
-    assert_eq!(
-        ok(store.key_info(key.id).await, "key_info finds a key")
-            .unwrap()
-            .last_used_at,
-        Some(t0() + secs(10)),
-        "authenticate records its time as the key's last use"
-    );
-    ok(
-        store.authenticate(&api_key.hash(), t0() + secs(20)).await,
-        "authenticate looks a key up",
-    );
-    assert_eq!(
-        ok(store.key_info(key.id).await, "key_info finds a key")
-            .unwrap()
-            .last_used_at,
-        Some(t0() + secs(10)),
-        "a use within LAST_USE_RESOLUTION of the recorded one need not be written"
-    );
-    ok(
-        store.authenticate(&api_key.hash(), t0() + secs(80)).await,
-        "authenticate looks a key up",
-    );
-    assert_eq!(
-        ok(store.key_info(key.id).await, "key_info finds a key")
-            .unwrap()
-            .last_used_at,
-        Some(t0() + secs(80)),
-        "a use LAST_USE_RESOLUTION after the recorded one is recorded"
-    );
-    assert_eq!(
-        ok(store.key_info(other_key.id).await, "key_info finds a key")
-            .unwrap()
-            .last_used_at,
-        None,
-        "authenticating one key records nothing on another"
-    );
-
-    let stranger = ApiKey::generate(secrets());
-    assert_eq!(
-        ok(
-            store.authenticate(&stranger.hash(), t0()).await,
-            "authenticate answers for unknown keys"
-        ),
-        None,
-        "authenticate refuses an unknown key"
-    );
-
-    ok(
-        store.revoke_key(key.id, t0() + secs(100)).await,
-        "revoke_key revokes",
-    );
-    assert_eq!(
-        ok(
-            store.authenticate(&api_key.hash(), t0() + secs(200)).await,
-            "authenticate answers for revoked keys"
-        ),
-        None,
-        "authenticate refuses a revoked key"
-    );
-    assert_eq!(
-        ok(store.key_info(key.id).await, "key_info finds a key")
-            .unwrap()
-            .last_used_at,
-        Some(t0() + secs(80)),
-        "a refused authentication is not a use"
-    );
-}
+use super::fixtures::{aq_spec, pollen_custom_spec, rule};
 
 /// The pipeline's view of a key: prefix, webhook URL and enabled rules oldest first; nothing
 /// for revoked or unknown keys.
@@ -164,5 +89,186 @@ pub async fn key_config<S: AccountStore + RuleStore + ?Sized>(store: &S) {
         ),
         None,
         "key_config returns None for an unknown key"
+    );
+}
+
+/// Secret rotation: the new secret is current; the previous one keeps signing until its grace
+/// period ends, then drops out of the key's configuration.
+pub async fn secret_rotation<S: AccountStore + RuleStore + ?Sized>(store: &S) {
+    let (_, key, _) = account_with_key(store).await;
+    let s1 = key.secret.clone();
+    let s2 = WebhookSecret::generate(secrets());
+    let s3 = WebhookSecret::generate(secrets());
+
+    ok(
+        store.rotate_secret(key.id, &s2, t0() + secs(86_400)).await,
+        "rotate_secret rotates",
+    );
+    assert_eq!(
+        ok(store.key_info(key.id).await, "key_info finds a key")
+            .unwrap()
+            .secret,
+        s2,
+        "after rotate_secret, key_info shows the new secret"
+    );
+    let config = ok(
+        store.key_config(key.id, t0() + secs(3_600)).await,
+        "key_config reads a key",
+    )
+    .unwrap();
+    let pairs: Vec<(WebhookSecret, Option<DateTime<Utc>>)> = config
+        .secrets
+        .iter()
+        .map(|s| (s.secret.clone(), s.valid_until))
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![(s2.clone(), None), (s1.clone(), Some(t0() + secs(86_400)))],
+        "key_config lists the current secret first, then the previous one in its grace period"
+    );
+
+    ok(
+        store
+            .rotate_secret(key.id, &s3, t0() + secs(2 * 86_400))
+            .await,
+        "rotate_secret rotates again",
+    );
+    let config = ok(
+        store.key_config(key.id, t0() + secs(3_600)).await,
+        "key_config reads a key",
+    )
+    .unwrap();
+    assert_eq!(
+        config.secrets.first().map(|s| (&s.secret, s.valid_until)),
+        Some((&s3, None)),
+        "the newest secret is current and first"
+    );
+    let previous: HashSet<(String, Option<DateTime<Utc>>)> = config.secrets[1..]
+        .iter()
+        .map(|s| (s.secret.expose().to_owned(), s.valid_until))
+        .collect();
+    let expected: HashSet<(String, Option<DateTime<Utc>>)> = [
+        (s2.expose().to_owned(), Some(t0() + secs(2 * 86_400))),
+        (s1.expose().to_owned(), Some(t0() + secs(86_400))),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(
+        previous, expected,
+        "every previous secret in its grace period keeps signing"
+    );
+
+    let later = ok(
+        store.key_config(key.id, t0() + secs(86_400 + 60)).await,
+        "key_config reads a key",
+    )
+    .unwrap();
+    assert_eq!(
+        later
+            .secrets
+            .iter()
+            .map(|s| s.secret.clone())
+            .collect::<Vec<_>>(),
+        vec![s3.clone(), s2.clone()],
+        "key_config leaves out a previous secret whose grace period has ended"
+    );
+    let much_later = ok(
+        store.key_config(key.id, t0() + secs(30 * 86_400)).await,
+        "key_config reads a key",
+    )
+    .unwrap();
+    assert_eq!(
+        much_later.secrets.len(),
+        1,
+        "after every grace period only the current secret is left"
+    );
+    assert_eq!(
+        much_later.secrets[0].secret, s3,
+        "the current secret never expires"
+    );
+
+    expect_err(
+        store.rotate_secret(KeyId(Uuid::new_v4()), &s3, t0()).await,
+        &StoreError::NotFound,
+        "rotate_secret on an unknown key is NotFound",
+    );
+}
+
+/// Rules: listed oldest first, disabled ones included; updates and deletes are scoped by key.
+pub async fn rules<S: AccountStore + RuleStore + ?Sized>(store: &S) {
+    let (account, k1, _) = account_with_key(store).await;
+    let (k2, _) = new_key(store, account.id, t0()).await;
+    let r1 = rule(k1.id, aq_spec(6), true, t0());
+    let r2 = rule(k1.id, pollen_custom_spec(), false, t0() + secs(60));
+    let r3 = rule(k1.id, aq_spec(24), true, t0() + secs(120));
+    let r4 = rule(k2.id, aq_spec(1), true, t0() + secs(30));
+    // Added out of order: the list is ordered by creation time, not by insertion.
+    for r in [&r3, &r1, &r4, &r2] {
+        ok(store.add_rule(r).await, "add_rule stores a rule");
+    }
+    assert_eq!(
+        ok(store.list_rules(k1.id).await, "list_rules lists rules"),
+        vec![r1.clone(), r2.clone(), r3.clone()],
+        "list_rules lists the key's rules only, disabled ones included, oldest first, as stored"
+    );
+
+    let r2_changed = AlertRule {
+        spec: aq_spec(48),
+        enabled: true,
+        ..r2.clone()
+    };
+    ok(
+        store.update_rule(&r2_changed).await,
+        "update_rule changes a rule",
+    );
+    assert_eq!(
+        ok(store.list_rules(k1.id).await, "list_rules lists rules"),
+        vec![r1.clone(), r2_changed.clone(), r3.clone()],
+        "update_rule replaces the spec and the enabled flag"
+    );
+
+    let r1_hijacked = AlertRule {
+        key_id: k2.id,
+        enabled: false,
+        ..r1.clone()
+    };
+    expect_err(
+        store.update_rule(&r1_hijacked).await,
+        &StoreError::NotFound,
+        "update_rule of a rule under another key is NotFound",
+    );
+    expect_err(
+        store.delete_rule(k2.id, r1.id).await,
+        &StoreError::NotFound,
+        "delete_rule of a rule under another key is NotFound",
+    );
+    assert_eq!(
+        ok(store.list_rules(k1.id).await, "list_rules lists rules")[0],
+        r1,
+        "another key cannot change or delete a rule"
+    );
+
+    ok(store.delete_rule(k1.id, r1.id).await, "delete_rule deletes");
+    assert_eq!(
+        ok(store.list_rules(k1.id).await, "list_rules lists rules"),
+        vec![r2_changed, r3],
+        "a deleted rule is gone"
+    );
+    expect_err(
+        store.delete_rule(k1.id, r1.id).await,
+        &StoreError::NotFound,
+        "delete_rule of a deleted rule is NotFound",
+    );
+    expect_err(
+        store
+            .update_rule(&rule(k1.id, aq_spec(6), true, t0()))
+            .await,
+        &StoreError::NotFound,
+        "update_rule of an unknown rule is NotFound",
+    );
+    assert_eq!(
+        ok(store.list_rules(k2.id).await, "list_rules lists rules"),
+        vec![r4],
+        "another key's rules are untouched"
     );
 }

@@ -3,10 +3,12 @@
 //! its rule.
 
 use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
+use identity_core::ports::AccountStore;
 
-use crate::ids::{KeyId, RuleId, Token};
+use crate::ids::{RuleId, Token};
 use crate::ports::{
-    AccountStore, JobOutcome, JobQueue, JobUpdate, Lease, SentChange, SentChanges, StoreError,
+    JobOutcome, JobQueue, JobUpdate, Lease, RuleStore, SentChange, SentChanges, StoreError,
 };
 
 use super::fixtures::{
@@ -70,7 +72,9 @@ async fn written<S: JobQueue + ?Sized>(store: &S, token: Token, lease: &Lease) {
 }
 
 /// What once-per-change rules told ([`SentChanges`]).
-pub async fn sent_changes<S: AccountStore + JobQueue + SentChanges + ?Sized>(store: &S) {
+pub async fn sent_changes<S: AccountStore + JobQueue + SentChanges + RuleStore + ?Sized>(
+    store: &S,
+) {
     drain(store).await;
     // Long before anything other suites store, so that the purge below sees this suite's
     // requests alone.

@@ -3,8 +3,8 @@
 
 use std::sync::OnceLock;
 
-use alerts_core::ids::KeyId;
-use alerts_core::ports::AccountStore;
+use identity_core::ids::KeyId;
+use identity_core::ports::AccountStore;
 use serde_json::{Value, json};
 use store_sqlite::{SqliteOptions, SqliteStore};
 

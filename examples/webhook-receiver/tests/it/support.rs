@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use alerts_core::ids::Token;
-use alerts_core::keys::WebhookSecret;
 use alerts_core::ndjson::{AlertLine, NdjsonEncoder};
 use alerts_core::rule::DataType;
 use alerts_core::webhook::{DeliveryPayload, message_id, signed_request};
 use axum::Router;
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use identity_core::keys::WebhookSecret;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 

@@ -7,8 +7,8 @@
 //! deterministic version for tests and reproducible examples.
 //!
 //! ```
-//! use alerts_core::keys::ApiKey;
-//! use alerts_core::randomness::{SecretRng, SeededRandomness};
+//! use identity_core::keys::ApiKey;
+//! use identity_core::randomness::{SecretRng, SeededRandomness};
 //!
 //! let rng = SeededRandomness::new(7);
 //! let mut salt = [0u8; 16];

@@ -4,8 +4,8 @@
 //! so an account created in a terminal signs in on the web and the other way round.
 //!
 //! ```
-//! use alerts_core::account::{hash_password, normalize_email, verify_password, Password};
-//! use alerts_core::randomness::SeededRandomness;
+//! use identity_core::account::{hash_password, normalize_email, verify_password, Password};
+//! use identity_core::randomness::SeededRandomness;
 //!
 //! let email = normalize_email("  Ada@Example.ORG ").unwrap();
 //! assert_eq!(email, "ada@example.org");

@@ -27,8 +27,8 @@ const DISPLAY_PREFIX_LEN: usize = API_KEY_PREFIX.len() + 8;
 /// `Debug` output shows only the public prefix.
 ///
 /// ```
-/// use alerts_core::randomness::SeededRandomness;
-/// use alerts_core::keys::ApiKey;
+/// use identity_core::randomness::SeededRandomness;
+/// use identity_core::keys::ApiKey;
 ///
 /// let key = ApiKey::generate(&SeededRandomness::default());
 /// assert!(key.expose().starts_with("ik_"));
@@ -147,7 +147,7 @@ pub const WEBHOOK_SECRET_PREFIX: &str = "whsec_";
 /// output hides the secret.
 ///
 /// ```
-/// use alerts_core::keys::WebhookSecret;
+/// use identity_core::keys::WebhookSecret;
 ///
 /// let s = WebhookSecret::parse("whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD").unwrap();
 /// assert_eq!(s.key_bytes().len(), 24);

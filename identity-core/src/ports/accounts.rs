@@ -1,12 +1,11 @@
-//! Accounts, keys and rules as the dashboard and the admin command manage them: the
+//! Accounts and their API keys as the dashboard and the admin command manage them: the
 //! [`AccountStore`] port.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::ids::{AccountId, KeyId, RuleId};
+use crate::ids::{AccountId, KeyId};
 use crate::keys::{KeyHash, WebhookSecret};
-use crate::rule::AlertRule;
 
 use super::StoreError;
 
@@ -65,7 +64,9 @@ pub struct ApiKeyInfo {
     pub secret: WebhookSecret,
 }
 
-/// Manages accounts, keys and rules. Every operation on a key's data is scoped by the key id,
+/// Manages accounts and keys. A key carries, beside its identity, where its deliveries go and
+/// the secret that signs them: they are created, shown and revoked with the key, while what
+/// they are used for is the alert pipeline's business. Every operation on a key's data is scoped by the key id,
 /// and callers check that the key belongs to the signed-in account ([`ApiKeyInfo::account_id`])
 /// before they change anything.
 #[async_trait]
@@ -113,17 +114,4 @@ pub trait AccountStore: Send + Sync {
         new: &WebhookSecret,
         previous_valid_until: DateTime<Utc>,
     ) -> Result<(), StoreError>;
-
-    /// Stores a new rule.
-    async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError>;
-
-    /// A key's rules, disabled ones included, oldest first.
-    async fn list_rules(&self, key: KeyId) -> Result<Vec<AlertRule>, StoreError>;
-
-    /// Replaces a rule's spec and enabled flag. [`StoreError::NotFound`] when the rule does not
-    /// exist under `rule.key_id`.
-    async fn update_rule(&self, rule: &AlertRule) -> Result<(), StoreError>;
-
-    /// Deletes a rule. [`StoreError::NotFound`] when it does not exist under `key`.
-    async fn delete_rule(&self, key: KeyId, rule: RuleId) -> Result<(), StoreError>;
 }
