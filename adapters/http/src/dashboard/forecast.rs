@@ -261,7 +261,8 @@ fn ci_chart(
     html! {
         svg #forecast-chart.chart xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {HEIGHT}"))
             role="img" aria-label=(format!("The cleanliness index over the next {HOURS} hours")) {
-            @for category in CiCategory::ALL {
+            // The 20-point bands; the floor, Extremely poor, is the chart's bottom line.
+            @for category in CiCategory::BANDS {
                 @let low = category.lower_bound();
                 rect.band x=(LEFT) y=(format!("{:.1}", y_of(low + 20.0))) width=(plot_w)
                     height=(format!("{:.1}", y_of(low) - y_of(low + 20.0)))

@@ -23,3 +23,4 @@ mod routes;
 mod scale_out;
 mod schema;
 mod security;
+mod smoke;
