@@ -14,7 +14,8 @@
 //! | grass | `grass_pollen` |
 //! | weed | `mugwort_pollen` + `ragweed_pollen` |
 //!
-//! (a sum over the variables that have a value; missing when none has). A query is answered with
+//! (a sum over the variables that have a value; missing when none has). The tree sum is a lower
+//! bound of the tree pollen in the air: the model forecasts only these three species. A query is answered with
 //! its grid cell's value at the nearest whole hour. `null`s and absent variables mean not
 //! measured; a cell and hour with no pollutant that has an EAQI band is not covered, as is any
 //! hour outside the window the API serves (see [`OpenMeteoConfig::past_days`]).
