@@ -98,6 +98,38 @@ impl SourceInfo {
         }
     }
 
+    /// How outputs name this source (the `Insights-Data-Source` header, files, printed
+    /// results): the name, then `; synthetic` for made-up data. Characters outside printable
+    /// ASCII, and the separators `;` and `,`, become `-`, so the label is always a valid
+    /// header value.
+    ///
+    /// ```
+    /// use aq_core::SourceInfo;
+    ///
+    /// assert_eq!(SourceInfo::demo("demo").label(), "demo; synthetic");
+    /// assert_eq!(SourceInfo::real("open-meteo").label(), "open-meteo");
+    /// assert_eq!(SourceInfo::real("a b;c").label(), "a-b-c");
+    /// ```
+    #[must_use]
+    pub fn label(&self) -> String {
+        let name: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_graphic() && c != ';' && c != ',' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        if self.demo {
+            format!("{name}; synthetic")
+        } else {
+            name
+        }
+    }
+
     /// Information about a source of synthetic data named `name`.
     #[must_use]
     pub fn demo(name: impl Into<String>) -> Self {

@@ -27,7 +27,7 @@ use crate::ports::{
 use crate::randomness::SeededRandomness;
 use crate::request::AlertPoint;
 use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
-use crate::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
+use crate::webhook::{HEADER_DATA_SOURCE, HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
 
 mock! {
     Sender {}
@@ -432,6 +432,9 @@ async fn a_request_is_evaluated_written_and_delivered_signed_under_one_claim() {
     assert_eq!(sent.len(), 1);
     let req = &sent[0];
     assert_eq!(req.url, "https://hooks.example/in");
+    // The delivery names the forecast source its alerts came from (the memory source is
+    // synthetic).
+    assert_eq!(header(req, HEADER_DATA_SOURCE), "memory; synthetic");
     Verifier::default()
         .verify(
             std::slice::from_ref(&h.secret),
