@@ -294,7 +294,7 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
         &settings.object_store,
         &settings.data_dir,
         public_url,
-        Some(&sources.forecast.info().label()),
+        Some(sources.forecast.info().label().as_str()),
     )
     .context("cannot set up file storage (check --object-store and --data-dir)")?;
     let sender: Arc<dyn WebhookSender> = Arc::new(
