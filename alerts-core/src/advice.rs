@@ -43,6 +43,7 @@ enum AqRow {
     WorseModerate,
     WorseLow,
     WorsePoor,
+    WorseExtreme,
     BetterGood,
     BetterModerate,
     BetterUnhealthy,
@@ -52,15 +53,17 @@ enum AqRow {
 /// `audience`.
 #[must_use]
 pub fn aq_advice(audience: Audience, direction: Direction, reaches: CiCategory) -> &'static str {
-    use CiCategory::{Excellent, Good, Low, Moderate, Poor};
+    use CiCategory::{Excellent, ExtremelyPoor, Good, Low, Moderate, Poor};
     let row = match (direction, reaches) {
         (Direction::Deterioration, Excellent | Good) => AqRow::WorseGood,
         (Direction::Deterioration, Moderate) => AqRow::WorseModerate,
         (Direction::Deterioration, Low) => AqRow::WorseLow,
         (Direction::Deterioration, Poor) => AqRow::WorsePoor,
+        (Direction::Deterioration, ExtremelyPoor) => AqRow::WorseExtreme,
         (Direction::Improvement, Excellent | Good) => AqRow::BetterGood,
         (Direction::Improvement, Moderate) => AqRow::BetterModerate,
-        (Direction::Improvement, Low | Poor) => AqRow::BetterUnhealthy,
+        // An improvement cannot end at the floor; the row is there for completeness.
+        (Direction::Improvement, Low | Poor | ExtremelyPoor) => AqRow::BetterUnhealthy,
     };
     match audience {
         Audience::General => aq_general(row),
@@ -86,6 +89,9 @@ fn aq_general(row: AqRow) -> &'static str {
         AqRow::WorsePoor => {
             "Avoid strenuous outdoor activity; move exercise indoors and keep windows closed."
         }
+        AqRow::WorseExtreme => {
+            "Air pollution is extreme: everyone should avoid outdoor physical activity, stay indoors with windows closed and use an air purifier if you have one."
+        }
         AqRow::BetterGood => "A good time for outdoor activity and for airing your home.",
         AqRow::BetterModerate => {
             "Air quality is improving; most people can resume normal outdoor activity."
@@ -110,6 +116,9 @@ fn aq_children(row: AqRow) -> &'static str {
         AqRow::WorsePoor => {
             "Keep children indoors with windows closed; postpone outdoor sport and active play."
         }
+        AqRow::WorseExtreme => {
+            "Air pollution is extreme: keep children indoors with windows closed, with no outdoor play or sport, and keep school runs short."
+        }
         AqRow::BetterGood => "A good time for children to play and do sport outdoors.",
         AqRow::BetterModerate => {
             "Air quality is improving; children can return to outdoor play, with breaks for those with asthma."
@@ -132,6 +141,9 @@ fn aq_older_adults(row: AqRow) -> &'static str {
         AqRow::WorsePoor => {
             "Older adults should stay indoors with windows closed and keep physical activity light."
         }
+        AqRow::WorseExtreme => {
+            "Air pollution is extreme: older adults should stay indoors with windows closed, rest, and seek medical help for chest pain or breathlessness."
+        }
         AqRow::BetterGood => "A good time for older adults to walk outdoors and air the home.",
         AqRow::BetterModerate => {
             "Air quality is improving; older adults can resume their usual outdoor activity at an easy pace."
@@ -153,6 +165,9 @@ fn aq_heart_or_lung(row: AqRow) -> &'static str {
         }
         AqRow::WorsePoor => {
             "With heart or lung disease, stay indoors with windows closed, follow your care plan and seek medical advice if symptoms worsen."
+        }
+        AqRow::WorseExtreme => {
+            "Air pollution is extreme: with heart or lung disease stay indoors with windows closed, take medicine as your care plan says and seek medical help at once if symptoms worsen."
         }
         AqRow::BetterGood => {
             "A good time for outdoor activity and airing your home; keep your medicine at hand as usual."
@@ -180,6 +195,9 @@ fn aq_pregnancy(row: AqRow) -> &'static str {
         AqRow::WorsePoor => {
             "During pregnancy, avoid strenuous outdoor activity and stay indoors with windows closed where you can."
         }
+        AqRow::WorseExtreme => {
+            "Air pollution is extreme: during pregnancy stay indoors with windows closed, avoid exertion and keep trips outside short."
+        }
         AqRow::BetterGood => "A good time for an outdoor walk and for airing your home.",
         AqRow::BetterModerate => {
             "Air quality is improving; resume usual outdoor activity, preferring routes away from busy roads."
@@ -200,6 +218,9 @@ fn aq_athletes(row: AqRow) -> &'static str {
             "Move hard or long training indoors or to cleaner hours; keep outdoor sessions easy."
         }
         AqRow::WorsePoor => "Train indoors; postpone hard outdoor sessions until the air improves.",
+        AqRow::WorseExtreme => {
+            "Air pollution is extreme: cancel outdoor training and competition; keep indoor sessions light if the air indoors is not filtered."
+        }
         AqRow::BetterGood => "A good time for outdoor training, hard sessions included.",
         AqRow::BetterModerate => {
             "Air quality is improving; normal outdoor training can resume, saving the hardest sessions for cleaner air."
@@ -400,14 +421,14 @@ mod tests {
     }
 
     #[test]
-    fn each_audience_keeps_seven_air_and_six_pollen_texts() {
+    fn each_audience_keeps_eight_air_and_six_pollen_texts() {
         // The tables of every audience distinguish the same cells as the general one.
         for audience in Audience::ALL {
             let aq: HashSet<_> = DIRECTIONS
                 .iter()
                 .flat_map(|&d| CiCategory::ALL.map(|c| aq_advice(audience, d, c)))
                 .collect();
-            assert_eq!(aq.len(), 7, "{audience:?}");
+            assert_eq!(aq.len(), 8, "{audience:?}");
             let pollen: HashSet<_> = DIRECTIONS
                 .iter()
                 .flat_map(|&d| levels().map(move |l| pollen_advice(audience, d, l)))

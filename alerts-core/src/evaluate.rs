@@ -20,7 +20,7 @@ use aq_core::{
     CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations, PollenLevel, PollenOutlook,
     PollenType, Position, SourceError, check_batch_len,
 };
-use chrono::{DateTime, Days, NaiveDate, TimeDelta, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::advice;
@@ -366,11 +366,10 @@ impl Evaluator {
             DataType::Aq => {
                 let Some(series) = aq else { return };
                 if let Some(c) = aq_change(series, h, self.thresholds.aq(spec.sensitivity())) {
-                    let at = series
-                        .start
-                        .checked_add_signed(TimeDelta::hours(i64::from(c.hours)))
-                        .unwrap_or(DateTime::<Utc>::MAX_UTC);
-                    on_change(Change::Aq(c), ChangeTime::hour_of(at));
+                    // The hour of the value the source used, not of now + n: a source that
+                    // reads the nearest hour gives 09:00 at 08:40, and the change must keep
+                    // its name on either side of the half hour.
+                    on_change(Change::Aq(c), ChangeTime::hour_of(series.valid_at(c.hours)));
                 }
             }
             DataType::Pollen => {

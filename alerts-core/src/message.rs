@@ -343,6 +343,7 @@ fn write_default(out: &mut String, change: &Change, aqi: ShownAqi) {
 /// | air worse | Moderate | sensitive people take it easier |
 /// | air worse | Low | limit prolonged outdoor exertion |
 /// | air worse | Poor | avoid strenuous outdoor activity, stay indoors |
+/// | air worse | Extremely poor | everyone: no outdoor activity, stay indoors |
 /// | air better | Excellent, Good | a good time to be outdoors and air the home |
 /// | air better | Moderate | most people can resume outdoor activity |
 /// | air better | Low, Poor | still unhealthy, keep limiting exertion |

@@ -50,7 +50,7 @@ use crate::ports::{
 use crate::repeat::OnceFilter;
 use crate::request::AlertRequest;
 use crate::rule::{AlertRule, Repeat};
-use crate::webhook::{DeliveryPayload, message_id, signed_request};
+use crate::webhook::{DeliveryPayload, HEADER_DATA_SOURCE, message_id, signed_request};
 
 /// The pipeline's settings.
 #[derive(Debug, Clone)]
@@ -692,7 +692,12 @@ impl AlertPipeline {
             .iter()
             .filter(|s| s.valid_until.is_none_or(|until| until > now))
             .map(|s| &s.secret);
-        let request = signed_request(&url, secrets, &message_id(job.token), now.timestamp(), body);
+        let mut request =
+            signed_request(&url, secrets, &message_id(job.token), now.timestamp(), body);
+        request.headers.push((
+            HEADER_DATA_SOURCE.to_owned(),
+            self.ports.forecast.info().label(),
+        ));
 
         let response = self.ports.sender.send(&request).await;
         let attempt = job.attempts.saturating_add(1);

@@ -42,6 +42,10 @@ pub const HEADER_ID: &str = "webhook-id";
 pub const HEADER_TIMESTAMP: &str = "webhook-timestamp";
 /// The header carrying the signatures.
 pub const HEADER_SIGNATURE: &str = "webhook-signature";
+/// The header naming the forecast source the delivered alerts were evaluated from, as
+/// [`aq_core::SourceInfo::label`] writes it (`open-meteo`, `demo; synthetic`). Not signed: it
+/// says where the data came from, the signature says who sent it.
+pub const HEADER_DATA_SOURCE: &str = "insights-data-source";
 
 type HmacSha256 = Hmac<Sha256>;
 

@@ -11,7 +11,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::pollutant::{Concentrations, Pollutant};
+use crate::pollutant::{Concentrations, Pollutant, ReferenceConditions};
 
 /// Which EPA breakpoint table to use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -353,7 +353,8 @@ impl AqiTable {
     pub fn local_aqi(self, concentrations: &Concentrations) -> Option<(u16, Pollutant)> {
         let mut best: Option<(u16, Pollutant)> = None;
         for (p, c) in concentrations.iter() {
-            let ppb = || c.to_ppb(p).unwrap_or(f64::NAN);
+            // EPA's breakpoints are mixing ratios at its own reference, 25 °C.
+            let ppb = || c.to_ppb(p, ReferenceConditions::Epa25C).unwrap_or(f64::NAN);
             let value = match p {
                 Pollutant::Pm25 => self.aqi(EpaMetric::Pm25Day, c.ug_m3()),
                 Pollutant::Pm10 => self.aqi(EpaMetric::Pm10Day, c.ug_m3()),
@@ -485,7 +486,7 @@ mod tests {
                 .with(Pollutant::Pm25, Concentration::new(20.0).unwrap())
                 .with(
                     Pollutant::So2,
-                    Concentration::from_ppb(Pollutant::So2, ppb)
+                    Concentration::from_ppb(Pollutant::So2, ppb, ReferenceConditions::Epa25C)
                         .unwrap()
                         .unwrap(),
                 )
@@ -496,14 +497,23 @@ mod tests {
 
     #[test]
     fn local_aqi_converts_gases_to_ppb() {
-        // 100 ppb NO₂ ≈ 188.2 µg/m³: the top of Moderate.
+        // 100 ppb NO₂ ≈ 188.2 µg/m³ at 25 °C: the top of Moderate. Converted back at EPA's
+        // 25 °C, not the EEA's 20 °C, where the same µg/m³ would read 98.4 ppb (AQI 99).
         let c = Concentrations::default().with(
             Pollutant::No2,
-            Concentration::from_ppb(Pollutant::No2, 100.0)
+            Concentration::from_ppb(Pollutant::No2, 100.0, ReferenceConditions::Epa25C)
                 .unwrap()
                 .unwrap(),
         );
         assert_eq!(AqiTable::Epa2024.local_aqi(&c), Some((100, Pollutant::No2)));
+        let ug = Concentration::new(188.16).unwrap();
+        assert!(
+            (ug.to_ppb(Pollutant::No2, ReferenceConditions::Eea20C)
+                .unwrap()
+                - 98.4)
+                .abs()
+                < 0.05
+        );
     }
 
     proptest! {

@@ -118,11 +118,15 @@ impl fmt::Display for CleanlinessIndex {
     }
 }
 
-/// The five category bands of the CI, aligned with the published Universal AQI bands.
+/// The categories of the CI: five 20-point bands aligned with the published Universal AQI
+/// bands, and below them the floor of the scale, where the worst pollutant is at or past the
+/// top of the EAQI "Very poor" band (the EEA's sixth band, "Extremely poor").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CiCategory {
-    /// 0 to 19.
+    /// 0 exactly: the worst sub-index is 100 or more. The CI cannot say how far past.
+    ExtremelyPoor,
+    /// Above 0, below 20.
     Poor,
     /// 20 to 39.
     Low,
@@ -136,7 +140,8 @@ pub enum CiCategory {
 
 impl CiCategory {
     /// Every category, dirtiest first.
-    pub const ALL: [CiCategory; 5] = [
+    pub const ALL: [CiCategory; 6] = [
+        CiCategory::ExtremelyPoor,
         CiCategory::Poor,
         CiCategory::Low,
         CiCategory::Moderate,
@@ -144,7 +149,30 @@ impl CiCategory {
         CiCategory::Excellent,
     ];
 
-    /// The category of a CI value. Values are compared before rounding, so 79.6 is Good.
+    /// The five 20-point bands, dirtiest first: every category but the floor.
+    pub const BANDS: [CiCategory; 5] = [
+        CiCategory::Poor,
+        CiCategory::Low,
+        CiCategory::Moderate,
+        CiCategory::Good,
+        CiCategory::Excellent,
+    ];
+
+    /// The category of a CI value. Values are compared before rounding, so 79.6 is Good and
+    /// 0.4 is Poor; only the floor itself, 0, is Extremely poor.
+    ///
+    /// ```
+    /// use aq_core::{CiCategory, Concentration, Concentrations, EaqiBands, Pollutant};
+    ///
+    /// let smoke = |ug| {
+    ///     let air = Concentrations::default().with(Pollutant::Pm25, Concentration::new(ug).unwrap());
+    ///     EaqiBands::default().ci(&air).unwrap().category()
+    /// };
+    /// assert_eq!(smoke(100.0), CiCategory::Poor);
+    /// assert_eq!(smoke(150.0), CiCategory::ExtremelyPoor);
+    /// // The index cannot tell 150 from 400 µg/m³: both are at its floor.
+    /// assert_eq!(smoke(400.0), CiCategory::ExtremelyPoor);
+    /// ```
     #[must_use]
     pub fn of(ci: f64) -> Self {
         if ci >= 80.0 {
@@ -155,12 +183,14 @@ impl CiCategory {
             CiCategory::Moderate
         } else if ci >= 20.0 {
             CiCategory::Low
-        } else {
+        } else if ci > 0.0 {
             CiCategory::Poor
+        } else {
+            CiCategory::ExtremelyPoor
         }
     }
 
-    /// The display name: `Excellent`, `Good`, `Moderate`, `Low` or `Poor`.
+    /// The display name: `Excellent`, `Good`, `Moderate`, `Low`, `Poor` or `Extremely poor`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -169,10 +199,12 @@ impl CiCategory {
             CiCategory::Moderate => "Moderate",
             CiCategory::Low => "Low",
             CiCategory::Poor => "Poor",
+            CiCategory::ExtremelyPoor => "Extremely poor",
         }
     }
 
-    /// The display colour as a CSS hex string, green for clean through red for poor.
+    /// The display colour as a CSS hex string, green for clean through red for poor and purple
+    /// for the floor (the EEA's colour for "Extremely poor").
     #[must_use]
     pub fn colour(self) -> &'static str {
         match self {
@@ -181,10 +213,12 @@ impl CiCategory {
             CiCategory::Moderate => "#ffd500",
             CiCategory::Low => "#ff8c00",
             CiCategory::Poor => "#e0001b",
+            CiCategory::ExtremelyPoor => "#7d2181",
         }
     }
 
-    /// The lowest CI value in this band.
+    /// The lowest CI value in this category (0 for both Poor, whose 0 is excluded, and the
+    /// floor).
     #[must_use]
     pub fn lower_bound(self) -> f64 {
         match self {
@@ -192,7 +226,7 @@ impl CiCategory {
             CiCategory::Good => 60.0,
             CiCategory::Moderate => 40.0,
             CiCategory::Low => 20.0,
-            CiCategory::Poor => 0.0,
+            CiCategory::Poor | CiCategory::ExtremelyPoor => 0.0,
         }
     }
 }
@@ -485,11 +519,13 @@ mod tests {
 
     #[test]
     fn categories_and_bounds_agree() {
-        for cat in CiCategory::ALL {
+        for cat in CiCategory::BANDS[1..].iter().copied() {
             assert_eq!(CiCategory::of(cat.lower_bound()), cat);
         }
         assert_eq!(CiCategory::of(79.99), CiCategory::Good);
         assert_eq!(CiCategory::of(19.99), CiCategory::Poor);
+        assert_eq!(CiCategory::of(0.01), CiCategory::Poor);
+        assert_eq!(CiCategory::of(0.0), CiCategory::ExtremelyPoor);
     }
 
     #[test]

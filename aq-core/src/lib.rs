@@ -51,7 +51,10 @@ pub use pollen::{
     GrainCountError, GrainLimits, GrainThresholds, PollenLevel, PollenLevelError, PollenLevels,
     PollenType,
 };
-pub use pollutant::{Concentration, ConcentrationError, Concentrations, Pollutant};
+pub use pollutant::{
+    Concentration, ConcentrationError, Concentrations, MOLAR_VOLUME_20C, MOLAR_VOLUME_25C,
+    Pollutant, ReferenceConditions,
+};
 pub use position::{Position, PositionError};
 pub use source::{
     AirQualitySource, AirSample, Exposure, ForecastSource, HourlyCi, HourlyConcentrations,

@@ -71,9 +71,45 @@ impl fmt::Display for Pollutant {
     }
 }
 
+/// Litres occupied by one mole of an ideal gas at 20 °C and 101.325 kPa: the reference
+/// conditions of EU air-quality law (Directive 2008/50/EC, Annex VII: gases standardised at
+/// 293 K and 101.3 kPa), and so of the EEA's index bands.
+pub const MOLAR_VOLUME_20C: f64 = 24.055;
+
 /// Litres occupied by one mole of an ideal gas at 25 °C and 1 atm: the reference conditions of
 /// the US EPA, under which ppb = µg/m³ × 24.45 / molar mass.
 pub const MOLAR_VOLUME_25C: f64 = 24.45;
+
+/// The temperature and pressure at which a gas's mixing ratio (ppb, ppm) and its mass
+/// concentration (µg/m³) are converted: the one place that knows both.
+///
+/// ```
+/// use aq_core::{Concentration, Pollutant, ReferenceConditions};
+///
+/// // 100 ppb of NO₂: 191.3 µg/m³ at the EEA's 20 °C, 188.2 at the EPA's 25 °C.
+/// let eea = Concentration::from_ppb(Pollutant::No2, 100.0, ReferenceConditions::Eea20C);
+/// let epa = Concentration::from_ppb(Pollutant::No2, 100.0, ReferenceConditions::Epa25C);
+/// assert!((eea.unwrap().unwrap().ug_m3() - 191.25).abs() < 0.01);
+/// assert!((epa.unwrap().unwrap().ug_m3() - 188.16).abs() < 0.01);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReferenceConditions {
+    /// 20 °C and 101.325 kPa, for the European bands (EEA, EU directives).
+    Eea20C,
+    /// 25 °C and 1 atm, for the US EPA AQI.
+    Epa25C,
+}
+
+impl ReferenceConditions {
+    /// Litres per mole of an ideal gas under these conditions.
+    #[must_use]
+    pub fn molar_volume(self) -> f64 {
+        match self {
+            ReferenceConditions::Eea20C => MOLAR_VOLUME_20C,
+            ReferenceConditions::Epa25C => MOLAR_VOLUME_25C,
+        }
+    }
+}
 
 /// A mass concentration in µg/m³: finite and not negative.
 ///
@@ -113,34 +149,33 @@ impl Concentration {
         self.0
     }
 
-    /// A gas concentration given in parts per billion, converted at 25 °C and 1 atm.
+    /// A gas concentration given in parts per billion, converted under `at`: the conditions
+    /// of the index the value is for ([`ReferenceConditions::Eea20C`] for the CI's European
+    /// bands).
     ///
     /// Returns `None` for particulate matter, which has no molar mass.
     ///
-    /// ```
-    /// use aq_core::{Concentration, Pollutant};
-    ///
-    /// // 100 ppb of NO₂ is about 188 µg/m³.
-    /// let c = Concentration::from_ppb(Pollutant::No2, 100.0).unwrap().unwrap();
-    /// assert!((c.ug_m3() - 188.2).abs() < 0.1);
-    /// ```
-    ///
     /// # Errors
     /// [`ConcentrationError`] when `ppb` is negative or not finite.
-    pub fn from_ppb(pollutant: Pollutant, ppb: f64) -> Result<Option<Self>, ConcentrationError> {
+    pub fn from_ppb(
+        pollutant: Pollutant,
+        ppb: f64,
+        at: ReferenceConditions,
+    ) -> Result<Option<Self>, ConcentrationError> {
         match pollutant.molar_mass() {
             None => Ok(None),
-            Some(mm) => Self::new(ppb * mm / MOLAR_VOLUME_25C).map(Some),
+            Some(mm) => Self::new(ppb * mm / at.molar_volume()).map(Some),
         }
     }
 
-    /// This concentration of the gas `pollutant` in parts per billion (25 °C, 1 atm); `None` for
-    /// particulate matter.
+    /// This concentration of the gas `pollutant` in parts per billion under `at`
+    /// ([`ReferenceConditions::Epa25C`] for the US AQI's breakpoints); `None` for particulate
+    /// matter.
     #[must_use]
-    pub fn to_ppb(self, pollutant: Pollutant) -> Option<f64> {
+    pub fn to_ppb(self, pollutant: Pollutant, at: ReferenceConditions) -> Option<f64> {
         pollutant
             .molar_mass()
-            .map(|mm| self.0 * MOLAR_VOLUME_25C / mm)
+            .map(|mm| self.0 * at.molar_volume() / mm)
     }
 }
 
@@ -213,16 +248,34 @@ mod tests {
 
     #[test]
     fn ppb_round_trip_for_gases_only() {
-        for p in Pollutant::ALL {
-            let c = Concentration::new(50.0).unwrap();
-            match c.to_ppb(p) {
-                None => assert!(matches!(p, Pollutant::Pm25 | Pollutant::Pm10)),
-                Some(ppb) => {
-                    let back = Concentration::from_ppb(p, ppb).unwrap().unwrap();
-                    assert!((back.ug_m3() - 50.0).abs() < 1e-9);
+        for at in [ReferenceConditions::Eea20C, ReferenceConditions::Epa25C] {
+            for p in Pollutant::ALL {
+                let c = Concentration::new(50.0).unwrap();
+                match c.to_ppb(p, at) {
+                    None => assert!(matches!(p, Pollutant::Pm25 | Pollutant::Pm10)),
+                    Some(ppb) => {
+                        let back = Concentration::from_ppb(p, ppb, at).unwrap().unwrap();
+                        assert!((back.ug_m3() - 50.0).abs() < 1e-9);
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_same_ppb_is_more_micrograms_at_20_than_at_25_degrees() {
+        // 50 ppb of O₃: 47.9982 × 50 / 24.055 = 99.77 µg/m³ at 20 °C, / 24.45 = 98.16 at 25 °C;
+        // the ratio is that of the absolute temperatures, 298.15 / 293.15.
+        let at = |r| {
+            Concentration::from_ppb(Pollutant::O3, 50.0, r)
+                .unwrap()
+                .unwrap()
+                .ug_m3()
+        };
+        assert!((at(ReferenceConditions::Eea20C) - 99.77).abs() < 0.01);
+        assert!((at(ReferenceConditions::Epa25C) - 98.16).abs() < 0.01);
+        let ratio = at(ReferenceConditions::Eea20C) / at(ReferenceConditions::Epa25C);
+        assert!((ratio - 298.15 / 293.15).abs() < 1e-3, "{ratio}");
     }
 
     #[test]

@@ -98,6 +98,38 @@ impl SourceInfo {
         }
     }
 
+    /// How outputs name this source (the `Insights-Data-Source` header, files, printed
+    /// results): the name, then `; synthetic` for made-up data. Characters outside printable
+    /// ASCII, and the separators `;` and `,`, become `-`, so the label is always a valid
+    /// header value.
+    ///
+    /// ```
+    /// use aq_core::SourceInfo;
+    ///
+    /// assert_eq!(SourceInfo::demo("demo").label(), "demo; synthetic");
+    /// assert_eq!(SourceInfo::real("open-meteo").label(), "open-meteo");
+    /// assert_eq!(SourceInfo::real("a b;c").label(), "a-b-c");
+    /// ```
+    #[must_use]
+    pub fn label(&self) -> String {
+        let name: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_graphic() && c != ';' && c != ',' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        if self.demo {
+            format!("{name}; synthetic")
+        } else {
+            name
+        }
+    }
+
     /// Information about a source of synthetic data named `name`.
     #[must_use]
     pub fn demo(name: impl Into<String>) -> Self {
@@ -187,9 +219,14 @@ pub trait AirQualitySource: Send + Sync {
 /// The hourly CI outlook at one point: `values[0]` is the CI at `start`, `values[h]` the CI `h`
 /// hours later. A value may be missing (`None`), and the series may end before the requested
 /// horizon when the source forecasts less far ahead.
+///
+/// `start` is the time the source's value is *for*, which need not be the time asked: a source
+/// holding one value per clock hour answers with the hour it read (08:40 asked, the 09:00
+/// value given: `start` is 09:00). What names a forecast hour across evaluations at different
+/// minutes is [`HourlyCi::valid_at`], so it must be the value's own time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HourlyCi {
-    /// The instant of `values[0]`.
+    /// The instant `values[0]` stands for.
     pub start: DateTime<Utc>,
     /// One value per hour from `start`.
     pub values: Vec<Option<CleanlinessIndex>>,
@@ -213,6 +250,23 @@ impl HourlyCi {
             .iter()
             .any(Option::is_some)
             .then_some(Self { start, values })
+    }
+
+    /// The instant `values[h]` stands for: `start` plus `h` hours.
+    ///
+    /// ```
+    /// use aq_core::HourlyCi;
+    /// use chrono::{TimeZone, Utc};
+    ///
+    /// let start = Utc.with_ymd_and_hms(2026, 5, 1, 9, 0, 0).unwrap();
+    /// let series = HourlyCi { start, values: vec![] };
+    /// assert_eq!(series.valid_at(2), Utc.with_ymd_and_hms(2026, 5, 1, 11, 0, 0).unwrap());
+    /// ```
+    #[must_use]
+    pub fn valid_at(&self, h: u32) -> DateTime<Utc> {
+        self.start
+            .checked_add_signed(chrono::TimeDelta::hours(i64::from(h)))
+            .unwrap_or(DateTime::<Utc>::MAX_UTC)
     }
 }
 
@@ -282,7 +336,9 @@ pub trait ForecastSource: Send + Sync {
     fn info(&self) -> SourceInfo;
 
     /// The hourly CI at each position from `start` for `hours` hours after it (so up to
-    /// `hours + 1` values).
+    /// `hours + 1` values). Each series' [`HourlyCi::start`] is the time its first value is
+    /// for: `start` itself for a source that answers any instant, the hour read for one that
+    /// answers from hourly values.
     ///
     /// # Errors
     /// [`SourceError`] when the source cannot answer the batch at all.

@@ -179,7 +179,7 @@ pub fn ramp(ci: f64) -> [u8; 3] {
 type Stops = [(f64, [u8; 3]); 5];
 
 fn stops() -> Stops {
-    CiCategory::ALL.map(|c| (c.lower_bound() + 10.0, rgb(c.colour())))
+    CiCategory::BANDS.map(|c| (c.lower_bound() + 10.0, rgb(c.colour())))
 }
 
 fn ramp_along(stops: &Stops, ci: f64) -> [u8; 3] {

@@ -45,6 +45,10 @@ pub struct RacsConfig {
     pub route_deadline_ms: u64,
     /// Ventilation rates of the inhaled dose, in m³/min.
     pub ventilation: Ventilation,
+    /// The least RACS gain, in points, for which a later departure is recommended over leaving
+    /// at `departureTime`. Default 5: a RACS is a rounded mean of modelled or interpolated
+    /// values, and a gain of a point or two is within what the next forecast run changes.
+    pub min_departure_gain: u8,
     /// Adds the optional `details` member (length in `lengthUnits`, coverage, dose) to each
     /// `racss` entry. Default false: the response carries exactly the spec's members.
     pub include_details: bool,
@@ -61,13 +65,14 @@ impl Default for RacsConfig {
             min_coverage: 0.75,
             route_deadline_ms: 2000,
             ventilation: Ventilation::default(),
+            min_departure_gain: 5,
             include_details: false,
         }
     }
 }
 
 /// Minute ventilation by travel mode, in m³/min (from the published ranges for adults walking,
-/// cycling and sitting in a car).
+/// cycling, driving and sitting as a passenger).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Ventilation {
@@ -75,8 +80,10 @@ pub struct Ventilation {
     pub walk_m3_per_min: f64,
     /// Cycling. Default 0.043.
     pub cycle_m3_per_min: f64,
-    /// Driving or riding in a car. Default 0.013.
+    /// Driving a car. Default 0.013.
     pub drive_m3_per_min: f64,
+    /// A passenger sitting in a car, bus or train: sedentary breathing. Default 0.0045.
+    pub passenger_m3_per_min: f64,
 }
 
 impl Default for Ventilation {
@@ -85,6 +92,7 @@ impl Default for Ventilation {
             walk_m3_per_min: 0.025,
             cycle_m3_per_min: 0.043,
             drive_m3_per_min: 0.013,
+            passenger_m3_per_min: 0.0045,
         }
     }
 }
@@ -97,6 +105,7 @@ impl Ventilation {
             None | Some(TravelMode::Walk) => self.walk_m3_per_min,
             Some(TravelMode::Cycle) => self.cycle_m3_per_min,
             Some(TravelMode::Drive) => self.drive_m3_per_min,
+            Some(TravelMode::Passenger) => self.passenger_m3_per_min,
         }
     }
 }
@@ -173,6 +182,19 @@ impl RacsConfig {
             self.ventilation.cycle_m3_per_min,
         )?;
         positive(
+            "ventilation.passenger_m3_per_min",
+            self.ventilation.passenger_m3_per_min,
+        )?;
+        if self.min_departure_gain > 100 {
+            return Err(ConfigError {
+                field: "min_departure_gain",
+                problem: format!(
+                    "is {}; it must be at most 100, the whole RACS scale",
+                    self.min_departure_gain
+                ),
+            });
+        }
+        positive(
             "ventilation.drive_m3_per_min",
             self.ventilation.drive_m3_per_min,
         )?;
@@ -235,6 +257,8 @@ mod tests {
         assert_eq!(c.ventilation.rate(Some(TravelMode::Walk)), 0.025);
         assert_eq!(c.ventilation.rate(Some(TravelMode::Cycle)), 0.043);
         assert_eq!(c.ventilation.rate(Some(TravelMode::Drive)), 0.013);
+        assert_eq!(c.ventilation.rate(Some(TravelMode::Passenger)), 0.0045);
+        assert_eq!(c.min_departure_gain, 5);
         assert_eq!(c.ventilation.rate(None), 0.025, "walking by default");
         let l = Limits::default();
         assert_eq!((l.max_routes, l.max_vertices_per_route), (50, 20_000));

@@ -5,7 +5,10 @@
 //! Only routes scored at `departureTime` are candidates: a route that failed there (errors
 //! 100, 101, 102) is not scored again. Ties go to the earliest departure, then to the first
 //! route in request order, so `departureTime` itself wins unless leaving later is strictly
-//! cleaner.
+//! cleaner. A later departure is recommended only when it gains at least
+//! [`RacsConfig::min_departure_gain`] over leaving at `departureTime` on the same route; later
+//! departures that could not be scored (the source failed or ran out of time) are counted, so
+//! the recommendation never claims that nothing later is cleaner when it could not look.
 
 use std::pin::pin;
 
@@ -38,6 +41,11 @@ pub struct BestDeparture {
     pub racs: u8,
     /// The same route's RACS leaving at `departureTime` (the one in `racss`).
     pub racs_at_departure_time: u8,
+    /// How many later departures the window holds.
+    pub later: u32,
+    /// How many of them could not be scored at all: the source failed or ran out of time, or
+    /// no candidate route had enough coverage.
+    pub unscored: u32,
 }
 
 impl BestDeparture {
@@ -82,6 +90,29 @@ pub fn best_in_grid(grid: &[Vec<Option<u8>>]) -> Option<(usize, usize)> {
     best.map(|(k, i, _)| (k, i))
 }
 
+/// The cell of `grid` to recommend, as `(step, route)`: [`best_in_grid`]'s when it gains at
+/// least `min_gain` over the same route at departure 0, else the best route at departure 0 (a
+/// gain under the minimum is no reason to wait).
+///
+/// ```
+/// use racs_core::recommended_in_grid;
+///
+/// let grid = [vec![Some(60), Some(70)], vec![Some(64), Some(71)]];
+/// // Route 1 gains 1 later, route 0 gains 4: with a minimum of 5, leave now on route 1.
+/// assert_eq!(recommended_in_grid(&grid, 5), Some((0, 1)));
+/// assert_eq!(recommended_in_grid(&grid, 1), Some((1, 1)));
+/// ```
+#[must_use]
+pub fn recommended_in_grid(grid: &[Vec<Option<u8>>], min_gain: u8) -> Option<(usize, usize)> {
+    let (k, i) = best_in_grid(grid)?;
+    let gain = grid[k][i]?.saturating_sub(grid.first()?.get(i).copied().flatten()?);
+    if k == 0 || gain >= min_gain {
+        Some((k, i))
+    } else {
+        best_in_grid(&grid[..1])
+    }
+}
+
 /// Later departures asked of the source at once. A few, in time order, so that a source that
 /// caches by place and hour (Open-Meteo's) answers most departures from what the earlier ones
 /// fetched, rather than every departure missing the cache at once.
@@ -116,10 +147,18 @@ impl Departures<'_> {
         .buffered(CONCURRENT_DEPARTURES)
         .collect()
         .await;
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let unscored = count(
+            later
+                .iter()
+                .filter(|row| row.iter().all(Option::is_none))
+                .count(),
+        );
+        let later_count = count(later.len());
         let mut grid = Vec::with_capacity(later.len() + 1);
         grid.push(first_racs);
         grid.extend(later);
-        let (k, i) = best_in_grid(&grid)?;
+        let (k, i) = recommended_in_grid(&grid, self.config.min_departure_gain)?;
         let step = u32::try_from(k).ok()?;
         Some(BestDeparture {
             route: i,
@@ -127,6 +166,8 @@ impl Departures<'_> {
             departure: departure.checked_add_signed(window.offset(step))?,
             racs: grid[k][i]?,
             racs_at_departure_time: grid[0][i]?,
+            later: later_count,
+            unscored,
         })
     }
 
@@ -182,35 +223,53 @@ impl Departures<'_> {
 }
 
 /// The `BestDepartureTime` recommendation for `best`, `departure` being the request's
-/// `departureTime` (or when scoring started).
+/// `departureTime` (or when scoring started), `min_gain` the least gain that recommends waiting
+/// ([`RacsConfig::min_departure_gain`]).
 ///
 /// The text names the time (`08:45 UTC`, with the date when it is not `departure`'s), the
 /// route, its RACS then, and how much more that is than leaving at `departureTime` on the same
 /// route; when leaving at `departureTime` is best, it says that no later departure in the
-/// window scores higher.
+/// window scores `min_gain` or more higher, or, when some could not be scored, how many. A
+/// later departure that could be recommended also says how many others could not be scored.
 #[must_use]
 pub fn departure_recommendation(
     request: &ScoreRequest,
     window: DepartureWindow,
     best: &BestDeparture,
     departure: DateTime<Utc>,
+    min_gain: u8,
     ids: &dyn IdGenerator,
 ) -> Recommendation {
     let id = &request.routes[best.route].id;
     let then = time_text(best.departure, departure);
     let now = time_text(departure, departure);
-    let text = if best.step == 0 {
+    let minutes = window.window_minutes;
+    let unscored = match (best.unscored, best.later) {
+        (0, _) => String::new(),
+        (n, all) if n == all => format!(
+            " None of the {all} later departures in the next {minutes} minutes could be scored."
+        ),
+        (1, all) => format!(" 1 of the {all} later departures could not be scored."),
+        (n, all) => format!(" {n} of the {all} later departures could not be scored."),
+    };
+    let text = if best.step > 0 {
         format!(
-            "Leave at {now} on route {id} for a RACS of {}: no later departure in the next \
-             {} minutes scores higher.",
-            best.racs, window.window_minutes
+            "Leave at {then} on route {id} for a RACS of {}, {} more than leaving at {now} on \
+             that route.{unscored}",
+            best.racs,
+            best.gain()
+        )
+    } else if best.unscored > 0 {
+        format!(
+            "Leave at {now} on route {id} for a RACS of {}: no later departure that could be \
+             scored is {min_gain} or more higher.{unscored}",
+            best.racs
         )
     } else {
         format!(
-            "Leave at {then} on route {id} for a RACS of {}, {} more than leaving at {now} on \
-             that route.",
-            best.racs,
-            best.gain()
+            "Leave at {now} on route {id} for a RACS of {}: no later departure in the next \
+             {minutes} minutes scores {min_gain} or more higher.",
+            best.racs
         )
     };
     Recommendation {
@@ -274,9 +333,17 @@ mod tests {
             departure: t0() + chrono::TimeDelta::minutes(45),
             racs: 71,
             racs_at_departure_time: 62,
+            later: 8,
+            unscored: 0,
         };
-        let r =
-            departure_recommendation(&request(), window(), &best, t0(), &SequentialIds::default());
+        let r = departure_recommendation(
+            &request(),
+            window(),
+            &best,
+            t0(),
+            5,
+            &SequentialIds::default(),
+        );
         assert_eq!(r.name, "Best Departure Time");
         assert_eq!(r.code, RecommendationCode::BestDepartureTime);
         assert_eq!(
@@ -300,15 +367,55 @@ mod tests {
             departure: t0(),
             racs: 64,
             racs_at_departure_time: 64,
+            later: 8,
+            unscored: 0,
         };
-        let r =
-            departure_recommendation(&request(), window(), &best, t0(), &SequentialIds::default());
+        let text = |best: &BestDeparture| {
+            departure_recommendation(
+                &request(),
+                window(),
+                best,
+                t0(),
+                5,
+                &SequentialIds::default(),
+            )
+            .text
+        };
         assert_eq!(
-            r.text,
+            text(&best),
             "Leave at 08:00 UTC on route a for a RACS of 64: no later departure in the next 120 \
-             minutes scores higher."
+             minutes scores 5 or more higher."
+        );
+        let r = departure_recommendation(
+            &request(),
+            window(),
+            &best,
+            t0(),
+            5,
+            &SequentialIds::default(),
         );
         assert_eq!(r.additional_data.value, "2026-05-01T08:00:00.000Z");
+        // Later departures that could not be scored are never said to score lower.
+        let some = BestDeparture {
+            unscored: 3,
+            ..best
+        };
+        assert_eq!(
+            text(&some),
+            "Leave at 08:00 UTC on route a for a RACS of 64: no later departure that could be \
+             scored is 5 or more higher. 3 of the 8 later departures could not be scored."
+        );
+        let none = BestDeparture {
+            unscored: 8,
+            ..best
+        };
+        assert!(
+            text(&none).ends_with(
+                "None of the 8 later departures in the next 120 minutes could be scored."
+            ),
+            "{}",
+            text(&none)
+        );
     }
 
     #[test]
@@ -540,6 +647,84 @@ mod scoring_tests {
         );
     }
 
+    /// A field at 60 at departureTime and `later` from 08:30 on.
+    fn later_field(
+        later: f64,
+    ) -> FnSource<impl Fn(Position, DateTime<Utc>) -> Option<CleanlinessIndex> + Send + Sync> {
+        FnSource::new("later", move |_: Position, t: DateTime<Utc>| {
+            CleanlinessIndex::new(if t >= t0() + TimeDelta::minutes(30) {
+                later
+            } else {
+                60.0
+            })
+            .ok()
+        })
+    }
+
+    fn departure_text(source: impl AirQualitySource + 'static) -> (String, String) {
+        let body = json!({"routes": [route(0)], "routesSort": "desc",
+                          "departureTime": "2026-05-01T08:00:00Z",
+                          "departureWindowMinutes": 60, "departureStepMinutes": 30});
+        let response = run(scorer(source).score(&request(&body)));
+        let best = response.recommendations.last().unwrap();
+        assert_eq!(best.code, RecommendationCode::BestDepartureTime);
+        (best.additional_data.value.clone(), best.text.clone())
+    }
+
+    #[test]
+    fn a_later_departure_gaining_less_than_the_minimum_is_not_recommended() {
+        // 60 now, 64 later: 4 points, under the default minimum of 5.
+        let (when, text) = departure_text(later_field(64.0));
+        assert_eq!(when, "2026-05-01T08:00:00.000Z", "{text}");
+        assert_eq!(
+            text,
+            "Leave at 08:00 UTC on route r0 for a RACS of 60: no later departure in the next 60 \
+             minutes scores 5 or more higher."
+        );
+        // 65 later: exactly the minimum, recommended.
+        let (when, text) = departure_text(later_field(65.0));
+        assert_eq!(when, "2026-05-01T08:30:00.000Z", "{text}");
+    }
+
+    /// Answers for departureTime and fails for every later departure.
+    struct FailsLater;
+
+    #[async_trait]
+    impl AirQualitySource for FailsLater {
+        fn info(&self) -> SourceInfo {
+            SourceInfo::real("fails-later")
+        }
+
+        async fn sample(
+            &self,
+            queries: &[SampleQuery],
+        ) -> Result<Vec<Option<AirSample>>, SourceError> {
+            if queries
+                .iter()
+                .any(|q| q.time > t0() + TimeDelta::minutes(10))
+            {
+                return Err(SourceError::Unavailable("down".into()));
+            }
+            Ok(queries
+                .iter()
+                .map(|_| CleanlinessIndex::new(60.0).ok().map(AirSample::from_ci))
+                .collect())
+        }
+    }
+
+    #[test]
+    fn later_departures_the_source_failed_are_said_to_be_unscored() {
+        let (when, text) = departure_text(FailsLater);
+        assert_eq!(when, "2026-05-01T08:00:00.000Z");
+        assert_eq!(
+            text,
+            "Leave at 08:00 UTC on route r0 for a RACS of 60: no later departure that could be \
+             scored is 5 or more higher. None of the 2 later departures in the next 60 minutes \
+             could be scored."
+        );
+        assert!(!text.contains("no later departure in the next"), "{text}");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -598,7 +783,13 @@ mod scoring_tests {
                         .collect()
                 })
                 .collect();
-            prop_assert_eq!(best_in_grid(&grid), Some((best.step as usize, best.route)));
+            prop_assert_eq!(
+                recommended_in_grid(&grid, 5),
+                Some((best.step as usize, best.route))
+            );
+            if best.step > 0 {
+                prop_assert!(best.gain() >= 5, "a later departure gains the minimum");
+            }
             prop_assert_eq!(Some(best.racs), grid[best.step as usize][best.route]);
 
             let rec = report.response.recommendations.last().unwrap();

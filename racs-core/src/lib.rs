@@ -84,7 +84,7 @@ mod units;
 mod window;
 
 pub use config::{ConfigError, Limits, RacsConfig, Ventilation};
-pub use departure::{BestDeparture, best_in_grid, departure_recommendation};
+pub use departure::{BestDeparture, best_in_grid, departure_recommendation, recommended_in_grid};
 pub use plan::{GranularityProblem, RoutePlan, plan_route, polyline_length_m};
 pub use polylines::{EncodedPolylineError, decode_polyline, encode_polyline};
 pub use request::{RequestError, RouteId, RouteInput, ScoreRequest};

@@ -203,6 +203,7 @@ proptest! {
                     mean_ci: 50.0,
                     coverage: 1.0,
                     dose: 10.0,
+                    dose_is_equivalent: false,
                     length_m: 100.0,
                     duration_s: 60.0,
                     samples: 10,

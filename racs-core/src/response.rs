@@ -396,6 +396,15 @@ pub fn sort_order(racs: &[Option<u8>], sort: RoutesSort) -> Vec<usize> {
     order
 }
 
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// The route with the highest RACS (first in request order on a tie), and the route with the
 /// lowest dose (likewise) when it is a different one. Indices into `scores`, one per route.
 fn recommended(scores: &[Option<(u8, f64)>]) -> (Option<usize>, Option<usize>) {
@@ -463,14 +472,26 @@ pub fn assemble_response(
     let mut recommendations = Vec::new();
     if let Some(i) = cleanest {
         let id = &request.routes[i].id;
+        let racs = entries[i].racs.unwrap_or_default();
+        let tied: Vec<String> = entries
+            .iter()
+            .filter(|e| e.racs == Some(racs))
+            .map(|e| e.route_id.to_string())
+            .collect();
+        let text = if tied.len() > 1 {
+            format!(
+                "Routes {} tie for the cleanest air along the way (RACS {racs}); route {id} is \
+                 named as the first in the request.",
+                and_list(&tied)
+            )
+        } else {
+            format!("Route {id} has the cleanest air along the way (RACS {racs}).")
+        };
         recommendations.push(Recommendation {
             recommendation_id: ids.new_id(),
             code: RecommendationCode::CleanestRoute,
             name: "Cleanest Route".to_owned(),
-            text: format!(
-                "Route {id} has the cleanest air along the way (RACS {}).",
-                entries[i].racs.unwrap_or_default()
-            ),
+            text,
             additional_data: AdditionalData {
                 kind: AdditionalDataType::RouteId,
                 value: id.to_string(),
@@ -486,8 +507,17 @@ pub fn assemble_response(
             name: "Lowest Exposure".to_owned(),
             text: format!(
                 "Route {id} means the least pollution breathed in over the whole trip, \
-                 counting how long each route takes: about {} of PM2.5.",
-                dose_text(scores[i].map_or(0.0, |(_, dose)| dose))
+                 counting how long each route takes: about {} of {}.",
+                dose_text(scores[i].map_or(0.0, |(_, dose)| dose)),
+                if outcomes
+                    .get(i)
+                    .and_then(RouteOutcome::score)
+                    .is_some_and(|s| s.dose_is_equivalent)
+                {
+                    "PM2.5-equivalent (derived from the index where the source gives no PM2.5)"
+                } else {
+                    "PM2.5"
+                }
             ),
             additional_data: AdditionalData {
                 kind: AdditionalDataType::RouteId,

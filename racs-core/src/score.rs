@@ -20,6 +20,9 @@ pub struct RouteScore {
     /// the ventilation in m³/min and `dt` in minutes. Time not covered by the source counts at
     /// the route's mean concentration, so that gaps in the data do not look like clean air.
     pub dose: f64,
+    /// True when some covered sample had no PM2.5 from the source, so that part of the dose is
+    /// the PM2.5 that alone would give its CI: a PM2.5-equivalent dose, not a measured one.
+    pub dose_is_equivalent: bool,
     /// The route's haversine length, in metres.
     pub length_m: f64,
     /// The route's duration, in seconds.
@@ -114,12 +117,14 @@ pub fn score_samples<A: Copy + Into<Exposure>>(
     let pm25 = |e: Exposure| e.pm25_ug_m3.unwrap_or_else(|| bands.pm25_equivalent(e.ci));
     let mean_pm25 = covered().map(|(w, e)| w * pm25(e)).sum::<f64>() / covered_weight;
     let dose = mean_pm25 * ventilation * (plan.duration_s() / 60.0);
+    let dose_is_equivalent = covered().any(|(_, e)| e.pm25_ug_m3.is_none());
 
     Ok(RouteScore {
         racs,
         mean_ci,
         coverage,
         dose,
+        dose_is_equivalent,
         length_m: plan.length_m(),
         duration_s: plan.duration_s(),
         samples: n,

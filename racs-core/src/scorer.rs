@@ -266,7 +266,12 @@ impl Scorer {
         let mut response = assemble_response(request, &outcomes, &*self.ids, time, &self.config);
         if let Some((window, best)) = best_departure {
             response.recommendations.push(departure_recommendation(
-                request, window, &best, departure, &*self.ids,
+                request,
+                window,
+                &best,
+                departure,
+                self.config.min_departure_gain,
+                &*self.ids,
             ));
         }
         ScoreReport {
@@ -668,8 +673,12 @@ mod tests {
             (doses[0] - 7.5).abs() < 1e-9 && (doses[1] - 2.5).abs() < 1e-9,
             "{doses:?}"
         );
+        // The field gives no PM2.5: the dose is derived from the index, and says so.
         assert!(
-            recs[1].text.ends_with("about 2.5 µg of PM2.5."),
+            recs[1].text.ends_with(
+                "about 2.5 µg of PM2.5-equivalent (derived from the index where the source gives \
+                 no PM2.5)."
+            ),
             "{}",
             recs[1].text
         );
@@ -715,6 +724,35 @@ mod tests {
         assert_eq!(recs[1].code, RecommendationCode::LowestExposure);
         assert_eq!(recs[1].additional_data.value, "d");
         assert!(recs[1].text.contains("about 2.6 µg"), "{}", recs[1].text);
+        assert_eq!(
+            recs[0].text,
+            "Routes w and d tie for the cleanest air along the way (RACS 70); route w is named \
+             as the first in the request."
+        );
+    }
+
+    #[tokio::test]
+    async fn a_passenger_breathes_at_the_sedentary_rate() {
+        let field = FnSource::new("flat", |_: Position, _| Some(ci(70.0)));
+        let r = request(json!({
+            "routes": [
+                {"id": "p", "polyline": [[10.0, 50.0], [10.0, 50.01]], "routeDuration": 20},
+                {"id": "x", "polyline": [[10.1, 50.0], [10.1, 50.01]], "routeDuration": 20,
+                 "travelMode": "cycle"}
+            ],
+            "routesSort": "original",
+            "travelMode": "passenger"
+        }));
+        let report = scorer(field).score_report(&r).await;
+        // 10 µg/m³ for 20 minutes at 0.0045 m³/min: 0.9 µg.
+        let dose = report.outcomes[0].score().unwrap().dose;
+        assert!((dose - 0.9).abs() < 1e-9, "{dose}");
+        let recs = &report.response.recommendations;
+        assert_eq!(
+            recs.len(),
+            1,
+            "the passenger is both cleanest (tied) and least exposed"
+        );
     }
 
     #[tokio::test]

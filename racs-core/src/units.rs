@@ -159,21 +159,29 @@ pub enum TravelMode {
     Walk,
     /// By bicycle.
     Cycle,
-    /// In a car.
+    /// Driving a car.
     Drive,
+    /// Sitting as a passenger (car, bus, train): sedentary breathing.
+    Passenger,
 }
 
 impl TravelMode {
     /// Every mode, in the order the API documents them.
-    pub const ALL: [TravelMode; 3] = [TravelMode::Walk, TravelMode::Cycle, TravelMode::Drive];
+    pub const ALL: [TravelMode; 4] = [
+        TravelMode::Walk,
+        TravelMode::Cycle,
+        TravelMode::Drive,
+        TravelMode::Passenger,
+    ];
 
-    /// The mode's name on the wire: `walk`, `cycle` or `drive`.
+    /// The mode's name on the wire: `walk`, `cycle`, `drive` or `passenger`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             TravelMode::Walk => "walk",
             TravelMode::Cycle => "cycle",
             TravelMode::Drive => "drive",
+            TravelMode::Passenger => "passenger",
         }
     }
 }

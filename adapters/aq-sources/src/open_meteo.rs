@@ -14,7 +14,8 @@
 //! | grass | `grass_pollen` |
 //! | weed | `mugwort_pollen` + `ragweed_pollen` |
 //!
-//! (a sum over the variables that have a value; missing when none has). A query is answered with
+//! (a sum over the variables that have a value; missing when none has). The tree sum is a lower
+//! bound of the tree pollen in the air: the model forecasts only these three species. A query is answered with
 //! its grid cell's value at the nearest whole hour. `null`s and absent variables mean not
 //! measured; a cell and hour with no pollutant that has an EAQI band is not covered, as is any
 //! hour outside the window the API serves (see [`OpenMeteoConfig::past_days`]).
@@ -202,6 +203,12 @@ impl OpenMeteo {
         })
     }
 
+    /// The hour a query at `t` reads: the nearest whole hour.
+    fn hour_read(t: DateTime<Utc>) -> DateTime<Utc> {
+        let hour = (t.timestamp() + 1800).div_euclid(3600) * 3600;
+        DateTime::from_timestamp(hour, 0).unwrap_or(t)
+    }
+
     fn key(&self, p: Position, t: DateTime<Utc>) -> Key {
         self.key_at(p, t.timestamp())
     }
@@ -337,6 +344,7 @@ impl OpenMeteo {
 
     /// One entry per position, each with one value per hour from `start`, read by `value`
     /// from that hour's values.
+    /// The values at each position for the hours `start` reads and the `hours` after it.
     async fn hourly<T>(
         &self,
         positions: &[Position],
@@ -503,6 +511,8 @@ impl ForecastSource for OpenMeteo {
         info()
     }
 
+    /// The CI of the hour nearest `start` and the hours after it; the series starts at that
+    /// hour, the time of the value read.
     async fn hourly_ci(
         &self,
         positions: &[Position],
@@ -514,7 +524,7 @@ impl ForecastSource for OpenMeteo {
             .hourly(positions, start, hours, |v| v.ci(bands))
             .await?
             .into_iter()
-            .map(|values| HourlyCi::covered(start, values))
+            .map(|values| HourlyCi::covered(Self::hour_read(start), values))
             .collect())
     }
 
@@ -532,7 +542,7 @@ impl ForecastSource for OpenMeteo {
             })
             .await?
             .into_iter()
-            .map(|values| HourlyConcentrations::covered(start, values))
+            .map(|values| HourlyConcentrations::covered(Self::hour_read(start), values))
             .collect())
     }
 
@@ -553,8 +563,9 @@ impl ForecastSource for OpenMeteo {
 mod tests {
     use std::sync::atomic::{AtomicU16, Ordering};
 
+    use aq_core::Concentrations;
     use aq_core::runtime::FixedClock;
-    use chrono::TimeZone;
+    use chrono::{TimeZone, Timelike};
     use serde_json::json;
 
     use super::*;
@@ -805,6 +816,32 @@ mod tests {
         for (c, ci) in air.values.iter().zip(&series[0].as_ref().unwrap().values) {
             let derived = c.and_then(|c| EaqiBands::default().ci(&c));
             assert_eq!(derived, *ci, "the CI comes from these concentrations");
+        }
+    }
+
+    #[tokio::test]
+    async fn hourly_series_start_at_the_hour_read_on_either_side_of_the_half_hour() {
+        let server = TestServer::start(fixture).await;
+        let s = source(&server.base_url);
+        let at = |m| now() + chrono::Duration::minutes(m);
+        for (asked, read) in [(at(20), now()), (at(40), at(60))] {
+            let series = s.hourly_ci(&[pos(13.4, 52.5)], asked, 2).await.unwrap();
+            let series = series[0].as_ref().unwrap();
+            assert_eq!(series.start, read, "asked at {asked}");
+            // PM2.5 is 1 + the hour of the day: the first value is the hour read's.
+            let pm = 1.0 + f64::from(u8::try_from(read.hour()).unwrap());
+            let want = EaqiBands::default().ci(&Concentrations::default()
+                .with(Pollutant::Pm25, aq_core::Concentration::new(pm).unwrap())
+                .with(Pollutant::Pm10, aq_core::Concentration::new(12.0).unwrap())
+                .with(Pollutant::No2, aq_core::Concentration::new(5.0).unwrap())
+                .with(Pollutant::So2, aq_core::Concentration::new(1.0).unwrap())
+                .with(Pollutant::Co, aq_core::Concentration::new(150.0).unwrap()));
+            assert_eq!(series.values[0], want);
+            let air = s
+                .hourly_concentrations(&[pos(13.4, 52.5)], asked, 2)
+                .await
+                .unwrap();
+            assert_eq!(air[0].as_ref().unwrap().start, read);
         }
     }
 

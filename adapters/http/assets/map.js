@@ -12,9 +12,34 @@
     return tiles + "?time=" + encodeURIComponent(time);
   }
 
-  // The operator's basemap when one is configured (the page's policy then allows its host),
-  // and the heatmap of the cleanliness index at `time` on top.
+  // Natural Earth's land (public domain, vendored) in a pane under the tiles, so that the
+  // heatmap shows where it is without any basemap, and the country borders in a pane over
+  // them. Both come with the page: no request leaves the machine.
+  function world(map) {
+    const data = window.insightsWorld;
+    if (!data || !window.topojson) return;
+    map.createPane("land").style.zIndex = 150;
+    map.createPane("borders").style.zIndex = 350;
+    map.getPane("borders").style.pointerEvents = "none";
+    L.geoJSON(topojson.feature(data, data.objects.land), {
+      pane: "land",
+      interactive: false,
+      style: { stroke: true, color: "#7c8288", weight: 1, fillColor: "#dfe3e6", fillOpacity: 1, className: "land" },
+    }).addTo(map);
+    const borders = topojson.mesh(data, data.objects.countries, (a, b) => a !== b);
+    L.geoJSON(borders, {
+      pane: "borders",
+      interactive: false,
+      style: { color: "#3c434a", weight: 1, opacity: 0.7, fill: false, className: "border" },
+    }).addTo(map);
+    map.attributionControl.addAttribution("Land and borders: Natural Earth");
+  }
+
+  // Natural Earth's land and borders always; the operator's basemap when one is configured
+  // (the page's policy then allows its host); and the heatmap of the cleanliness index at
+  // `time` on top of both.
   function layers(map, time) {
+    world(map);
     if (settings.dataset.basemap) {
       L.tileLayer(settings.dataset.basemap, {
         maxZoom: 19,

@@ -22,7 +22,8 @@ use crate::state::{ApiConfig, AppState};
 mod contract;
 
 /// The webhook delivery (INSIGHT_OUTPUT) POSTed to your webhook URL, with Standard Webhooks
-/// headers `webhook-id`, `webhook-timestamp` and `webhook-signature`.
+/// headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, and
+/// `Insights-Data-Source` naming the forecast source of its alerts (not signed).
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code, non_snake_case)]
 struct InsightOutput {
@@ -126,7 +127,7 @@ fn label_sources(doc: &mut Value) {
         "description": "Where the data comes from: the source's name, then `; synthetic` for \
                         made-up data, as in `demo; synthetic`. Route scores name the \
                         air-quality source; alert acceptances and files name the forecast \
-                        source alerts are evaluated from.",
+                        source alerts are evaluated from; tiles name the air-quality source.",
         "required": true,
         "schema": {"type": "string", "examples": ["demo; synthetic", "open-meteo"]}
     });
@@ -142,6 +143,15 @@ fn label_sources(doc: &mut Value) {
                         answer["headers"]["Insights-Data-Source"] = header.clone();
                     }
                 }
+            }
+        }
+    }
+    // Tiles: the picture and its revalidation; refusals are the API's error envelope.
+    let tile = "/insights/v1/tiles/{z}/{x}/{y}.png";
+    if let Some(responses) = doc["paths"][tile]["get"]["responses"].as_object_mut() {
+        for status in ["200", "304"] {
+            if let Some(answer) = responses.get_mut(status) {
+                answer["headers"]["Insights-Data-Source"] = header.clone();
             }
         }
     }
@@ -208,6 +218,11 @@ mod tests {
             }
         }
         assert!(seen > 10, "{seen}");
+        let tile = &doc["paths"]["/insights/v1/tiles/{z}/{x}/{y}.png"]["get"]["responses"];
+        assert_eq!(
+            tile["200"]["headers"]["Insights-Data-Source"]["required"],
+            true
+        );
         let member = &doc["components"]["schemas"]["ScoreResponse"]["properties"]["dataSource"];
         assert_eq!(member["$ref"], "#/components/schemas/DataSourceMember");
         assert!(doc["components"]["schemas"]["DataSourceMember"].is_object());

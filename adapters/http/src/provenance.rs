@@ -1,6 +1,7 @@
 //! Where the data comes from, said wherever results are read.
 //!
-//! - Every response of `POST /insights/v1/cleanest-route` and every file download carries
+//! - Every response of `POST /insights/v1/cleanest-route`, every heatmap tile (API and
+//!   dashboard) and every file download carries
 //!   `Insights-Data-Source`: the source's name, and `; synthetic` for made-up data (the demo
 //!   field), such as `Insights-Data-Source: demo; synthetic`. Route scores name the
 //!   air-quality source; alert acceptances and alert files name the forecast source the alerts
@@ -34,25 +35,7 @@ pub const DATA_SOURCE_HEADER: HeaderName = HeaderName::from_static("insights-dat
 /// ```
 #[must_use]
 pub fn header_value(info: &SourceInfo) -> HeaderValue {
-    // Source names are short ASCII words chosen by the adapters; anything else is replaced
-    // rather than dropped, so that the header is never missing.
-    let name: String = info
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_graphic() && c != ';' && c != ',' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let text = if info.demo {
-        format!("{name}; synthetic")
-    } else {
-        name
-    };
-    HeaderValue::from_str(&text).unwrap_or(HeaderValue::from_static("unknown"))
+    HeaderValue::from_str(&info.label()).unwrap_or(HeaderValue::from_static("unknown"))
 }
 
 /// The extension member `dataSource` of a route response scored on synthetic data.

@@ -155,6 +155,11 @@ pub(crate) fn tile_response(
     if ok {
         h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
     }
+    // A tile is the route source's index, so it names that source as route scores do.
+    h.insert(
+        crate::provenance::DATA_SOURCE_HEADER,
+        state.provenance().routes.clone(),
+    );
     response
 }
 

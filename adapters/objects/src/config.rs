@@ -137,11 +137,13 @@ impl Files {
 /// Sets up file storage from the server's configuration: `object_store` is the
 /// `--object-store` value (see [`ObjectStoreLocation::parse`]), `data_dir` the `--data-dir`
 /// (which also keeps the URL keys, in [`URL_KEY_FILE`], created on first use), and
-/// `public_url` the `--public-url` that local file URLs start with.
+/// `public_url` the `--public-url` that local file URLs start with, and `data_source` the
+/// label of the source the files' alerts come from, kept with each file in S3 (local files are
+/// labelled by the server that serves them).
 ///
 /// ```
 /// # let dir = std::env::temp_dir().join(format!("insights-doc-{}", uuid::Uuid::new_v4()));
-/// let files = insights_objects::open_files("", &dir, "http://127.0.0.1:8080")?;
+/// let files = insights_objects::open_files("", &dir, "http://127.0.0.1:8080", None)?;
 /// assert!(files.local_urls.is_some());
 /// assert!(dir.join("files").is_dir() && dir.join("url-keys").is_file());
 /// # std::fs::remove_dir_all(&dir).unwrap();
@@ -155,6 +157,7 @@ pub fn open_files(
     object_store: &str,
     data_dir: &Path,
     public_url: &str,
+    data_source: Option<&str>,
 ) -> Result<Files, FilesConfigError> {
     match ObjectStoreLocation::parse(object_store, data_dir)? {
         ObjectStoreLocation::Local(dir) => {
@@ -167,7 +170,7 @@ pub fn open_files(
             })
         }
         ObjectStoreLocation::S3(settings) => {
-            let (store, signer) = settings.open()?;
+            let (store, signer) = settings.open(data_source)?;
             Ok(Files {
                 store: Arc::new(store),
                 signer: Arc::new(signer),

@@ -19,6 +19,6 @@ pub use local_urls::{
 };
 pub use s3::{S3ConfigError, S3Settings, S3UrlSigner};
 pub use store::{
-    DEFAULT_RETENTION, FileStoreOptions, LOCAL_PART_SIZE, MIN_PART_SIZE, ObjectFileStore,
-    ObjectFileWriter,
+    DATA_SOURCE_METADATA, DEFAULT_RETENTION, FileStoreOptions, LOCAL_PART_SIZE, MIN_PART_SIZE,
+    ObjectFileStore, ObjectFileWriter,
 };

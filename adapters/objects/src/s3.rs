@@ -271,17 +271,25 @@ impl S3Settings {
             .map_err(|e| S3ConfigError::Build(e.to_string()))
     }
 
-    /// The file store and URL signer on the bucket.
+    /// The file store and URL signer on the bucket; each file carries `data_source` (the
+    /// label of the source its alerts came from) as metadata, when given.
     ///
     /// # Errors
     ///
     /// As [`S3Settings::build`].
-    pub fn open(&self) -> Result<(ObjectFileStore, S3UrlSigner), S3ConfigError> {
+    pub fn open(
+        &self,
+        data_source: Option<&str>,
+    ) -> Result<(ObjectFileStore, S3UrlSigner), S3ConfigError> {
         let s3 = Arc::new(self.build()?);
+        let mut options = FileStoreOptions::default().with_content_type(NDJSON_CONTENT_TYPE);
+        if let Some(source) = data_source {
+            options = options.with_data_source(source);
+        }
         let files = ObjectFileStore::new(s3.clone())
             .with_prefix(&self.prefix)
             .map_err(|e| S3ConfigError::Build(e.to_string()))?
-            .with_options(FileStoreOptions::default().with_content_type(NDJSON_CONTENT_TYPE));
+            .with_options(options);
         let signer = S3UrlSigner {
             s3,
             files: files.clone(),

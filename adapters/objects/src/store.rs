@@ -44,7 +44,16 @@ pub struct FileStoreOptions {
     /// a presigned GET). `None` for backends that refuse attributes, such as the local
     /// filesystem. Default `None`.
     pub content_type: Option<String>,
+    /// The data source stored with each file as the user metadata `insights-data-source`,
+    /// which S3 returns on every GET, presigned ones included, as the header
+    /// `x-amz-meta-insights-data-source` (S3 cannot send arbitrary headers, and a presigned
+    /// URL may override only its `response-*` headers). `None` for backends that refuse
+    /// attributes; the server labels the downloads it serves itself. Default `None`.
+    pub data_source: Option<String>,
 }
+
+/// The user-metadata name under which [`FileStoreOptions::data_source`] is stored.
+pub const DATA_SOURCE_METADATA: &str = "insights-data-source";
 
 impl Default for FileStoreOptions {
     fn default() -> Self {
@@ -52,6 +61,7 @@ impl Default for FileStoreOptions {
             part_size: MIN_PART_SIZE,
             max_concurrency: 4,
             content_type: None,
+            data_source: None,
         }
     }
 }
@@ -66,6 +76,7 @@ impl FileStoreOptions {
             part_size: LOCAL_PART_SIZE,
             max_concurrency: 1,
             content_type: None,
+            data_source: None,
         }
     }
 
@@ -87,6 +98,13 @@ impl FileStoreOptions {
     #[must_use]
     pub fn with_content_type(mut self, content_type: impl Into<String>) -> Self {
         self.content_type = Some(content_type.into());
+        self
+    }
+
+    /// Sets the data source stored with each file ([`FileStoreOptions::data_source`]).
+    #[must_use]
+    pub fn with_data_source(mut self, data_source: impl Into<String>) -> Self {
+        self.data_source = Some(data_source.into());
         self
     }
 }
@@ -405,6 +423,12 @@ impl ObjectFileWriter {
         let mut attributes = Attributes::new();
         if let Some(content_type) = &options.content_type {
             attributes.insert(Attribute::ContentType, content_type.clone().into());
+        }
+        if let Some(source) = &options.data_source {
+            attributes.insert(
+                Attribute::Metadata(DATA_SOURCE_METADATA.into()),
+                source.clone().into(),
+            );
         }
         let writer = BufWriter::with_capacity(store, path.clone(), options.part_size)
             .with_max_concurrency(options.max_concurrency)

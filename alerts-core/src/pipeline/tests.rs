@@ -28,7 +28,7 @@ use crate::ports::{
 };
 use crate::request::AlertPoint;
 use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
-use crate::webhook::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
+use crate::webhook::{HEADER_DATA_SOURCE, HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
 
 mock! {
     Sender {}
@@ -433,6 +433,9 @@ async fn a_request_is_evaluated_written_and_delivered_signed_under_one_claim() {
     assert_eq!(sent.len(), 1);
     let req = &sent[0];
     assert_eq!(req.url, "https://hooks.example/in");
+    // The delivery names the forecast source its alerts came from (the memory source is
+    // synthetic).
+    assert_eq!(header(req, HEADER_DATA_SOURCE), "memory; synthetic");
     Verifier::default()
         .verify(
             std::slice::from_ref(&h.secret),
@@ -1496,4 +1499,78 @@ async fn a_once_rule_tells_each_point_id_its_own_change() {
         .map(|l| l.id)
         .collect();
     assert_eq!(ids, ["user-18"]);
+}
+
+/// A source that holds one value per clock hour and answers an instant with the nearest
+/// hour's, as Open-Meteo does: clean air up to 09:00, dirty from 10:00.
+struct NearestHour;
+
+#[async_trait]
+impl ForecastSource for NearestHour {
+    fn info(&self) -> SourceInfo {
+        SourceInfo::demo("nearest-hour")
+    }
+    async fn hourly_ci(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        let read = DateTime::from_timestamp((start.timestamp() + 1800).div_euclid(3600) * 3600, 0)
+            .unwrap();
+        let dirty_from = t0() + chrono::Duration::hours(2);
+        let values = (0..=hours)
+            .map(|h| {
+                let at = read + chrono::Duration::hours(i64::from(h));
+                ci(if at < dirty_from { 72.0 } else { 50.0 })
+            })
+            .collect();
+        Ok(vec![
+            Some(HourlyCi {
+                start: read,
+                values
+            });
+            positions.len()
+        ])
+    }
+    async fn daily_pollen(
+        &self,
+        positions: &[Position],
+        _at: DateTime<Utc>,
+        _days: u32,
+    ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
+        Ok(vec![None; positions.len()])
+    }
+}
+
+#[tokio::test]
+async fn a_once_rule_over_a_source_reading_the_nearest_hour_tells_a_change_once_across_the_half_hour()
+ {
+    let h = Harness::new().await;
+    for mut rule in h.store.list_rules(h.key_id).await.unwrap() {
+        rule.spec = rule.spec.with_repeat(Repeat::Once);
+        h.store.update_rule(&rule).await.unwrap();
+    }
+    let mut ports = h.ports();
+    ports.forecast = Arc::new(NearestHour);
+    let pipeline = AlertPipeline::new(ports, PipelineConfig::default());
+    let post = |minute| {
+        h.clock.set(t0() + chrono::Duration::minutes(minute));
+        async {
+            let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+            assert_eq!(pipeline.run_once(1).await.unwrap().claimed(), 1);
+            descriptions(&h, token).await
+        }
+    };
+    // At 08:20 the source reads 08:00 and the change is two hours on; at 08:40 it reads 09:00
+    // and the change is one hour on. Both speak of 10:00.
+    assert_eq!(
+        post(20).await,
+        ["In 2 hours the air quality is expected to be worse (50 AQI)."]
+    );
+    assert_eq!(
+        post(40).await,
+        Vec::<String>::new(),
+        "the change at 10:00, read past the half hour, is the same change"
+    );
 }

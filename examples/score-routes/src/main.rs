@@ -8,13 +8,15 @@
 //! ```
 //!
 //! The air-quality data is a made-up field around central Berlin (see [`demo_ci`]), not
-//! measurements; the program says so on stderr.
+//! measurements; the program says so on stderr, and the printed JSON says so in the member
+//! `dataSource`, the server's own for synthetic data, so that the output names its source
+//! wherever it is copied to.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use aq_core::memory::FnSource;
-use aq_core::{CleanlinessIndex, Position};
+use aq_core::{AirQualitySource, CleanlinessIndex, Position, SourceInfo};
 use insights_system::{RandomIds, SystemClock, TokioTimer};
 use racs_core::{Limits, RacsConfig, ScoreRequest, Scorer};
 
@@ -81,6 +83,7 @@ async fn main() -> ExitCode {
          Berlin, not from measurements."
     );
     let source = FnSource::new("demo-berlin", |p: Position, _| demo_ci(p));
+    let info = source.info();
     let scorer = Scorer::new(
         Arc::new(source),
         Arc::new(SystemClock),
@@ -93,7 +96,9 @@ async fn main() -> ExitCode {
     });
     let response = scorer.score(&request).await;
 
-    match serde_json::to_string_pretty(&response) {
+    match serde_json::to_value(&response)
+        .and_then(|v| serde_json::to_string_pretty(&labelled(v, &info)))
+    {
         Ok(json) => {
             println!("{json}");
             ExitCode::SUCCESS
@@ -105,9 +110,48 @@ async fn main() -> ExitCode {
     }
 }
 
+/// `response` with the member `dataSource` naming `source`: its name, whether it is
+/// synthetic, and what it is.
+fn labelled(mut response: serde_json::Value, source: &SourceInfo) -> serde_json::Value {
+    if let Some(members) = response.as_object_mut() {
+        members.insert(
+            "dataSource".to_owned(),
+            serde_json::json!({
+                "name": source.name,
+                "synthetic": source.demo,
+                "notice": if source.demo {
+                    "Synthetic demo data: a made-up field around central Berlin, not measurements."
+                } else {
+                    "Measured or forecast air quality."
+                },
+            }),
+        );
+    }
+    response
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_printed_response_names_its_synthetic_source() {
+        let request =
+            ScoreRequest::from_json_slice(SAMPLE_REQUEST.as_bytes(), &Limits::default()).unwrap();
+        let source = FnSource::new("demo-berlin", |p: Position, _| demo_ci(p));
+        let info = source.info();
+        let scorer = Scorer::new(
+            Arc::new(source),
+            Arc::new(SystemClock),
+            Arc::new(TokioTimer),
+            Arc::new(RandomIds),
+        );
+        let response = serde_json::to_value(scorer.score(&request).await).unwrap();
+        let printed = labelled(response, &info);
+        assert_eq!(printed["dataSource"]["name"], "demo-berlin");
+        assert_eq!(printed["dataSource"]["synthetic"], true);
+        assert_eq!(printed["racss"].as_array().unwrap().len(), 4);
+    }
 
     #[test]
     fn the_sample_request_is_valid() {

@@ -383,11 +383,17 @@ pub(crate) struct Service {
 /// Opens and wires everything for `serve`; file URLs start with `public_url`.
 pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Result<Service> {
     let stores = open_stores(settings).await?;
-    let files =
-        insights_objects::open_files(&settings.object_store, &settings.data_dir, public_url)
-            .context("cannot set up file storage (check --object-store and --data-dir)")?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let sources = open_sources(settings, &clock)?;
+    // Files hold alerts: in S3 each carries the forecast source's label, since presigned
+    // downloads never pass through the server that labels local ones.
+    let files = insights_objects::open_files(
+        &settings.object_store,
+        &settings.data_dir,
+        public_url,
+        Some(sources.forecast.info().label().as_str()),
+    )
+    .context("cannot set up file storage (check --object-store and --data-dir)")?;
     let sender: Arc<dyn WebhookSender> = Arc::new(
         HttpWebhookSender::new(WebhookHttpConfig {
             policy: webhook_policy(settings),

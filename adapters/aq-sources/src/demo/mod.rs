@@ -66,7 +66,7 @@ pub const DEMO_ATTRIBUTION: &str =
 /// // Deterministic: the same seed, place and time give the same air.
 /// assert_eq!(field.sample_at(delhi, rush), DemoField::new(42).sample_at(delhi, rush));
 /// // Rush hour in a winter megacity is dirtier than the small hours.
-/// assert!(field.sample_at(delhi, rush).ci.value() < field.sample_at(delhi, night).ci.value());
+/// assert!(field.sample_at(delhi, rush).unwrap().ci.value() < field.sample_at(delhi, night).unwrap().ci.value());
 /// ```
 #[derive(Debug, Clone)]
 pub struct DemoField {
@@ -207,25 +207,19 @@ impl DemoField {
         ])
     }
 
-    /// The air at `position` and `time`: always covered, with concentrations.
+    /// The air at `position` and `time`, with concentrations. PM2.5 always has a value and an
+    /// EAQI band in the default bands, so the field covers every point; with configured bands
+    /// that band none of its pollutants it covers none, rather than inventing a CI.
     #[must_use]
-    pub fn sample_at(&self, position: Position, time: DateTime<Utc>) -> AirSample {
-        let values = self.values(position, time);
-        // PM2.5 is always present and has an EAQI band, so the CI always exists; the fallback
-        // only guards against configured bands without one.
-        values.air_sample(&self.bands).unwrap_or(AirSample {
-            ci: CleanlinessIndex::MIN,
-            concentrations: Some(values.concentrations()),
-        })
+    pub fn sample_at(&self, position: Position, time: DateTime<Utc>) -> Option<AirSample> {
+        self.values(position, time).air_sample(&self.bands)
     }
 
     /// The CI at `position` and `time`: [`DemoField::sample_at`]'s, without its
     /// concentrations.
     #[must_use]
-    pub fn ci_at(&self, position: Position, time: DateTime<Utc>) -> CleanlinessIndex {
-        self.values(position, time)
-            .ci(&self.bands)
-            .unwrap_or(CleanlinessIndex::MIN)
+    pub fn ci_at(&self, position: Position, time: DateTime<Utc>) -> Option<CleanlinessIndex> {
+        self.values(position, time).ci(&self.bands)
     }
 
     /// The concentrations at `position` and `time`, µg/m³.
@@ -241,16 +235,15 @@ impl DemoField {
         self.values(position, time).pollen_levels(&self.pollen)
     }
 
-    fn hourly(&self, position: Position, start: DateTime<Utc>, hours: u32) -> HourlyCi {
+    fn hourly(&self, position: Position, start: DateTime<Utc>, hours: u32) -> Option<HourlyCi> {
         let place = self.place(position);
         let values = (0..=hours)
             .map(|h| {
                 let t = start + chrono::Duration::hours(i64::from(h));
-                let ci = self.values_at(&place, t).ci(&self.bands);
-                Some(ci.unwrap_or(CleanlinessIndex::MIN))
+                self.values_at(&place, t).ci(&self.bands)
             })
             .collect();
-        HourlyCi { start, values }
+        HourlyCi::covered(start, values)
     }
 
     /// Each civil day's level from the daily mean of the hourly counts, as for measured
@@ -295,7 +288,7 @@ impl AirQualitySource for DemoField {
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
         Ok(queries
             .iter()
-            .map(|q| Some(self.sample_at(q.position, q.time)))
+            .map(|q| self.sample_at(q.position, q.time))
             .collect())
     }
 
@@ -305,7 +298,7 @@ impl AirQualitySource for DemoField {
     ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
         Ok(queries
             .iter()
-            .map(|q| Some(self.ci_at(q.position, q.time)))
+            .map(|q| self.ci_at(q.position, q.time))
             .collect())
     }
 
@@ -318,7 +311,7 @@ impl AirQualitySource for DemoField {
             .map(|q| {
                 let values = self.values(q.position, q.time);
                 Some(Exposure {
-                    ci: values.ci(&self.bands).unwrap_or(CleanlinessIndex::MIN),
+                    ci: values.ci(&self.bands)?,
                     pm25_ug_m3: values.get(Values::pollutant_index(aq_core::Pollutant::Pm25)),
                 })
             })
@@ -340,7 +333,7 @@ impl ForecastSource for DemoField {
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
         Ok(positions
             .iter()
-            .map(|&p| Some(self.hourly(p, start, hours)))
+            .map(|&p| self.hourly(p, start, hours))
             .collect())
     }
 

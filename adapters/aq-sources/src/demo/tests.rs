@@ -66,8 +66,12 @@ fn weather_moves_slowly() {
     let f = DemoField::default();
     let p = pos(-40.0, 10.0);
     let t = at(2026, 6, 1, 12);
-    let a = f.sample_at(p, t).ci.value();
-    let b = f.sample_at(p, t + chrono::Duration::minutes(10)).ci.value();
+    let a = f.sample_at(p, t).unwrap().ci.value();
+    let b = f
+        .sample_at(p, t + chrono::Duration::minutes(10))
+        .unwrap()
+        .ci
+        .value();
     assert!((a - b).abs() < 2.0, "{a} then {b}");
 }
 
@@ -81,7 +85,8 @@ async fn forecast_is_the_field_at_future_times() {
     assert_eq!(series.values.len(), 7);
     assert_eq!(
         series.values[6],
-        Some(f.sample_at(p, start + chrono::Duration::hours(6)).ci)
+        f.sample_at(p, start + chrono::Duration::hours(6))
+            .map(|s| s.ci)
     );
     let outlook = f.daily_pollen(&[p], start, 3).await.unwrap();
     assert_eq!(outlook[0].as_ref().unwrap().days.len(), 4);
@@ -143,8 +148,8 @@ proptest! {
         let t = DateTime::<Utc>::from_timestamp(secs, 0).unwrap();
         let a = DemoField::new(seed);
         let b = DemoField::new(seed);
-        let s = a.sample_at(p, t);
-        prop_assert_eq!(s, b.sample_at(p, t));
+        let s = a.sample_at(p, t).unwrap();
+        prop_assert_eq!(Some(s), b.sample_at(p, t));
         prop_assert!((0.0..=100.0).contains(&s.ci.value()));
         let c = s.concentrations.unwrap();
         for pol in Pollutant::ALL {

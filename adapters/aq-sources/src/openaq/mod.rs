@@ -23,7 +23,8 @@
 //!   [`OpenAqConfig::parameters`]; by default the ids OpenAQ documents for PM10 (1), PM2.5 (2),
 //!   O₃ (3, 10), CO (4, 8), NO₂ (5, 7) and SO₂ (6, 9).
 //! - *Units*: each sensor's unit as OpenAQ states it: µg/m³ (either micro sign) and mg/m³ are
-//!   scaled, ppm and ppb of a gas are converted at 25 °C and 1 atm ([`aq_core::Concentration::from_ppb`]);
+//!   scaled, ppm and ppb of a gas are converted at 20 °C and 101.325 kPa, the reference of the
+//!   European bands the CI is computed with ([`aq_core::ReferenceConditions::Eea20C`]);
 //!   a value in any other unit is dropped.
 //! - *Dropped values*: negative values (instrument offsets, error codes), values measured after
 //!   the query time, and values older than [`OpenAqConfig::max_age_s`] before it. OpenAQ gives
@@ -199,10 +200,11 @@ impl std::fmt::Debug for OpenAq {
     }
 }
 
-/// Converts a value of `pollutant` in `unit` to µg/m³; `None` for a unit that cannot be.
+/// Converts a value of `pollutant` in `unit` to µg/m³; `None` for a unit that cannot be. Gases
+/// in ppb or ppm are converted at the EEA's 20 °C, since the values feed the European bands.
 fn to_ug_m3(pollutant: Pollutant, unit: &str, value: f64) -> Option<f64> {
     let ppb = |ppb: f64| {
-        Concentration::from_ppb(pollutant, ppb)
+        Concentration::from_ppb(pollutant, ppb, aq_core::ReferenceConditions::Eea20C)
             .ok()
             .flatten()
             .map(Concentration::ug_m3)

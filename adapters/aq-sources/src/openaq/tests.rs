@@ -198,10 +198,10 @@ async fn latest_values_near_a_point_are_weighted_converted_and_filtered() {
         ])
         .await
         .unwrap();
-    // At station 101 itself: its own PM2.5; 0.02 ppm of NO₂ is about 37.6 µg/m³; the
-    // negative ozone is dropped.
+    // At station 101 itself: its own PM2.5; 0.02 ppm of NO₂ is about 38.25 µg/m³ at the
+    // EEA's 20 °C (37.63 at EPA's 25 °C); the negative ozone is dropped.
     assert_eq!(get(answers[0], Pollutant::Pm25), Some(12.0));
-    assert!((get(answers[0], Pollutant::No2).unwrap() - 37.63).abs() < 0.01);
+    assert!((get(answers[0], Pollutant::No2).unwrap() - 38.25).abs() < 0.01);
     assert_eq!(get(answers[0], Pollutant::O3), None);
     // Near station 102 at 08:30 its value is 3.5 h old, past the 3 h limit: only station
     // 101's counts.
@@ -272,7 +272,9 @@ async fn a_fresh_neighbour_is_weighted_in() {
 fn units_convert() {
     assert_eq!(to_ug_m3(Pollutant::Pm25, "μg/m³", 5.0), Some(5.0));
     assert_eq!(to_ug_m3(Pollutant::Co, "mg/m³", 0.5), Some(500.0));
-    assert!((to_ug_m3(Pollutant::O3, "ppb", 50.0).unwrap() - 98.16).abs() < 0.01);
+    // 50 ppb of O₃ at the EEA's 20 °C (98.16 µg/m³ at EPA's 25 °C).
+    assert!((to_ug_m3(Pollutant::O3, "ppb", 50.0).unwrap() - 99.77).abs() < 0.01);
+    assert!((to_ug_m3(Pollutant::O3, "ppm", 0.05).unwrap() - 99.77).abs() < 0.01);
     assert_eq!(to_ug_m3(Pollutant::Pm10, "ppm", 5.0), None);
     assert_eq!(to_ug_m3(Pollutant::Pm10, "particles/cm³", 5.0), None);
 }

@@ -207,6 +207,7 @@ async fn charts(
 
 fn when(change: &Change) -> String {
     match change {
+        Change::Aq(c) if c.hours == 1 => "In 1 hour".to_owned(),
         Change::Aq(c) => format!("In {} hours", c.hours),
         Change::Pollen(c) => match c.day {
             0 => format!("Today, {}", c.kind.name()),
@@ -261,7 +262,8 @@ fn ci_chart(
     html! {
         svg #forecast-chart.chart xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {HEIGHT}"))
             role="img" aria-label=(format!("The cleanliness index over the next {HOURS} hours")) {
-            @for category in CiCategory::ALL {
+            // The 20-point bands; the floor, Extremely poor, is the chart's bottom line.
+            @for category in CiCategory::BANDS {
                 @let low = category.lower_bound();
                 rect.band x=(LEFT) y=(format!("{:.1}", y_of(low + 20.0))) width=(plot_w)
                     height=(format!("{:.1}", y_of(low) - y_of(low + 20.0)))
@@ -309,7 +311,7 @@ fn pollen_colour(kind: PollenType) -> &'static str {
     }
 }
 
-/// Each day's peak level per pollen type as bars, today first, with the level now as a line
+/// Each day's level per pollen type (from the day's mean hourly count) as bars, today first, with the level now as a line
 /// and a marker on the bar where a pollen rule fires.
 fn pollen_chart(
     outlook: &PollenOutlook,
@@ -358,10 +360,19 @@ fn pollen_chart(
                 li {
                     svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" { rect width="14" height="14" fill=(pollen_colour(kind)) {} }
                     " " (kind.name())
-                    @if let Some(today) = outlook.days.first().and_then(|d| d.get(kind)) { " (today " (level_name(today)) ")" }
+                    @if let Some(today) = outlook.days.first().and_then(|d| d.get(kind)) { ": " (today_text(today)) }
                 }
             }
         }
+    }
+}
+
+/// Today's level in the legend: "none today", or "Moderate (3) today".
+fn today_text(level: PollenLevel) -> String {
+    if level.value() == 0 {
+        "none today".to_owned()
+    } else {
+        format!("{} today", level_name(level))
     }
 }
 

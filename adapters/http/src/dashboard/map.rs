@@ -1,6 +1,7 @@
 //! The dashboard's maps: the vendored Leaflet library and the page script that drives it, the
-//! heatmap tiles for signed-in users (the API's tiles, with the session in place of a key), and
-//! the optional basemap an operator may configure.
+//! heatmap tiles for signed-in users (the API's tiles, with the session in place of a key), the
+//! vendored Natural Earth land and borders drawn on every map, and the optional basemap an
+//! operator may configure.
 //!
 //! Nothing is fetched from outside unless an operator sets a basemap; only then, and only on
 //! the pages with a map, does the Content-Security-Policy name the basemap's origin.
@@ -18,6 +19,14 @@ use crate::{AppState, RequestId};
 const LEAFLET_JS: &str = include_str!("../../vendor/leaflet/leaflet.js");
 const LEAFLET_CSS: &str = include_str!("../../vendor/leaflet/leaflet.css");
 const MAP_JS: &str = include_str!("../../assets/map.js");
+const TOPOJSON_JS: &str = include_str!("../../vendor/topojson-client/topojson-client.min.js");
+/// Natural Earth's 1:110m countries and land (public domain), as a script that sets
+/// `window.insightsWorld`: the page's policy runs scripts from the server and fetches nothing.
+const WORLD_JS: &str = concat!(
+    "window.insightsWorld = ",
+    include_str!("../../vendor/natural-earth/countries-110m.json"),
+    ";\n"
+);
 
 /// A map background of an operator's choosing (OpenStreetMap's tiles, say), drawn under the
 /// heatmap. Off by default.
@@ -109,6 +118,8 @@ pub(crate) fn assets(state: &AppState) -> Markup {
             data-basemap=[basemap.map(|b| b.template.as_str())]
             data-basemap-attribution=[basemap.map(|b| b.attribution.as_str())] {}
         script src="/dashboard/assets/leaflet.js" {}
+        script src="/dashboard/assets/topojson-client.js" {}
+        script src="/dashboard/assets/world.js" {}
         script src="/dashboard/assets/map.js" {}
     }
 }
@@ -141,6 +152,14 @@ pub(crate) async fn leaflet_css() -> Response {
 
 pub(crate) async fn map_js() -> Response {
     super::pages::asset(MAP_JS, "text/javascript; charset=utf-8")
+}
+
+pub(crate) async fn topojson_js() -> Response {
+    super::pages::asset(TOPOJSON_JS, "text/javascript; charset=utf-8")
+}
+
+pub(crate) async fn world_js() -> Response {
+    super::pages::asset(WORLD_JS, "text/javascript; charset=utf-8")
 }
 
 /// `GET /dashboard/tiles/{z}/{x}/{y}.png[?time=]`: the API's tile for a signed-in user.

@@ -194,6 +194,11 @@ pub(crate) fn routes(state: &AppState) -> Router<AppState> {
         .route("/dashboard/assets/leaflet.js", get(map::leaflet_js))
         .route("/dashboard/assets/leaflet.css", get(map::leaflet_css))
         .route("/dashboard/assets/map.js", get(map::map_js))
+        .route(
+            "/dashboard/assets/topojson-client.js",
+            get(map::topojson_js),
+        )
+        .route("/dashboard/assets/world.js", get(map::world_js))
         .route("/dashboard/tiles/{z}/{x}/{y}", get(map::tile))
         .route(
             "/dashboard/signup",

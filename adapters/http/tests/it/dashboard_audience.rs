@@ -220,3 +220,38 @@ async fn a_places_forecast_recommends_for_the_chosen_rules_audience() {
         assert!(page.body.contains(expected), "{audience:?}: {}", page.body);
     }
 }
+
+#[tokio::test]
+async fn a_places_forecast_says_in_1_hour_in_the_singular() {
+    let dash = dashboard(false);
+    let here = Position::new(13.4, 52.52).unwrap();
+    // 72 now, 35 from the next hour on.
+    let values: Vec<_> = (0..=96)
+        .map(|h| CleanlinessIndex::new(if h < 1 { 72.0 } else { 35.0 }).ok())
+        .collect();
+    dash.forecast.set_hourly(here, values);
+    let mut browser = Browser::new(&dash);
+    let (_, key) = ada_with_key(&mut browser).await;
+    let account = dash
+        .manager
+        .account_by_email("ada@example.org")
+        .await
+        .unwrap();
+    let spec = RuleSpec::new(
+        DataType::Aq,
+        Forecast::Hours(6),
+        Sensitivity::Medium,
+        MessageSpec::Default,
+    )
+    .unwrap();
+    let rule = dash.manager.add_rule(account.id, key, spec).await.unwrap();
+    let page = browser
+        .get(&format!(
+            "/dashboard/rules?key={}&lat=52.52&lon=13.4&rule={}",
+            key.0, rule.id.0
+        ))
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("In 1 hour: "), "{}", page.body);
+    assert!(!page.body.contains("In 1 hours"), "{}", page.body);
+}

@@ -98,6 +98,8 @@ async fn a_constant_field_is_a_256_pixel_png_all_in_its_category_colour() {
     .await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.headers[header::CONTENT_TYPE], "image/png");
+    // The tile names its source, as route scores do.
+    assert_eq!(answer.headers["insights-data-source"], "flat; synthetic");
     let (width, height, pixels) = decode(&answer.body);
     assert_eq!((width, height), (256, 256));
     // Excellent's green, #009e3a, opaque, at the corner, the middle and everywhere.

@@ -13,7 +13,7 @@ use crate::support::TempDir;
 #[tokio::test]
 async fn the_embedded_default_writes_under_the_data_dir_and_keeps_its_url_key() {
     let data = TempDir::new();
-    let files = open_files("", data.path(), "http://127.0.0.1:8080/").unwrap();
+    let files = open_files("", data.path(), "http://127.0.0.1:8080/", None).unwrap();
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     let mut writer = files.file_store().create(&key).await.unwrap();
     writer.write(Bytes::from_static(b"{}\n")).await.unwrap();
@@ -39,7 +39,7 @@ async fn the_embedded_default_writes_under_the_data_dir_and_keeps_its_url_key() 
     let (path, query) = rest.split_once('?').unwrap();
 
     // A restarted server reads the same key file, so URLs it handed out stay valid.
-    let restarted = open_files("", data.path(), "http://127.0.0.1:8080").unwrap();
+    let restarted = open_files("", data.path(), "http://127.0.0.1:8080", None).unwrap();
     let verifier = restarted.local_urls.unwrap();
     assert_eq!(verifier.verify(path, query, now), Ok(key.clone()));
     assert_eq!(restarted.store.read(&key).await.unwrap(), "{}\n");
@@ -48,14 +48,20 @@ async fn the_embedded_default_writes_under_the_data_dir_and_keeps_its_url_key() 
 #[test]
 fn bad_values_say_what_to_write() {
     let data = TempDir::new();
-    let err = open_files("gs://bucket", data.path(), "http://127.0.0.1:8080").unwrap_err();
+    let err = open_files("gs://bucket", data.path(), "http://127.0.0.1:8080", None).unwrap_err();
     assert!(matches!(err, FilesConfigError::Scheme(_)));
     assert!(err.to_string().contains("s3://"), "{err}");
-    let err = open_files("file://relative/dir", data.path(), "http://127.0.0.1:8080").unwrap_err();
+    let err = open_files(
+        "file://relative/dir",
+        data.path(),
+        "http://127.0.0.1:8080",
+        None,
+    )
+    .unwrap_err();
     assert!(matches!(err, FilesConfigError::FileUrl(_)), "{err}");
-    let err = open_files("", data.path(), "not a url").unwrap_err();
+    let err = open_files("", data.path(), "not a url", None).unwrap_err();
     assert!(matches!(err, FilesConfigError::Urls(_)), "{err}");
     std::fs::write(data.path().join("url-keys"), "k1 tooshort\n").unwrap();
-    let err = open_files("", data.path(), "http://127.0.0.1:8080").unwrap_err();
+    let err = open_files("", data.path(), "http://127.0.0.1:8080", None).unwrap_err();
     assert!(err.to_string().contains("url-keys"), "{err}");
 }

@@ -21,7 +21,7 @@ fn settings(server: &S3Server, prefix: &str) -> S3Settings {
 }
 
 fn open(server: &S3Server, prefix: &str) -> (ObjectFileStore, S3UrlSigner) {
-    settings(server, prefix).open().unwrap()
+    settings(server, prefix).open(Some("open-meteo")).unwrap()
 }
 
 /// A customer's HTTP client, on the real clock.
@@ -254,7 +254,7 @@ async fn wrong_credentials_are_reported_as_such() {
     };
     let (store, _) = settings(&server, "")
         .with_credentials(ACCESS_KEY, "wrong-secret")
-        .open()
+        .open(None)
         .unwrap();
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     let error = store.exists(&key).await.unwrap_err();
@@ -275,10 +275,34 @@ async fn an_unreachable_server_is_unavailable() {
         .unwrap()
         .with_endpoint(format!("http://127.0.0.1:{port}"))
         .with_credentials(ACCESS_KEY, SECRET_KEY);
-    let (store, _) = settings.open().unwrap();
+    let (store, _) = settings.open(None).unwrap();
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     assert!(matches!(
         store.read(&key).await,
         Err(FileError::Unavailable(_))
     ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_presigned_download_names_the_data_source() {
+    let Some(server) = S3Server::start() else {
+        return;
+    };
+    let (store, signer) = open(&server, "labelled");
+    let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
+    let mut writer = store.create(&key).await.unwrap();
+    writer.write(Bytes::from_static(b"{}\n")).await.unwrap();
+    writer.finish().await.unwrap();
+    let url = signer
+        .signed_url(&key, Utc::now(), Duration::from_secs(60))
+        .await
+        .unwrap();
+    let response = HttpFetcher::new().0.get(&url).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["x-amz-meta-insights-data-source"],
+        "open-meteo",
+        "{:?}",
+        response.headers()
+    );
 }

@@ -106,6 +106,11 @@ pub(crate) fn check_delivery(delivery: &test_support::receiver::Delivery, key: &
         "the signature verifies with the key's secret"
     );
     assert_eq!(delivery.path, "/hook");
+    assert!(
+        delivery.headers.contains_key("insights-data-source"),
+        "a delivery names the source of its alerts: {:?}",
+        delivery.headers
+    );
     let uuid: alerts_core::ids::Token = token.parse().unwrap();
     assert_eq!(
         delivery.id,
@@ -139,6 +144,12 @@ pub(crate) async fn fetch_file(url: &str, files: Files) -> bytes::Bytes {
         String::from_utf8_lossy(&reply.body)
     );
     assert_eq!(reply.header("content-type"), Some("application/x-ndjson"));
+    // Every download names the source of its alerts: the server's header, or S3's metadata.
+    let label = match files {
+        Files::Local => reply.header("insights-data-source"),
+        Files::S3 => reply.header("x-amz-meta-insights-data-source"),
+    };
+    assert!(label.is_some(), "GET {url}: no data source");
     if files == Files::Local {
         // A presigned S3 URL is signed for GET only; HEAD is the server's own promise.
         let head = Reply::read(client.head(url).send().await.unwrap()).await;

@@ -455,6 +455,26 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         sizes.as_array().unwrap().iter().all(|s| s == "256x256"),
         "heatmap tiles are 256 pixels: {sizes}"
     );
+    // Natural Earth's land is drawn, offline, in a pane under the heatmap's tiles, and the
+    // borders over them: the map can be placed without any basemap.
+    let world = js(
+        &driver,
+        "const m = document.getElementById('playground-map');\
+         const z = (name) => Number(getComputedStyle(m.querySelector('.leaflet-' + name + '-pane')).zIndex);\
+         return [m.querySelectorAll('.leaflet-land-pane path.land').length,\
+                 m.querySelectorAll('.leaflet-borders-pane path.border').length,\
+                 z('land') < z('tile'), z('borders') > z('tile'),\
+                 m.querySelector('.leaflet-control-attribution').textContent.includes('Natural Earth')];",
+    )
+    .await;
+    let world = world.as_array().unwrap();
+    assert!(world[0].as_u64().unwrap() >= 1, "land drawn: {world:?}");
+    assert!(world[1].as_u64().unwrap() >= 1, "borders drawn: {world:?}");
+    assert_eq!(
+        world[2..],
+        [json!(true), json!(true), json!(true)],
+        "{world:?}"
+    );
     // The three sample routes share both ends; their labels still never overlap.
     let overlaps = js(
         &driver,

@@ -24,3 +24,4 @@ mod routes;
 mod scale_out;
 mod schema;
 mod security;
+mod smoke;

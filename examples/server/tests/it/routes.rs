@@ -343,3 +343,51 @@ async fn a_departure_window_recommends_the_best_departure_without_changing_the_s
         );
     }
 }
+
+/// The dose a `LowestExposure` text states: "... about 2.5 µg of PM2.5.".
+fn stated_dose(text: &str) -> f64 {
+    let after = text.split("about ").nth(1).unwrap();
+    after.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn equal_routes_tie_and_a_passenger_breathes_the_least() {
+    // The same walk three times: equal RACS, so tied; the passenger breathes 0.0045 m³/min
+    // against the driver's 0.013.
+    let walk = scorable_routes().remove(0);
+    let routes = |last: &str| {
+        let mut a = walk.clone();
+        a["id"] = json!("a");
+        let mut b = walk.clone();
+        b["id"] = json!("b");
+        b["travelMode"] = json!(last);
+        vec![a, b]
+    };
+    let mut body = request(routes("passenger"), "original");
+    body["travelMode"] = json!("walk");
+    let passenger = score(&body).await;
+    assert_eq!(score_of(&passenger, "a"), score_of(&passenger, "b"));
+    let cleanest = recommendation(&passenger, "CleanestRoute").unwrap();
+    assert_eq!(
+        cleanest["text"],
+        format!(
+            "Routes a and b tie for the cleanest air along the way (RACS {}); route a is named \
+             as the first in the request.",
+            score_of(&passenger, "a").unwrap()
+        )
+    );
+    let least = recommendation(&passenger, "LowestExposure").unwrap();
+    assert_eq!(least["additionalData"]["value"], "b");
+    let text = least["text"].as_str().unwrap();
+    assert!(
+        text.ends_with(" of PM2.5."),
+        "the demo field gives PM2.5: {text}"
+    );
+
+    body["routes"] = json!(routes("drive"));
+    let drive = score(&body).await;
+    let driver = recommendation(&drive, "LowestExposure").unwrap();
+    let ratio = stated_dose(text) / stated_dose(driver["text"].as_str().unwrap());
+    // 0.0045 / 0.013 = 0.346, each dose rounded to two significant figures.
+    assert!((ratio - 0.346).abs() < 0.03, "{ratio}: {text} / {driver}");
+}
