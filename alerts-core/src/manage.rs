@@ -314,6 +314,45 @@ impl Manager {
         }
     }
 
+    /// Changes a signed-in account's password, after checking its current one: whoever holds
+    /// only a session must not be able to lock the owner out. The caller ends the account's
+    /// other sessions.
+    ///
+    /// # Errors
+    /// [`ManageError::WrongCredentials`] when `current` is not the password,
+    /// [`ManageError::Password`] when `new` does not meet the policy, [`ManageError::NotFound`]
+    /// for an unknown account, or a store failure.
+    pub async fn change_password(
+        &self,
+        account: AccountId,
+        current: &str,
+        new: &str,
+    ) -> Result<(), ManageError> {
+        let stored = self.account(account).await?;
+        if !verify_password(current, &stored.password_hash)? {
+            return Err(ManageError::WrongCredentials);
+        }
+        self.set_password(account, new).await
+    }
+
+    /// Gives the account with this email a new password, without the old one: for an operator
+    /// helping a customer who lost theirs. The caller ends the account's sessions.
+    ///
+    /// # Errors
+    /// [`ManageError::Email`], [`ManageError::NotFound`] for an unknown email,
+    /// [`ManageError::Password`] when `new` does not meet the policy, or a store failure.
+    pub async fn reset_password(&self, email: &str, new: &str) -> Result<Account, ManageError> {
+        let account = self.account_by_email(email).await?;
+        self.set_password(account.id, new).await?;
+        Ok(account)
+    }
+
+    async fn set_password(&self, account: AccountId, new: &str) -> Result<(), ManageError> {
+        let password = Password::new(new)?;
+        let hash = hash_password(&password, self.rng.as_ref())?;
+        Ok(self.accounts.set_password_hash(account, &hash).await?)
+    }
+
     /// The account with this id (the dashboard shows who is signed in).
     ///
     /// # Errors
@@ -413,7 +452,17 @@ impl Manager {
             .ok_or(ManageError::NotFound)
     }
 
-    async fn live_key(&self, account: AccountId, key: KeyId) -> Result<ApiKeyInfo, ManageError> {
+    /// One of the account's keys that is not revoked: what everything that changes a key's
+    /// settings or sends on its behalf acts on.
+    ///
+    /// # Errors
+    /// [`ManageError::NotFound`] for an unknown key or another account's,
+    /// [`ManageError::Revoked`] for a revoked one.
+    pub async fn live_key(
+        &self,
+        account: AccountId,
+        key: KeyId,
+    ) -> Result<ApiKeyInfo, ManageError> {
         let info = self.key(account, key).await?;
         if info.revoked_at.is_some() {
             return Err(ManageError::Revoked);
@@ -421,10 +470,11 @@ impl Manager {
         Ok(info)
     }
 
-    /// Renames a key.
+    /// Renames a live key.
     ///
     /// # Errors
-    /// [`ManageError::Label`], [`ManageError::NotFound`], or a store failure.
+    /// [`ManageError::Label`], [`ManageError::NotFound`], [`ManageError::Revoked`], or a store
+    /// failure.
     pub async fn rename_key(
         &self,
         account: AccountId,
@@ -432,7 +482,7 @@ impl Manager {
         label: &str,
     ) -> Result<(), ManageError> {
         let label = check_label(label)?;
-        self.key(account, key).await?;
+        self.live_key(account, key).await?;
         Ok(self.accounts.set_key_label(key, &label).await?)
     }
 
@@ -534,7 +584,8 @@ impl Manager {
     /// Replaces a rule's spec and enabled flag.
     ///
     /// # Errors
-    /// [`ManageError::NotFound`] for a rule that is not the key's, [`ManageError::PollenHorizon`]
+    /// [`ManageError::NotFound`] for a rule that is not the key's, [`ManageError::Revoked`] for
+    /// a revoked key, [`ManageError::PollenHorizon`]
     /// for an enabled rule given a horizon past the source's (a rule stored before the source
     /// changed can still be disabled or deleted), [`ManageError::DuplicateRule`] when another
     /// of the key's rules has the new spec, or a store failure.
@@ -546,7 +597,8 @@ impl Manager {
         spec: RuleSpec,
         enabled: bool,
     ) -> Result<AlertRule, ManageError> {
-        let rules = self.list_rules(account, key).await?;
+        self.live_key(account, key).await?;
+        let rules = self.accounts.list_rules(key).await?;
         if rules.iter().any(|r| r.id != rule && r.spec == spec) {
             return Err(ManageError::DuplicateRule);
         }
@@ -566,17 +618,17 @@ impl Manager {
         Ok(updated)
     }
 
-    /// Deletes a rule.
+    /// Deletes a rule of a live key.
     ///
     /// # Errors
-    /// [`ManageError::NotFound`], or a store failure.
+    /// [`ManageError::NotFound`], [`ManageError::Revoked`], or a store failure.
     pub async fn delete_rule(
         &self,
         account: AccountId,
         key: KeyId,
         rule: RuleId,
     ) -> Result<(), ManageError> {
-        self.key(account, key).await?;
+        self.live_key(account, key).await?;
         Ok(self.accounts.delete_rule(key, rule).await?)
     }
 }
@@ -782,6 +834,90 @@ mod tests {
         ));
         assert!(matches!(
             m.key_by_text(key.key.expose()).await,
+            Err(ManageError::NotFound)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_revoked_key_can_be_neither_renamed_nor_given_rules() {
+        let m = manager();
+        let ada = m
+            .create_account("ada@example.org", "correct horse battery")
+            .await
+            .unwrap();
+        let key = m.create_key(ada.id, "prod").await.unwrap().info.id;
+        let spec = RuleSpec::new(
+            DataType::Aq,
+            Forecast::Hours(1),
+            Sensitivity::High,
+            MessageSpec::Default,
+        )
+        .unwrap();
+        let rule = m.add_rule(ada.id, key, spec.clone()).await.unwrap();
+        m.revoke_key(ada.id, key).await.unwrap();
+        assert!(matches!(
+            m.rename_key(ada.id, key, "renamed").await,
+            Err(ManageError::Revoked)
+        ));
+        assert!(matches!(
+            m.update_rule(ada.id, key, rule.id, spec, false).await,
+            Err(ManageError::Revoked)
+        ));
+        assert!(matches!(
+            m.delete_rule(ada.id, key, rule.id).await,
+            Err(ManageError::Revoked)
+        ));
+        assert_eq!(m.key(ada.id, key).await.unwrap().label, "prod");
+        assert!(
+            m.revoke_key(ada.id, key).await.is_ok(),
+            "revoking twice is fine"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_password_changes_only_with_the_current_one_and_resets_without_it() {
+        let m = manager();
+        let ada = m
+            .create_account("ada@example.org", "correct horse battery")
+            .await
+            .unwrap();
+        assert!(matches!(
+            m.change_password(ada.id, "not the password", "a brand new passphrase")
+                .await,
+            Err(ManageError::WrongCredentials)
+        ));
+        assert!(matches!(
+            m.change_password(ada.id, "correct horse battery", "short")
+                .await,
+            Err(ManageError::Password(_))
+        ));
+        m.change_password(ada.id, "correct horse battery", "a brand new passphrase")
+            .await
+            .unwrap();
+        assert!(
+            m.sign_in("ada@example.org", "correct horse battery")
+                .await
+                .is_err()
+        );
+        assert!(
+            m.sign_in("ada@example.org", "a brand new passphrase")
+                .await
+                .is_ok()
+        );
+
+        let reset = m
+            .reset_password(" ADA@example.org", "the operator's choice")
+            .await
+            .unwrap();
+        assert_eq!(reset.id, ada.id);
+        assert!(
+            m.sign_in("ada@example.org", "the operator's choice")
+                .await
+                .is_ok()
+        );
+        assert!(matches!(
+            m.reset_password("nobody@example.org", "the operator's choice")
+                .await,
             Err(ManageError::NotFound)
         ));
     }

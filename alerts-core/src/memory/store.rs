@@ -228,6 +228,19 @@ impl SessionStore for MemoryStore {
         Ok(())
     }
 
+    async fn delete_account_sessions(
+        &self,
+        account: AccountId,
+        except: Option<&str>,
+    ) -> Result<u64, StoreError> {
+        let mut state = lock(&self.state);
+        let before = state.sessions.len();
+        state
+            .sessions
+            .retain(|hash, s| s.account_id != account || Some(hash.as_str()) == except);
+        Ok((before - state.sessions.len()) as u64)
+    }
+
     async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         let mut state = lock(&self.state);
         let before = state.sessions.len();
@@ -268,6 +281,17 @@ impl AccountStore for MemoryStore {
             .iter()
             .find(|a| a.id == id)
             .cloned())
+    }
+
+    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<(), StoreError> {
+        let mut state = lock(&self.state);
+        let found = state
+            .accounts
+            .iter_mut()
+            .find(|a| a.id == account)
+            .ok_or(StoreError::NotFound)?;
+        hash.clone_into(&mut found.password_hash);
+        Ok(())
     }
 
     async fn has_accounts(&self) -> Result<bool, StoreError> {

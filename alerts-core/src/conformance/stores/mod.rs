@@ -36,7 +36,7 @@ mod rules;
 mod sent;
 mod sessions;
 
-pub use accounts::{accounts, api_keys, rules, secret_rotation};
+pub use accounts::{accounts, api_keys, passwords, rules, secret_rotation};
 pub use claims::{claims, concurrent_claims, job_counts, release_and_redeliver, updates};
 pub use deliveries::{activity, delivery_log};
 pub use enqueue::{
@@ -48,7 +48,7 @@ pub use fixtures::drain;
 pub use idempotency::{concurrent_idempotent_enqueue, idempotent_enqueue};
 pub use rules::{authentication, key_config};
 pub use sent::sent_changes;
-pub use sessions::sessions;
+pub use sessions::{account_sessions, sessions};
 
 use crate::ports::{AccountStore, DeliveryLog, JobQueue, RuleStore, SentChanges, SessionStore};
 
@@ -58,7 +58,9 @@ where
     S: RuleStore + AccountStore + JobQueue + DeliveryLog + SentChanges + SessionStore,
 {
     accounts(store).await;
+    passwords(store).await;
     sessions(store).await;
+    account_sessions(store).await;
     api_keys(store).await;
     secret_rotation(store).await;
     rules(store).await;
