@@ -2,7 +2,9 @@
 //! redeliver button.
 
 use alerts_core::ids::{KeyId, Token};
-use alerts_core::ports::{ApiKeyInfo, DeliveryAttempt, JobOutcome, JobStage, RequestSummary};
+use alerts_core::ports::{
+    ApiKeyInfo, DeliveryAttempt, DeliveryErrorKind, JobOutcome, JobStage, RequestSummary,
+};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -83,6 +85,18 @@ fn status_of(request: &RequestSummary) -> &'static str {
     }
 }
 
+/// What the dashboard calls a failed attempt. An address refused by the webhook policy reads
+/// as a connection failure: told apart, they would let an account probe, through the host
+/// names of its webhook URL, which internal names resolve. The delivery log and the admin
+/// command, which only the operator reads, keep the difference.
+pub(crate) fn failure_name(kind: DeliveryErrorKind) -> &'static str {
+    match kind {
+        DeliveryErrorKind::Connect | DeliveryErrorKind::Forbidden => "could not connect",
+        DeliveryErrorKind::Timeout => "timeout",
+        DeliveryErrorKind::Status => "status",
+    }
+}
+
 fn attempts_list(attempts: &[DeliveryAttempt]) -> Markup {
     html! {
         @if attempts.is_empty() {
@@ -93,7 +107,7 @@ fn attempts_list(attempts: &[DeliveryAttempt]) -> Markup {
                     li {
                         "#" (a.attempt) ": "
                         @match a.status { Some(s) => { "HTTP " (s) }, None => "no answer" }
-                        @if let Some(kind) = a.error { " (" (format!("{kind:?}").to_lowercase()) ")" }
+                        @if let Some(kind) = a.error { " (" (failure_name(kind)) ")" }
                         ", " (a.latency_ms) " ms"
                     }
                 }
