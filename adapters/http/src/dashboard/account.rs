@@ -96,10 +96,7 @@ pub(crate) async fn change_password(
             &user,
             StatusCode::UNPROCESSABLE_ENTITY,
             None,
-            Some(&format!(
-                "New {}. Nothing was changed; choose another.",
-                e.to_string().trim_start_matches("password: ")
-            )),
+            Some(&format!("New {e}. Nothing was changed.")),
         ),
         Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
         Ok(Err(e)) => super::keys::manage_error(&e),
