@@ -352,7 +352,8 @@ impl Manager {
     /// Replaces a rule's spec and enabled flag.
     ///
     /// # Errors
-    /// [`ManageError::NotFound`] for a rule that is not the key's, [`ManageError::PollenHorizon`]
+    /// [`ManageError::NotFound`] for a rule that is not the key's, [`ManageError::Revoked`] for
+    /// a revoked key, [`ManageError::PollenHorizon`]
     /// for an enabled rule given a horizon past the source's (a rule stored before the source
     /// changed can still be disabled or deleted), [`ManageError::DuplicateRule`] when another
     /// of the key's rules has the new spec, or a store failure.
@@ -364,7 +365,8 @@ impl Manager {
         spec: RuleSpec,
         enabled: bool,
     ) -> Result<AlertRule, ManageError> {
-        let rules = self.list_rules(account, key).await?;
+        self.identity.live_key(account, key).await?;
+        let rules = self.rules.list_rules(key).await?;
         if rules.iter().any(|r| r.id != rule && r.spec == spec) {
             return Err(ManageError::DuplicateRule);
         }
@@ -384,17 +386,17 @@ impl Manager {
         Ok(updated)
     }
 
-    /// Deletes a rule.
+    /// Deletes a rule of a live key.
     ///
     /// # Errors
-    /// [`ManageError::NotFound`], or a store failure.
+    /// [`ManageError::NotFound`], [`ManageError::Revoked`], or a store failure.
     pub async fn delete_rule(
         &self,
         account: AccountId,
         key: KeyId,
         rule: RuleId,
     ) -> Result<(), ManageError> {
-        self.identity.key(account, key).await?;
+        self.identity.live_key(account, key).await?;
         Ok(self.rules.delete_rule(key, rule).await?)
     }
 }
@@ -555,6 +557,10 @@ mod tests {
         let m = manager();
         let ada = account(&m, "ada@example.org").await;
         let key = key(&m, ada).await;
+        let rule = m
+            .add_rule(ada, key, spec(DataType::Aq, Forecast::Hours(2)))
+            .await
+            .unwrap();
         m.identity().revoke_key(ada, key).await.unwrap();
         assert!(matches!(
             m.set_webhook_url(ada, key, Some("https://example.org"))
@@ -570,6 +576,22 @@ mod tests {
                 .await,
             Err(ManageError::Revoked)
         ));
+        assert!(matches!(
+            m.update_rule(
+                ada,
+                key,
+                rule.id,
+                spec(DataType::Aq, Forecast::Hours(2)),
+                false
+            )
+            .await,
+            Err(ManageError::Revoked)
+        ));
+        assert!(matches!(
+            m.delete_rule(ada, key, rule.id).await,
+            Err(ManageError::Revoked)
+        ));
+        assert_eq!(m.list_rules(ada, key).await.unwrap(), vec![rule]);
     }
 
     #[tokio::test]

@@ -209,6 +209,45 @@ impl Identity {
         }
     }
 
+    /// Changes a signed-in account's password, after checking its current one: whoever holds
+    /// only a session must not be able to lock the owner out. The caller ends the account's
+    /// other sessions.
+    ///
+    /// # Errors
+    /// [`IdentityError::WrongCredentials`] when `current` is not the password,
+    /// [`IdentityError::Password`] when `new` does not meet the policy,
+    /// [`IdentityError::NotFound`] for an unknown account, or a store failure.
+    pub async fn change_password(
+        &self,
+        account: AccountId,
+        current: &str,
+        new: &str,
+    ) -> Result<(), IdentityError> {
+        let stored = self.account(account).await?;
+        if !verify_password(current, &stored.password_hash)? {
+            return Err(IdentityError::WrongCredentials);
+        }
+        self.set_password(account, new).await
+    }
+
+    /// Gives the account with this email a new password, without the old one: for an operator
+    /// helping a customer who lost theirs. The caller ends the account's sessions.
+    ///
+    /// # Errors
+    /// [`IdentityError::Email`], [`IdentityError::NotFound`] for an unknown email,
+    /// [`IdentityError::Password`] when `new` does not meet the policy, or a store failure.
+    pub async fn reset_password(&self, email: &str, new: &str) -> Result<Account, IdentityError> {
+        let account = self.account_by_email(email).await?;
+        self.set_password(account.id, new).await?;
+        Ok(account)
+    }
+
+    async fn set_password(&self, account: AccountId, new: &str) -> Result<(), IdentityError> {
+        let password = Password::new(new)?;
+        let hash = hash_password(&password, self.rng.as_ref())?;
+        Ok(self.accounts.set_password_hash(account, &hash).await?)
+    }
+
     /// The account with this id (the dashboard shows who is signed in).
     ///
     /// # Errors
@@ -326,10 +365,11 @@ impl Identity {
             .ok_or(IdentityError::NotFound)
     }
 
-    /// Renames a key.
+    /// Renames a live key.
     ///
     /// # Errors
-    /// [`IdentityError::Label`], [`IdentityError::NotFound`], or a store failure.
+    /// [`IdentityError::Label`], [`IdentityError::NotFound`], [`IdentityError::Revoked`], or a
+    /// store failure.
     pub async fn rename_key(
         &self,
         account: AccountId,
@@ -337,7 +377,7 @@ impl Identity {
         label: &str,
     ) -> Result<(), IdentityError> {
         let label = check_label(label)?;
-        self.key(account, key).await?;
+        self.live_key(account, key).await?;
         Ok(self.accounts.set_key_label(key, &label).await?)
     }
 
@@ -482,6 +522,62 @@ mod tests {
         ));
         assert!(matches!(
             m.key_by_text(key.key.expose()).await,
+            Err(IdentityError::NotFound)
+        ));
+        assert!(matches!(
+            m.rename_key(ada.id, key.info.id, "renamed").await,
+            Err(IdentityError::Revoked)
+        ));
+        assert_eq!(m.key(ada.id, key.info.id).await.unwrap().label, "default");
+        assert!(
+            m.revoke_key(ada.id, key.info.id).await.is_ok(),
+            "revoking twice is fine"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_password_changes_only_with_the_current_one_and_resets_without_it() {
+        let m = identity();
+        let ada = m
+            .create_account("ada@example.org", "correct horse battery")
+            .await
+            .unwrap();
+        assert!(matches!(
+            m.change_password(ada.id, "not the password", "a brand new passphrase")
+                .await,
+            Err(IdentityError::WrongCredentials)
+        ));
+        assert!(matches!(
+            m.change_password(ada.id, "correct horse battery", "short")
+                .await,
+            Err(IdentityError::Password(_))
+        ));
+        m.change_password(ada.id, "correct horse battery", "a brand new passphrase")
+            .await
+            .unwrap();
+        assert!(
+            m.sign_in("ada@example.org", "correct horse battery")
+                .await
+                .is_err()
+        );
+        assert!(
+            m.sign_in("ada@example.org", "a brand new passphrase")
+                .await
+                .is_ok()
+        );
+        let reset = m
+            .reset_password(" ADA@example.org", "the operator's choice")
+            .await
+            .unwrap();
+        assert_eq!(reset.id, ada.id);
+        assert!(
+            m.sign_in("ada@example.org", "the operator's choice")
+                .await
+                .is_ok()
+        );
+        assert!(matches!(
+            m.reset_password("nobody@example.org", "the operator's choice")
+                .await,
             Err(IdentityError::NotFound)
         ));
     }

@@ -169,6 +169,19 @@ impl SessionStore for MemoryIdentity {
         state.sessions.retain(|_, s| s.expires_at > now);
         Ok((before - state.sessions.len()) as u64)
     }
+
+    async fn delete_account_sessions(
+        &self,
+        account: AccountId,
+        except: Option<&str>,
+    ) -> Result<u64, StoreError> {
+        let mut state = self.lock();
+        let before = state.sessions.len();
+        state
+            .sessions
+            .retain(|hash, s| s.account_id != account || Some(hash.as_str()) == except);
+        Ok((before - state.sessions.len()) as u64)
+    }
 }
 
 #[async_trait]
@@ -204,6 +217,17 @@ impl AccountStore for MemoryIdentity {
 
     async fn has_accounts(&self) -> Result<bool, StoreError> {
         Ok(!self.lock().accounts.is_empty())
+    }
+
+    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<(), StoreError> {
+        let mut state = self.lock();
+        let found = state
+            .accounts
+            .iter_mut()
+            .find(|a| a.id == account)
+            .ok_or(StoreError::NotFound)?;
+        hash.clone_into(&mut found.password_hash);
+        Ok(())
     }
 
     async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {

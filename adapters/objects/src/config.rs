@@ -181,8 +181,10 @@ pub fn open_files(
 }
 
 /// A file store in the local directory `dir`, created if missing (readable by the owner
-/// only). Files are synced to disk before [`alerts_core::ports::FileWriter::finish`] returns,
-/// because a webhook announcing the file follows, and are then readable by the owner only.
+/// only). Files and the directories under `dir` are created readable by the owner only before
+/// anything is written to them, and synced to disk before
+/// [`alerts_core::ports::FileWriter::finish`] returns, because a webhook announcing the file
+/// follows.
 ///
 /// # Errors
 ///
@@ -193,7 +195,7 @@ pub fn open_local(dir: &Path) -> Result<ObjectFileStore, FilesConfigError> {
         message,
     };
     // Files carry customers' points and custom data: the directory is the owner's only
-    // (0700 on Unix), and each file is made 0600 once written.
+    // (0700 on Unix) when it is made here, and each file is created 0600 (see `local_writer`).
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod local_urls;
+mod local_writer;
 pub mod s3;
 pub mod store;
 

@@ -16,6 +16,8 @@ use object_store::path::Path;
 use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt};
 use tokio::io::AsyncWriteExt as _;
 
+use crate::local_writer::LocalFileWriter;
+
 /// How long output files are kept by default: 24 hours.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -138,8 +140,8 @@ pub struct ObjectFileStore {
     store: Arc<dyn ObjectStore>,
     prefix: Option<Path>,
     options: FileStoreOptions,
-    // Set for the local filesystem, whose staging files of crashed writers are invisible to
-    // listing and so are swept separately, and whose finished files are made private.
+    // Set for the local filesystem, whose files are written privately by hand, and whose
+    // staging files of crashed writers are invisible to listing and so are swept separately.
     staging_dir: Option<PathBuf>,
 }
 
@@ -185,9 +187,11 @@ impl ObjectFileStore {
         Ok(self)
     }
 
-    /// Tells the store that `dir` is the local directory under the object store, so that
+    /// Tells the store that `dir` is the local directory under the object store: files are then
+    /// written there directly, each created readable by its owner only (0600, in directories
+    /// made 0700) before its first byte and renamed into place when finished, and
     /// [`ObjectFileStore::delete_older_than`] also removes the staging files that writers of a
-    /// crashed process left there, and finished files are made readable by the owner only.
+    /// crashed process left there.
     #[must_use]
     pub fn with_staging_dir(mut self, dir: PathBuf) -> Self {
         self.staging_dir = Some(dir);
@@ -323,11 +327,15 @@ pub(crate) fn file_error(error: object_store::Error) -> FileError {
 impl FileStore for ObjectFileStore {
     async fn create(&self, key: &FileKey) -> Result<Box<dyn FileWriter>, FileError> {
         let path = self.object_path(key)?;
-        let local_file = self.staging_dir.as_ref().map(|dir| dir.join(path.as_ref()));
+        if let Some(dir) = &self.staging_dir {
+            // Written by hand rather than through the local backend, so that the file and its
+            // directories are private from the start.
+            let writer = LocalFileWriter::create(dir.join(path.as_ref())).await?;
+            return Ok(Box::new(writer));
+        }
         Ok(Box::new(ObjectFileWriter::new(
             Arc::clone(&self.store),
             path,
-            local_file,
             &self.options,
         )))
     }
@@ -369,24 +377,6 @@ impl FileStore for ObjectFileStore {
     }
 }
 
-/// Makes a finished local file readable and writable by its owner only (0600 on Unix). The
-/// directory is the owner's already; this keeps the file private if it is ever moved out.
-fn make_private(file: &std::path::Path) -> Result<(), FileError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
-            FileError::Other(format!(
-                "cannot make {} private: {e}; check the files directory's permissions",
-                file.display()
-            ))
-        })?;
-    }
-    #[cfg(not(unix))]
-    let _ = file;
-    Ok(())
-}
-
 /// A file being written to an [`ObjectFileStore`], through object_store's [`BufWriter`].
 ///
 /// It buffers up to one part and writes a small file with one `PUT` when finished; past that it
@@ -396,8 +386,6 @@ fn make_private(file: &std::path::Path) -> Result<(), FileError> {
 /// parts until a bucket lifecycle rule for incomplete multipart uploads removes them).
 pub struct ObjectFileWriter {
     path: Path,
-    /// On the local filesystem, where the finished file lies: it is made private there.
-    local_file: Option<PathBuf>,
     /// `None` once the file is finished or its upload failed.
     writer: Option<BufWriter>,
     written: u64,
@@ -414,12 +402,7 @@ impl fmt::Debug for ObjectFileWriter {
 }
 
 impl ObjectFileWriter {
-    fn new(
-        store: Arc<dyn ObjectStore>,
-        path: Path,
-        local_file: Option<PathBuf>,
-        options: &FileStoreOptions,
-    ) -> Self {
+    fn new(store: Arc<dyn ObjectStore>, path: Path, options: &FileStoreOptions) -> Self {
         let mut attributes = Attributes::new();
         if let Some(content_type) = &options.content_type {
             attributes.insert(Attribute::ContentType, content_type.clone().into());
@@ -435,7 +418,6 @@ impl ObjectFileWriter {
             .with_attributes(attributes);
         Self {
             path,
-            local_file,
             writer: Some(writer),
             written: 0,
         }
@@ -478,9 +460,6 @@ impl FileWriter for ObjectFileWriter {
         let mut writer = self.writer.take().ok_or_else(closed)?;
         // A failed part or completion aborts the multipart upload inside `shutdown`.
         writer.shutdown().await.map_err(io_error)?;
-        if let Some(file) = &self.local_file {
-            make_private(file)?;
-        }
         Ok(self.written)
     }
 

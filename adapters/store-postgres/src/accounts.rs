@@ -274,6 +274,16 @@ impl AccountStore for PgStore {
         row.map(account).transpose()
     }
 
+    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
+            .bind(hash)
+            .bind(account.0)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        affected_one(done.rows_affected())
+    }
+
     async fn has_accounts(&self) -> Result<bool, StoreError> {
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM accounts)")
             .fetch_one(&self.pool)

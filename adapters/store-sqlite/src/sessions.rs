@@ -64,6 +64,21 @@ impl SessionStore for SqliteStore {
         Ok(())
     }
 
+    async fn delete_account_sessions(
+        &self,
+        account: AccountId,
+        except: Option<&str>,
+    ) -> Result<u64, StoreError> {
+        // `IS NOT` compares NULL as a value: without `except`, every session of the account goes.
+        let done = sqlx::query("DELETE FROM sessions WHERE account_id = ?1 AND id_hash IS NOT ?2")
+            .bind(account.0)
+            .bind(except)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(done.rows_affected())
+    }
+
     async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         let done = sqlx::query("DELETE FROM sessions WHERE expires_at <= ?1")
             .bind(micros(now))

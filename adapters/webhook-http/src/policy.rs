@@ -135,7 +135,8 @@ fn in_v6(addr: u128, net: u128, prefix: u8) -> bool {
 }
 
 /// The IPv4 address an IPv6 address stands for, if it is one of the forms that reach an IPv4
-/// host: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), NAT64 well-known prefix
+/// host: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`, RFC 2765's
+/// stateless translation form), IPv4-compatible (`::a.b.c.d`), NAT64 well-known prefix
 /// (`64:ff9b::a.b.c.d`) or 6to4 (`2002:aabb:ccdd::/48`).
 ///
 /// ```
@@ -144,13 +145,18 @@ fn in_v6(addr: u128, net: u128, prefix: u8) -> bool {
 ///
 /// let mapped: Ipv6Addr = "::ffff:169.254.169.254".parse().unwrap();
 /// assert_eq!(embedded_ipv4(mapped), Some(Ipv4Addr::new(169, 254, 169, 254)));
+/// let translated: Ipv6Addr = "::ffff:0:7f00:1".parse().unwrap();
+/// assert_eq!(embedded_ipv4(translated), Some(Ipv4Addr::LOCALHOST));
 /// assert_eq!(embedded_ipv4(Ipv6Addr::LOCALHOST), None);
 /// ```
 pub fn embedded_ipv4(addr: Ipv6Addr) -> Option<Ipv4Addr> {
     let bits = u128::from(addr);
     // The low 32 bits; truncation is the point.
     let low = Ipv4Addr::from(bits as u32);
-    if in_v6(bits, 0xffff << 32, 96) || in_v6(bits, 0x0064_ff9b << 96, 96) {
+    if in_v6(bits, 0xffff << 32, 96)
+        || in_v6(bits, 0xffff << 48, 96)
+        || in_v6(bits, 0x0064_ff9b << 96, 96)
+    {
         return Some(low);
     }
     // `::` and `::1` are IPv6's own unspecified and loopback addresses, not IPv4-compatible ones.
@@ -479,6 +485,11 @@ mod tests {
         ("::ffff:10.1.2.3", Some(Private)),
         ("::ffff:0.0.0.0", Some(Unspecified)),
         ("::ffff:8.8.8.8", None),
+        ("::ffff:0:7f00:1", Some(Loopback)),
+        ("::ffff:0:127.0.0.1", Some(Loopback)),
+        ("::ffff:0:a9fe:a9fe", Some(LinkLocal)),
+        ("::ffff:0:10.1.2.3", Some(Private)),
+        ("::ffff:0:8.8.8.8", None),
         ("::127.0.0.1", Some(Loopback)),
         ("::192.168.1.1", Some(Private)),
         ("::8.8.8.8", None),
@@ -554,6 +565,7 @@ mod tests {
         for text in [
             "169.254.169.254",
             "::ffff:169.254.169.254",
+            "::ffff:0:a9fe:a9fe",
             "64:ff9b::a9fe:a9fe",
             "2002:a9fe:a9fe::1",
             "169.254.170.2",

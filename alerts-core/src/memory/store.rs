@@ -251,6 +251,14 @@ impl SessionStore for MemoryStore {
     async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         self.identity.delete_expired_sessions(now).await
     }
+
+    async fn delete_account_sessions(
+        &self,
+        account: AccountId,
+        except: Option<&str>,
+    ) -> Result<u64, StoreError> {
+        self.identity.delete_account_sessions(account, except).await
+    }
 }
 
 #[async_trait]
@@ -269,6 +277,10 @@ impl AccountStore for MemoryStore {
 
     async fn has_accounts(&self) -> Result<bool, StoreError> {
         self.identity.has_accounts().await
+    }
+
+    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<(), StoreError> {
+        self.identity.set_password_hash(account, hash).await
     }
 
     async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {

@@ -3,13 +3,15 @@
 //! same validation and say the same things; they work while a server runs on the same store,
 //! which sees each change at once.
 
-use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
+use alerts_core::manage::{DEFAULT_SECRET_GRACE, ManageError, Manager};
 use alerts_core::rule::{
     AqIndex, Audience, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity,
 };
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use identity_core::ids::KeyId;
+use identity_core::ids::KeyId;
+use identity_core::ports::ApiKeyInfo;
 use identity_core::ports::ApiKeyInfo;
 use racs_core::UtcMillis;
 use serde_json::json;
@@ -20,7 +22,8 @@ use crate::wiring::{Stores, manager, open_stores};
 /// The environment variable that may hold a full API key for the commands on one key.
 pub(crate) const API_KEY_VARIABLE: &str = "INSIGHTS_API_KEY";
 
-/// The environment variable that may hold the password of `create-account`.
+/// The environment variable that may hold the password of `create-account` and
+/// `reset-password`.
 pub(crate) const PASSWORD_VARIABLE: &str = "INSIGHTS_PASSWORD";
 
 /// Which key a command acts on. A full key never comes from the command line, where other
@@ -51,6 +54,25 @@ pub(crate) enum AdminCommand {
         #[arg(long)]
         password_stdin: bool,
     },
+    /// Give an account a new password, and end every session of it: for a customer who lost
+    /// theirs, or whose account someone else may hold. The password is read like
+    /// create-account's: from INSIGHTS_PASSWORD, or with --password-stdin from the first line
+    /// of standard input.
+    ResetPassword {
+        /// The account's email.
+        #[arg(long)]
+        email: String,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// End every dashboard session of an account, on every server of the store: whoever is
+    /// signed in must sign in again.
+    EndSessions {
+        /// The account's email.
+        #[arg(long)]
+        email: String,
+    },
     /// Create an API key for an account; prints the key and its webhook signing secret. The
     /// key is shown only this once.
     CreateKey {
@@ -67,7 +89,10 @@ pub(crate) enum AdminCommand {
         #[arg(long)]
         email: String,
     },
-    /// Set (or, with an empty URL, clear) where a key's alert deliveries go.
+    /// Set (or, with an empty URL, clear) where a key's alert deliveries go. The URL is checked
+    /// against the webhook policy of the settings this command is given (--listen,
+    /// --public-url, --allow-private-webhooks): give it the server's, or the server refuses at
+    /// delivery a URL that passed here.
     SetWebhook {
         #[command(flatten)]
         key: KeyChoice,
@@ -159,20 +184,48 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             email,
             password_stdin,
         } => {
-            let password = if password_stdin {
-                first_line_of_stdin("the password")?
-            } else {
-                std::env::var(PASSWORD_VARIABLE).map_err(|_| {
-                    anyhow!(
-                        "give the password in {PASSWORD_VARIABLE}, or on standard input with \
-                         --password-stdin"
-                    )
-                })?
-            };
+            let password = new_password(password_stdin)?;
             let account = manager.identity().create_account(&email, &password).await?;
             Ok(Output {
                 text: format!("created account {} ({})", account.email, account.id),
                 json: json!({"id": account.id.to_string(), "email": account.email}),
+            })
+        }
+        AdminCommand::ResetPassword {
+            email,
+            password_stdin,
+        } => {
+            let password = new_password(password_stdin)?;
+            let account = manager
+                .identity()
+                .reset_password(&email, &password)
+                .await
+                .map_err(|e| no_such_account(&email, e))?;
+            let ended = stores
+                .sessions
+                .delete_account_sessions(account.id, None)
+                .await?;
+            Ok(Output {
+                text: format!(
+                    "new password set for {}; {ended} session(s) ended",
+                    account.email
+                ),
+                json: json!({"email": account.email, "sessions_ended": ended}),
+            })
+        }
+        AdminCommand::EndSessions { email } => {
+            let account = manager
+                .identity()
+                .account_by_email(&email)
+                .await
+                .map_err(|e| no_such_account(&email, e))?;
+            let ended = stores
+                .sessions
+                .delete_account_sessions(account.id, None)
+                .await?;
+            Ok(Output {
+                text: format!("{ended} session(s) of {} ended", account.email),
+                json: json!({"email": account.email, "sessions_ended": ended}),
             })
         }
         AdminCommand::CreateKey { email, label } => {
@@ -464,6 +517,29 @@ async fn key_by_prefix(stores: &Stores, prefix: &str) -> Result<ApiKeyInfo> {
 }
 
 /// The first line of standard input, without its line ending.
+/// The password of create-account or reset-password: from standard input with
+/// `--password-stdin`, else from [`PASSWORD_VARIABLE`]; never from the command line.
+fn new_password(from_stdin: bool) -> Result<String> {
+    if from_stdin {
+        first_line_of_stdin("the password")
+    } else {
+        std::env::var(PASSWORD_VARIABLE).map_err(|_| {
+            anyhow!(
+                "give the password in {PASSWORD_VARIABLE}, or on standard input with \
+                 --password-stdin"
+            )
+        })
+    }
+}
+
+/// An unknown email said as such; other failures as they are.
+fn no_such_account(email: &str, error: ManageError) -> anyhow::Error {
+    match error {
+        ManageError::NotFound => anyhow!("no account with the email {email}"),
+        other => other.into(),
+    }
+}
+
 fn first_line_of_stdin(what: &str) -> Result<String> {
     let mut line = String::new();
     std::io::stdin()

@@ -56,6 +56,44 @@ pub async fn accounts<S: AccountStore + ?Sized>(store: &S) {
     );
 }
 
+/// Passwords: a new hash replaces the old one for that account only; an unknown account is
+/// `NotFound`.
+pub async fn passwords<S: AccountStore + ?Sized>(store: &S) {
+    let account = new_account(store).await;
+    let other = new_account(store).await;
+    let new_hash = "$argon2id$v=19$m=19456,t=2,p=1$bmV3c2FsdA$bmV3aGFzaA";
+    ok(
+        store.set_password_hash(account.id, new_hash).await,
+        "set_password_hash replaces a password hash",
+    );
+    assert_eq!(
+        ok(store.account(account.id).await, "account reads").map(|a| a.password_hash),
+        Some(new_hash.to_owned()),
+        "the account has the new hash"
+    );
+    assert_eq!(
+        ok(
+            store.account_by_email(&account.email).await,
+            "account_by_email reads"
+        )
+        .map(|a| a.password_hash),
+        Some(new_hash.to_owned()),
+        "account_by_email sees the new hash too"
+    );
+    assert_eq!(
+        ok(store.account(other.id).await, "account reads"),
+        Some(other),
+        "another account keeps its hash"
+    );
+    expect_err(
+        store
+            .set_password_hash(AccountId(Uuid::new_v4()), new_hash)
+            .await,
+        &StoreError::NotFound,
+        "set_password_hash of an unknown account is NotFound",
+    );
+}
+
 /// API keys: listed newest first with what the dashboard shows; label, webhook URL and
 /// revocation; a hash is stored only once; unknown keys are `NotFound`.
 pub async fn api_keys<S: AccountStore + ?Sized>(store: &S) {

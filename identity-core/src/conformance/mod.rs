@@ -14,9 +14,9 @@ mod authentication;
 pub mod fixtures;
 mod sessions;
 
-pub use accounts::{accounts, api_keys};
+pub use accounts::{accounts, api_keys, passwords};
 pub use authentication::authentication;
-pub use sessions::sessions;
+pub use sessions::{account_sessions, sessions};
 
 use crate::ports::{AccountStore, KeyAuthenticator, SessionStore};
 
@@ -26,7 +26,9 @@ where
     S: AccountStore + KeyAuthenticator + SessionStore,
 {
     accounts(store).await;
+    passwords(store).await;
     sessions(store).await;
+    account_sessions(store).await;
     api_keys(store).await;
     authentication(store).await;
 }

@@ -2,6 +2,7 @@
 
 use uuid::Uuid;
 
+use crate::ids::AccountId;
 use crate::ports::{AccountStore, Session, SessionStore, StoreError};
 
 use super::fixtures::{expect_err, new_account, ok, secs, t0};
@@ -91,5 +92,69 @@ pub async fn sessions<S: AccountStore + SessionStore + ?Sized>(store: &S) {
     ok(
         store.delete_session(&live.id_hash).await,
         "deleting a missing session succeeds",
+    );
+}
+
+/// Ending an account's sessions: every one of them, or every one but the session that asks;
+/// other accounts' sessions stay.
+pub async fn account_sessions<S: AccountStore + SessionStore + ?Sized>(store: &S) {
+    let account = new_account(store).await;
+    let other = new_account(store).await;
+    let session = |account: AccountId| Session {
+        id_hash: format!("{:x}{:x}", Uuid::new_v4().simple(), Uuid::new_v4().simple()),
+        account_id: account,
+        csrf_secret: Uuid::new_v4().simple().to_string(),
+        created_at: t0(),
+        expires_at: t0() + chrono::Duration::hours(12),
+    };
+    let (current, second, third, others) = (
+        session(account.id),
+        session(account.id),
+        session(account.id),
+        session(other.id),
+    );
+    for s in [&current, &second, &third, &others] {
+        ok(
+            store.create_session(s).await,
+            "create_session stores a session",
+        );
+    }
+    let live = |s: &Session| {
+        let hash = s.id_hash.clone();
+        async move { ok(store.session(&hash, t0()).await, "session reads").is_some() }
+    };
+
+    assert_eq!(
+        ok(
+            store
+                .delete_account_sessions(account.id, Some(&current.id_hash))
+                .await,
+            "delete_account_sessions ends sessions"
+        ),
+        2,
+        "delete_account_sessions counts the sessions it ended"
+    );
+    assert!(live(&current).await, "the session that asked stays");
+    assert!(!live(&second).await, "the account's other sessions end");
+    assert!(!live(&third).await, "the account's other sessions end");
+    assert!(live(&others).await, "another account's session stays");
+
+    assert_eq!(
+        ok(
+            store.delete_account_sessions(account.id, None).await,
+            "delete_account_sessions ends sessions"
+        ),
+        1,
+        "without an exception, the last session ends too"
+    );
+    assert!(!live(&current).await, "every session of the account ended");
+    assert!(live(&others).await, "another account's session stays");
+    assert_eq!(
+        ok(
+            store.delete_account_sessions(account.id, None).await,
+            "delete_account_sessions answers for an account without sessions"
+        ),
+        0,
+        "an account without sessions has none to end"
     );
 }

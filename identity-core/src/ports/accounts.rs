@@ -80,6 +80,10 @@ pub trait AccountStore: Send + Sync {
     /// The account with this id.
     async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
 
+    /// Replaces the account's password hash (PHC string form). [`StoreError::NotFound`] for an
+    /// unknown account.
+    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<(), StoreError>;
+
     /// Whether any account exists: a server on an empty store tells newcomers how to start.
     async fn has_accounts(&self) -> Result<bool, StoreError>;
 

@@ -39,6 +39,16 @@ pub trait SessionStore: Send + Sync {
     /// Deletes a session (signing out); deleting a missing session succeeds.
     async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError>;
 
+    /// Deletes every session of `account` but the one whose id hash is `except` (the session
+    /// that asks, when a signed-in user ends their other sessions); returns how many. Ending
+    /// them in the store ends them on every replica at once. An account without sessions is no
+    /// error.
+    async fn delete_account_sessions(
+        &self,
+        account: AccountId,
+        except: Option<&str>,
+    ) -> Result<u64, StoreError>;
+
     /// Deletes the sessions that expired at or before `now`; returns how many.
     async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError>;
 }

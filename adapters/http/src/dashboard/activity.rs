@@ -120,7 +120,7 @@ fn window_charts(
         latency_max[i] = latency_max[i].max(a.latency_ms_max as f64);
         let status = match (a.status, a.error) {
             (Some(s), _) => format!("HTTP {s}"),
-            (None, Some(e)) => format!("{e:?}").to_lowercase(),
+            (None, Some(e)) => super::deliveries::failure_name(e).to_owned(),
             (None, None) => "no answer".to_owned(),
         };
         *by_status.entry(status).or_default() += a.attempts;

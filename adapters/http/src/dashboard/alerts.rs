@@ -191,7 +191,7 @@ fn test_result(url: &str, response: &WebhookResponse) -> Markup {
             (Some(kind), status) => {
                 p.error #test-result {
                     "Test delivery to " code { (url) } " failed ("
-                    (format!("{kind:?}").to_lowercase())
+                    (super::deliveries::failure_name(kind))
                     @if let Some(status) = status { ", HTTP " (status) }
                     ", " (latency) " ms). Check that your receiver is running, answers 2xx and is reachable from this server, then try again."
                 }

@@ -75,7 +75,7 @@ fn credentials_form(which: Which, csrf: &str, email: &str, error: Option<&str>) 
 /// every API request queued behind them, and without the permits any number could run at
 /// once. `Err` is the page to answer with: busy (503 with `Retry-After`) when every permit is
 /// taken, or a 500 titled `failed` when the call did not finish.
-async fn hashing_password<T, Fut>(
+pub(crate) async fn hashing_password<T, Fut>(
     dashboard: &Dashboard,
     failed: &'static str,
     call: impl FnOnce(Identity) -> Fut + Send + 'static,

@@ -3,7 +3,7 @@
 //!
 //! - [`SignedIn`]: the account of the session cookie (pages redirect to sign in without one);
 //! - [`Action`]: a signed-in form whose CSRF token is the session's;
-//! - [`KeyAction`]: the same, for a form that names one of the account's own keys;
+//! - [`KeyAction`]: the same, for a form that names one of the account's own live keys;
 //! - [`LoginForm`]: the sign-up and sign-in form, with the login CSRF token checked;
 //! - [`ChosenKey`]: the key a page is asked to show (`?key=`), well-formed.
 //!
@@ -144,7 +144,9 @@ impl<F: DeserializeOwned + Send> FromRequest<AppState> for Action<F> {
 }
 
 /// A form like [`Action`]'s whose `key` field names a key of the signed-in account. Someone
-/// else's key answers exactly like a key that does not exist.
+/// else's key answers exactly like a key that does not exist. Every such form changes the key
+/// or sends on its behalf, so a revoked key is refused (409) before the handler runs: nothing
+/// is renamed, tested or redelivered for it.
 pub(crate) struct KeyAction<F> {
     pub(crate) user: SignedIn,
     pub(crate) key: ApiKeyInfo,
@@ -169,7 +171,7 @@ impl<F: DeserializeOwned + Send> FromRequest<AppState> for KeyAction<F> {
             .ports
             .manager
             .identity()
-            .key(user.account, id)
+            .live_key(user.account, id)
             .await
             .map_err(|e| manage_error(&e.into()))?;
         Ok(Self { user, key, form })

@@ -11,10 +11,12 @@ use aq_core::{
     CiCategory, HourlyCi, PollenLevel, PollenOutlook, PollenType, Position, check_batch_len,
 };
 use chrono::{DateTime, Utc};
+use identity_core::ids::AccountId;
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::auth::capitalise;
+use super::limits::{PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE, Verdict};
 use crate::AppState;
 
 /// Hours of the index drawn.
@@ -65,13 +67,16 @@ impl PointQuery {
     }
 }
 
-/// The section: the picker, and the charts when a point is chosen.
+/// The section: the picker, and the charts when a point is chosen. Each chosen point queries
+/// the forecast source, so it counts against the account's allowance, as map tiles do;
+/// `Err` is the section that says the allowance is spent (the page answers 429).
 pub(crate) async fn section(
     state: &AppState,
+    account: AccountId,
     key: identity_core::ids::KeyId,
     rules: &[AlertRule],
     query: &PointQuery,
-) -> Markup {
+) -> Result<Markup, Markup> {
     let now = state.clock().now();
     let chosen_rule = query
         .rule
@@ -82,11 +87,21 @@ pub(crate) async fn section(
         Ok(p) => (p, None),
         Err(why) => (None, Some(why)),
     };
+    let allowed = position.is_none()
+        || state
+            .dashboard()
+            .is_some_and(|d| d.account_limits.place_forecast(account) == Verdict::Allowed);
     let charts = match position {
+        _ if !allowed => Some(html! {
+            p.error #forecast-error role="alert" {
+                "You have asked for " (PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE)
+                " place forecasts this minute. Wait a minute and try again."
+            }
+        }),
         Some(position) => Some(charts(state, position, chosen_rule, now).await),
         None => None,
     };
-    html! {
+    let section = html! {
         section #place-forecast {
             h2 { "A place's forecast" }
             p.hint { "Click the map or type coordinates to see the next " (HOURS) " hours of the cleanliness index there, and where the chosen alert would fire." }
@@ -116,7 +131,8 @@ pub(crate) async fn section(
             div #forecast-map.map.small data-time=(now.to_rfc3339()) {}
             @if let Some(charts) = charts { (charts) }
         }
-    }
+    };
+    if allowed { Ok(section) } else { Err(section) }
 }
 
 /// The charts of one point, or why there are none.

@@ -16,9 +16,14 @@ use identity_core::ids::AccountId;
 use sha2::{Digest, Sha256};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// Sign-in attempts allowed per email a minute: enough for a user who mistypes a few times,
-/// too few to guess a password.
-pub const SIGN_INS_PER_EMAIL_PER_MINUTE: u32 = 5;
+/// Sign-in attempts allowed per email from one client network a minute: enough for a user who
+/// mistypes a few times, too few to guess a password. Someone guessing from another network
+/// spends their own allowance, not the owner's.
+pub const SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE: u32 = 5;
+/// Sign-in attempts allowed per email from all networks together a minute: a ceiling on
+/// guessing spread over many networks, high enough that one network (which adds at most
+/// [`SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE`]) cannot reach it and lock the owner out.
+pub const SIGN_INS_PER_EMAIL_PER_MINUTE: u32 = 50;
 /// Sign-ins and sign-ups allowed per client network a minute: more than per email, since an
 /// office shares one address.
 pub const ATTEMPTS_PER_NETWORK_PER_MINUTE: u32 = 30;
@@ -36,6 +41,10 @@ pub const TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE: u32 = 5;
 /// view shows 10 to 20 tiles, so this is a few dozen views, pans and hours a minute, and
 /// bounds what the maps can ask of a remote air-quality source.
 pub const MAP_TILES_PER_ACCOUNT_PER_MINUTE: u32 = 600;
+/// Place forecasts on the Alerts page an account may ask for in a minute: each queries the
+/// forecast source for 96 hours of one point (and its pollen days), so this bounds what the
+/// page can ask of a remote source, as the tile limit does for the maps.
+pub const PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE: u32 = 30;
 /// How many leading bits of an IPv6 address name one client: a /64 is the smallest network
 /// a provider hands out, and a client holding one can pick any address in it.
 const IPV6_CLIENT_PREFIX: u32 = 64;
@@ -147,6 +156,7 @@ pub(crate) fn email_key(normalized: &str) -> [u8; 32] {
 
 /// The sign-in and sign-up limits of one process.
 pub(crate) struct SignInLimits {
+    by_email_and_network: KeyedLimit<([u8; 32], IpAddr)>,
     by_email: KeyedLimit<[u8; 32]>,
     by_network: KeyedLimit<IpAddr>,
     hashes: Arc<Semaphore>,
@@ -156,6 +166,11 @@ impl SignInLimits {
     /// Limits with the defaults above and at most `max_hashes` password hashes at once.
     pub(crate) fn new(max_hashes: usize) -> Self {
         Self {
+            by_email_and_network: KeyedLimit::per_minute(
+                SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE,
+                MAX_TRACKED_KEYS,
+                DefaultClock::default(),
+            ),
             by_email: KeyedLimit::per_minute(
                 SIGN_INS_PER_EMAIL_PER_MINUTE,
                 MAX_TRACKED_KEYS,
@@ -170,13 +185,25 @@ impl SignInLimits {
         }
     }
 
-    /// One sign-in attempt for `email` (normalised) from `address`. The network is counted
-    /// first, so that a client over its allowance adds no email to the email limiter.
+    /// One sign-in attempt for `email` (normalised) from `address`, counted before the
+    /// password is checked (so that the limits bound the hashing work too). The network is
+    /// counted first, then the email from that network, then the email alone: an attempt
+    /// refused by one limit is not counted by the next, so a client over its allowance adds
+    /// nothing to the email's, and one network alone cannot use up the email's allowance and
+    /// keep its owner out.
     pub(crate) fn sign_in(&self, email: &str, address: Option<IpAddr>) -> Verdict {
-        match self.sign_up(address) {
-            Verdict::Allowed => self.by_email.check(&email_key(email)),
-            refused => refused,
+        let email = email_key(email);
+        if let Some(ip) = address {
+            match self.by_network.check(&network_of(ip)) {
+                Verdict::Allowed => {}
+                refused => return refused,
+            }
+            match self.by_email_and_network.check(&(email, network_of(ip))) {
+                Verdict::Allowed => {}
+                refused => return refused,
+            }
         }
+        self.by_email.check(&email)
     }
 
     /// One sign-up from `address`. It counts against the same allowance as signing in, so
@@ -199,6 +226,7 @@ pub(crate) struct AccountLimits {
     playground: KeyedLimit<AccountId>,
     test_deliveries: KeyedLimit<AccountId>,
     map_tiles: KeyedLimit<AccountId>,
+    place_forecasts: KeyedLimit<AccountId>,
 }
 
 impl AccountLimits {
@@ -219,6 +247,11 @@ impl AccountLimits {
                 MAX_TRACKED_KEYS,
                 DefaultClock::default(),
             ),
+            place_forecasts: KeyedLimit::per_minute(
+                PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE,
+                MAX_TRACKED_KEYS,
+                DefaultClock::default(),
+            ),
         }
     }
 
@@ -235,6 +268,11 @@ impl AccountLimits {
     /// One heatmap tile for `account`'s maps.
     pub(crate) fn map_tile(&self, account: AccountId) -> Verdict {
         self.map_tiles.check(&account)
+    }
+
+    /// One place forecast on `account`'s Alerts page.
+    pub(crate) fn place_forecast(&self, account: AccountId) -> Verdict {
+        self.place_forecasts.check(&account)
     }
 }
 
@@ -369,6 +407,47 @@ mod tests {
             );
         }
         assert_eq!(limits.by_email.len(), tracked);
+    }
+
+    #[test]
+    fn guesses_from_one_network_leave_the_owner_their_own_allowance() {
+        let limits = SignInLimits::new(1);
+        let (guesser, owner) = (Some(ip("198.51.100.7")), Some(ip("203.0.113.9")));
+        for _ in 0..SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE {
+            assert_eq!(limits.sign_in("ada@example.org", guesser), Verdict::Allowed);
+        }
+        assert_eq!(limits.sign_in("ada@example.org", guesser), Verdict::Limited);
+        assert_eq!(
+            limits.sign_in("ada@example.org", owner),
+            Verdict::Allowed,
+            "the owner's network has its own allowance"
+        );
+        assert_eq!(
+            limits.sign_in("bob@example.org", guesser),
+            Verdict::Allowed,
+            "the guesser's other emails have theirs"
+        );
+    }
+
+    #[test]
+    fn guesses_spread_over_many_networks_meet_the_cap_per_email() {
+        let limits = SignInLimits::new(1);
+        let mut allowed = 0;
+        for n in 0..=255_u32 {
+            for _ in 0..SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE + 2 {
+                let address = Some(ip(&format!("198.51.100.{n}")));
+                if limits.sign_in("ada@example.org", address) == Verdict::Allowed {
+                    allowed += 1;
+                }
+            }
+        }
+        assert_eq!(allowed, SIGN_INS_PER_EMAIL_PER_MINUTE);
+        // One network's refused attempts are not counted for the email: the cap is reached
+        // only by attempts that other limits let through.
+        assert!(
+            SIGN_INS_PER_EMAIL_PER_MINUTE > SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE,
+            "one network alone cannot lock an email"
+        );
     }
 
     #[test]

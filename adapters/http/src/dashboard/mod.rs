@@ -16,7 +16,8 @@
 //! - Every page is sent with a strict Content-Security-Policy: only this origin's stylesheet
 //!   and script, no inline code, forms only to this origin, no framing.
 //! - Forms are read up to [`MAX_FORM_BYTES`]. The email is checked before anything else;
-//!   attempts are rate-limited per email and per client network (an IPv6 /64), in limiters
+//!   attempts are rate-limited per client network (an IPv6 /64), per email from one network
+//!   and per email from all of them, in limiters
 //!   whose memory is bounded, and password hashes run at most a few at a time. The counters
 //!   are in the memory of each process: behind several replicas an attacker gets each
 //!   replica's allowance.
@@ -41,6 +42,7 @@ use subtle::ConstantTimeEq;
 
 use crate::AppState;
 
+mod account;
 mod activity;
 mod alerts;
 mod auth;
@@ -61,7 +63,8 @@ pub(crate) use extract::SignedIn;
 pub use guard::DashboardHosts;
 pub use limits::{
     ATTEMPTS_PER_NETWORK_PER_MINUTE, MAP_TILES_PER_ACCOUNT_PER_MINUTE, MAX_TRACKED_KEYS,
-    PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, SIGN_INS_PER_EMAIL_PER_MINUTE,
+    PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE, PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE,
+    SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE, SIGN_INS_PER_EMAIL_PER_MINUTE,
     TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
 };
 pub use map::Basemap;
@@ -209,6 +212,12 @@ pub(crate) fn routes(state: &AppState) -> Router<AppState> {
             get(auth::signin_page).post(auth::signin),
         )
         .route("/dashboard/signout", post(auth::signout))
+        .route("/dashboard/account", get(account::page))
+        .route(
+            "/dashboard/account/password",
+            post(account::change_password),
+        )
+        .route("/dashboard/account/sessions", post(account::end_sessions))
         .route("/dashboard/keys", get(keys::list).post(keys::create))
         .route("/dashboard/keys/revoke", post(keys::revoke))
         .route("/dashboard/keys/label", post(keys::rename))

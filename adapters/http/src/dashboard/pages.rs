@@ -36,6 +36,7 @@ pub(crate) fn layout(title: &str, user: Option<&SignedIn>, body: &Markup) -> Mar
                             a href="/dashboard/rules" { "Alerts" }
                             a href="/dashboard/deliveries" { "Deliveries" }
                             a href="/dashboard/playground" { "Route playground" }
+                            a href="/dashboard/account" { "Account" }
                         }
                         form.signout method="post" action="/dashboard/signout" {
                             input type="hidden" name="csrf" value=(user.csrf);

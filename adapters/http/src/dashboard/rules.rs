@@ -546,7 +546,18 @@ async fn render(
         },
     };
     let no_point = PointQuery::default();
-    let forecast = forecast::section(state, key, &rules, page.point.unwrap_or(&no_point)).await;
+    let (forecast, status) = match forecast::section(
+        state,
+        user.account,
+        key,
+        &rules,
+        page.point.unwrap_or(&no_point),
+    )
+    .await
+    {
+        Ok(section) => (section, status),
+        Err(limited) => (limited, StatusCode::TOO_MANY_REQUESTS),
+    };
     let body = html! {
         (key_choice(&keys, key))
         (rule_list(user, key, &rules))

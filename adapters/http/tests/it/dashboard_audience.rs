@@ -234,6 +234,7 @@ async fn a_places_forecast_says_in_1_hour_in_the_singular() {
     let (_, key) = ada_with_key(&mut browser).await;
     let account = dash
         .manager
+        .identity()
         .account_by_email("ada@example.org")
         .await
         .unwrap();

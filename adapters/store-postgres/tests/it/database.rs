@@ -37,7 +37,8 @@ async fn migrations_apply_once_whatever_the_number_of_starts() {
             (3, true),
             (4, true),
             (5, true),
-            (6, true)
+            (6, true),
+            (7, true)
         ]
     );
 }

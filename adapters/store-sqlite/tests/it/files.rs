@@ -74,7 +74,8 @@ async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
             (3, true),
             (4, true),
             (5, true),
-            (6, true)
+            (6, true),
+            (7, true)
         ],
         "each migration is recorded once"
     );

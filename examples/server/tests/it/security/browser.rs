@@ -17,7 +17,18 @@ pub(crate) struct Browser {
 
 impl Browser {
     pub(crate) fn new(server: &Server) -> Self {
-        let http = reqwest::Client::builder()
+        Self::with_client(server, reqwest::Client::builder())
+    }
+
+    /// A browser whose connections come from `address`, one of the loopback addresses
+    /// (127.0.0.0/8) that Linux lets a client bind: another client network to the server.
+    pub(crate) fn from_address(server: &Server, address: &str) -> Self {
+        let address: std::net::IpAddr = address.parse().unwrap();
+        Self::with_client(server, reqwest::Client::builder().local_address(address))
+    }
+
+    fn with_client(server: &Server, builder: reqwest::ClientBuilder) -> Self {
+        let http = builder
             .no_proxy()
             .timeout(PATIENCE)
             .redirect(reqwest::redirect::Policy::none())

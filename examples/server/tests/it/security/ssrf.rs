@@ -51,11 +51,14 @@ const INTERNAL_URLS: &[(&str, &str)] = &[
         "http://168.63.129.16/machine?comp=goalstate",
         "a cloud metadata service address",
     ),
-    // IPv4-mapped, IPv4-compatible, NAT64 and 6to4 forms of internal IPv4 addresses.
+    // IPv4-mapped, IPv4-translated, IPv4-compatible, NAT64 and 6to4 forms of internal IPv4
+    // addresses.
     ("http://[::ffff:169.254.169.254]/", "a link-local address"),
     ("http://[::ffff:a9fe:a9fe]/", "a link-local address"),
     ("http://[::ffff:10.0.0.1]/", "a private network address"),
     ("http://[::ffff:127.0.0.1]:9/", "a loopback address"),
+    ("http://[::ffff:0:7f00:1]:9/", "a loopback address"),
+    ("http://[::ffff:0:a9fe:a9fe]/", "a link-local address"),
     ("http://[::127.0.0.1]/", "a loopback address"),
     ("http://[64:ff9b::a9fe:a9fe]/", "a link-local address"),
     ("http://[2002:a9fe:a9fe::1]/", "a link-local address"),
@@ -156,7 +159,7 @@ async fn a_host_name_that_resolves_to_loopback_is_refused_when_the_delivery_is_s
         .await;
     assert_eq!(reply.status, 200, "{}", text(&reply));
     let result = text_of(&reply, "test-result");
-    assert!(result.contains("failed (forbidden"), "{result}");
+    assert!(result.contains("failed (could not connect"), "{result}");
 
     assert!(
         receiver.hits().is_empty(),
@@ -299,4 +302,24 @@ fn cloud_metadata_services_stay_refused_when_private_networks_are_allowed() {
             "{url} should be called {what}: {stderr}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ipv4_translated_loopback_address_is_refused_when_the_delivery_is_sent() {
+    // Saved on the quick start, where loopback receivers are allowed in every spelling.
+    let mut deployment = Deployment::new();
+    let key = deployment.new_key();
+    let receiver = Canned::start(204, &[]).await;
+    let url = format!("http://[::ffff:0:7f00:1]:{}/hook", receiver.addr.port());
+    deployment.set_webhook(&key, &url);
+    deployment.add_rule(&key, "aq", "24h", "high");
+
+    // Served publicly, the address is loopback in disguise and is refused on connecting.
+    deployment.set_listen("0.0.0.0:0");
+    let server = serve(&deployment, &[]);
+    let token = post_points(&server, &key).await;
+    let attempt = first_attempt(&deployment, &key, &token).await;
+    assert_eq!(attempt["error"], "forbidden", "{attempt}");
+    assert_eq!(attempt["status"], Value::Null, "{attempt}");
+    assert!(receiver.hits().is_empty());
 }

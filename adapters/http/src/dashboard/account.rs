@@ -1,0 +1,191 @@
+//! The account page: change the password, and end every other session. Both end sessions in
+//! the store, so a session stolen or left open elsewhere ends on every replica at once.
+
+use alerts_core::manage::ManageError;
+use axum::extract::State;
+use axum::http::{Extensions, StatusCode};
+use axum::response::{IntoResponse, Response};
+use identity_core::account::MIN_PASSWORD_CHARS;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::auth::{capitalise, hashing_password};
+use super::extract::{Action, NoFields, no_dashboard};
+use super::limits::Verdict;
+use super::pages::{self, form_error, layout};
+use super::{SignedIn, client_address};
+use crate::AppState;
+
+/// The password form. Missing fields read as empty, and are refused as wrong or too short.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct PasswordForm {
+    #[serde(default)]
+    current_password: String,
+    #[serde(default)]
+    new_password: String,
+}
+
+pub(crate) async fn page(State(state): State<AppState>, user: SignedIn) -> Response {
+    render(&state, &user, StatusCode::OK, None, None)
+}
+
+/// Changes the password after checking the current one, then ends every other session of the
+/// account: whoever else was signed in, with the old password or a stolen cookie, is out.
+pub(crate) async fn change_password(
+    State(state): State<AppState>,
+    extensions: Extensions,
+    Action { user, form }: Action<PasswordForm>,
+) -> Response {
+    let Some(dashboard) = state.dashboard() else {
+        return no_dashboard();
+    };
+    // The current password is checked like a sign-in, under the same limits: a stolen session
+    // must not become a way to guess the password faster than the sign-in form allows.
+    if dashboard
+        .limits
+        .sign_in(&user.email, client_address(&extensions))
+        != Verdict::Allowed
+    {
+        return render(
+            &state,
+            &user,
+            StatusCode::TOO_MANY_REQUESTS,
+            None,
+            Some("Too many attempts. Wait a minute, then try again."),
+        );
+    }
+    let account = user.account;
+    let PasswordForm {
+        current_password,
+        new_password,
+    } = form;
+    let changed = hashing_password(
+        dashboard,
+        "The password could not be changed",
+        move |manager| async move {
+            manager
+                .identity()
+                .change_password(account, &current_password, &new_password)
+                .await
+        },
+    )
+    .await;
+    match changed {
+        Err(page) => page,
+        Ok(Ok(())) => match end_other_sessions(&state, &user).await {
+            Ok(ended) => render(
+                &state,
+                &user,
+                StatusCode::OK,
+                Some(&format!(
+                    "Your password was changed, and {} signed out.",
+                    sessions_ended(ended)
+                )),
+                None,
+            ),
+            Err(page) => page,
+        },
+        Ok(Err(ManageError::WrongCredentials)) => render(
+            &state,
+            &user,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            None,
+            Some("The current password is wrong. Nothing was changed; type it again."),
+        ),
+        Ok(Err(ManageError::Password(e))) => render(
+            &state,
+            &user,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            None,
+            Some(&format!("New {e}. Nothing was changed.")),
+        ),
+        Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
+        Ok(Err(e)) => super::keys::manage_error(&e),
+    }
+}
+
+/// Ends every session of the account but this one.
+pub(crate) async fn end_sessions(
+    State(state): State<AppState>,
+    Action { user, .. }: Action<NoFields>,
+) -> Response {
+    match end_other_sessions(&state, &user).await {
+        Ok(ended) => render(
+            &state,
+            &user,
+            StatusCode::OK,
+            Some(&format!(
+                "{} signed out.",
+                capitalise(&sessions_ended(ended))
+            )),
+            None,
+        ),
+        Err(page) => page,
+    }
+}
+
+async fn end_other_sessions(state: &AppState, user: &SignedIn) -> Result<u64, Response> {
+    let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
+    dashboard
+        .ports
+        .sessions
+        .delete_account_sessions(user.account, Some(&user.id_hash))
+        .await
+        .map_err(|e| pages::store_error(&e))
+}
+
+fn sessions_ended(n: u64) -> String {
+    match n {
+        0 => "no other session was".to_owned(),
+        1 => "1 other session was".to_owned(),
+        n => format!("{n} other sessions were"),
+    }
+}
+
+fn render(
+    state: &AppState,
+    user: &SignedIn,
+    status: StatusCode,
+    notice: Option<&str>,
+    error: Option<&str>,
+) -> Response {
+    if state.dashboard().is_none() {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    pages::page(
+        status,
+        layout("Account", Some(user), &body(user, notice, error)),
+    )
+}
+
+fn body(user: &SignedIn, notice: Option<&str>, error: Option<&str>) -> Markup {
+    html! {
+        @if let Some(notice) = notice {
+            p.notice #account-notice role="status" { (notice) }
+        }
+        p { "Signed in as " strong { (user.email) } "." }
+        section #password {
+            h2 { "Change your password" }
+            (form_error(error))
+            form.card method="post" action="/dashboard/account/password" {
+                input type="hidden" name="csrf" value=(user.csrf);
+                label for="current_password" { "Current password" }
+                input #current_password type="password" name="current_password" required
+                    autocomplete="current-password";
+                label for="new_password" { "New password" }
+                input #new_password type="password" name="new_password" required
+                    minlength=(MIN_PASSWORD_CHARS) autocomplete="new-password";
+                p.hint { "At least " (MIN_PASSWORD_CHARS) " characters. Every other session of this account is signed out." }
+                button type="submit" { "Change password" }
+            }
+        }
+        section #sessions {
+            h2 { "Sessions" }
+            p.hint { "Signed in on another device, or left a session open somewhere? End every session of this account but this one." }
+            form method="post" action="/dashboard/account/sessions" {
+                input type="hidden" name="csrf" value=(user.csrf);
+                button.danger type="submit" { "End all other sessions" }
+            }
+        }
+    }
+}
