@@ -3,15 +3,14 @@
 //! same validation and say the same things; they work while a server runs on the same store,
 //! which sees each change at once.
 
-use alerts_core::manage::{DEFAULT_SECRET_GRACE, ManageError, Manager};
+use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
 use alerts_core::rule::{
     AqIndex, Audience, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity,
 };
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use identity_core::ids::KeyId;
-use identity_core::ids::KeyId;
-use identity_core::ports::ApiKeyInfo;
+use identity_core::manage::IdentityError;
 use identity_core::ports::ApiKeyInfo;
 use racs_core::UtcMillis;
 use serde_json::json;
@@ -533,9 +532,9 @@ fn new_password(from_stdin: bool) -> Result<String> {
 }
 
 /// An unknown email said as such; other failures as they are.
-fn no_such_account(email: &str, error: ManageError) -> anyhow::Error {
+fn no_such_account(email: &str, error: IdentityError) -> anyhow::Error {
     match error {
-        ManageError::NotFound => anyhow!("no account with the email {email}"),
+        IdentityError::NotFound => anyhow!("no account with the email {email}"),
         other => other.into(),
     }
 }

@@ -1,11 +1,11 @@
 //! The account page: change the password, and end every other session. Both end sessions in
 //! the store, so a session stolen or left open elsewhere ends on every replica at once.
 
-use alerts_core::manage::ManageError;
 use axum::extract::State;
 use axum::http::{Extensions, StatusCode};
 use axum::response::{IntoResponse, Response};
 use identity_core::account::MIN_PASSWORD_CHARS;
+use identity_core::manage::IdentityError;
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -62,9 +62,8 @@ pub(crate) async fn change_password(
     let changed = hashing_password(
         dashboard,
         "The password could not be changed",
-        move |manager| async move {
-            manager
-                .identity()
+        move |identity| async move {
+            identity
                 .change_password(account, &current_password, &new_password)
                 .await
         },
@@ -85,22 +84,22 @@ pub(crate) async fn change_password(
             ),
             Err(page) => page,
         },
-        Ok(Err(ManageError::WrongCredentials)) => render(
+        Ok(Err(IdentityError::WrongCredentials)) => render(
             &state,
             &user,
             StatusCode::UNPROCESSABLE_ENTITY,
             None,
             Some("The current password is wrong. Nothing was changed; type it again."),
         ),
-        Ok(Err(ManageError::Password(e))) => render(
+        Ok(Err(IdentityError::Password(e))) => render(
             &state,
             &user,
             StatusCode::UNPROCESSABLE_ENTITY,
             None,
             Some(&format!("New {e}. Nothing was changed.")),
         ),
-        Ok(Err(ManageError::Store(e))) => pages::store_error(&e),
-        Ok(Err(e)) => super::keys::manage_error(&e),
+        Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
+        Ok(Err(e)) => super::keys::manage_error(&e.into()),
     }
 }
 

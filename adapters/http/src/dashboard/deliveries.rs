@@ -9,8 +9,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use identity_core::ids::KeyId;
-use identity_core::ids::KeyId;
-use identity_core::ports::ApiKeyInfo;
 use identity_core::ports::ApiKeyInfo;
 use maud::{Markup, html};
 use serde::Deserialize;
