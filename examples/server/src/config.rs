@@ -41,8 +41,9 @@ pub(crate) struct GlobalArgs {
     #[arg(long, env = "INSIGHTS_PUBLIC_URL", global = true, value_name = "URL")]
     pub(crate) public_url: Option<String>,
 
-    /// The air-quality source: `demo`, `stations:FILE` (CSV or GeoJSON), `open-meteo` or
-    /// `openaq` (key in OPENAQ_API_KEY) [default: demo].
+    /// The air-quality source: `demo`, `stations:FILE` (CSV or GeoJSON), `open-meteo` (or
+    /// `open-meteo:URL` for another server of its API) or `openaq` (key in OPENAQ_API_KEY)
+    /// [default: demo].
     #[arg(long, env = "INSIGHTS_AQ_SOURCE", global = true, value_name = "SOURCE")]
     pub(crate) aq_source: Option<String>,
 
