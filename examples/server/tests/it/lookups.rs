@@ -45,10 +45,12 @@ async fn lookup(server: &Server, key: &Key, operation: &str, query: &str) -> (Va
     (body["metadata"].clone(), body["data"].clone())
 }
 
-/// The RACS of a route of one place (two equal vertices) leaving at `time`.
+/// The RACS of a route of about a metre at one place leaving at `time` (a route of no length
+/// at all is refused as unscorable).
 async fn racs_at(server: &Server, key: &Key, lat: f64, lon: f64, time: &str) -> Value {
     let body = json!({"routes": [{"id": "here", "routeDuration": 0.001,
-        "polyline": [[lon, lat], [lon, lat]]}], "routesSort": "original", "departureTime": time});
+        "polyline": [[lon, lat], [lon + 0.00001, lat]]}], "routesSort": "original",
+        "departureTime": time});
     let reply = post_json(&client(), server, &key.key, &body).await;
     let answer = reply.json();
     assert_eq!(reply.status, 200, "{answer}");
