@@ -16,6 +16,7 @@
 //! to a callback, with its description in a reused buffer, so that the NDJSON encoder can
 //! stream it without the alerts ever being collected.
 
+use aq_core::air_hour::{AVERAGING_LEAD_HOURS, window};
 use aq_core::{
     CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations, PollenLevel, PollenOutlook,
     PollenType, Position, SourceError, check_batch_len,
@@ -328,8 +329,8 @@ pub struct ChunkForecast {
     pub aq: Vec<Option<HourlyCi>>,
     /// Pollen outlooks, when some rule watches pollen (else empty).
     pub pollen: Vec<Option<PollenOutlook>>,
-    /// Hourly concentrations beside `aq`, when some air-quality rule shows the US AQI (else
-    /// empty).
+    /// Hourly concentrations beside `aq` and over the 11 hours before it (what the US AQI
+    /// averages), when some air-quality rule shows the US AQI (else empty).
     pub concentrations: Vec<Option<HourlyConcentrations>>,
 }
 
@@ -421,9 +422,17 @@ impl Evaluator {
             r.enabled && r.spec.data_type() == DataType::Aq && r.spec.aq_index() == AqIndex::UsEpa
         });
         if let (Some(hours), true) = (longest(DataType::Aq), us_aqi) {
+            // From the hours before now too: the US AQI of an hour averages them as EPA does.
+            let lead = AVERAGING_LEAD_HOURS;
             out.concentrations = check_batch_len(
                 points.len(),
-                source.hourly_concentrations(&positions, now, hours).await?,
+                source
+                    .hourly_concentrations(
+                        &positions,
+                        now - chrono::Duration::hours(i64::from(lead)),
+                        hours + lead,
+                    )
+                    .await?,
             )?;
         }
         if let Some(days) = longest(DataType::Pollen) {
@@ -456,22 +465,27 @@ impl Evaluator {
                 continue;
             }
             let air = forecast.concentrations.get(i).and_then(Option::as_ref);
-            // The concentrations of the hour an air-quality change speaks of.
+            // The concentrations of the hour an air-quality change speaks of, and of the hours
+            // before it.
             let air_at = |change: &Change| match change {
-                Change::Aq(c) => air
-                    .and_then(|s| s.values.get(usize::try_from(c.hours).ok()?))
-                    .and_then(Option::as_ref),
+                Change::Aq(c) => air.zip(aq).map(|(s, series)| {
+                    window(
+                        s,
+                        series.start + chrono::Duration::hours(i64::from(c.hours)),
+                    )
+                }),
                 Change::Pollen(_) => None,
             };
             for rule in rules.iter().filter(|r| r.enabled) {
                 self.changes(&rule.spec, aq, pollen, |change, when| {
                     description.clear();
+                    let hours = air_at(&change);
                     write_description(
                         &mut description,
                         rule.spec.message(),
                         &change,
                         rule.spec.aq_index(),
-                        air_at(&change),
+                        hours.as_ref().map(|h| &h[..]),
                         &self.messages,
                     );
                     on_alert(&Alert {
@@ -731,12 +745,14 @@ mod tests {
         let pm25 = |v| {
             Some(Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()))
         };
-        let forecast = MemoryForecast::default();
+        let forecast = MemoryForecast::anchored(t0());
         let a = point("a", 2.35, 48.85);
         let b = point("b", 13.4, 52.5); // CI but no concentrations
         forecast.set_hourly(a.position, vec![ci(80.0), ci(70.0), ci(50.0)]);
         forecast.set_hourly(b.position, vec![ci(80.0), ci(70.0)]);
-        // Hour 1, the hour the change speaks of: PM2.5 80 µg/m³, US AQI 168 in the 2024 table.
+        // Hour 1, the hour the change speaks of: PM2.5 80 µg/m³ after 5 the hour before. The
+        // NowCast weighs them (80 + 5 / 2) / 1.5 = 55.0 µg/m³: US AQI 149 in the 2024 table,
+        // where the hour alone would read 168.
         forecast.set_hourly_concentrations(a.position, vec![pm25(5.0), pm25(80.0), pm25(30.0)]);
         let us = |id| AlertRule {
             spec: RuleSpec::new(
@@ -763,7 +779,7 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "In 1 hour the air quality is expected to be worse (US AQI 168).",
+                "In 1 hour the air quality is expected to be worse (US AQI 149).",
                 "In 1 hour the air quality is expected to be worse (70 AQI).",
                 "In 1 hour the air quality is expected to be worse (US AQI not available).",
                 "In 1 hour the air quality is expected to be worse (70 AQI).",

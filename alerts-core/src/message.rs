@@ -21,7 +21,7 @@
 //! assert_eq!(msg.description, "In 3 hours the air quality is expected to be worse (31 AQI).");
 //! // The same change for a rule showing the US AQI, with the hour's concentrations.
 //! let air = Concentrations::default().with(Pollutant::Pm25, Concentration::new(55.5).unwrap());
-//! let msg = render(&MessageSpec::Default, &change, AqIndex::UsEpa, Some(&air), &config);
+//! let msg = render(&MessageSpec::Default, &change, AqIndex::UsEpa, Some(&[Some(air)]), &config);
 //! assert_eq!(msg.description, "In 3 hours the air quality is expected to be worse (US AQI 151).");
 //! assert_eq!(
 //!     msg.recommendation,
@@ -44,15 +44,28 @@ use crate::rule::{
     AqIndex, Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity, for_each_part,
 };
 
+/// The concentrations of the hour a message speaks of and of the hours before it, newest
+/// first (`[0]` is the hour itself, `[i]` the one `i` hours earlier; `None` where the source
+/// has none): what a US AQI averages, as EPA does, when the hours are there.
+pub type AirHours<'a> = &'a [Option<Concentrations>];
+
 /// Computes the "local AQI" that air-quality descriptions show for rules choosing
 /// [`AqIndex::UsEpa`], from the concentrations the source gives for the forecast hour.
 pub trait LocalAqi: Send + Sync {
     /// The local AQI of one hour's `concentrations`; `None` when they do not give one.
     fn aqi(&self, concentrations: &Concentrations) -> Option<u32>;
+
+    /// The local AQI of the hour `hours[0]`, given the hours before it too. The provided
+    /// method reads the hour alone, with [`LocalAqi::aqi`].
+    fn aqi_of_hours(&self, hours: AirHours<'_>) -> Option<u32> {
+        hours.first().copied().flatten().and_then(|c| self.aqi(&c))
+    }
 }
 
 /// The US EPA AQI from the 2024 table ([`AqiTable::Epa2024`]): the highest sub-index over the
-/// pollutants measured, hourly values standing in for EPA's averaging periods.
+/// pollutants measured, each averaged as EPA does where the past hours are given
+/// ([`AqiTable::us_aqi`], the same values lookups show), the hour's own value standing in
+/// where they are not.
 ///
 /// ```
 /// use alerts_core::message::{LocalAqi, UsEpaAqi};
@@ -72,6 +85,12 @@ impl LocalAqi for UsEpaAqi {
         AqiTable::Epa2024
             .local_aqi(concentrations)
             .map(|(aqi, _)| u32::from(aqi))
+    }
+
+    fn aqi_of_hours(&self, hours: AirHours<'_>) -> Option<u32> {
+        AqiTable::Epa2024
+            .us_aqi(hours)
+            .map(|aqi| u32::from(aqi.value))
     }
 }
 
@@ -139,13 +158,13 @@ impl MessageConfig {
         &self,
         index: AqIndex,
         change: &AqChange,
-        concentrations: Option<&Concentrations>,
+        concentrations: Option<AirHours<'_>>,
     ) -> ShownAqi {
         match index {
             AqIndex::Cleanliness => ShownAqi::Cleanliness(u32::from(change.forecast.rounded())),
             AqIndex::UsEpa => ShownAqi::UsEpa(concentrations.and_then(|c| match &self.local_aqi {
-                Some(local) => local.aqi(c),
-                None => UsEpaAqi.aqi(c),
+                Some(local) => local.aqi_of_hours(c),
+                None => UsEpaAqi.aqi_of_hours(c),
             })),
         }
     }
@@ -169,7 +188,7 @@ pub fn render(
     spec: &MessageSpec,
     change: &Change,
     index: AqIndex,
-    concentrations: Option<&Concentrations>,
+    concentrations: Option<AirHours<'_>>,
     config: &MessageConfig,
 ) -> RenderedMessage {
     let mut description = String::new();
@@ -212,7 +231,7 @@ pub fn render(
 pub fn render_rule(
     rule: &RuleSpec,
     change: &Change,
-    concentrations: Option<&Concentrations>,
+    concentrations: Option<AirHours<'_>>,
     config: &MessageConfig,
 ) -> RenderedMessage {
     let mut description = String::new();
@@ -237,7 +256,7 @@ pub fn write_description(
     spec: &MessageSpec,
     change: &Change,
     index: AqIndex,
-    concentrations: Option<&Concentrations>,
+    concentrations: Option<AirHours<'_>>,
     config: &MessageConfig,
 ) {
     let aqi = match change {
@@ -438,7 +457,8 @@ pub fn preview(spec: &RuleSpec, direction: Direction, config: &MessageConfig) ->
             .map(|pm| Concentrations::default().with(Pollutant::Pm25, pm)),
         Change::Pollen(_) => None,
     };
-    render_rule(spec, &change, air.as_ref(), config)
+    let hours = air.map(|a| [Some(a)]);
+    render_rule(spec, &change, hours.as_ref().map(|h| &h[..]), config)
 }
 
 #[cfg(test)]
@@ -609,11 +629,12 @@ mod tests {
     }
 
     fn us(change: &Change, air: Option<&Concentrations>) -> String {
+        let hours = air.map(|a| [Some(*a)]);
         render(
             &MessageSpec::Default,
             change,
             AqIndex::UsEpa,
-            air,
+            hours.as_ref().map(|h| &h[..]),
             &MessageConfig::default(),
         )
         .description
@@ -656,10 +677,11 @@ mod tests {
             improvement: "x".into(),
         };
         let config = MessageConfig::default();
-        let text =
-            |air| render(&spec, &aq(2, 80.0, 60.0), AqIndex::UsEpa, air, &config).description;
+        let text = |air: Option<AirHours<'_>>| {
+            render(&spec, &aq(2, 80.0, 60.0), AqIndex::UsEpa, air, &config).description
+        };
         assert_eq!(text(None), "AQI not available");
-        assert_eq!(text(Some(&pm25(80.0))), "AQI 168");
+        assert_eq!(text(Some(&[Some(pm25(80.0))])), "AQI 168");
     }
 
     #[test]
@@ -668,7 +690,7 @@ mod tests {
             &MessageSpec::Default,
             &aq(3, 80.0, 50.0),
             AqIndex::Cleanliness,
-            Some(&pm25(80.0)),
+            Some(&[Some(pm25(80.0))]),
             &MessageConfig::default(),
         );
         assert_eq!(
@@ -690,10 +712,10 @@ mod tests {
             }
             let change = AqChange { hours: 2, now: ci(100.0 - forecast), forecast: ci(forecast) };
             let config = MessageConfig::default();
-            let us = config.shown_aqi(AqIndex::UsEpa, &change, Some(&air));
+            let us = config.shown_aqi(AqIndex::UsEpa, &change, Some(&[Some(air)]));
             let table = AqiTable::Epa2024.local_aqi(&air).map(|(a, _)| u32::from(a));
             proptest::prop_assert_eq!(us, ShownAqi::UsEpa(table));
-            let clean = config.shown_aqi(AqIndex::Cleanliness, &change, Some(&air));
+            let clean = config.shown_aqi(AqIndex::Cleanliness, &change, Some(&[Some(air)]));
             proptest::prop_assert_eq!(
                 clean,
                 ShownAqi::Cleanliness(u32::from(ci(forecast).rounded()))
@@ -718,7 +740,7 @@ mod tests {
             &MessageSpec::Default,
             &aq(3, 80.0, 50.0),
             AqIndex::UsEpa,
-            Some(&air),
+            Some(&[Some(air)]),
             &config,
         );
         assert_eq!(

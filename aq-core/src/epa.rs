@@ -59,6 +59,32 @@ impl EpaMetric {
         }
     }
 
+    /// A concentration in µg/m³ in this metric's [unit](Self::unit): the one place where the
+    /// US AQI converts gases, from µg/m³ to ppb or ppm at 25 °C and 1 atm
+    /// ([`crate::Concentration::to_ppb`]). `None` for a value no concentration can have.
+    ///
+    /// ```
+    /// use aq_core::EpaMetric;
+    ///
+    /// assert_eq!(EpaMetric::Pm25Day.from_ug_m3(12.0), Some(12.0));
+    /// // 100 ppb of NO₂ is about 188.2 µg/m³.
+    /// let ppb = EpaMetric::No2OneHour.from_ug_m3(188.2).unwrap();
+    /// assert!((ppb - 100.0).abs() < 0.05);
+    /// ```
+    #[must_use]
+    pub fn from_ug_m3(self, ug_m3: f64) -> Option<f64> {
+        let c = crate::Concentration::new(ug_m3).ok()?;
+        let pollutant = self.pollutant();
+        match self.unit() {
+            // EPA's breakpoints are mixing ratios at its own reference, 25 °C.
+            "ppm" => c
+                .to_ppb(pollutant, ReferenceConditions::Epa25C)
+                .map(|ppb| ppb / 1000.0),
+            "ppb" => c.to_ppb(pollutant, ReferenceConditions::Epa25C),
+            _ => Some(ug_m3),
+        }
+    }
+
     /// The pollutant measured.
     #[must_use]
     pub fn pollutant(self) -> Pollutant {
@@ -338,8 +364,8 @@ impl AqiTable {
     /// 24-hour SO₂ means, so no hourly value can say how far above.
     ///
     /// Hourly values stand in for EPA's averaging periods (24 h for particles, 8 h for ozone and
-    /// CO), the usual approximation for a "current AQI" without a NowCast history. Gases are
-    /// converted from µg/m³ at 25 °C and 1 atm.
+    /// CO): [`AqiTable::us_aqi`] of this hour alone, with no past hours to average. Gases are
+    /// converted as [`EpaMetric::from_ug_m3`] says.
     ///
     /// ```
     /// use aq_core::{AqiTable, Concentration, Concentrations, Pollutant};
@@ -351,31 +377,8 @@ impl AqiTable {
     /// ```
     #[must_use]
     pub fn local_aqi(self, concentrations: &Concentrations) -> Option<(u16, Pollutant)> {
-        let mut best: Option<(u16, Pollutant)> = None;
-        for (p, c) in concentrations.iter() {
-            // EPA's breakpoints are mixing ratios at its own reference, 25 °C.
-            let ppb = || c.to_ppb(p, ReferenceConditions::Epa25C).unwrap_or(f64::NAN);
-            let value = match p {
-                Pollutant::Pm25 => self.aqi(EpaMetric::Pm25Day, c.ug_m3()),
-                Pollutant::Pm10 => self.aqi(EpaMetric::Pm10Day, c.ug_m3()),
-                Pollutant::No2 => self.aqi(EpaMetric::No2OneHour, ppb()),
-                Pollutant::So2 => self.aqi(EpaMetric::So2OneHour, ppb()),
-                Pollutant::Co => self.aqi(EpaMetric::CoEightHour, ppb() / 1000.0),
-                Pollutant::O3 => {
-                    let ppm = ppb() / 1000.0;
-                    match self.aqi(EpaMetric::O3EightHour, ppm) {
-                        Err(AqiError::UseOneHourOzone) => self.aqi(EpaMetric::O3OneHour, ppm),
-                        other => other,
-                    }
-                }
-            };
-            match value {
-                Ok(v) if best.is_none_or(|(b, _)| v > b) => best = Some((v, p)),
-                Err(AqiError::UseDaySo2) => return None,
-                _ => {}
-            }
-        }
-        best
+        self.us_aqi(&[Some(*concentrations)])
+            .map(|aqi| (aqi.value, aqi.dominant))
     }
 }
 

@@ -5,7 +5,11 @@
 //! - [`CleanlinessIndex`] (CI): one 0 to 100 scale, 100 cleanest, computed from concentrations
 //!   with the 2024 European Air Quality Index bands ([`EaqiBands`]); the scale of route scores and
 //!   air-quality alerts. Its [`CiCategory`] bands line up with the Universal AQI.
-//! - [`AqiTable`]: the US EPA AQI (2024 and 2012 tables) for display as a local AQI.
+//! - [`AqiTable`]: the US EPA AQI (2024 and 2012 tables) for display as a local AQI;
+//!   [`nowcast`]: EPA's averaging of hourly values (NowCast, 8-hour means) and [`UsAqi`], the
+//!   US AQI of an hour with it.
+//! - [`AirHour`] ([`air_hour`]): one hour at a place as lookups show it;
+//!   [`PollenDay`] ([`pollen_day`]): one civil day's pollen, from the daily mean count.
 //! - [`PollenType`], [`PollenLevel`], [`GrainThresholds`]: pollen on a 0 to 5 scale.
 //! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
 //!   in-memory versions in [`memory`].
@@ -29,18 +33,23 @@
 //! assert_eq!(ci.category().name(), "Good");
 //! ```
 
+pub mod air_hour;
 pub mod epa;
 pub mod field;
 pub mod index;
 pub mod json;
 pub mod memory;
+pub mod nowcast;
 pub mod pollen;
+pub mod pollen_day;
 pub mod pollutant;
 pub mod position;
 pub mod runtime;
 pub mod source;
 pub mod tile;
+pub mod us_aqi;
 
+pub use air_hour::AirHour;
 pub use epa::{AqiCategory, AqiError, AqiTable, EpaMetric};
 pub use field::FieldError;
 pub use index::{
@@ -51,6 +60,7 @@ pub use pollen::{
     GrainCountError, GrainLimits, GrainThresholds, PollenLevel, PollenLevelError, PollenLevels,
     PollenType,
 };
+pub use pollen_day::{DailyPollenMean, PollenDay, PollenTypeDay};
 pub use pollutant::{
     Concentration, ConcentrationError, Concentrations, MOLAR_VOLUME_20C, MOLAR_VOLUME_25C,
     Pollutant, ReferenceConditions,
@@ -58,5 +68,6 @@ pub use pollutant::{
 pub use position::{Position, PositionError};
 pub use source::{
     AirQualitySource, AirSample, Exposure, ForecastSource, HourlyCi, HourlyConcentrations,
-    PollenOutlook, SampleQuery, SourceError, SourceInfo, check_batch_len,
+    PollenOutlook, SampleQuery, SourceError, SourceInfo, SourceReach, check_batch_len,
 };
+pub use us_aqi::{AqiMethod, UsAqi};

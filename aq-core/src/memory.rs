@@ -94,7 +94,9 @@ where
 /// Hourly CI values and pollen outlooks stored per position, for tests of alert evaluation.
 ///
 /// Positions are matched exactly (bit for bit); a position with nothing stored is not covered.
-/// Stored hourly series are returned from the query's start, cut to the requested horizon.
+/// Stored hourly series are returned from the query's start, cut to the requested horizon;
+/// with [`MemoryForecast::anchored`], they are read by time instead: `values[0]` is the hour of
+/// the anchor, and hours outside the stored values are `None`.
 ///
 /// ```
 /// use aq_core::memory::MemoryForecast;
@@ -114,6 +116,7 @@ pub struct MemoryForecast {
     hourly: RwLock<HashMap<(u64, u64), HourlySeries>>,
     concentrations: RwLock<HashMap<(u64, u64), ConcentrationSeries>>,
     pollen: RwLock<HashMap<(u64, u64), PollenOutlook>>,
+    anchor: Option<DateTime<Utc>>,
 }
 
 type HourlySeries = Vec<Option<CleanlinessIndex>>;
@@ -124,6 +127,42 @@ fn key(p: Position) -> (u64, u64) {
 }
 
 impl MemoryForecast {
+    /// A forecast whose stored series begin at `anchor`, so that a query from another start
+    /// (such as the hours before now, which a US AQI averages) reads the hours it asks for.
+    #[must_use]
+    pub fn anchored(anchor: DateTime<Utc>) -> Self {
+        Self {
+            anchor: Some(anchor),
+            ..Self::default()
+        }
+    }
+
+    /// The stored values of a series for the hours from `start`, `hours` after it included.
+    fn slice<T: Copy>(
+        &self,
+        values: &[Option<T>],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Vec<Option<T>> {
+        let len = usize::try_from(hours)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        match self.anchor {
+            None => values.iter().copied().take(len).collect(),
+            Some(anchor) => {
+                let first = (start - anchor).num_hours();
+                (0..len)
+                    .map(|k| {
+                        let h = first + i64::try_from(k).unwrap_or(i64::MAX);
+                        usize::try_from(h)
+                            .ok()
+                            .and_then(|h| values.get(h).copied().flatten())
+                    })
+                    .collect()
+            }
+        }
+    }
+
     /// Stores the hourly CI series of `position`, `values[0]` being the value now.
     pub fn set_hourly(&self, position: Position, values: Vec<Option<CleanlinessIndex>>) {
         self.hourly
@@ -153,26 +192,25 @@ impl MemoryForecast {
     }
 }
 
-/// The first `hours + 1` values set for each position in `table`, made a series by `series`;
-/// `None` for a position with none set.
+/// The values set for each position in `table` over the hours asked, made a series by
+/// `series`; `None` for a position with none set.
 fn window<T: Copy, S>(
-    table: &std::sync::RwLock<HashMap<(u64, u64), Vec<T>>>,
+    forecast: &MemoryForecast,
+    table: &std::sync::RwLock<HashMap<(u64, u64), Vec<Option<T>>>>,
     positions: &[Position],
+    start: DateTime<Utc>,
     hours: u32,
-    series: impl Fn(Vec<T>) -> S,
+    series: impl Fn(Vec<Option<T>>) -> S,
 ) -> Vec<Option<S>> {
     let table = table
         .read()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let len = usize::try_from(hours)
-        .unwrap_or(usize::MAX)
-        .saturating_add(1);
     positions
         .iter()
         .map(|&p| {
             table
                 .get(&key(p))
-                .map(|values| series(values.iter().copied().take(len).collect()))
+                .map(|values| series(forecast.slice(values, start, hours)))
         })
         .collect()
 }
@@ -189,10 +227,14 @@ impl ForecastSource for MemoryForecast {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
-        Ok(window(&self.hourly, positions, hours, |values| HourlyCi {
+        Ok(window(
+            self,
+            &self.hourly,
+            positions,
             start,
-            values,
-        }))
+            hours,
+            |values| HourlyCi { start, values },
+        ))
     }
 
     async fn hourly_concentrations(
@@ -201,9 +243,14 @@ impl ForecastSource for MemoryForecast {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyConcentrations>>, SourceError> {
-        Ok(window(&self.concentrations, positions, hours, |values| {
-            HourlyConcentrations { start, values }
-        }))
+        Ok(window(
+            self,
+            &self.concentrations,
+            positions,
+            start,
+            hours,
+            |values| HourlyConcentrations { start, values },
+        ))
     }
 
     async fn daily_pollen(

@@ -13,6 +13,7 @@ use thiserror::Error;
 
 use crate::index::CleanlinessIndex;
 use crate::pollen::PollenLevels;
+use crate::pollen_day::PollenDay;
 use crate::pollutant::Concentrations;
 use crate::position::Position;
 
@@ -326,6 +327,17 @@ pub struct PollenOutlook {
     pub days: Vec<PollenLevels>,
 }
 
+/// How far from now a [`ForecastSource`] answers hourly series: what lookups tell a customer
+/// about hours that are absent. `None` means no fixed window: the data itself decides (a
+/// synthetic field answers any time; a station file as far back as its readings go).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceReach {
+    /// Hours before now the source keeps, if it keeps a fixed window.
+    pub past_hours: Option<u32>,
+    /// Hours after now the source forecasts, if it forecasts a fixed window.
+    pub ahead_hours: Option<u32>,
+}
+
 /// A source of forecasts at points, queried in batches.
 ///
 /// Same contract as [`AirQualitySource`]: one answer per position, in order; `None` for a
@@ -378,6 +390,49 @@ pub trait ForecastSource: Send + Sync {
         at: DateTime<Utc>,
         days: u32,
     ) -> Result<Vec<Option<PollenOutlook>>, SourceError>;
+
+    /// The pollen of `days` civil days at each position from today (the day at the position
+    /// that contains `at`), with each type's daily mean count where the source has counts.
+    /// The provided method asks [`daily_pollen`](Self::daily_pollen) and gives levels without
+    /// counts, for sources that only have levels.
+    ///
+    /// # Errors
+    /// [`SourceError`] when the source cannot answer the batch at all.
+    async fn pollen_days(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+        let outlooks = self
+            .daily_pollen(positions, at, days.saturating_sub(1))
+            .await?;
+        Ok(outlooks
+            .into_iter()
+            .map(|o| {
+                o.map(|o| {
+                    o.days
+                        .iter()
+                        .take(days as usize)
+                        .enumerate()
+                        .map(|(k, levels)| {
+                            let date = o
+                                .today
+                                .checked_add_days(chrono::Days::new(k as u64))
+                                .unwrap_or(o.today);
+                            PollenDay::from_levels(date, levels)
+                        })
+                        .collect()
+                })
+            })
+            .collect())
+    }
+
+    /// How far back and ahead the source answers hourly series. The provided method knows of
+    /// no fixed window.
+    fn reach(&self) -> SourceReach {
+        SourceReach::default()
+    }
 }
 
 /// Checks that a batch answer has one entry per query, as the port contract demands, so that a

@@ -1,81 +1,51 @@
-//! Each civil day's pollen level from one statistic: the daily mean of the hourly counts.
-//!
-//! The NAB count categories behind [`GrainThresholds`] are defined on daily (24-hour) mean
-//! counts, the figure a volumetric trap reports, so every source that has hourly counts (the
-//! demo field, station files, Open-Meteo) turns a day into one number the same way: the mean
-//! of the counts of the whole UTC hours within the point's civil day ([`CivilDays::hours`]),
-//! then its level. A day whose counts cover fewer than three quarters of its hours has no level
-//! for that type (the completeness the EU air-quality directive asks of a daily mean:
-//! Directive 2008/50/EC, Annex XI, "at least 18 hourly values"), so a forecast that ends
-//! part-way through a day never produces a day of misleading level.
+//! Each civil day's pollen from one statistic: the daily mean of the hourly counts
+//! ([`DailyPollenMean`], whose rules are aq-core's), over the whole UTC hours within the
+//! point's civil day ([`CivilDays::hours`]). Every source that has hourly counts (the demo
+//! field, station files, Open-Meteo) turns its hours into days here.
 
-use aq_core::{GrainThresholds, PollenLevels, PollenOutlook, PollenType};
+use aq_core::{DailyPollenMean, GrainThresholds, PollenDay, PollenOutlook, PollenType};
 
 use crate::civil::CivilDays;
 use crate::values::Values;
 
-/// Sums and counts the hourly pollen counts of one day, per type.
-#[derive(Debug, Clone, Copy, Default)]
-struct DailyMean {
-    sum: [f64; 3],
-    present: [u32; 3],
-    hours: u32,
-}
-
-impl DailyMean {
-    fn add(&mut self, values: &Values) {
-        self.hours += 1;
-        for (i, kind) in PollenType::ALL.into_iter().enumerate() {
-            if let Some(count) = values.get(Values::pollen_index(kind)) {
-                self.sum[i] += count;
-                self.present[i] += 1;
-            }
-        }
-    }
-
-    fn any(&self) -> bool {
-        self.present.iter().any(|&n| n > 0)
-    }
-
-    /// The level of each type whose counts cover at least three quarters of the day's hours.
-    fn levels(&self, thresholds: &GrainThresholds) -> PollenLevels {
-        let mut levels = PollenLevels::default();
-        for (i, kind) in PollenType::ALL.into_iter().enumerate() {
-            let n = self.present[i];
-            if n == 0 || 4 * n < 3 * self.hours {
-                continue;
-            }
-            if let Ok(level) = thresholds.level(kind, self.sum[i] / f64::from(n)) {
-                levels.set(kind, level);
-            }
-        }
-        levels
-    }
-}
-
-/// The outlook over `days`, whose first day is yesterday: each day's level from the daily mean
-/// of the values `hourly` gives at each of its whole hours (seconds since the epoch). `None`
-/// (not covered) when no hour of any day has a pollen count.
-pub(crate) fn outlook(
+/// Each of `days`' pollen from the values `hourly` gives at each of its whole hours (seconds
+/// since the epoch). `None` (not covered) when no hour of any day has a pollen count.
+pub(crate) fn days(
     days: &CivilDays,
     thresholds: &GrainThresholds,
     mut hourly: impl FnMut(i64) -> Values,
-) -> Option<PollenOutlook> {
+) -> Option<Vec<PollenDay>> {
     let mut seen = false;
-    let mut levels = (0..days.len()).map(|k| {
-        let mut mean = DailyMean::default();
-        for t in days.hours(k) {
-            mean.add(&hourly(t));
-        }
-        seen |= mean.any();
-        mean.levels(thresholds)
-    });
-    let yesterday = levels.next().unwrap_or_default();
-    let rest = levels.collect();
-    seen.then_some(PollenOutlook {
-        today: days.date(1),
+    let out = (0..days.len())
+        .map(|k| {
+            let mut mean = DailyPollenMean::default();
+            for t in days.hours(k) {
+                let values = hourly(t);
+                mean.add_hour(PollenType::ALL.map(|kind| values.get(Values::pollen_index(kind))));
+            }
+            seen |= mean.any();
+            mean.day(days.date(k), thresholds)
+        })
+        .collect();
+    seen.then_some(out)
+}
+
+/// The outlook over `days`, whose first day is yesterday: each day's level from the daily mean
+/// of the values `hourly` gives at each of its whole hours. `None` (not covered) when no hour
+/// of any day has a pollen count.
+pub(crate) fn outlook(
+    civil: &CivilDays,
+    thresholds: &GrainThresholds,
+    hourly: impl FnMut(i64) -> Values,
+) -> Option<PollenOutlook> {
+    let mut all = days(civil, thresholds, hourly)?
+        .into_iter()
+        .map(|d| d.levels());
+    let yesterday = all.next().unwrap_or_default();
+    Some(PollenOutlook {
+        today: civil.date(1),
         yesterday,
-        days: rest,
+        days: all.collect(),
     })
 }
 
@@ -89,9 +59,18 @@ pub(crate) fn outlook_days(
     CivilDays::at(position, at, -1, days.saturating_add(2))
 }
 
+/// The civil days of a lookup of `days` days from today at `position`.
+pub(crate) fn lookup_days(
+    position: aq_core::Position,
+    at: chrono::DateTime<chrono::Utc>,
+    days: u32,
+) -> CivilDays {
+    CivilDays::at(position, at, 0, days)
+}
+
 #[cfg(test)]
 mod tests {
-    use aq_core::Position;
+    use aq_core::{PollenLevels, Position};
     use chrono::{TimeZone, Utc};
 
     use super::*;

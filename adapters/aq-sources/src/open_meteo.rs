@@ -36,8 +36,8 @@ use serde_json::Value as Json;
 use aq_core::runtime::Clock;
 use aq_core::{
     AirQualitySource, AirSample, EaqiBands, ForecastSource, GrainThresholds, HourlyCi,
-    HourlyConcentrations, PollenOutlook, PollenType, Pollutant, Position, SampleQuery, SourceError,
-    SourceInfo,
+    HourlyConcentrations, PollenDay, PollenOutlook, PollenType, Pollutant, Position, SampleQuery,
+    SourceError, SourceInfo, SourceReach,
 };
 
 use crate::cache::TimedCache;
@@ -376,8 +376,30 @@ impl OpenMeteo {
             .iter()
             .map(|&p| daily::outlook_days(p, at, days))
             .collect();
+        let days = self.civil_days(positions, &civil).await?;
+        Ok(days
+            .into_iter()
+            .zip(&civil)
+            .map(|(d, c)| {
+                let mut all = d?.into_iter().map(|d| d.levels());
+                let yesterday = all.next().unwrap_or_default();
+                Some(PollenOutlook {
+                    today: c.date(1),
+                    yesterday,
+                    days: all.collect(),
+                })
+            })
+            .collect())
+    }
+
+    /// Each position's `civil` days, from one lookup of all their hours.
+    async fn civil_days(
+        &self,
+        positions: &[Position],
+        civil: &[CivilDays],
+    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
         let mut keys = Vec::new();
-        for (&p, c) in positions.iter().zip(&civil) {
+        for (&p, c) in positions.iter().zip(civil) {
             for k in 0..c.len() {
                 keys.extend(c.hours(k).map(|t| self.key_at(p, t)));
             }
@@ -385,9 +407,9 @@ impl OpenMeteo {
         let found = self.lookup(&keys).await?;
         Ok(positions
             .iter()
-            .zip(&civil)
+            .zip(civil)
             .map(|(&p, c)| {
-                daily::outlook(c, &self.config.pollen, |t| {
+                daily::days(c, &self.config.pollen, |t| {
                     found
                         .get(&self.key_at(p, t))
                         .copied()
@@ -556,6 +578,29 @@ impl ForecastSource for OpenMeteo {
         days: u32,
     ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
         self.pollen(positions, at, days).await
+    }
+
+    /// Each civil day's mean count and level, from the model's hourly counts.
+    async fn pollen_days(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+        let civil: Vec<CivilDays> = positions
+            .iter()
+            .map(|&p| daily::lookup_days(p, at, days))
+            .collect();
+        self.civil_days(positions, &civil).await
+    }
+
+    /// The API's window: [`OpenMeteoConfig::past_days`] back, [`OpenMeteoConfig::forecast_days`]
+    /// ahead.
+    fn reach(&self) -> SourceReach {
+        SourceReach {
+            past_hours: Some(self.config.past_days.saturating_mul(24)),
+            ahead_hours: Some(self.config.forecast_days.saturating_mul(24)),
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! | `POST /insights/v1/cleanest-route?key=` | alert request (`points`) or route scoring (`routes`) |
 //! | `GET`, `HEAD /insights/v1/files/{name}` | an output file, behind a signed, expiring URL |
 //! | `GET /insights/v1/tiles/{z}/{x}/{y}.png?key=` | a heatmap tile of the cleanliness index |
+//! | `GET /insights/v1/conditions`, `forecast`, `history`, `pollen` `?key=&lat=&lon=` | a place's air now, by the hour ahead and back, and its pollen by the day |
 //! | `GET /insights/v1/openapi.json` | the OpenAPI 3.1 document of this API |
 //! | `GET /insights/v1/docs` | the API reference, rendered from vendored assets |
 //! | `GET /healthz` | the process is up |
@@ -36,6 +37,7 @@ pub mod dashboard;
 mod docs;
 pub mod error;
 pub mod files;
+mod lookups;
 pub mod metrics;
 pub mod openapi;
 pub mod provenance;
@@ -92,7 +94,17 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
                     provenance::label_files,
                 )),
         );
+    let lookups = Router::new()
+        .route("/insights/v1/conditions", get(lookups::conditions))
+        .route("/insights/v1/forecast", get(lookups::forecast))
+        .route("/insights/v1/history", get(lookups::history))
+        .route("/insights/v1/pollen", get(lookups::pollen))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            provenance::label_lookups,
+        ));
     let mut api = labelled
+        .merge(lookups)
         .route("/insights/v1/openapi.json", get(openapi::serve))
         .route("/insights/v1/tiles/{z}/{x}/{y}", get(tiles::tile))
         // Before the CORS layer, so that the layer sees (and answers) preflights that would

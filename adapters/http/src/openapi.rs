@@ -16,10 +16,16 @@ use utoipa::{OpenApi, ToSchema};
 
 use crate::api::AlertAccepted;
 use crate::error::ErrorEnvelope;
+use crate::lookups::wire::{
+    AdviceBody, ConditionsData, ConditionsResponse, DataSourceBody, HourBody, HoursData,
+    HoursResponse, IndexBody, LookupMetadata, PollenData, PollenDayBody, PollenResponse,
+    PollenTypeBody, PollenTypesBody, PollutantBody, PollutantsBody, PositionBody, UsAqiBody,
+};
 use crate::provenance::DataSourceMember;
 use crate::state::{ApiConfig, AppState};
 
 mod contract;
+mod lookups;
 
 /// The webhook delivery (INSIGHT_OUTPUT) POSTed to your webhook URL, with Standard Webhooks
 /// headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, and
@@ -91,10 +97,29 @@ fn metrics() {}
         InsightOutput,
         AlertLine,
         ErrorEnvelope,
-        DataSourceMember
+        DataSourceMember,
+        ConditionsResponse,
+        ConditionsData,
+        HoursResponse,
+        HoursData,
+        PollenResponse,
+        PollenData,
+        LookupMetadata,
+        PositionBody,
+        DataSourceBody,
+        HourBody,
+        IndexBody,
+        PollutantsBody,
+        PollutantBody,
+        UsAqiBody,
+        AdviceBody,
+        PollenDayBody,
+        PollenTypesBody,
+        PollenTypeBody
     )),
     tags(
         (name = "insights", description = "Route scores and alerts"),
+        (name = "lookups", description = "A place's air now, by the hour ahead and back, and its pollen by the day"),
         (name = "operations", description = "Health and metrics"),
     )
 )]
@@ -109,6 +134,9 @@ pub fn document(config: &ApiConfig) -> Value {
         serde_json::json!({"post": contract::cleanest_route_operation(config)});
     doc["paths"]["/insights/v1/files/{name}"] = contract::download_operations();
     doc["paths"]["/insights/v1/tiles/{z}/{x}/{y}.png"] = contract::tile_operation();
+    for (path, operation) in lookups::operations() {
+        doc["paths"][path] = operation;
+    }
     if let (Some(schemas), Value::Object(requests)) = (
         doc["components"]["schemas"].as_object_mut(),
         contract::request_schemas(config),

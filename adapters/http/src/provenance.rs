@@ -8,6 +8,8 @@
 //!   are evaluated from (with `--aq-source openaq`, alerts read Open-Meteo's forecasts).
 //! - A route response computed from synthetic data also says so in its JSON, in the extension
 //!   member `dataSource` ([`DataSourceMember`]).
+//! - Every answer of the lookups (`conditions`, `forecast`, `history`, `pollen`) carries the
+//!   header of the forecast source they read, and says the same in `metadata.dataSource`.
 //! - Every dashboard page shows a banner while the server runs on synthetic data
 //!   (`dashboard::pages::demo_banner`).
 
@@ -100,6 +102,20 @@ pub(crate) async fn label_api(State(state): State<AppState>, req: Request, next:
 
 /// Adds the forecast source's header to every answer of the file path: files hold alerts.
 pub(crate) async fn label_files(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let mut response = next.run(req).await;
+    response
+        .headers_mut()
+        .insert(DATA_SOURCE_HEADER, state.provenance().alerts.clone());
+    response
+}
+
+/// Adds the forecast source's header to every answer of the lookups: they read the source
+/// alerts are evaluated from.
+pub(crate) async fn label_lookups(
     State(state): State<AppState>,
     req: Request,
     next: Next,

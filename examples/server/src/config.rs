@@ -41,8 +41,9 @@ pub(crate) struct GlobalArgs {
     #[arg(long, env = "INSIGHTS_PUBLIC_URL", global = true, value_name = "URL")]
     pub(crate) public_url: Option<String>,
 
-    /// The air-quality source: `demo`, `stations:FILE` (CSV or GeoJSON), `open-meteo`,
-    /// `openaq` (key in OPENAQ_API_KEY) or `cams:DIR` (CAMS GRIB2 files in DIR, followed)
+    /// The air-quality source: `demo`, `stations:FILE` (CSV or GeoJSON), `open-meteo` (or
+    /// `open-meteo:URL` for another server of its API), `openaq` (key in OPENAQ_API_KEY) or
+    /// `cams:DIR` (CAMS GRIB2 files in DIR, followed)
     /// [default: demo].
     #[arg(long, env = "INSIGHTS_AQ_SOURCE", global = true, value_name = "SOURCE")]
     pub(crate) aq_source: Option<String>,

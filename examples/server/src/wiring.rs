@@ -214,7 +214,7 @@ pub(crate) fn manager(stores: &Stores, settings: &Settings) -> Manager {
     // Alerts read Open-Meteo's forecasts for both of these (see `open_sources`); the demo field
     // and station files answer any day they are asked.
     match settings.aq_source.as_str() {
-        "open-meteo" | "openaq" => manager.with_pollen_limit(
+        s if s == "openaq" || open_meteo_url(s).is_some() => manager.with_pollen_limit(
             aq_sources::open_meteo::POLLEN_FORECAST_DAYS,
             aq_sources::open_meteo::POLLEN_FORECAST_REASON,
         ),
@@ -230,6 +230,17 @@ pub(crate) struct Sources {
     pub(crate) forecast: Arc<dyn ForecastSource>,
 }
 
+/// `Some` for an Open-Meteo source: `open-meteo` (the public API, `None` inside) or
+/// `open-meteo:URL` (another server of the same API, such as a self-hosted Open-Meteo or the
+/// commercial endpoint).
+fn open_meteo_url(spec: &str) -> Option<Option<&str>> {
+    if spec == "open-meteo" {
+        Some(None)
+    } else {
+        spec.strip_prefix("open-meteo:").map(Some)
+    }
+}
+
 /// Opens the source named by `settings.aq_source`; the sources that cache or follow the
 /// forecast window read the time from `clock`.
 pub(crate) fn open_sources(settings: &Settings, clock: &Arc<dyn Clock>) -> Result<Sources> {
@@ -241,11 +252,13 @@ pub(crate) fn open_sources(settings: &Settings, clock: &Arc<dyn Clock>) -> Resul
             forecast: field,
         });
     }
-    if spec == "open-meteo" {
-        let source = Arc::new(
-            OpenMeteo::new(OpenMeteoConfig::default(), clock.clone())
-                .context("cannot set up Open-Meteo")?,
-        );
+    if let Some(base_url) = open_meteo_url(spec) {
+        let mut config = OpenMeteoConfig::default();
+        if let Some(url) = base_url {
+            config.base_url = url.to_owned();
+        }
+        let source =
+            Arc::new(OpenMeteo::new(config, clock.clone()).context("cannot set up Open-Meteo")?);
         return Ok(Sources {
             air: source.clone(),
             forecast: source,
@@ -295,7 +308,9 @@ pub(crate) fn open_sources(settings: &Settings, clock: &Arc<dyn Clock>) -> Resul
             forecast: source,
         });
     }
-    bail!("--aq-source must be demo, open-meteo, openaq, stations:FILE or cams:DIR, got `{spec}`")
+    bail!(
+        "--aq-source must be demo, open-meteo, open-meteo:URL, openaq, stations:FILE or cams:DIR, got `{spec}`"
+    )
 }
 
 /// The directory of a `cams:DIR` source, or `None` for another kind of source.

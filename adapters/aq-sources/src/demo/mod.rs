@@ -35,8 +35,8 @@ use rand_pcg::Pcg64;
 
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, Concentrations, EaqiBands, Exposure,
-    ForecastSource, GrainThresholds, HourlyCi, HourlyConcentrations, PollenLevels, PollenOutlook,
-    Position, SampleQuery, SourceError, SourceInfo,
+    ForecastSource, GrainThresholds, HourlyCi, HourlyConcentrations, PollenDay, PollenLevels,
+    PollenOutlook, Position, SampleQuery, SourceError, SourceInfo,
 };
 
 use crate::daily;
@@ -366,6 +366,25 @@ impl ForecastSource for DemoField {
         Ok(positions
             .iter()
             .map(|&p| Some(self.pollen_outlook(p, at, days)))
+            .collect())
+    }
+
+    /// Each day's mean count and level, from the field's hourly counts.
+    async fn pollen_days(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+        Ok(positions
+            .iter()
+            .map(|&p| {
+                let place = self.place(p);
+                daily::days(&daily::lookup_days(p, at, days), &self.pollen, |t| {
+                    let time = DateTime::<Utc>::from_timestamp(t, 0).unwrap_or(at);
+                    self.values_at(&place, time)
+                })
+            })
             .collect())
     }
 }

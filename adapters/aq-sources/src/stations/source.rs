@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations,
-    PollenOutlook, Position, SampleQuery, SourceError, SourceInfo,
+    PollenDay, PollenOutlook, Position, SampleQuery, SourceError, SourceInfo,
 };
 
 use super::StationFile;
@@ -153,6 +153,24 @@ impl ForecastSource for StationFile {
         Ok(positions
             .iter()
             .map(|&p| self.pollen_outlook(p, at, days, &mut hood))
+            .collect())
+    }
+
+    /// Each day's mean count and level, from the file's pollen readings.
+    async fn pollen_days(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+        let mut hood = Neighbourhood::default();
+        Ok(positions
+            .iter()
+            .map(|&p| {
+                daily::days(&daily::lookup_days(p, at, days), &self.config.pollen, |t| {
+                    self.interpolate(p, t, &mut hood)
+                })
+            })
             .collect())
     }
 }

@@ -6,7 +6,7 @@
 
 use alerts_core::evaluate::{Change, horizon};
 use alerts_core::message::render_rule;
-use alerts_core::rule::{AlertRule, AqIndex, DataType};
+use alerts_core::rule::{AlertRule, DataType};
 use aq_core::{
     CiCategory, HourlyCi, PollenLevel, PollenOutlook, PollenType, Position, check_batch_len,
 };
@@ -144,43 +144,39 @@ async fn charts(
 ) -> Markup {
     let source = state.alerts().forecast_source();
     let evaluator = &state.alerts().config().evaluator;
-    let series = source
-        .hourly_ci(&[position], now, HOURS)
-        .await
-        .and_then(|answers| check_batch_len(1, answers));
+    // The hours come the way the lookups read them, from the start of the current hour.
+    let first = crate::tiles::hour_of(now);
+    let hours = crate::lookups::air_hours(source.as_ref(), position, first, HOURS + 1).await;
     let pollen = source
         .daily_pollen(&[position], now, POLLEN_DAYS)
         .await
         .and_then(|answers| check_batch_len(1, answers));
-    let (series, pollen) = match (series, pollen) {
-        (Ok(mut s), Ok(mut p)) => (s.remove(0), p.remove(0)),
+    let (place, pollen) = match (hours, pollen) {
+        (Ok(h), Ok(mut p)) => (h, p.remove(0)),
         (Err(e), _) | (_, Err(e)) => {
             tracing::warn!(error = %e, "dashboard: forecast source failed");
             return html! { p.error #forecast-error { "The forecast source is unavailable. Wait a minute and try again." } };
         }
     };
+    let series = HourlyCi::covered(first, place.hours.iter().map(|h| h.map(|h| h.ci)).collect());
     let mut fired = Vec::new();
     if let Some(rule) = rule {
-        // The US AQI is computed from the concentrations of the hour a change speaks of, as
-        // the evaluator does; without them the message says it is not available.
-        let air = if rule.spec.aq_index() == AqIndex::UsEpa {
-            source
-                .hourly_concentrations(&[position], now, HOURS)
-                .await
-                .ok()
-                .and_then(|mut answers| answers.pop().flatten())
-        } else {
-            None
-        };
+        // The US AQI averages the hour a change speaks of with the hours before it, as the
+        // evaluator and the lookups do; without them the message says it is not available.
         let air_at = |change: &Change| match change {
-            Change::Aq(c) => air
-                .as_ref()
-                .and_then(|s| s.values.get(usize::try_from(c.hours).ok()?))
-                .and_then(Option::as_ref),
+            Change::Aq(c) => place.air.as_ref().map(|air| {
+                aq_core::air_hour::window(air, first + chrono::Duration::hours(i64::from(c.hours)))
+            }),
             Change::Pollen(_) => None,
         };
         evaluator.changes(&rule.spec, series.as_ref(), pollen.as_ref(), |change, _| {
-            let message = render_rule(&rule.spec, &change, air_at(&change), &evaluator.messages);
+            let hours = air_at(&change);
+            let message = render_rule(
+                &rule.spec,
+                &change,
+                hours.as_ref().map(|h| &h[..]),
+                &evaluator.messages,
+            );
             fired.push((change, message));
         });
     }

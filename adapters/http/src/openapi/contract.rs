@@ -429,7 +429,8 @@ pub(crate) fn security_schemes() -> Value {
     })
 }
 
-fn error(description: &str) -> Value {
+/// An error answer with the error envelope.
+pub(crate) fn error(description: &str) -> Value {
     json!({
         "description": description,
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}
@@ -437,7 +438,7 @@ fn error(description: &str) -> Value {
 }
 
 /// An error answer that says when to try again.
-fn retry_later(description: &str) -> Value {
+pub(crate) fn retry_later(description: &str) -> Value {
     let mut answer = error(description);
     answer["headers"] = json!({
         "Retry-After": {

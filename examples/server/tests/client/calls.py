@@ -1,4 +1,4 @@
-"""Calls both operations of a running server through a client generated from its OpenAPI
+"""Calls the operations of a running server through a client generated from its OpenAPI
 document alone, as a customer would: `python calls.py BASE_URL KEY` with the generated
 `insights_client` package on the path. Prints one line per check and exits non-zero on the
 first surprise."""
@@ -7,10 +7,14 @@ import sys
 
 from insights_client import Client
 from insights_client.api.insights import cleanest_route
+from insights_client.api.lookups import get_conditions, get_forecast, get_history, get_pollen
 from insights_client.models import (
     AlertAccepted,
     AlertRequest,
+    ConditionsResponse,
     ErrorEnvelope,
+    HoursResponse,
+    PollenResponse,
     ScoreRequest,
     ScoreResponse,
 )
@@ -51,3 +55,27 @@ assert refused.status_code == 400, refused.status_code
 assert isinstance(refused.parsed, ErrorEnvelope), refused.parsed
 assert refused.parsed.error.code == "invalid_request", refused.parsed.error
 print("refusal parsed:", refused.parsed.error.detail)
+
+now = get_conditions.sync(client=client, lat=52.52, lon=13.405)
+assert isinstance(now, ConditionsResponse), now
+assert now.data.hour is not None and 0 <= now.data.hour.index.value <= 100, now
+print("conditions read:", now.data.hour.index.value, now.data.hour.index.category)
+
+ahead = get_forecast.sync(client=client, lat=52.52, lon=13.405, hours=5)
+assert isinstance(ahead, HoursResponse), ahead
+assert len(ahead.data.hours) == 5 and ahead.metadata.answered == 5, ahead
+print("forecast read:", [h.index.value for h in ahead.data.hours])
+
+back = get_history.sync(client=client, lat=52.52, lon=13.405, hours=3)
+assert isinstance(back, HoursResponse), back
+assert back.data.hours[0].time > back.data.hours[1].time, "newest first"
+print("history read:", [h.time.isoformat() for h in back.data.hours])
+
+days = get_pollen.sync(client=client, lat=52.52, lon=13.405, days=2)
+assert isinstance(days, PollenResponse), days
+assert len(days.data.days) == 2, days
+print("pollen read:", [d.date.isoformat() for d in days.data.days])
+
+too_far = get_forecast.sync_detailed(client=client, lat=52.52, lon=13.405, hours=97)
+assert too_far.status_code == 400 and isinstance(too_far.parsed, ErrorEnvelope), too_far
+print("lookup refusal parsed:", too_far.parsed.error.detail)

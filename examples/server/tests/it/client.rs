@@ -1,5 +1,5 @@
 //! A client generated from the served OpenAPI document alone (openapi-python-client) calls
-//! both operations and reads every answer as the document describes it: the proof that a
+//! both operations of the shared path and the four lookups, and reads every answer as the document describes it: the proof that a
 //! customer who starts from the document meets no surprise.
 
 use std::path::Path;
@@ -14,7 +14,7 @@ const INSTALL: &str = "install it with `python3 -m venv $HOME/.cache/insights/to
      (as scripts/test does)";
 
 #[test]
-fn a_client_generated_from_the_document_calls_both_operations() {
+fn a_client_generated_from_the_document_calls_every_operation() {
     let Some(generator) = find_tool(
         "OPENAPI_CLIENT_BIN",
         "openapi-client-venv/bin/openapi-python-client",
@@ -69,7 +69,16 @@ fn a_client_generated_from_the_document_calls_both_operations() {
         "the generated client met a surprise:\n{stdout}\n{}",
         String::from_utf8_lossy(&ran.stderr)
     );
-    for step in ["routes scored", "alerts accepted", "refusal parsed"] {
+    for step in [
+        "routes scored",
+        "alerts accepted",
+        "refusal parsed",
+        "conditions read",
+        "forecast read",
+        "history read",
+        "pollen read",
+        "lookup refusal parsed",
+    ] {
         assert!(stdout.contains(step), "{step} missing from:\n{stdout}");
     }
 }

@@ -16,6 +16,7 @@ mod harness;
 mod health;
 mod hostile;
 mod load;
+mod lookups;
 mod operator;
 mod outage;
 mod queue;

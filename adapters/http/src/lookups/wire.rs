@@ -1,0 +1,366 @@
+//! The JSON of the lookups: the envelope, the metadata and one hour or one pollen day, as
+//! serialised and as the OpenAPI document describes them (the schemas are derived from these
+//! types, so they cannot drift).
+
+use alerts_core::advice::aq_advice;
+use alerts_core::evaluate::Direction;
+use alerts_core::rule::Audience;
+use aq_core::{AirHour, PollenDay, PollenType, Pollutant, Position, SourceInfo, SourceReach};
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// The answer of `GET /insights/v1/conditions`.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct ConditionsResponse {
+    /// Where the data comes from and what was answered.
+    pub metadata: LookupMetadata,
+    /// The current hour.
+    pub data: ConditionsData,
+    /// Null on success.
+    #[schema(value_type = Option<Object>)]
+    pub error: Option<Value>,
+}
+
+/// The `data` of a conditions lookup.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct ConditionsData {
+    /// The current hour; null when the source does not cover the place now (`metadata.notes`
+    /// says so).
+    pub hour: Option<HourBody>,
+}
+
+/// The answer of `GET /insights/v1/forecast` and `GET /insights/v1/history`.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct HoursResponse {
+    /// Where the data comes from and what was answered.
+    pub metadata: LookupMetadata,
+    /// The hours.
+    pub data: HoursData,
+    /// Null on success.
+    #[schema(value_type = Option<Object>)]
+    pub error: Option<Value>,
+}
+
+/// The `data` of a forecast or history lookup.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct HoursData {
+    /// The hours the source has, in the operation's order (forecast: from the current hour on;
+    /// history: newest first). An hour the source does not have is left out, never invented.
+    pub hours: Vec<HourBody>,
+}
+
+/// The answer of `GET /insights/v1/pollen`.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct PollenResponse {
+    /// Where the data comes from and what was answered.
+    pub metadata: LookupMetadata,
+    /// The days.
+    pub data: PollenData,
+    /// Null on success.
+    #[schema(value_type = Option<Object>)]
+    pub error: Option<Value>,
+}
+
+/// The `data` of a pollen lookup.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct PollenData {
+    /// The civil days at the place from today, today first; empty when the source has no
+    /// pollen there.
+    pub days: Vec<PollenDayBody>,
+}
+
+/// What every lookup says about its answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct LookupMetadata {
+    /// The position answered.
+    pub position: PositionBody,
+    /// Where the data comes from.
+    pub data_source: DataSourceBody,
+    /// How many hours or days were asked for.
+    pub requested: u32,
+    /// How many of them the source has (the length of `data.hours` or `data.days`, or 0 or 1
+    /// for conditions).
+    pub answered: u32,
+    /// Why some or all of what was asked is absent, for people to read.
+    pub notes: Vec<String>,
+}
+
+/// A position, in degrees (WGS 84).
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct PositionBody {
+    /// Latitude.
+    pub lat: f64,
+    /// Longitude.
+    pub lon: f64,
+}
+
+impl From<Position> for PositionBody {
+    fn from(p: Position) -> Self {
+        Self {
+            lat: p.lat(),
+            lon: p.lon(),
+        }
+    }
+}
+
+/// The source a lookup read.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DataSourceBody {
+    /// The source's name: `demo`, `open-meteo`, or a station file's name.
+    pub name: String,
+    /// True for synthetic data (the demo field): not measurements, not a forecast.
+    pub synthetic: bool,
+    /// The attribution the data's licence asks for, if any.
+    pub attribution: Option<String>,
+    /// The start of the newest hour the answer holds a value for: the model's newest hour
+    /// used, or the newest observation for measured sources; null when nothing was answered.
+    pub newest_hour: Option<DateTime<Utc>>,
+    /// Hours before now the source keeps, when it keeps a fixed window (null: no fixed
+    /// window, the data decides).
+    pub history_hours: Option<u32>,
+    /// Hours after now the source forecasts, when it forecasts a fixed window.
+    pub forecast_hours: Option<u32>,
+}
+
+impl DataSourceBody {
+    pub(crate) fn new(
+        info: &SourceInfo,
+        reach: SourceReach,
+        newest_hour: Option<DateTime<Utc>>,
+    ) -> Self {
+        Self {
+            name: info.name.clone(),
+            synthetic: info.demo,
+            attribution: info.attribution.clone(),
+            newest_hour,
+            history_hours: reach.past_hours,
+            forecast_hours: reach.ahead_hours,
+        }
+    }
+}
+
+/// One hour at the place.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HourBody {
+    /// The start of the hour (UTC).
+    pub time: DateTime<Utc>,
+    /// The cleanliness index: the value route scores and alerts read.
+    pub index: IndexBody,
+    /// The pollutant with the worst European sub-index (`pm25`, `pm10`, `no2`, `o3`, `so2`);
+    /// null when the source gives no concentrations.
+    pub dominant_pollutant: Option<String>,
+    /// The concentrations the source has this hour, by the names station files use; a
+    /// pollutant it does not have is absent.
+    pub pollutants: PollutantsBody,
+    /// The US EPA AQI (2024 table); null when the concentrations give none.
+    pub us_aqi: Option<UsAqiBody>,
+    /// What to do, for the general population and five groups: the recommendations of alert
+    /// messages for air that reaches this hour's category.
+    pub advice: AdviceBody,
+}
+
+/// The cleanliness index of an hour.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct IndexBody {
+    /// 0 (dirtiest) to 100 (cleanest), rounded half up.
+    #[schema(minimum = 0, maximum = 100)]
+    pub value: u8,
+    /// `Excellent`, `Good`, `Moderate`, `Low` or `Poor`.
+    pub category: String,
+}
+
+/// One pollutant's concentration.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct PollutantBody {
+    /// The hourly mean, rounded to 0.1.
+    pub value: f64,
+    /// Always `µg/m³`.
+    pub units: String,
+}
+
+/// The concentrations of an hour.
+#[derive(Debug, Default, Serialize, ToSchema)]
+pub(crate) struct PollutantsBody {
+    /// PM2.5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pm25: Option<PollutantBody>,
+    /// PM10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pm10: Option<PollutantBody>,
+    /// Nitrogen dioxide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no2: Option<PollutantBody>,
+    /// Ozone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub o3: Option<PollutantBody>,
+    /// Sulphur dioxide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub so2: Option<PollutantBody>,
+    /// Carbon monoxide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub co: Option<PollutantBody>,
+}
+
+/// The US AQI of an hour.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct UsAqiBody {
+    /// The AQI, 0 and up (above 500 is beyond the index).
+    #[schema(minimum = 0)]
+    pub value: u16,
+    /// EPA's category name, such as `Moderate`.
+    pub category: String,
+    /// The pollutant that sets it.
+    pub dominant_pollutant: String,
+    /// `nowcast`: the dominant pollutant was averaged as EPA does for current conditions
+    /// (NowCast for particles, 8-hour mean for O3 and CO, 1-hour NO2 and SO2); `hourly`: the
+    /// source lacked the past hours and the hour's own value stood in.
+    #[schema(pattern = "^(nowcast|hourly)$")]
+    pub method: String,
+}
+
+/// The recommendation per audience.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AdviceBody {
+    /// Everyone.
+    pub general_population: String,
+    /// Children.
+    pub children: String,
+    /// Older adults.
+    pub older_adults: String,
+    /// People with heart or lung disease, asthma included.
+    pub heart_or_lung_disease: String,
+    /// Pregnant people.
+    pub pregnancy: String,
+    /// People who train or compete outdoors.
+    pub athletes: String,
+}
+
+/// One civil day's pollen at the place.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct PollenDayBody {
+    /// The civil date at the place.
+    pub date: NaiveDate,
+    /// Per type; a type the source has no value for that day is absent.
+    pub types: PollenTypesBody,
+}
+
+/// The pollen types of a day.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct PollenTypesBody {
+    /// Tree pollen (alder, birch, olive, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<PollenTypeBody>,
+    /// Grass pollen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grass: Option<PollenTypeBody>,
+    /// Weed pollen (ragweed, mugwort, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weed: Option<PollenTypeBody>,
+}
+
+/// One pollen type on one day.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PollenTypeBody {
+    /// 0 (None) to 5 (Very high).
+    #[schema(minimum = 0, maximum = 5)]
+    pub level: u8,
+    /// `None`, `Very low`, `Low`, `Moderate`, `High` or `Very high`.
+    pub category: String,
+    /// The day's mean count in grains/m³, rounded to 0.1; null when the source gives levels
+    /// only.
+    pub mean_grains_m3: Option<f64>,
+}
+
+/// `x` rounded to one decimal.
+fn tenth(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+impl From<&AirHour> for HourBody {
+    fn from(hour: &AirHour) -> Self {
+        let mut pollutants = PollutantsBody::default();
+        if let Some(air) = &hour.concentrations {
+            for (p, c) in air.iter() {
+                let body = Some(PollutantBody {
+                    value: tenth(c.ug_m3()),
+                    units: "µg/m³".to_owned(),
+                });
+                match p {
+                    Pollutant::Pm25 => pollutants.pm25 = body,
+                    Pollutant::Pm10 => pollutants.pm10 = body,
+                    Pollutant::No2 => pollutants.no2 = body,
+                    Pollutant::O3 => pollutants.o3 = body,
+                    Pollutant::So2 => pollutants.so2 = body,
+                    Pollutant::Co => pollutants.co = body,
+                }
+            }
+        }
+        let category = hour.ci.category();
+        // The tables speak of air that reaches a category; for an hour as it is, the row of
+        // air that has come to it (getting worse) is the one that says what to do there.
+        let advice = |audience| aq_advice(audience, Direction::Deterioration, category).to_owned();
+        Self {
+            time: hour.time,
+            index: IndexBody {
+                value: hour.ci.rounded(),
+                category: category.name().to_owned(),
+            },
+            dominant_pollutant: hour.dominant.map(|p| wire_name(p).to_owned()),
+            pollutants,
+            us_aqi: hour.us_aqi.map(|a| UsAqiBody {
+                value: a.value,
+                category: a.category.name().to_owned(),
+                dominant_pollutant: wire_name(a.dominant).to_owned(),
+                method: a.method.as_str().to_owned(),
+            }),
+            advice: AdviceBody {
+                general_population: advice(Audience::General),
+                children: advice(Audience::Children),
+                older_adults: advice(Audience::OlderAdults),
+                heart_or_lung_disease: advice(Audience::HeartOrLungDisease),
+                pregnancy: advice(Audience::Pregnancy),
+                athletes: advice(Audience::Athletes),
+            },
+        }
+    }
+}
+
+impl From<&PollenDay> for PollenDayBody {
+    fn from(day: &PollenDay) -> Self {
+        let kind = |k: PollenType| {
+            day.get(k).map(|v| PollenTypeBody {
+                level: v.level.value(),
+                category: v.level.name().to_owned(),
+                mean_grains_m3: v.mean_grains_m3.map(tenth),
+            })
+        };
+        Self {
+            date: day.date,
+            types: PollenTypesBody {
+                tree: kind(PollenType::Tree),
+                grass: kind(PollenType::Grass),
+                weed: kind(PollenType::Weed),
+            },
+        }
+    }
+}
+
+/// The name station files give `p`: `pm25`, `pm10`, `no2`, `o3`, `so2`, `co`.
+pub(crate) fn wire_name(p: Pollutant) -> &'static str {
+    match p {
+        Pollutant::Pm25 => "pm25",
+        Pollutant::Pm10 => "pm10",
+        Pollutant::No2 => "no2",
+        Pollutant::O3 => "o3",
+        Pollutant::So2 => "so2",
+        Pollutant::Co => "co",
+    }
+}

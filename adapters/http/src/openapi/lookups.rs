@@ -1,0 +1,141 @@
+//! The four lookups in the OpenAPI document: their parameters with every range and default
+//! the handlers apply, and every status they answer with. The response bodies are derived from
+//! the types the handlers serialise (`lookups::wire`).
+
+use serde_json::{Value, json};
+
+use super::contract::{KEY_SCHEME, error, retry_later};
+use crate::lookups::{FORECAST_HOURS, HISTORY_HOURS, POLLEN_DAYS};
+
+/// The paths of the lookups, for `paths`.
+pub(crate) fn operations() -> Vec<(&'static str, Value)> {
+    let count = |name: &str, max: u32, default: u32, description: &str| {
+        json!({"name": name, "in": "query", "required": false, "description": description,
+               "schema": {"type": "integer", "minimum": 1, "maximum": max, "default": default}})
+    };
+    vec![
+        (
+            "/insights/v1/conditions",
+            operation(
+                "getConditions",
+                "A place's air now.",
+                "The current hour at the place: the cleanliness index (the value route scores \
+                 and alerts read), the dominant pollutant, the concentrations, the US AQI \
+                 (NowCast and 8-hour means where the source has the past hours) and advice \
+                 per audience. A place the source does not cover is answered with `hour` null \
+                 and a note in `metadata.notes`.",
+                vec![],
+                "ConditionsResponse",
+            ),
+        ),
+        (
+            "/insights/v1/forecast",
+            operation(
+                "getForecast",
+                "A place's air by the hour from now.",
+                &format!(
+                    "`hours` hours from the current hour on, 1 to {} (default {}). Hours the \
+                     source does not forecast are absent from `hours`, never invented; \
+                     `metadata.requested` and `metadata.answered` say how many.",
+                    FORECAST_HOURS.max, FORECAST_HOURS.default
+                ),
+                vec![count(
+                    "hours",
+                    FORECAST_HOURS.max,
+                    FORECAST_HOURS.default,
+                    "How many hours, the current hour first",
+                )],
+                "HoursResponse",
+            ),
+        ),
+        (
+            "/insights/v1/history",
+            operation(
+                "getHistory",
+                "A place's air in the past hours.",
+                &format!(
+                    "The `hours` hours before the current hour, newest first, 1 to {} \
+                     (default {}), as far back as the source keeps (`metadata.dataSource.\
+                     historyHours`). Hours the source does not have are absent, never \
+                     invented.",
+                    HISTORY_HOURS.max, HISTORY_HOURS.default
+                ),
+                vec![count(
+                    "hours",
+                    HISTORY_HOURS.max,
+                    HISTORY_HOURS.default,
+                    "How many past hours, the newest first",
+                )],
+                "HoursResponse",
+            ),
+        ),
+        (
+            "/insights/v1/pollen",
+            operation(
+                "getPollen",
+                "A place's pollen by the day.",
+                &format!(
+                    "`days` civil days from today at the place (its own time zone), 1 to {} \
+                     (default {}): per type (tree, grass, weed) the level 0 to 5 with its \
+                     name and the daily mean count. Days and types the source has no values \
+                     for are absent.",
+                    POLLEN_DAYS.max, POLLEN_DAYS.default
+                ),
+                vec![count(
+                    "days",
+                    POLLEN_DAYS.max,
+                    POLLEN_DAYS.default,
+                    "How many days, today first",
+                )],
+                "PollenResponse",
+            ),
+        ),
+    ]
+}
+
+fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body: &str) -> Value {
+    let mut parameters = vec![
+        json!({"name": "lat", "in": "query", "required": true,
+               "description": "Latitude in decimal degrees (WGS 84)",
+               "schema": {"type": "number", "minimum": -90, "maximum": 90}}),
+        json!({"name": "lon", "in": "query", "required": true,
+               "description": "Longitude in decimal degrees (WGS 84)",
+               "schema": {"type": "number", "minimum": -180, "maximum": 180}}),
+    ];
+    parameters.extend(extra);
+    let source_header = json!({
+        "description": "The forecast source the answer was read from: its name, then \
+                        `; synthetic` for made-up data, as in `demo; synthetic`.",
+        "required": true,
+        "schema": {"type": "string"}
+    });
+    let labelled = |mut answer: Value| {
+        answer["headers"]["Insights-Data-Source"] = source_header.clone();
+        answer
+    };
+    json!({"get": {
+        "tags": ["lookups"],
+        "summary": summary,
+        "description": format!(
+            "{description} Counted against the key's rate like every request; the query \
+             parameters are refused with a 400 naming the one at fault."
+        ),
+        "operationId": id,
+        "security": [{KEY_SCHEME: []}],
+        "parameters": parameters,
+        "responses": {
+            "200": labelled(json!({
+                "description": "The answer, possibly with nothing in it where the source has no data",
+                "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{body}")}}}
+            })),
+            "400": labelled(error("`invalid_request`: `lat`, `lon` or the count is missing, \
+                                   not a number, or out of range (the detail names which)")),
+            "401": labelled(error("`missing_api_key` or `invalid_api_key`")),
+            "405": error("`method_not_allowed`: the path takes GET only"),
+            "429": labelled(retry_later("`rate_limited`: over the key's rate")),
+            "500": labelled(error("`internal_error`: a bug; the detail holds the request id")),
+            "503": labelled(retry_later("`unavailable`: the forecast source or the database \
+                                         is down, or the request took too long")),
+        }
+    }})
+}
