@@ -158,7 +158,7 @@ impl AqiTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pollutant::Concentration;
+    use crate::pollutant::{Concentration, ReferenceConditions};
 
     fn one(p: Pollutant, ug_m3: f64) -> Option<Concentrations> {
         Some(Concentrations::default().with(p, Concentration::new(ug_m3).unwrap()))
@@ -187,10 +187,14 @@ mod tests {
     #[test]
     fn ozone_uses_the_eight_hour_mean_or_the_one_hour_table_where_higher() {
         let ppb = |v: f64| {
-            Some(Concentrations::default().with(
-                Pollutant::O3,
-                Concentration::from_ppb(Pollutant::O3, v).unwrap().unwrap(),
-            ))
+            Some(
+                Concentrations::default().with(
+                    Pollutant::O3,
+                    Concentration::from_ppb(Pollutant::O3, v, ReferenceConditions::Epa25C)
+                        .unwrap()
+                        .unwrap(),
+                ),
+            )
         };
         // Eight hours at 60 ppb: the 8-hour table, Moderate.
         let steady = vec![ppb(60.0); 8];
@@ -236,7 +240,7 @@ mod tests {
                 .with(Pollutant::Pm25, Concentration::new(5.0).unwrap())
                 .with(
                     Pollutant::No2,
-                    Concentration::from_ppb(Pollutant::No2, 90.0)
+                    Concentration::from_ppb(Pollutant::No2, 90.0, ReferenceConditions::Epa25C)
                         .unwrap()
                         .unwrap(),
                 ),
