@@ -192,11 +192,14 @@ impl MemoryForecast {
     }
 }
 
+/// Hourly values by position, as the forecast keeps them.
+type HourlyTable<T> = std::sync::RwLock<HashMap<(u64, u64), Vec<Option<T>>>>;
+
 /// The values set for each position in `table` over the hours asked, made a series by
 /// `series`; `None` for a position with none set.
 fn window<T: Copy, S>(
     forecast: &MemoryForecast,
-    table: &std::sync::RwLock<HashMap<(u64, u64), Vec<Option<T>>>>,
+    table: &HourlyTable<T>,
     positions: &[Position],
     start: DateTime<Utc>,
     hours: u32,

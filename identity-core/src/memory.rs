@@ -15,12 +15,14 @@ use crate::ports::{
     StoreError, last_use_is_stale,
 };
 
+/// Rotated-out signing secrets with the end of each one's grace period, newest first.
+pub type RotatedSecrets = Vec<(WebhookSecret, DateTime<Utc>)>;
+
 #[derive(Debug, Clone)]
 struct KeyRecord {
     info: ApiKeyInfo,
     hash: KeyHash,
-    /// Rotated-out signing secrets with the end of their grace period, newest first.
-    previous: Vec<(WebhookSecret, DateTime<Utc>)>,
+    previous: RotatedSecrets,
 }
 
 #[derive(Debug, Default)]
@@ -98,10 +100,7 @@ impl MemoryIdentity {
     /// newest first: what an in-memory store of the cores above reads to build a key's
     /// configuration.
     #[must_use]
-    pub fn key_with_secrets(
-        &self,
-        key: KeyId,
-    ) -> Option<(ApiKeyInfo, Vec<(WebhookSecret, DateTime<Utc>)>)> {
+    pub fn key_with_secrets(&self, key: KeyId) -> Option<(ApiKeyInfo, RotatedSecrets)> {
         self.lock()
             .key(key)
             .map(|k| (k.info.clone(), k.previous.clone()))
