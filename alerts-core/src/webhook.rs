@@ -7,7 +7,7 @@
 //! receiver still holding the previous secret during a rotation keeps verifying.
 //!
 //! ```
-//! use alerts_core::keys::WebhookSecret;
+//! use identity_core::keys::WebhookSecret;
 //! use alerts_core::webhook::{sign, Verifier};
 //!
 //! let secret = WebhookSecret::parse("whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD").unwrap();

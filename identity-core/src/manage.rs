@@ -15,7 +15,8 @@
 //! use aq_core::runtime::{FixedClock, SequentialIds};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let identity = Identity::new(Arc::new(MemoryIdentity::new()),
+//! let store = Arc::new(MemoryIdentity::new());
+//! let identity = Identity::new(store.clone(), store,
 //!     Arc::new(FixedClock::new(chrono::Utc::now())), Arc::new(SequentialIds::default()),
 //!     Arc::new(SeededRandomness::default()));
 //!

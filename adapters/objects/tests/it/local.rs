@@ -91,29 +91,31 @@ async fn local_files_pass_the_file_store_suite_and_leave_no_staging_files() {
 }
 
 #[tokio::test]
-async fn large_local_files_are_streamed_to_disk_before_they_are_finished() {
+async fn local_files_are_staged_on_disk_and_appear_only_when_finished() {
     let dir = TempDir::new();
     let store = open_local(dir.path()).unwrap();
     let key = FileKey::for_token(Token(uuid::Uuid::new_v4()));
     let mut writer = store.create(&key).await.unwrap();
     writer.write(Bytes::from(vec![b'x'; 1024])).await.unwrap();
-    assert!(
-        files_in(dir.path()).is_empty(),
-        "a small file stays in memory until finished"
-    );
     writer
         .write(Bytes::from(vec![b'y'; 6 * 1024 * 1024]))
         .await
         .unwrap();
+    // Written to a private staging file from the first byte, never held whole in memory.
     let staged = files_in(dir.path());
     assert_eq!(
         staged.len(),
         1,
-        "past one part the file is streamed to a staging file"
+        "one staging file while the file is written"
+    );
+    assert_ne!(
+        staged[0],
+        dir.path().join(&key.0).display().to_string(),
+        "the staging file is not the file"
     );
     assert!(
         !store.exists(&key).await.unwrap(),
-        "the staging file is not the file"
+        "an unfinished file does not exist"
     );
     writer.finish().await.unwrap();
     assert_eq!(

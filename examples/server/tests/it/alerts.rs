@@ -374,13 +374,17 @@ fn todays_general_advice(rest: &str) -> &'static str {
         Some((Some("worse"), "Poor")) => {
             "Avoid strenuous outdoor activity; move exercise indoors and keep windows closed."
         }
+        // The band above "Very poor" came after audiences; its general advice is its own.
+        Some((Some("worse"), "Extremely poor")) => {
+            "Air pollution is extreme: everyone should avoid outdoor physical activity, stay indoors with windows closed and use an air purifier if you have one."
+        }
         Some((Some("better"), "Excellent" | "Good")) => {
             "A good time for outdoor activity and for airing your home."
         }
         Some((Some("better"), "Moderate")) => {
             "Air quality is improving; most people can resume normal outdoor activity."
         }
-        Some((Some("better"), "Low" | "Poor")) => {
+        Some((Some("better"), "Low" | "Poor" | "Extremely poor")) => {
             "Air quality is improving but still unhealthy; keep limiting prolonged outdoor exertion."
         }
         Some((Some("up"), "None" | "Very low" | "Low")) => {

@@ -36,7 +36,9 @@ async fn ingest_places_good_files_refuses_corrupt_ones_and_a_server_follows_with
 
     let bytes = std::fs::read(fixture("europe.grib2")).unwrap();
     let broken = d.path().join("broken.grib2");
-    std::fs::write(&broken, &bytes[..bytes.len() / 2]).unwrap();
+    // Cut inside a message: half the file falls exactly between two of the fixture's messages,
+    // which leaves a shorter file that is whole.
+    std::fs::write(&broken, &bytes[..bytes.len() / 2 + 100]).unwrap();
     let out = d.run(&["ingest", &broken.display().to_string()]);
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
