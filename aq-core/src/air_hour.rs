@@ -5,14 +5,17 @@
 //! The US AQI of each hour averages its past hours as EPA does ([`crate::us_aqi`]), so a
 //! series is asked from [`AVERAGING_LEAD_HOURS`] before the first hour shown.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::epa::AqiTable;
 use crate::index::{CleanlinessIndex, EaqiBands};
 use crate::nowcast::NOWCAST_HOURS;
 use crate::pollutant::{Concentrations, Pollutant};
-use crate::source::{HourlyCi, HourlyConcentrations};
+use crate::position::Position;
+use crate::source::{
+    ForecastSource, HourlyCi, HourlyConcentrations, SourceError, check_batch_len,
+};
 use crate::us_aqi::UsAqi;
 
 /// How many hours before the first hour shown the US AQI reads: the NowCast's twelve hours
@@ -136,6 +139,80 @@ fn at<T>(start: DateTime<Utc>, values: &[T], t: DateTime<Utc>) -> Option<&T> {
         return None;
     }
     values.get(usize::try_from(offset / 3600).ok()?)
+}
+
+/// The start of the hour of `t`: the hour a lookup, a tile or a place's forecast shows for
+/// an instant.
+///
+/// ```
+/// use aq_core::air_hour::hour_of;
+/// use chrono::{TimeZone, Utc};
+///
+/// let t = Utc.with_ymd_and_hms(2026, 5, 1, 8, 59, 59).unwrap();
+/// assert_eq!(hour_of(t), Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap());
+/// ```
+#[must_use]
+pub fn hour_of(t: DateTime<Utc>) -> DateTime<Utc> {
+    let seconds = t.timestamp();
+    Utc.timestamp_opt(seconds - seconds.rem_euclid(3600), 0)
+        .single()
+        .unwrap_or(t)
+}
+
+/// A place's hours as [`air_hours`] reads them.
+#[derive(Debug, Clone)]
+pub struct PlaceHours {
+    /// The hours asked for, `None` where the source has no value.
+    pub hours: Vec<Option<AirHour>>,
+    /// The concentrations from the hours before the first on: what a US AQI of each hour
+    /// averages ([`window`]).
+    pub air: Option<HourlyConcentrations>,
+}
+
+/// The hours `first`, `first + 1 h`, … (`count` of them) at `position` from `source`, with
+/// the past hours the US AQI averages: the one path from a forecast source to hours that
+/// lookups and the dashboard share. An hour the source does not cover is `None`.
+///
+/// # Errors
+/// [`SourceError`] when the source cannot answer, or answers with the wrong number of entries.
+pub async fn air_hours(
+    source: &dyn ForecastSource,
+    position: Position,
+    first: DateTime<Utc>,
+    count: u32,
+) -> Result<PlaceHours, SourceError> {
+    let count = count.max(1);
+    let ci = check_batch_len(1, source.hourly_ci(&[position], first, count - 1).await?)?
+        .pop()
+        .flatten();
+    if ci.is_none() {
+        return Ok(PlaceHours {
+            hours: vec![None; count as usize],
+            air: None,
+        });
+    }
+    let lead = AVERAGING_LEAD_HOURS;
+    let air = check_batch_len(
+        1,
+        source
+            .hourly_concentrations(
+                &[position],
+                first - Duration::hours(i64::from(lead)),
+                count - 1 + lead,
+            )
+            .await?,
+    )?
+    .pop()
+    .flatten();
+    let hours = assemble(
+        ci.as_ref(),
+        air.as_ref(),
+        first,
+        count as usize,
+        &EaqiBands::default(),
+        AqiTable::Epa2024,
+    );
+    Ok(PlaceHours { hours, air })
 }
 
 #[cfg(test)]

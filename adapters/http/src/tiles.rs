@@ -8,12 +8,13 @@
 use std::time::Duration;
 
 use aq_core::SampleQuery;
+use aq_core::air_hour::hour_of;
 use aq_core::tile::{TILE_SIZE, TileId, render};
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::api::{KeyQuery, authenticate};
 use crate::error::ApiError;
@@ -74,14 +75,6 @@ pub(crate) fn tile_of(
     };
     TileId::new(number("z", &z)?, number("x", &x)?, number("y", y)?)
         .map_err(|e| ApiError::invalid(e.to_string()))
-}
-
-/// The start of the hour of `t`.
-pub(crate) fn hour_of(t: DateTime<Utc>) -> DateTime<Utc> {
-    let seconds = t.timestamp();
-    Utc.timestamp_opt(seconds - seconds.rem_euclid(3600), 0)
-        .single()
-        .unwrap_or(t)
 }
 
 /// The PNG of `tile` at `hour`: one batch query to the source, then the pixels in between.

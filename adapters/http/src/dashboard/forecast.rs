@@ -145,8 +145,8 @@ async fn charts(
     let source = state.alerts().forecast_source();
     let evaluator = &state.alerts().config().evaluator;
     // The hours come the way the lookups read them, from the start of the current hour.
-    let first = crate::tiles::hour_of(now);
-    let hours = crate::lookups::air_hours(source.as_ref(), position, first, HOURS + 1).await;
+    let first = aq_core::air_hour::hour_of(now);
+    let hours = aq_core::air_hour::air_hours(source.as_ref(), position, first, HOURS + 1).await;
     let pollen = source
         .daily_pollen(&[position], now, POLLEN_DAYS)
         .await

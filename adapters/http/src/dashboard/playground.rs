@@ -261,7 +261,7 @@ const NO_DATA: &str = "#8c8f94";
 const SLIDER_HOURS: u32 = 47;
 
 fn hour_slider(departure: DateTime<Utc>) -> Markup {
-    let start = crate::tiles::hour_of(departure);
+    let start = aq_core::air_hour::hour_of(departure);
     html! {
         div.slider {
             label for="hour" { "Heatmap hour: " output #hour-shown for="hour" { (start.format("%Y-%m-%d %H:00 UTC")) } }

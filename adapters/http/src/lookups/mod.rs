@@ -8,19 +8,16 @@
 //! | `GET /insights/v1/history?key=&lat=&lon=&hours=N` | the N hours before the current hour, newest first, 1 to 720 (24) |
 //! | `GET /insights/v1/pollen?key=&lat=&lon=&days=N` | N civil days from today at the place, 1 to 5 (3) |
 //!
-//! Each reads the forecast source, the one alerts are evaluated from, through [`air_hours`]
-//! (which the dashboard's place forecast reads too) and the source's pollen days. Each is one
+//! Each reads the forecast source, the one alerts are evaluated from, through
+//! [`aq_core::air_hour::air_hours`] (which the dashboard's place forecast reads too) and the source's pollen days. Each is one
 //! request against the key's rate, like every API request, and its work is bounded by its
 //! count: at most 720 + 11 hours of one place.
 
 mod query;
 pub(crate) mod wire;
 
-use aq_core::air_hour::{AVERAGING_LEAD_HOURS, assemble};
-use aq_core::{
-    AirHour, AqiTable, EaqiBands, ForecastSource, HourlyConcentrations, Position, SourceError,
-    SourceReach, check_batch_len,
-};
+use aq_core::air_hour::{air_hours, hour_of};
+use aq_core::{AirHour, ForecastSource, Position, SourceReach, check_batch_len};
 use axum::Json;
 use axum::extract::State;
 use axum::http::Uri;
@@ -35,7 +32,6 @@ use self::wire::{
 };
 use crate::api::{KeyQuery, authenticate};
 use crate::error::ApiError;
-use crate::tiles::hour_of;
 use crate::{AppState, source_unavailable};
 
 /// `hours` of a forecast.
@@ -58,62 +54,6 @@ pub(crate) const POLLEN_DAYS: Count = Count {
     max: 5,
     default: 3,
 };
-
-/// A place's hours as [`air_hours`] reads them.
-#[derive(Debug, Clone)]
-pub(crate) struct PlaceHours {
-    /// The hours asked for, `None` where the source has no value.
-    pub hours: Vec<Option<AirHour>>,
-    /// The concentrations from the hours before the first on: what a US AQI of each hour
-    /// averages (`aq_core::air_hour::window`).
-    pub air: Option<HourlyConcentrations>,
-}
-
-/// The hours `first`, `first + 1 h`, … (`count` of them) at `position` from `source`, with
-/// the past hours the US AQI averages: the one path from a forecast source to hours that
-/// lookups and the dashboard share. An hour the source does not cover is `None`.
-///
-/// # Errors
-/// [`SourceError`] when the source cannot answer, or answers with the wrong number of entries.
-pub(crate) async fn air_hours(
-    source: &dyn ForecastSource,
-    position: Position,
-    first: DateTime<Utc>,
-    count: u32,
-) -> Result<PlaceHours, SourceError> {
-    let count = count.max(1);
-    let ci = check_batch_len(1, source.hourly_ci(&[position], first, count - 1).await?)?
-        .pop()
-        .flatten();
-    if ci.is_none() {
-        return Ok(PlaceHours {
-            hours: vec![None; count as usize],
-            air: None,
-        });
-    }
-    let lead = AVERAGING_LEAD_HOURS;
-    let air = check_batch_len(
-        1,
-        source
-            .hourly_concentrations(
-                &[position],
-                first - Duration::hours(i64::from(lead)),
-                count - 1 + lead,
-            )
-            .await?,
-    )?
-    .pop()
-    .flatten();
-    let hours = assemble(
-        ci.as_ref(),
-        air.as_ref(),
-        first,
-        count as usize,
-        &EaqiBands::default(),
-        AqiTable::Epa2024,
-    );
-    Ok(PlaceHours { hours, air })
-}
 
 /// The key and the rate, then the query: what every lookup does first.
 async fn admit(state: &AppState, uri: &Uri, count: Option<Count>) -> Result<LookupQuery, ApiError> {
