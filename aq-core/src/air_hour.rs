@@ -13,9 +13,7 @@ use crate::index::{CleanlinessIndex, EaqiBands};
 use crate::nowcast::NOWCAST_HOURS;
 use crate::pollutant::{Concentrations, Pollutant};
 use crate::position::Position;
-use crate::source::{
-    ForecastSource, HourlyCi, HourlyConcentrations, SourceError, check_batch_len,
-};
+use crate::source::{ForecastSource, HourlyCi, HourlyConcentrations, SourceError, check_batch_len};
 use crate::us_aqi::UsAqi;
 
 /// How many hours before the first hour shown the US AQI reads: the NowCast's twelve hours

@@ -184,7 +184,11 @@ struct Labelled<'a> {
 
 /// Scores `request`: on this task when it needs few samples, else on the blocking pool,
 /// since sampling and weighing thousands of points per route would stall other connections.
-pub(crate) async fn score(
+/// The dashboard's playground scores through it too.
+///
+/// # Errors
+/// 500 when the scoring task fails.
+pub async fn score(
     state: &AppState,
     request_id: &RequestId,
     request: ScoreRequest,

@@ -12,18 +12,19 @@
 //! | `GET /healthz` | the process is up |
 //! | `GET /readyz` | the database and the object store answer |
 //! | `GET /metrics` | Prometheus metrics (OpenMetrics text) |
-//! | `/dashboard` | the developer dashboard (when built with [`AppStateBuilder::dashboard`]) |
 //!
 //! The crate holds no storage or scoring logic of its own: [`AppStateBuilder`] takes the ports
 //! (key store, alert pipeline, route scorer, file store) and [`router`] serves them. The server
-//! binary wires the real adapters in.
+//! binary wires the real adapters in, and merges the developer dashboard's routes (a crate of
+//! their own) with these through [`router_with`], behind the same layers; what the dashboard
+//! shows of the API comes from [`score`] and [`tile`].
 
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -33,7 +34,6 @@ use tower_http::trace::TraceLayer;
 
 mod api;
 pub mod cors;
-pub mod dashboard;
 mod docs;
 pub mod error;
 pub mod files;
@@ -46,13 +46,14 @@ mod spool;
 pub mod state;
 mod tiles;
 
+pub use api::score;
 pub use cors::AllowedOrigins;
-pub use dashboard::{Basemap, CsrfKey, DashboardHosts, DashboardPorts};
 pub use error::{ApiError, ErrorCode};
 pub use files::{FileUrlRejection, FileUrlVerifier};
 pub use metrics::Metrics;
 pub use serve::{ConnectionLimits, serve, serve_with};
 pub use state::{ApiConfig, AppState, AppStateBuilder, ReadinessCheck};
+pub use tiles::answer as tile;
 
 /// The header that carries each request's id, in requests and responses.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -66,18 +67,14 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// The router of the whole API over `state`, plus the routes of `extra` behind the same
-/// layers (request id, tracing, timeout, metrics): for a benchmark that compares a handler of
-/// its own with the API's, under the same conditions.
+/// layers (request id, tracing, timeout, metrics) and the same answers to unknown paths and
+/// methods: the developer dashboard's routes, or a benchmark's handler to compare with the
+/// API's under the same conditions.
 ///
 /// # Panics
 /// When `extra` has a route of the API's own (axum refuses overlapping routes).
-pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
+pub fn router_with(state: AppState, extra: Router) -> Router {
     let timeout = state.config().request_timeout;
-    let base = if state.dashboard().is_some() {
-        dashboard::routes(&state)
-    } else {
-        Router::new()
-    };
     // The routes that web pages of other origins may call, when the operator allows it.
     let labelled = Router::new()
         .route("/insights/v1/cleanest-route", post(api::cleanest_route))
@@ -113,13 +110,15 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     if let Some(cors) = state.config().cors.layer() {
         api = api.layer(cors);
     }
-    base.merge(extra)
-        .merge(api)
+    let own = api
         .route("/insights/v1/docs", get(docs::page))
         .route("/insights/v1/docs/{asset}", get(docs::asset))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics_text))
+        .with_state(state.clone());
+    extra
+        .merge(own)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(move |req, next| {
@@ -139,7 +138,6 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(middleware::map_request(forget_client_request_id))
-        .with_state(state)
 }
 
 /// Logs a response that failed. A 503 is the server refusing work it has no room for (a full
@@ -167,18 +165,25 @@ async fn forget_client_request_id(mut req: Request) -> Request {
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
 
-impl<S: Send + Sync> FromRequestParts<S> for RequestId {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(RequestId(
-            parts
-                .headers
+impl RequestId {
+    /// The id in a request's `headers`, as the request-id layer set it.
+    #[must_use]
+    pub fn of(headers: &HeaderMap) -> Self {
+        RequestId(
+            headers
                 .get(REQUEST_ID_HEADER)
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("unknown")
                 .to_owned(),
-        ))
+        )
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestId {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(RequestId::of(&parts.headers))
     }
 }
 
@@ -192,7 +197,7 @@ pub(crate) fn store_unavailable(e: alerts_core::ports::StoreError) -> ApiError {
 }
 
 /// 503 for an air-quality source that cannot answer.
-pub(crate) fn source_unavailable(e: &aq_core::SourceError) -> ApiError {
+pub fn source_unavailable(e: &aq_core::SourceError) -> ApiError {
     tracing::warn!(error = %e, "air-quality source unavailable");
     ApiError::unavailable(
         "the air-quality source is unavailable; retry shortly",

@@ -18,7 +18,6 @@ use racs_core::{Limits, Scorer};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::cors::AllowedOrigins;
-use crate::dashboard::{Dashboard, DashboardPorts};
 use crate::error::{ApiError, ErrorCode};
 use crate::files::FileUrlVerifier;
 use crate::metrics::Metrics;
@@ -93,7 +92,6 @@ struct Inner {
     parses: Arc<Semaphore>,
     openapi: serde_json::Value,
     provenance: Provenance,
-    dashboard: Option<Dashboard>,
 }
 
 /// The state shared by every handler. Cheap to clone.
@@ -121,7 +119,6 @@ pub struct AppStateBuilder {
     file_urls: Option<Arc<dyn FileUrlVerifier>>,
     readiness: Vec<Arc<dyn ReadinessCheck>>,
     metrics: Metrics,
-    dashboard: Option<DashboardPorts>,
 }
 
 impl AppStateBuilder {
@@ -144,7 +141,6 @@ impl AppStateBuilder {
             file_urls: None,
             readiness: Vec::new(),
             metrics: Metrics::new(),
-            dashboard: None,
         }
     }
 
@@ -178,14 +174,6 @@ impl AppStateBuilder {
         self
     }
 
-    /// Serves the developer dashboard under `/dashboard` over these ports. Without it, the
-    /// server has the API only.
-    #[must_use]
-    pub fn dashboard(mut self, ports: DashboardPorts) -> Self {
-        self.dashboard = Some(ports);
-        self
-    }
-
     /// The state.
     #[must_use]
     pub fn build(self) -> AppState {
@@ -210,7 +198,6 @@ impl AppStateBuilder {
                 clock: self.clock,
                 metrics: self.metrics,
                 provenance,
-                dashboard: self.dashboard.map(Dashboard::new),
             }),
         }
     }
@@ -247,10 +234,6 @@ impl AppState {
         &self.inner.readiness
     }
 
-    pub(crate) fn dashboard(&self) -> Option<&Dashboard> {
-        self.inner.dashboard.as_ref()
-    }
-
     pub(crate) fn clock(&self) -> &dyn Clock {
         self.inner.clock.as_ref()
     }
@@ -261,7 +244,8 @@ impl AppState {
         &self.inner.metrics
     }
 
-    /// True when the air-quality or the forecast source is synthetic demo data.
+    /// True when the air-quality or the forecast source is synthetic demo data (the
+    /// dashboard's banner says so).
     #[must_use]
     pub fn demo_data(&self) -> bool {
         self.inner.provenance.synthetic

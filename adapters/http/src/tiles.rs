@@ -53,10 +53,8 @@ impl TileQuery {
 }
 
 /// The tile of the path's `z`, `x` and `y.png`, or 400 naming the coordinate at fault.
-pub(crate) fn tile_of(
-    path: Result<Path<(String, String, String)>, PathRejection>,
-) -> Result<TileId, ApiError> {
-    let Ok(Path((z, x, y))) = path else {
+pub(crate) fn tile_of(path: Option<(String, String, String)>) -> Result<TileId, ApiError> {
+    let Some((z, x, y)) = path else {
         return Err(ApiError::invalid(
             "the tile path is /insights/v1/tiles/{z}/{x}/{y}.png",
         ));
@@ -189,15 +187,26 @@ pub(crate) async fn tile(
     let key = KeyQuery::from_uri(&uri)?;
     let key_id = authenticate(&state, key.key.as_deref()).await?;
     state.check_rate(key_id)?;
-    answer(&state, &request_id, path, &uri, &headers).await
+    answer(
+        &state,
+        &request_id,
+        path.ok().map(|Path(path)| path),
+        &uri,
+        &headers,
+    )
+    .await
 }
 
-/// A tile for a caller who may have it (checked by the route): its coordinates and hour from
-/// the request, 304 when the client's copy is current, else the rendered PNG.
-pub(crate) async fn answer(
+/// A tile for a caller who may have it (checked by the route, or by the dashboard's session):
+/// its coordinates (the path's `z`, `x` and `y.png`; `None` when the path did not parse) and
+/// hour from the request, 304 when the client's copy is current, else the rendered PNG.
+///
+/// # Errors
+/// 400 naming the coordinate or `time` at fault, 503 when the source cannot answer.
+pub async fn answer(
     state: &AppState,
     request_id: &RequestId,
-    path: Result<Path<(String, String, String)>, PathRejection>,
+    path: Option<(String, String, String)>,
     uri: &Uri,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {

@@ -244,7 +244,7 @@ pub(crate) struct Settings {
     /// Most password hashes at once in this process.
     pub(crate) max_password_hashes: usize,
     /// The dashboard maps' background; none unless configured.
-    pub(crate) basemap: Option<insights_http::Basemap>,
+    pub(crate) basemap: Option<insights_dashboard::Basemap>,
 }
 
 /// A setting that could not be resolved.
@@ -371,12 +371,12 @@ impl Settings {
             cors_origins,
             max_password_hashes: file
                 .max_password_hashes
-                .unwrap_or(insights_http::dashboard::DEFAULT_MAX_PASSWORD_HASHES),
+                .unwrap_or(insights_dashboard::DEFAULT_MAX_PASSWORD_HASHES),
             basemap: file
                 .basemap_url
                 .as_deref()
                 .map(|url| {
-                    insights_http::Basemap::parse(
+                    insights_dashboard::Basemap::parse(
                         url,
                         file.basemap_attribution.as_deref().unwrap_or_default(),
                     )

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod admin;
+mod beside;
 mod config;
 mod ingest;
 mod private;

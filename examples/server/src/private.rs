@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use insights_http::CsrfKey;
+use insights_dashboard::CsrfKey;
 
 /// The name of the dashboard's CSRF key file in the data directory.
 pub(crate) const CSRF_KEY_FILE: &str = "dashboard-key";

@@ -9,15 +9,16 @@ use alerts_core::pipeline::{AlertPipeline, Processed};
 use alerts_core::ports::{AlertJob, FileKey, FileStore};
 use anyhow::{Context, Result};
 use aq_core::runtime::Clock;
+use insights_dashboard::{CsrfKey, DashboardHosts, DashboardPorts, DashboardState};
 use insights_http::{
-    ApiConfig, AppStateBuilder, CsrfKey, DashboardHosts, DashboardPorts, FileUrlRejection,
-    FileUrlVerifier, Metrics,
+    ApiConfig, AppState, AppStateBuilder, FileUrlRejection, FileUrlVerifier, Metrics,
 };
 use insights_objects::{LocalUrlSigner, VerifyError};
 use insights_system::{OsRandomness, RandomIds};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::beside::ApiBeside;
 use crate::config::Settings;
 use crate::private;
 use crate::wiring::{FilesPing, Service, manager, open_service};
@@ -76,7 +77,8 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
         .map_err(anyhow::Error::msg)?,
         csrf_key: private::csrf_key(&settings.data_dir.join(private::CSRF_KEY_FILE))?,
     };
-    let state = app_state(&settings, &service, metrics.clone(), &public_url, dashboard);
+    let state = app_state(&settings, &service, metrics.clone());
+    let dashboard = dashboard_state(&settings, &service, &state, &public_url, dashboard);
     // An unreadable store is no reason not to start: the hints are just left out.
     let empty = !service.stores.accounts.has_accounts().await.unwrap_or(true);
     announce(&settings, &service, local, &public_url, empty);
@@ -117,7 +119,7 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
         stop_rx.clone(),
     ));
 
-    let router = insights_http::router(state);
+    let router = insights_http::router_with(state, insights_dashboard::router(dashboard));
     insights_http::serve_with(listener, router, settings.connections, shutdown_signal()).await;
 
     tracing::info!("shutting down: finishing the jobs in hand");
@@ -156,13 +158,7 @@ struct DashboardSecurity {
     csrf_key: CsrfKey,
 }
 
-fn app_state(
-    settings: &Settings,
-    service: &Service,
-    metrics: Metrics,
-    public_url: &str,
-    dashboard: DashboardSecurity,
-) -> insights_http::AppState {
+fn app_state(settings: &Settings, service: &Service, metrics: Metrics) -> AppState {
     let mut config = ApiConfig {
         max_body_bytes: settings.max_body_bytes,
         rate_per_second: NonZeroU32::new(settings.rate_per_second).unwrap_or(NonZeroU32::MIN),
@@ -186,8 +182,26 @@ fn app_state(
     .config(config)
     .metrics(metrics)
     .readiness(service.stores.readiness.clone())
-    .readiness(Arc::new(FilesPing(service.files.file_store())))
-    .dashboard(DashboardPorts {
+    .readiness(Arc::new(FilesPing(service.files.file_store())));
+    if let Some(local) = &service.files.local_urls {
+        builder = builder.file_urls(Arc::new(LocalUrls(local.clone())));
+    }
+    builder.build()
+}
+
+/// The dashboard over the service's stores, beside the API of `api`.
+fn dashboard_state(
+    settings: &Settings,
+    service: &Service,
+    api: &AppState,
+    public_url: &str,
+    dashboard: DashboardSecurity,
+) -> DashboardState {
+    DashboardState::new(DashboardPorts {
+        api: Arc::new(ApiBeside(api.clone())),
+        alerts: service.pipeline.clone(),
+        scorer: service.scorer.clone(),
+        clock: service.clock.clone(),
         manager: manager(&service.stores, settings),
         sessions: service.stores.sessions.clone(),
         deliveries: service.stores.deliveries.clone(),
@@ -202,11 +216,7 @@ fn app_state(
         csrf_key: dashboard.csrf_key,
         max_password_hashes: settings.max_password_hashes,
         basemap: settings.basemap.clone(),
-    });
-    if let Some(local) = &service.files.local_urls {
-        builder = builder.file_urls(Arc::new(LocalUrls(local.clone())));
-    }
-    builder.build()
+    })
 }
 
 fn announce(

@@ -3,12 +3,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod dashboard;
-mod dashboard_audience;
-mod dashboard_deliveries;
-mod dashboard_keys;
-mod dashboard_maps;
-mod dashboard_rules;
 mod openapi;
 mod provenance;
 mod serving;

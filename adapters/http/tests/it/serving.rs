@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::routing::get;
-use insights_http::{ApiConfig, AppState, ConnectionLimits, serve_with};
+use insights_http::{ApiConfig, ConnectionLimits, serve_with};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
@@ -25,7 +25,7 @@ impl Drop for DropFlag {
 }
 
 /// A route that takes `takes`, and the flag its work sets when it ends, finished or not.
-fn slow_route(path: &str, takes: Duration) -> (Router<AppState>, Arc<AtomicBool>) {
+fn slow_route(path: &str, takes: Duration) -> (Router, Arc<AtomicBool>) {
     let ended = Arc::new(AtomicBool::new(false));
     let flag = ended.clone();
     let route = Router::new().route(
@@ -45,7 +45,7 @@ fn slow_route(path: &str, takes: Duration) -> (Router<AppState>, Arc<AtomicBool>
 /// The app served on port 0 with a request timeout of `timeout`, until the sender is used.
 async fn start(
     timeout: Duration,
-    extra: Router<AppState>,
+    extra: Router,
 ) -> (SocketAddr, oneshot::Sender<()>, JoinHandle<()>) {
     let config = ApiConfig {
         request_timeout: timeout,

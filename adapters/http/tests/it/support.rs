@@ -12,7 +12,7 @@ use aq_core::{AirQualitySource, CleanlinessIndex};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use identity_core::randomness::SeededRandomness;
-use insights_http::{ApiConfig, AppState, AppStateBuilder, router_with};
+use insights_http::{ApiConfig, AppStateBuilder, router_with};
 use racs_core::Scorer;
 use tower::ServiceExt;
 
@@ -30,7 +30,7 @@ pub(crate) async fn app() -> App {
 }
 
 /// The app with `config`, and the routes of `extra` behind the API's layers.
-pub(crate) async fn app_with(config: ApiConfig, extra: axum::Router<AppState>) -> App {
+pub(crate) async fn app_with(config: ApiConfig, extra: axum::Router) -> App {
     // Cleaner towards the north, so that routes score differently.
     let field = FnSource::new("gradient", |p: aq_core::Position, _| {
         CleanlinessIndex::new((50.0 + p.lat() / 2.0).clamp(0.0, 100.0)).ok()
@@ -41,7 +41,7 @@ pub(crate) async fn app_with(config: ApiConfig, extra: axum::Router<AppState>) -
 /// The app with `config` and `extra`, scoring against `source`.
 pub(crate) async fn app_over(
     config: ApiConfig,
-    extra: axum::Router<AppState>,
+    extra: axum::Router,
     source: Arc<dyn AirQualitySource>,
 ) -> App {
     let store = Arc::new(MemoryStore::new());

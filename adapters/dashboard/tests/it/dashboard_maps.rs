@@ -39,7 +39,7 @@ async fn the_policy_names_the_basemap_only_when_configured_and_only_on_map_pages
         .unwrap();
     assert!(policy.contains("img-src 'self' data:;"), "{policy}");
 
-    let basemap = insights_http::Basemap::parse(
+    let basemap = insights_dashboard::Basemap::parse(
         "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
         "© OpenStreetMap contributors",
     )

@@ -488,7 +488,7 @@ async fn a_test_delivery_is_signed_sent_and_its_result_shown() {
 
 #[tokio::test]
 async fn test_deliveries_and_playground_runs_are_limited_per_account() {
-    use insights_http::dashboard::{
+    use insights_dashboard::{
         PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
     };
     let dash = dashboard(false);

@@ -20,7 +20,7 @@ use super::extract::{ChosenKey, KeyAction, NoFields};
 use super::keys::{manage_error, unknown_key};
 use super::limits::{TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE, Verdict};
 use super::pages::{self, form_error, layout};
-use crate::AppState;
+use crate::DashboardState;
 
 /// The webhook form.
 #[derive(Debug, Default, Deserialize)]
@@ -42,7 +42,7 @@ pub(crate) fn settings_path(key: KeyId) -> String {
 }
 
 pub(crate) async fn page(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     user: SignedIn,
     ChosenKey(chosen): ChosenKey,
 ) -> Response {
@@ -50,7 +50,7 @@ pub(crate) async fn page(
 }
 
 pub(crate) async fn save_webhook(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     KeyAction {
         user,
         key: info,
@@ -92,7 +92,7 @@ pub(crate) async fn save_webhook(
 }
 
 pub(crate) async fn rotate(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     KeyAction {
         user, key: info, ..
     }: KeyAction<NoFields>,
@@ -113,7 +113,7 @@ pub(crate) async fn rotate(
 }
 
 pub(crate) async fn test_delivery(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     KeyAction {
         user, key: info, ..
     }: KeyAction<NoFields>,
@@ -260,7 +260,7 @@ fn key_settings(user: &SignedIn, key: &ApiKeyInfo, extra: &Extra<'_>) -> Markup 
 }
 
 async fn render(
-    state: &AppState,
+    state: &DashboardState,
     user: &SignedIn,
     chosen: Option<KeyId>,
     status: StatusCode,

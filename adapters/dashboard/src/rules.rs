@@ -24,7 +24,7 @@ use super::forecast::{self, PointQuery};
 use super::keys::{manage_error, unknown_key};
 use super::map;
 use super::pages::{self, form_error, layout};
-use crate::AppState;
+use crate::DashboardState;
 
 /// To edit a rule, `?edit=` (besides the key's `?key=`).
 #[derive(Debug, Default, Deserialize)]
@@ -140,7 +140,7 @@ impl RuleForm {
 }
 
 pub(crate) async fn page(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     user: SignedIn,
     ChosenKey(chosen): ChosenKey,
     Query(query): Query<RulesQuery>,
@@ -166,7 +166,7 @@ struct Page<'a> {
 }
 
 pub(crate) async fn save(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     // The key is checked before anything is validated, so that someone else's key answers
     // the same whatever the form holds.
     KeyAction { user, key, form }: KeyAction<RuleForm>,
@@ -227,7 +227,7 @@ pub(crate) struct RuleAction {
 }
 
 pub(crate) async fn toggle(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     KeyAction { user, key, form }: KeyAction<RuleAction>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -255,7 +255,7 @@ pub(crate) async fn toggle(
 }
 
 pub(crate) async fn delete(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     KeyAction { user, key, form }: KeyAction<RuleAction>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -496,7 +496,7 @@ fn key_choice(keys: &[ApiKeyInfo], chosen: KeyId) -> Markup {
 }
 
 async fn render(
-    state: &AppState,
+    state: &DashboardState,
     user: &SignedIn,
     chosen: Option<KeyId>,
     page: Page<'_>,

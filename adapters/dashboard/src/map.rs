@@ -9,22 +9,22 @@
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use maud::{Markup, html};
 
 use super::limits::{MAP_TILES_PER_ACCOUNT_PER_MINUTE, Verdict};
 use super::{CSP, SignedIn};
-use crate::{AppState, RequestId};
+use crate::DashboardState;
 
-const LEAFLET_JS: &str = include_str!("../../vendor/leaflet/leaflet.js");
-const LEAFLET_CSS: &str = include_str!("../../vendor/leaflet/leaflet.css");
-const MAP_JS: &str = include_str!("../../assets/map.js");
-const TOPOJSON_JS: &str = include_str!("../../vendor/topojson-client/topojson-client.min.js");
+const LEAFLET_JS: &str = include_str!("../vendor/leaflet/leaflet.js");
+const LEAFLET_CSS: &str = include_str!("../vendor/leaflet/leaflet.css");
+const MAP_JS: &str = include_str!("../assets/map.js");
+const TOPOJSON_JS: &str = include_str!("../vendor/topojson-client/topojson-client.min.js");
 /// Natural Earth's 1:110m countries and land (public domain), as a script that sets
 /// `window.insightsWorld`: the page's policy runs scripts from the server and fetches nothing.
 const WORLD_JS: &str = concat!(
     "window.insightsWorld = ",
-    include_str!("../../vendor/natural-earth/countries-110m.json"),
+    include_str!("../vendor/natural-earth/countries-110m.json"),
     ";\n"
 );
 
@@ -43,7 +43,7 @@ impl Basemap {
     /// tiles' licence asks for.
     ///
     /// ```
-    /// use insights_http::dashboard::Basemap;
+    /// use insights_dashboard::Basemap;
     ///
     /// let osm = Basemap::parse(
     ///     "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
@@ -109,7 +109,7 @@ impl Basemap {
 /// The stylesheet and scripts of a page with a map, and the settings the script reads: where
 /// the heatmap tiles are, and the basemap when there is one. Script elements in the body run
 /// in order once the elements above them exist.
-pub(crate) fn assets(state: &AppState) -> Markup {
+pub(crate) fn assets(state: &DashboardState) -> Markup {
     let basemap = state.dashboard().and_then(|d| d.ports.basemap.as_ref());
     html! {
         link rel="stylesheet" href="/dashboard/assets/leaflet.css";
@@ -126,7 +126,7 @@ pub(crate) fn assets(state: &AppState) -> Markup {
 
 /// The page's policy with the basemap's origin added to the images it may load, when an
 /// operator configured one.
-pub(crate) fn allow_basemap(state: &AppState, mut response: Response) -> Response {
+pub(crate) fn allow_basemap(state: &DashboardState, mut response: Response) -> Response {
     let Some(basemap) = state.dashboard().and_then(|d| d.ports.basemap.as_ref()) else {
         return response;
     };
@@ -164,28 +164,24 @@ pub(crate) async fn world_js() -> Response {
 
 /// `GET /dashboard/tiles/{z}/{x}/{y}.png[?time=]`: the API's tile for a signed-in user.
 pub(crate) async fn tile(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     user: SignedIn,
-    request_id: RequestId,
     path: Result<Path<(String, String, String)>, PathRejection>,
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let answer = async {
-        let allowed = state
-            .dashboard()
-            .is_some_and(|d| d.account_limits.map_tile(user.account) == Verdict::Allowed);
-        if !allowed {
-            return Err(crate::ApiError {
-                code: crate::ErrorCode::RateLimited,
-                detail: format!(
-                    "the dashboard's maps may load {MAP_TILES_PER_ACCOUNT_PER_MINUTE} tiles a \
-                     minute per account; wait a minute"
-                ),
-                retry_after: Some(std::time::Duration::from_secs(60)),
-            });
-        }
-        crate::tiles::answer(&state, &request_id, path, &uri, &headers).await
-    };
-    answer.await.into_response()
+    let allowed = state
+        .dashboard()
+        .is_some_and(|d| d.account_limits.map_tile(user.account) == Verdict::Allowed);
+    if !allowed {
+        return state.api().rate_limited(
+            format!(
+                "the dashboard's maps may load {MAP_TILES_PER_ACCOUNT_PER_MINUTE} tiles a \
+                 minute per account; wait a minute"
+            ),
+            std::time::Duration::from_secs(60),
+        );
+    }
+    let path = path.ok().map(|Path(path)| path);
+    state.api().tile(path, &uri, &headers).await
 }

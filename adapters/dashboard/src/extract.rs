@@ -23,7 +23,7 @@ use uuid::Uuid;
 
 use super::keys::manage_error;
 use super::{cookie, csrf_refused, pages, same_token, session_hash};
-use crate::AppState;
+use crate::DashboardState;
 
 /// The answer of a dashboard path on a server without a dashboard.
 pub(crate) fn no_dashboard() -> Response {
@@ -40,10 +40,13 @@ pub(crate) struct SignedIn {
     pub(crate) id_hash: String,
 }
 
-impl FromRequestParts<AppState> for SignedIn {
+impl FromRequestParts<DashboardState> for SignedIn {
     type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &DashboardState,
+    ) -> Result<Self, Response> {
         let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
         let to_sign_in = || Redirect::to("/dashboard/signin").into_response();
         let Some(id) = cookie(&parts.headers, dashboard.session_cookie()) else {
@@ -89,7 +92,7 @@ struct Common {
 /// A form's body read within the size limit, its common fields and its own.
 async fn read_form<F: DeserializeOwned + Send>(
     request: Request,
-    state: &AppState,
+    state: &DashboardState,
 ) -> Result<(Common, F), Response> {
     let body = Bytes::from_request(request, state).await.map_err(|e| {
         let status = e.status();
@@ -129,10 +132,10 @@ pub(crate) struct Action<F> {
     pub(crate) form: F,
 }
 
-impl<F: DeserializeOwned + Send> FromRequest<AppState> for Action<F> {
+impl<F: DeserializeOwned + Send> FromRequest<DashboardState> for Action<F> {
     type Rejection = Response;
 
-    async fn from_request(request: Request, state: &AppState) -> Result<Self, Response> {
+    async fn from_request(request: Request, state: &DashboardState) -> Result<Self, Response> {
         let (mut parts, body) = request.into_parts();
         let user = SignedIn::from_request_parts(&mut parts, state).await?;
         let (common, form) = read_form(Request::from_parts(parts, body), state).await?;
@@ -153,10 +156,10 @@ pub(crate) struct KeyAction<F> {
     pub(crate) form: F,
 }
 
-impl<F: DeserializeOwned + Send> FromRequest<AppState> for KeyAction<F> {
+impl<F: DeserializeOwned + Send> FromRequest<DashboardState> for KeyAction<F> {
     type Rejection = Response;
 
-    async fn from_request(request: Request, state: &AppState) -> Result<Self, Response> {
+    async fn from_request(request: Request, state: &DashboardState) -> Result<Self, Response> {
         let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
         let (mut parts, body) = request.into_parts();
         let user = SignedIn::from_request_parts(&mut parts, state).await?;
@@ -182,10 +185,10 @@ impl<F: DeserializeOwned + Send> FromRequest<AppState> for KeyAction<F> {
 /// A malformed key answers like someone else's.
 pub(crate) struct ChosenKey(pub(crate) Option<KeyId>);
 
-impl FromRequestParts<AppState> for ChosenKey {
+impl FromRequestParts<DashboardState> for ChosenKey {
     type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<Self, Response> {
+    async fn from_request_parts(parts: &mut Parts, _: &DashboardState) -> Result<Self, Response> {
         let text = form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
             .find(|(name, _)| name == "key")
             .map(|(_, value)| value.into_owned())
@@ -211,10 +214,10 @@ pub(crate) struct LoginForm<F> {
     pub(crate) form: F,
 }
 
-impl<F: DeserializeOwned + Send> FromRequest<AppState> for LoginForm<F> {
+impl<F: DeserializeOwned + Send> FromRequest<DashboardState> for LoginForm<F> {
     type Rejection = Response;
 
-    async fn from_request(request: Request, state: &AppState) -> Result<Self, Response> {
+    async fn from_request(request: Request, state: &DashboardState) -> Result<Self, Response> {
         let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
         let headers = request.headers().clone();
         let (common, form) = read_form(request, state).await?;

@@ -16,7 +16,7 @@ use super::pages::{self, form_error, layout};
 use super::{
     Dashboard, SESSION_LIFETIME, busy, client_address, cookie, random_token, session_hash,
 };
-use crate::AppState;
+use crate::DashboardState;
 
 /// The sign-up and sign-in form. Missing fields read as empty, so that a form without its
 /// token is refused as such rather than as a malformed body.
@@ -105,7 +105,7 @@ where
 }
 
 fn credentials_page(
-    state: &AppState,
+    state: &DashboardState,
     headers: &HeaderMap,
     which: Which,
     status: StatusCode,
@@ -136,18 +136,24 @@ fn credentials_page(
     response
 }
 
-pub(crate) async fn signup_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub(crate) async fn signup_page(
+    State(state): State<DashboardState>,
+    headers: HeaderMap,
+) -> Response {
     credentials_page(&state, &headers, Which::SignUp, StatusCode::OK, "", None)
 }
 
-pub(crate) async fn signin_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub(crate) async fn signin_page(
+    State(state): State<DashboardState>,
+    headers: HeaderMap,
+) -> Response {
     credentials_page(&state, &headers, Which::SignIn, StatusCode::OK, "", None)
 }
 
 /// The page of a sign-up or sign-in form whose email is refused. The email is checked before
 /// any limiter or password hash sees it.
 fn email_refused(
-    state: &AppState,
+    state: &DashboardState,
     headers: &HeaderMap,
     which: Which,
     email: &str,
@@ -168,7 +174,7 @@ fn email_refused(
 }
 
 pub(crate) async fn signup(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     extensions: Extensions,
     LoginForm { headers, form }: LoginForm<Credentials>,
 ) -> Response {
@@ -221,7 +227,7 @@ pub(crate) async fn signup(
 }
 
 pub(crate) async fn signin(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     extensions: Extensions,
     LoginForm { headers, form }: LoginForm<Credentials>,
 ) -> Response {
@@ -268,7 +274,7 @@ pub(crate) async fn signin(
 }
 
 pub(crate) async fn signout(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     Action { user, .. }: Action<NoFields>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -286,7 +292,7 @@ pub(crate) async fn signout(
 }
 
 async fn start_session(
-    state: &AppState,
+    state: &DashboardState,
     dashboard: &Dashboard,
     account: AccountId,
     to: &str,

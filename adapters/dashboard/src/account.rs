@@ -14,7 +14,7 @@ use super::extract::{Action, NoFields, no_dashboard};
 use super::limits::Verdict;
 use super::pages::{self, form_error, layout};
 use super::{SignedIn, client_address};
-use crate::AppState;
+use crate::DashboardState;
 
 /// The password form. Missing fields read as empty, and are refused as wrong or too short.
 #[derive(Debug, Default, Deserialize)]
@@ -25,14 +25,14 @@ pub(crate) struct PasswordForm {
     new_password: String,
 }
 
-pub(crate) async fn page(State(state): State<AppState>, user: SignedIn) -> Response {
+pub(crate) async fn page(State(state): State<DashboardState>, user: SignedIn) -> Response {
     render(&state, &user, StatusCode::OK, None, None)
 }
 
 /// Changes the password after checking the current one, then ends every other session of the
 /// account: whoever else was signed in, with the old password or a stolen cookie, is out.
 pub(crate) async fn change_password(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     extensions: Extensions,
     Action { user, form }: Action<PasswordForm>,
 ) -> Response {
@@ -105,7 +105,7 @@ pub(crate) async fn change_password(
 
 /// Ends every session of the account but this one.
 pub(crate) async fn end_sessions(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     Action { user, .. }: Action<NoFields>,
 ) -> Response {
     match end_other_sessions(&state, &user).await {
@@ -123,7 +123,7 @@ pub(crate) async fn end_sessions(
     }
 }
 
-async fn end_other_sessions(state: &AppState, user: &SignedIn) -> Result<u64, Response> {
+async fn end_other_sessions(state: &DashboardState, user: &SignedIn) -> Result<u64, Response> {
     let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
     dashboard
         .ports
@@ -142,7 +142,7 @@ fn sessions_ended(n: u64) -> String {
 }
 
 fn render(
-    state: &AppState,
+    state: &DashboardState,
     user: &SignedIn,
     status: StatusCode,
     notice: Option<&str>,

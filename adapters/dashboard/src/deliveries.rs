@@ -18,7 +18,7 @@ use super::extract::{ChosenKey, KeyAction};
 use super::keys::{manage_error, unknown_key};
 use super::pages::{self, layout};
 use super::{SignedIn, activity};
-use crate::AppState;
+use crate::DashboardState;
 
 /// How many requests the page lists.
 const LATEST: usize = 50;
@@ -31,7 +31,7 @@ pub(crate) struct RedeliverForm {
 }
 
 pub(crate) async fn page(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     user: SignedIn,
     ChosenKey(chosen): ChosenKey,
 ) -> Response {
@@ -39,7 +39,7 @@ pub(crate) async fn page(
 }
 
 pub(crate) async fn redeliver(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     KeyAction { key, form, .. }: KeyAction<RedeliverForm>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -118,7 +118,7 @@ fn attempts_list(attempts: &[DeliveryAttempt]) -> Markup {
     }
 }
 
-async fn render(state: &AppState, user: &SignedIn, chosen: Option<KeyId>) -> Response {
+async fn render(state: &DashboardState, user: &SignedIn, chosen: Option<KeyId>) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return StatusCode::NOT_FOUND.into_response();
     };

@@ -10,12 +10,12 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::pages;
-use crate::AppState;
+use crate::DashboardState;
 
 /// The `Host` names the dashboard answers to.
 ///
 /// ```
-/// use insights_http::dashboard::DashboardHosts;
+/// use insights_dashboard::DashboardHosts;
 ///
 /// // Published under a name: that name only.
 /// let published = DashboardHosts::for_public_url(Some("https://insights.example.org"), false)?;
@@ -146,7 +146,11 @@ fn same_origin(headers: &HeaderMap, authority: &str, public_origin: Option<&str>
 }
 
 /// Refuses requests for another host (421) and forms sent from another site (403).
-pub(crate) async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub(crate) async fn guard(
+    State(state): State<DashboardState>,
+    request: Request,
+    next: Next,
+) -> Response {
     let Some(dashboard) = state.dashboard() else {
         return next.run(request).await;
     };

@@ -14,7 +14,7 @@ use super::SignedIn;
 use super::auth::capitalise;
 use super::extract::{Action, KeyAction, NoFields, no_dashboard};
 use super::pages::{self, form_error, layout};
-use crate::AppState;
+use crate::DashboardState;
 
 /// The create-key and rename forms.
 #[derive(Debug, Default, Deserialize)]
@@ -24,7 +24,7 @@ pub(crate) struct LabelForm {
 }
 
 pub(crate) async fn home(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     headers: axum::http::HeaderMap,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -38,12 +38,12 @@ pub(crate) async fn home(
     }
 }
 
-pub(crate) async fn list(State(state): State<AppState>, user: SignedIn) -> Response {
+pub(crate) async fn list(State(state): State<DashboardState>, user: SignedIn) -> Response {
     render(&state, &user, StatusCode::OK, None, "", None).await
 }
 
 pub(crate) async fn create(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     Action { user, form }: Action<LabelForm>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -88,7 +88,7 @@ pub(crate) async fn create(
 }
 
 pub(crate) async fn revoke(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     KeyAction { user, key, .. }: KeyAction<NoFields>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -107,7 +107,7 @@ pub(crate) async fn revoke(
 }
 
 pub(crate) async fn rename(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     KeyAction { user, key, form }: KeyAction<LabelForm>,
 ) -> Response {
     let Some(dashboard) = state.dashboard() else {
@@ -218,7 +218,7 @@ fn key_row(user: &SignedIn, key: &ApiKeyInfo) -> Markup {
 }
 
 async fn render(
-    state: &AppState,
+    state: &DashboardState,
     user: &SignedIn,
     status: StatusCode,
     created: Option<&CreatedKey>,

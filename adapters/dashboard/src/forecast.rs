@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use super::auth::capitalise;
 use super::limits::{PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE, Verdict};
-use crate::AppState;
+use crate::DashboardState;
 
 /// Hours of the index drawn.
 pub(crate) const HOURS: u32 = 96;
@@ -71,7 +71,7 @@ impl PointQuery {
 /// the forecast source, so it counts against the account's allowance, as map tiles do;
 /// `Err` is the section that says the allowance is spent (the page answers 429).
 pub(crate) async fn section(
-    state: &AppState,
+    state: &DashboardState,
     account: AccountId,
     key: identity_core::ids::KeyId,
     rules: &[AlertRule],
@@ -137,7 +137,7 @@ pub(crate) async fn section(
 
 /// The charts of one point, or why there are none.
 async fn charts(
-    state: &AppState,
+    state: &DashboardState,
     position: Position,
     rule: Option<&AlertRule>,
     now: DateTime<Utc>,

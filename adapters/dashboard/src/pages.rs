@@ -9,10 +9,10 @@ use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
 use super::{SignedIn, secure_page};
-use crate::state::AppState;
+use crate::DashboardState;
 
-const STYLESHEET: &str = include_str!("../../assets/dashboard.css");
-const SCRIPT: &str = include_str!("../../assets/dashboard.js");
+const STYLESHEET: &str = include_str!("../assets/dashboard.css");
+const SCRIPT: &str = include_str!("../assets/dashboard.js");
 
 /// A whole page: the navigation when signed in, then `body`.
 pub(crate) fn layout(title: &str, user: Option<&SignedIn>, body: &Markup) -> Markup {
@@ -64,7 +64,7 @@ const DEMO_BANNER: &str = "<p class=\"demo-banner\" role=\"status\"><strong>Demo
 /// Puts the demo banner at the top of every dashboard page while the server's data is
 /// synthetic: one place for every page, error pages included, whatever handler made it.
 pub(crate) async fn demo_banner(
-    State(state): State<AppState>,
+    State(state): State<DashboardState>,
     req: axum::extract::Request,
     next: Next,
 ) -> Response {

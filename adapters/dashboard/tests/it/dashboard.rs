@@ -16,10 +16,14 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use identity_core::ports::SessionStore;
 use identity_core::randomness::SeededRandomness;
-use insights_http::dashboard::DEFAULT_MAX_PASSWORD_HASHES;
-use insights_http::{AppStateBuilder, CsrfKey, DashboardHosts, DashboardPorts, router};
+use insights_dashboard::{
+    CsrfKey, DEFAULT_MAX_PASSWORD_HASHES, DashboardHosts, DashboardPorts, DashboardState,
+};
+use insights_http::{AppStateBuilder, router_with};
 use racs_core::Scorer;
 use tower::ServiceExt;
+
+use crate::beside::ApiBeside;
 
 pub(crate) const PASSWORD: &str = "correct horse battery";
 
@@ -42,7 +46,7 @@ pub(crate) fn dashboard(secure_cookies: bool) -> Dash {
 /// The dashboard with `basemap` on its maps.
 pub(crate) fn dashboard_with(
     secure_cookies: bool,
-    basemap: Option<insights_http::Basemap>,
+    basemap: Option<insights_dashboard::Basemap>,
 ) -> Dash {
     // An https public URL is a published server; plain http the local quick start.
     let (public_url, host) = if secure_cookies {
@@ -87,24 +91,34 @@ pub(crate) fn dashboard_with(
         Arc::new(insights_system::TokioTimer),
         ids.clone(),
     );
-    let state = AppStateBuilder::new(store.clone(), pipeline.clone(), scorer, files, clock)
-        .dashboard(DashboardPorts {
-            manager: manager.clone(),
-            sessions: store.clone(),
-            deliveries: store.clone(),
-            jobs: store.clone(),
-            ids,
-            rng: Arc::new(SeededRandomness::new(1)),
-            sender: Some(sender.clone()),
-            secure_cookies,
-            hosts: DashboardHosts::for_public_url(public_url, false).unwrap(),
-            csrf_key: CsrfKey::new([7u8; 32]).unwrap(),
-            max_password_hashes: DEFAULT_MAX_PASSWORD_HASHES,
-            basemap,
-        })
-        .build();
+    let api = AppStateBuilder::new(
+        store.clone(),
+        pipeline.clone(),
+        scorer.clone(),
+        files,
+        clock.clone(),
+    )
+    .build();
+    let state = DashboardState::new(DashboardPorts {
+        api: Arc::new(ApiBeside(api.clone())),
+        alerts: pipeline.clone(),
+        scorer,
+        clock,
+        manager: manager.clone(),
+        sessions: store.clone(),
+        deliveries: store.clone(),
+        jobs: store.clone(),
+        ids,
+        rng: Arc::new(SeededRandomness::new(1)),
+        sender: Some(sender.clone()),
+        secure_cookies,
+        hosts: DashboardHosts::for_public_url(public_url, false).unwrap(),
+        csrf_key: CsrfKey::new([7u8; 32]).unwrap(),
+        max_password_hashes: DEFAULT_MAX_PASSWORD_HASHES,
+        basemap,
+    });
     Dash {
-        router: router(state),
+        router: router_with(api, insights_dashboard::router(state)),
         host,
         store,
         manager,
@@ -510,7 +524,7 @@ async fn a_wrong_password_keeps_the_email_and_sign_in_attempts_are_limited() {
     assert!(first.body.contains("value=\"ada@example.org\""));
     assert!(first.body.contains("Check both and try again"));
     // Five a minute for one email from one network.
-    for _ in 1..insights_http::dashboard::SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE {
+    for _ in 1..insights_dashboard::SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE {
         browser.post("/dashboard/signin", &attempt).await;
     }
     let limited = browser

@@ -3,6 +3,11 @@
 //! action goes through [`alerts_core::manage::Manager`], so the dashboard and the admin
 //! command enforce the same rules.
 //!
+//! The dashboard sits beside the API and imports nothing of it: what it shows of the API (the
+//! playground's scores, the maps' heatmap tiles) it asks through [`ApiAnswers`], which the
+//! server wires to the API's own answers. [`router`] serves a [`DashboardState`]; the server
+//! merges it with the API's router, behind the same request id, tracing, timeout and metrics.
+//!
 //! Security, in short (SECURITY.md has the whole list, with every limit):
 //! - Requests are answered only for the public URL's host (or, on the quick start, loopback
 //!   names and addresses), and forms only when the browser says they come from this origin.
@@ -27,8 +32,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alerts_core::manage::Manager;
+use alerts_core::pipeline::AlertPipeline;
 use alerts_core::ports::{DeliveryLog, JobQueue, WebhookSender};
-use aq_core::runtime::IdGenerator;
+use aq_core::runtime::{Clock, IdGenerator};
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -37,14 +43,14 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use identity_core::ports::SessionStore;
 use identity_core::randomness::SecretRng;
+use racs_core::Scorer;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-
-use crate::AppState;
 
 mod account;
 mod activity;
 mod alerts;
+mod answers;
 mod auth;
 mod csrf;
 mod deliveries;
@@ -57,7 +63,9 @@ mod map;
 mod pages;
 mod playground;
 mod rules;
+mod state;
 
+pub use answers::ApiAnswers;
 pub use csrf::{CsrfKey, ShortKey};
 pub(crate) use extract::SignedIn;
 pub use guard::DashboardHosts;
@@ -68,6 +76,7 @@ pub use limits::{
     TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
 };
 pub use map::Basemap;
+pub use state::DashboardState;
 
 /// The largest dashboard form accepted, in bytes; larger ones are answered 413 before any of
 /// it is looked at.
@@ -93,8 +102,17 @@ const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 3600);
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
                    connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/// What the dashboard needs besides the API's ports.
+/// What the dashboard reads and changes, and the API beside it.
 pub struct DashboardPorts {
+    /// The answers of the API the dashboard sits beside: the playground's scores, the maps'
+    /// tiles.
+    pub api: Arc<dyn ApiAnswers>,
+    /// The alert pipeline, whose forecast source and evaluator a place's forecast reads.
+    pub alerts: Arc<AlertPipeline>,
+    /// The route scorer, whose plans the playground draws.
+    pub scorer: Scorer,
+    /// The time.
+    pub clock: Arc<dyn Clock>,
     /// Accounts, keys and rules.
     pub manager: Manager,
     /// Where sessions are kept.
@@ -186,9 +204,13 @@ impl Dashboard {
     }
 }
 
-/// The dashboard's routes, when the state has a dashboard, behind its host and origin checks
-/// and its form size limit.
-pub(crate) fn routes(state: &AppState) -> Router<AppState> {
+/// The dashboard's routes under `/dashboard`, behind its host and origin checks and its form
+/// size limit. The server merges them with the API's, behind the same layers.
+pub fn router(state: DashboardState) -> Router {
+    routes(&state).with_state(state)
+}
+
+fn routes(state: &DashboardState) -> Router<DashboardState> {
     Router::new()
         .route("/dashboard", get(keys::home))
         .route("/dashboard/", get(keys::home))

@@ -40,7 +40,7 @@ impl CsrfKey {
     /// A key from `secret`, which must be at least [`CsrfKey::MIN_LEN`] random bytes.
     ///
     /// ```
-    /// use insights_http::dashboard::CsrfKey;
+    /// use insights_dashboard::CsrfKey;
     ///
     /// assert!(CsrfKey::new([7u8; 32]).is_ok());
     /// assert!(CsrfKey::new(*b"short").is_err());

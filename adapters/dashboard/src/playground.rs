@@ -7,8 +7,8 @@
 use aq_core::tile::ramp;
 use aq_core::{CiCategory, CleanlinessIndex, Position, check_batch_len};
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use racs_core::{ScoreRequest, ScoreResponse, plan_route};
@@ -20,9 +20,7 @@ use super::extract::Action;
 use super::limits::{PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, Verdict};
 use super::map;
 use super::pages::{self, form_error, layout};
-use crate::api::score;
-use crate::error::ApiError;
-use crate::{AppState, RequestId, source_unavailable};
+use crate::DashboardState;
 
 /// Three walks across central Berlin, the shape of the spec's sample.
 const SAMPLE: &str = r#"{
@@ -47,7 +45,7 @@ pub(crate) struct PlaygroundForm {
     request: String,
 }
 
-pub(crate) async fn page(State(state): State<AppState>, user: SignedIn) -> Response {
+pub(crate) async fn page(State(state): State<DashboardState>, user: SignedIn) -> Response {
     let now = state.clock().now();
     let empty = json!({"routes": [], "time": now.to_rfc3339()}).to_string();
     let body = html! {
@@ -70,8 +68,8 @@ pub(crate) async fn page(State(state): State<AppState>, user: SignedIn) -> Respo
 }
 
 pub(crate) async fn run(
-    State(state): State<AppState>,
-    request_id: RequestId,
+    State(state): State<DashboardState>,
+    headers: HeaderMap,
     Action { user, form: input }: Action<PlaygroundForm>,
 ) -> Response {
     let refuse_with = |status: StatusCode, message: String| {
@@ -98,8 +96,7 @@ pub(crate) async fn run(
         );
     }
     let request =
-        match ScoreRequest::from_json_slice(input.request.as_bytes(), &state.config().route_limits)
-        {
+        match ScoreRequest::from_json_slice(input.request.as_bytes(), state.api().route_limits()) {
             Ok(request) => request,
             Err(e) => {
                 return refuse(format!(
@@ -108,13 +105,13 @@ pub(crate) async fn run(
             }
         };
     // Scored as the API scores: off the connection's task when large.
-    let response = match score(&state, &request_id, request.clone()).await {
+    let response = match state.api().score(&headers, request.clone()).await {
         Ok(response) => response,
-        Err(e) => return e.into_response(),
+        Err(e) => return e,
     };
     let drawn = match samples(&state, &request).await {
         Ok(drawn) => drawn,
-        Err(e) => return e.into_response(),
+        Err(e) => return e,
     };
     let json = serde_json::to_string_pretty(&response).unwrap_or_default();
     let body = html! {
@@ -172,7 +169,7 @@ struct Drawn {
 type Sample = (Position, Option<CleanlinessIndex>);
 
 /// Plans every route as the scorer does and asks the source once for all their samples.
-async fn samples(state: &AppState, request: &ScoreRequest) -> Result<Drawn, ApiError> {
+async fn samples(state: &DashboardState, request: &ScoreRequest) -> Result<Drawn, Response> {
     let scorer = state.scorer();
     let departure = request
         .departure_time
@@ -202,8 +199,8 @@ async fn samples(state: &AppState, request: &ScoreRequest) -> Result<Drawn, ApiE
             .source()
             .sample_ci(&queries)
             .await
-            .map_err(|e| source_unavailable(&e))?;
-        check_batch_len(queries.len(), answers).map_err(|e| source_unavailable(&e))?
+            .map_err(|e| state.api().source_unavailable(&e))?;
+        check_batch_len(queries.len(), answers).map_err(|e| state.api().source_unavailable(&e))?
     };
     let mut answers = answers.into_iter();
     let routes = plans
