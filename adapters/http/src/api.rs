@@ -3,52 +3,23 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use alerts_core::idempotency::{Idempotency, IdempotencyKey};
+use alerts_core::idempotency::Idempotency;
 use alerts_core::request::RequestError;
 use axum::Json;
-use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Uri, header};
+use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
-use identity_core::ids::KeyId;
-use identity_core::keys::ApiKey;
 use racs_core::ScoreRequest;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{ApiError, ErrorCode};
-use crate::provenance::{DATA_SOURCE_HEADER, DataSourceMember};
-use crate::spool::{AbandonOnDrop, Spool, SpoolError, SpoolPages};
+use crate::error::{ApiError, ErrorCode, store_unavailable};
+use crate::extract::{Authenticated, IdempotencyHeader, JsonBody, RequestId, body_unavailable};
+use crate::headers::{DATA_SOURCE_HEADER, IDEMPOTENT_REPLAYED};
+use crate::provenance::DataSourceMember;
+use crate::spool::{Spool, SpoolPages};
 use crate::state::AppState;
-use crate::{RequestId, store_unavailable};
-
-/// The query string of the API: the key.
-#[derive(Debug)]
-pub(crate) struct KeyQuery {
-    /// The API key.
-    pub key: Option<String>,
-}
-
-impl KeyQuery {
-    /// The query string's `key`. Other parameters are ignored; a repeated `key` is refused,
-    /// since which one to use would be a guess.
-    pub(crate) fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
-        let query = uri.query().unwrap_or_default();
-        let mut key = None;
-        for (name, value) in form_urlencoded::parse(query.as_bytes()) {
-            if name == "key" {
-                if key.is_some() {
-                    return Err(ApiError::invalid(
-                        "the query string has `key` more than once; pass the key once: ?key=ik_...",
-                    ));
-                }
-                key = Some(value.into_owned());
-            }
-        }
-        Ok(Self { key })
-    }
-}
 
 /// The response of an accepted alert request.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -70,12 +41,6 @@ pub(crate) struct TokenData {
     pub token: String,
 }
 
-/// The request header that makes an alert request safe to retry.
-pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
-
-/// The response header that marks the answer to a retry of a stored request.
-pub(crate) const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
-
 /// Route-scoring requests that need at most this many air-quality samples in all are scored on
 /// the connection's own task (well under a millisecond of work); larger ones go to the
 /// blocking pool, so that they cannot stall other connections.
@@ -92,37 +57,21 @@ enum Operation {
 pub(crate) async fn cleanest_route(
     State(state): State<AppState>,
     request_id: RequestId,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    Authenticated(key_id): Authenticated,
+    idempotency: IdempotencyHeader,
+    body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let query = KeyQuery::from_uri(&uri)?;
-    let key_id = authenticate(&state, query.key.as_deref()).await?;
-    state.check_rate(key_id)?;
-    check_content_type(&headers)?;
-    check_content_encoding(&headers)?;
-    let limit = state.config().max_body_bytes;
-    let spool = Spool::receive(body, limit).await.map_err(|e| match e {
-        SpoolError::TooLarge => ApiError::new(
-            ErrorCode::PayloadTooLarge,
-            format!("the body is larger than the limit of {limit} bytes"),
-        ),
-        SpoolError::Receive(e) => ApiError::invalid(format!("the body could not be read: {e}")),
-        SpoolError::Write(e) => body_unavailable(&e),
-    })?;
-    let spool = Arc::new(spool);
-    let _abandon = AbandonOnDrop(Arc::clone(&spool));
-
-    let operation = parse_off_thread(&state, &request_id, &spool, parse_body).await??;
+    let spool = &body.spool;
+    let operation = parse_off_thread(&state, &request_id, spool, parse_body).await??;
 
     match operation {
         Operation::Alerts(count) => {
             // Only alert requests store anything; scoring is safe to repeat as it is.
-            let idempotency = match idempotency_key(&headers)? {
+            let idempotency = match idempotency.key()? {
                 None => None,
                 Some(key) => {
                     let fingerprint =
-                        parse_off_thread(&state, &request_id, &spool, move |state, spool| {
+                        parse_off_thread(&state, &request_id, spool, move |state, spool| {
                             spool
                                 .fingerprint(&state.config().point_limits, count)
                                 .map_err(request_error)
@@ -131,7 +80,7 @@ pub(crate) async fn cleanest_route(
                     Some(Idempotency { key, fingerprint })
                 }
             };
-            let mut pages = SpoolPages::new(spool, state.config().point_limits, count);
+            let mut pages = SpoolPages::new(Arc::clone(spool), state.config().point_limits, count);
             let accepted = state
                 .alerts()
                 .accept_pages(key_id, &mut pages, idempotency)
@@ -201,79 +150,6 @@ pub async fn score(
     tokio::task::spawn_blocking(move || handle.block_on(scorer.score(&request)))
         .await
         .map_err(|e| ApiError::internal(&request_id.0, &e))
-}
-
-/// Resolves the `key` parameter to a key id: 401 when missing, malformed, unknown or revoked.
-pub(crate) async fn authenticate(state: &AppState, key: Option<&str>) -> Result<KeyId, ApiError> {
-    let Some(key) = key.filter(|k| !k.is_empty()) else {
-        return Err(ApiError::new(
-            ErrorCode::MissingApiKey,
-            "pass your API key in the `key` query parameter: ?key=ik_...",
-        ));
-    };
-    let invalid = || {
-        ApiError::new(
-            ErrorCode::InvalidApiKey,
-            "the API key is not valid: check it in the dashboard, or create a new one",
-        )
-    };
-    let key = ApiKey::parse(key).map_err(|_| invalid())?;
-    let found = state
-        .keys()
-        .authenticate(&key.hash(), state.clock().now())
-        .await
-        .map_err(store_unavailable)?;
-    found.ok_or_else(invalid)
-}
-
-fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
-    let Some(value) = headers.get(header::CONTENT_TYPE) else {
-        // Clients that send no type at all get the benefit of the doubt; the body must still
-        // be JSON.
-        return Ok(());
-    };
-    let media = value
-        .to_str()
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim();
-    // Media types are case-insensitive; compared in place, without a lowercased copy.
-    let suffix = media.get(media.len().saturating_sub("+json".len())..);
-    if media.eq_ignore_ascii_case("application/json")
-        || suffix.is_some_and(|s| s.eq_ignore_ascii_case("+json"))
-    {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            ErrorCode::UnsupportedMediaType,
-            format!("the body must be JSON: send `Content-Type: application/json` (got `{media}`)"),
-        ))
-    }
-}
-
-/// Compressed bodies are not decoded: refusing them names the cause, where reading the
-/// compressed bytes as JSON would only report a syntax error.
-fn check_content_encoding(headers: &HeaderMap) -> Result<(), ApiError> {
-    let encodings = headers
-        .get_all(header::CONTENT_ENCODING)
-        .iter()
-        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
-        .map(|e| e.trim().to_ascii_lowercase())
-        .filter(|e| !e.is_empty() && e != "identity")
-        .collect::<Vec<_>>();
-    if encodings.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            ErrorCode::UnsupportedMediaType,
-            format!(
-                "the body must be sent uncompressed: content encoding `{}` is not supported",
-                encodings.join(", ")
-            ),
-        ))
-    }
 }
 
 /// Runs `parse` on the spooled body: on this task for a small body, on the blocking pool for
@@ -407,16 +283,6 @@ fn request_error(e: RequestError) -> ApiError {
     }
 }
 
-/// 503 for a body the server could not keep or read back from its temporary file (a full or
-/// failing disk): not the client's fault, and worth a retry.
-fn body_unavailable(e: &dyn std::fmt::Display) -> ApiError {
-    tracing::warn!(error = %e, "request body spool failed");
-    ApiError::unavailable(
-        "the server could not keep the request body; retry shortly",
-        crate::RETRY_AFTER_UNAVAILABLE,
-    )
-}
-
 /// Reads a route-scoring request from the body: from its bytes when they are in memory, else
 /// streamed from its file.
 fn route_request(state: &AppState, spool: &Spool) -> Result<ScoreRequest, ApiError> {
@@ -474,25 +340,6 @@ fn accept_error(request_id: &RequestId, e: alerts_core::pipeline::AcceptError) -
 /// When a key with too many unfinished requests is told to try again: long enough for a
 /// working receiver to take a good part of them.
 const PENDING_RETRY: Duration = Duration::from_secs(60);
-
-/// The client's `Idempotency-Key`, if it sent one.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, ApiError> {
-    let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
-    let Some(value) = values.next() else {
-        return Ok(None);
-    };
-    if values.next().is_some() {
-        return Err(ApiError::invalid(
-            "Idempotency-Key: send the header once, with one key",
-        ));
-    }
-    let text = value.to_str().map_err(|_| {
-        ApiError::invalid("Idempotency-Key: only visible ASCII characters are allowed")
-    })?;
-    IdempotencyKey::parse(text)
-        .map(Some)
-        .map_err(|e| ApiError::invalid(e.to_string()))
-}
 
 fn store_unavailable_or_internal(
     request_id: &RequestId,

@@ -8,8 +8,7 @@ use std::time::Duration;
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::REQUEST_ID_HEADER;
-use crate::api::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED};
+use crate::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, REQUEST_ID_HEADER};
 
 /// How long browsers may keep a preflight's answer.
 const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(600);

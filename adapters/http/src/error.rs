@@ -167,6 +167,38 @@ impl ApiError {
     }
 }
 
+/// How long clients are asked to wait when a dependency is down.
+pub(crate) const RETRY_AFTER_UNAVAILABLE: Duration = Duration::from_secs(5);
+
+/// 503 for a store that cannot be reached; the cause goes to the log, not to the client.
+pub(crate) fn store_unavailable(e: alerts_core::ports::StoreError) -> ApiError {
+    tracing::warn!(error = %e, "store unavailable");
+    ApiError::unavailable(
+        "the database is unavailable; retry shortly",
+        RETRY_AFTER_UNAVAILABLE,
+    )
+}
+
+/// 503 for an air-quality source that cannot answer (the API's answer, which the dashboard's
+/// playground gives too).
+#[must_use]
+pub fn source_unavailable(e: &aq_core::SourceError) -> ApiError {
+    tracing::warn!(error = %e, "air-quality source unavailable");
+    ApiError::unavailable(
+        "the air-quality source is unavailable; retry shortly",
+        RETRY_AFTER_UNAVAILABLE,
+    )
+}
+
+/// 503 for a file store that cannot be reached.
+pub(crate) fn files_unavailable(e: &alerts_core::ports::FileError) -> ApiError {
+    tracing::warn!(error = %e, "file store unavailable");
+    ApiError::unavailable(
+        "the file store is unavailable; retry shortly",
+        RETRY_AFTER_UNAVAILABLE,
+    )
+}
+
 /// The body of every error response.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorEnvelope {

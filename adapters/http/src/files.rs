@@ -7,40 +7,14 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderValue, Method, Uri, header};
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, Utc};
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, ErrorCode, files_unavailable};
+use crate::extract::RequestId;
+use crate::ports::FileUrlRejection;
 use crate::state::AppState;
-use crate::{RequestId, files_unavailable};
 
 /// The media type of the output files.
 pub const NDJSON: &str = "application/x-ndjson";
-
-/// Why a file URL was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FileUrlRejection {
-    /// The URL is not one the server makes (missing or malformed parameters): 403.
-    Malformed(String),
-    /// The signature does not match, or its key is unknown: 403 `forbidden`.
-    BadSignature,
-    /// The URL's validity has passed: 403 `expired_url`.
-    Expired,
-}
-
-/// Checks the URLs the server signs for its own files. Implemented by the file adapter that
-/// signs them, and wired in by the server.
-pub trait FileUrlVerifier: Send + Sync {
-    /// The file a request for `path` with `query` may fetch at `now`.
-    ///
-    /// # Errors
-    /// [`FileUrlRejection`] saying why the URL is refused.
-    fn verify(
-        &self,
-        path: &str,
-        query: Option<&str>,
-        now: DateTime<Utc>,
-    ) -> Result<FileKey, FileUrlRejection>;
-}
 
 pub(crate) async fn download(
     State(state): State<AppState>,

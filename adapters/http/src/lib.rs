@@ -19,12 +19,12 @@
 //! their own) with these through [`router_with`], behind the same layers; what the dashboard
 //! shows of the API comes from [`score`] and [`tile`].
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::extract::{FromRequestParts, MatchedPath, Request, State};
-use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -36,10 +36,13 @@ mod api;
 pub mod cors;
 mod docs;
 pub mod error;
+mod extract;
 pub mod files;
+pub mod headers;
 mod lookups;
 pub mod metrics;
 pub mod openapi;
+pub mod ports;
 pub mod provenance;
 pub mod serve;
 mod spool;
@@ -48,18 +51,14 @@ mod tiles;
 
 pub use api::score;
 pub use cors::AllowedOrigins;
-pub use error::{ApiError, ErrorCode};
-pub use files::{FileUrlRejection, FileUrlVerifier};
+pub use error::{ApiError, ErrorCode, source_unavailable};
+pub use extract::RequestId;
+pub use headers::REQUEST_ID_HEADER;
 pub use metrics::Metrics;
+pub use ports::{FileUrlRejection, FileUrlVerifier, ReadinessCheck};
 pub use serve::{ConnectionLimits, serve, serve_with};
-pub use state::{ApiConfig, AppState, AppStateBuilder, ReadinessCheck};
+pub use state::{ApiConfig, AppState, AppStateBuilder};
 pub use tiles::answer as tile;
-
-/// The header that carries each request's id, in requests and responses.
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
-
-/// How long clients are asked to wait when a dependency is down.
-const RETRY_AFTER_UNAVAILABLE: Duration = Duration::from_secs(5);
 
 /// The router of the whole API over `state`.
 pub fn router(state: AppState) -> Router {
@@ -79,7 +78,7 @@ pub fn router_with(state: AppState, extra: Router) -> Router {
     let labelled = Router::new()
         .route("/insights/v1/cleanest-route", post(api::cleanest_route))
         .route_layer(middleware::from_fn_with_state(
-            state.clone(),
+            state.provenance().routes.clone(),
             provenance::label_api,
         ))
         .route(
@@ -87,7 +86,7 @@ pub fn router_with(state: AppState, extra: Router) -> Router {
             get(files::download)
                 .head(files::download)
                 .layer(middleware::from_fn_with_state(
-                    state.clone(),
+                    state.provenance().alerts.clone(),
                     provenance::label_files,
                 )),
         );
@@ -97,12 +96,15 @@ pub fn router_with(state: AppState, extra: Router) -> Router {
         .route("/insights/v1/history", get(lookups::history))
         .route("/insights/v1/pollen", get(lookups::pollen))
         .route_layer(middleware::from_fn_with_state(
-            state.clone(),
+            state.provenance().alerts.clone(),
             provenance::label_lookups,
         ));
     let mut api = labelled
         .merge(lookups)
-        .route("/insights/v1/openapi.json", get(openapi::serve))
+        .route(
+            "/insights/v1/openapi.json",
+            get(openapi::serve).with_state(Arc::new(openapi::document(state.config()))),
+        )
         .route("/insights/v1/tiles/{z}/{x}/{y}", get(tiles::tile))
         // Before the CORS layer, so that the layer sees (and answers) preflights that would
         // otherwise meet this fallback.
@@ -161,59 +163,6 @@ async fn forget_client_request_id(mut req: Request) -> Request {
     req
 }
 
-/// The request's id, made by the server for each request; for logs and 500 details.
-#[derive(Debug, Clone)]
-pub struct RequestId(pub String);
-
-impl RequestId {
-    /// The id in a request's `headers`, as the request-id layer set it.
-    #[must_use]
-    pub fn of(headers: &HeaderMap) -> Self {
-        RequestId(
-            headers
-                .get(REQUEST_ID_HEADER)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("unknown")
-                .to_owned(),
-        )
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for RequestId {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(RequestId::of(&parts.headers))
-    }
-}
-
-/// 503 for a store that cannot be reached; the cause goes to the log, not to the client.
-pub(crate) fn store_unavailable(e: alerts_core::ports::StoreError) -> ApiError {
-    tracing::warn!(error = %e, "store unavailable");
-    ApiError::unavailable(
-        "the database is unavailable; retry shortly",
-        RETRY_AFTER_UNAVAILABLE,
-    )
-}
-
-/// 503 for an air-quality source that cannot answer.
-pub fn source_unavailable(e: &aq_core::SourceError) -> ApiError {
-    tracing::warn!(error = %e, "air-quality source unavailable");
-    ApiError::unavailable(
-        "the air-quality source is unavailable; retry shortly",
-        RETRY_AFTER_UNAVAILABLE,
-    )
-}
-
-/// 503 for a file store that cannot be reached.
-pub(crate) fn files_unavailable(e: &alerts_core::ports::FileError) -> ApiError {
-    tracing::warn!(error = %e, "file store unavailable");
-    ApiError::unavailable(
-        "the file store is unavailable; retry shortly",
-        RETRY_AFTER_UNAVAILABLE,
-    )
-}
-
 async fn observe(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let started = Instant::now();
     let route = req
@@ -240,7 +189,7 @@ async fn with_timeout(timeout: Duration, req: Request, next: Next) -> Response {
                 "the request took longer than {} s; retry shortly",
                 timeout.as_secs()
             ),
-            RETRY_AFTER_UNAVAILABLE,
+            error::RETRY_AFTER_UNAVAILABLE,
         )
         .into_response(),
     }
@@ -290,7 +239,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
         let mut response = (StatusCode::SERVICE_UNAVAILABLE, report).into_response();
         response.headers_mut().insert(
             header::RETRY_AFTER,
-            HeaderValue::from(RETRY_AFTER_UNAVAILABLE.as_secs()),
+            HeaderValue::from(error::RETRY_AFTER_UNAVAILABLE.as_secs()),
         );
         response
     }

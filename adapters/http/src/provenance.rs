@@ -11,20 +11,17 @@
 //! - Every answer of the lookups (`conditions`, `forecast`, `history`, `pollen`) carries the
 //!   header of the forecast source they read, and says the same in `metadata.dataSource`.
 //! - Every dashboard page shows a banner while the server runs on synthetic data
-//!   (`dashboard::pages::demo_banner`).
+//!   ([`crate::AppState::demo_data`], which the dashboard asks).
 
 use aq_core::SourceInfo;
 use axum::extract::{Request, State};
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::state::AppState;
-
-/// The response header that names the data source.
-pub const DATA_SOURCE_HEADER: HeaderName = HeaderName::from_static("insights-data-source");
+pub use crate::headers::DATA_SOURCE_HEADER;
 
 /// The header value for `info`: its name, then `; synthetic` when the data is made up.
 ///
@@ -91,38 +88,38 @@ impl Provenance {
 
 /// Adds the route source's header to a response of the shared API path that has none yet: a
 /// handler that knows better (an alert acceptance) sets its own first.
-pub(crate) async fn label_api(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub(crate) async fn label_api(
+    State(routes): State<HeaderValue>,
+    req: Request,
+    next: Next,
+) -> Response {
     let mut response = next.run(req).await;
     let headers = response.headers_mut();
     if !headers.contains_key(&DATA_SOURCE_HEADER) {
-        headers.insert(DATA_SOURCE_HEADER, state.provenance().routes.clone());
+        headers.insert(DATA_SOURCE_HEADER, routes);
     }
     response
 }
 
 /// Adds the forecast source's header to every answer of the file path: files hold alerts.
 pub(crate) async fn label_files(
-    State(state): State<AppState>,
+    State(alerts): State<HeaderValue>,
     req: Request,
     next: Next,
 ) -> Response {
     let mut response = next.run(req).await;
-    response
-        .headers_mut()
-        .insert(DATA_SOURCE_HEADER, state.provenance().alerts.clone());
+    response.headers_mut().insert(DATA_SOURCE_HEADER, alerts);
     response
 }
 
 /// Adds the forecast source's header to every answer of the lookups: they read the source
 /// alerts are evaluated from.
 pub(crate) async fn label_lookups(
-    State(state): State<AppState>,
+    State(alerts): State<HeaderValue>,
     req: Request,
     next: Next,
 ) -> Response {
     let mut response = next.run(req).await;
-    response
-        .headers_mut()
-        .insert(DATA_SOURCE_HEADER, state.provenance().alerts.clone());
+    response.headers_mut().insert(DATA_SOURCE_HEADER, alerts);
     response
 }

@@ -8,7 +8,6 @@ use alerts_core::pipeline::AlertPipeline;
 use alerts_core::ports::FileStore;
 use alerts_core::request::RequestLimits;
 use aq_core::runtime::Clock;
-use async_trait::async_trait;
 use governor::clock::{Clock as _, DefaultClock};
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
@@ -19,8 +18,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::cors::AllowedOrigins;
 use crate::error::{ApiError, ErrorCode};
-use crate::files::FileUrlVerifier;
 use crate::metrics::Metrics;
+use crate::ports::{FileUrlVerifier, ReadinessCheck};
 use crate::provenance::Provenance;
 
 /// Limits and knobs of the API. Defaults suit one machine serving many clients.
@@ -66,16 +65,6 @@ impl Default for ApiConfig {
     }
 }
 
-/// A dependency that `/readyz` checks: the database, the object store.
-#[async_trait]
-pub trait ReadinessCheck: Send + Sync {
-    /// A short name, such as `database`.
-    fn name(&self) -> &str;
-
-    /// `Ok` when the dependency answers; otherwise what is wrong.
-    async fn check(&self) -> Result<(), String>;
-}
-
 type KeyedLimiter = RateLimiter<KeyId, DefaultKeyedStateStore<KeyId>, DefaultClock>;
 
 struct Inner {
@@ -90,7 +79,6 @@ struct Inner {
     metrics: Metrics,
     limiter: KeyedLimiter,
     parses: Arc<Semaphore>,
-    openapi: serde_json::Value,
     provenance: Provenance,
 }
 
@@ -187,7 +175,6 @@ impl AppStateBuilder {
             inner: Arc::new(Inner {
                 limiter: RateLimiter::keyed(quota),
                 parses: Arc::new(Semaphore::new(self.config.max_concurrent_parses)),
-                openapi: crate::openapi::document(&self.config),
                 config: self.config,
                 keys: self.keys,
                 alerts: self.alerts,
@@ -254,11 +241,6 @@ impl AppState {
     /// What responses say about the data sources.
     pub(crate) fn provenance(&self) -> &Provenance {
         &self.inner.provenance
-    }
-
-    /// The OpenAPI document, with this server's limits.
-    pub(crate) fn openapi(&self) -> &serde_json::Value {
-        &self.inner.openapi
     }
 
     /// A place among the [`ApiConfig::max_concurrent_parses`] large bodies parsed at once, or

@@ -16,9 +16,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 
-use crate::api::{KeyQuery, authenticate};
-use crate::error::ApiError;
-use crate::{AppState, RequestId, source_unavailable};
+use crate::error::{ApiError, source_unavailable};
+use crate::extract::{Authenticated, RequestId};
+use crate::headers::DATA_SOURCE_HEADER;
+use crate::state::AppState;
 
 /// What the query string of a tile may hold besides the key.
 #[derive(Debug, Default)]
@@ -147,10 +148,7 @@ pub(crate) fn tile_response(
         h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
     }
     // A tile is the route source's index, so it names that source as route scores do.
-    h.insert(
-        crate::provenance::DATA_SOURCE_HEADER,
-        state.provenance().routes.clone(),
-    );
+    h.insert(DATA_SOURCE_HEADER, state.provenance().routes.clone());
     response
 }
 
@@ -176,25 +174,18 @@ pub(crate) fn unchanged(state: &AppState, headers: &HeaderMap, hour: DateTime<Ut
         .any(|t| t == etag || t == "*")
 }
 
-/// The API's tile handler: key, rate, coordinates, time, then the picture.
+/// The API's tile handler: key and rate (checked by [`Authenticated`]), coordinates, time,
+/// then the picture.
 pub(crate) async fn tile(
     State(state): State<AppState>,
     request_id: RequestId,
+    _key: Authenticated,
     path: Result<Path<(String, String, String)>, PathRejection>,
     uri: Uri,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let key = KeyQuery::from_uri(&uri)?;
-    let key_id = authenticate(&state, key.key.as_deref()).await?;
-    state.check_rate(key_id)?;
-    answer(
-        &state,
-        &request_id,
-        path.ok().map(|Path(path)| path),
-        &uri,
-        &headers,
-    )
-    .await
+    let path = path.ok().map(|Path(path)| path);
+    answer(&state, &request_id, path, &uri, &headers).await
 }
 
 /// A tile for a caller who may have it (checked by the route, or by the dashboard's session):

@@ -30,9 +30,9 @@ use self::wire::{
     ConditionsData, ConditionsResponse, DataSourceBody, HourBody, HoursData, HoursResponse,
     LookupMetadata, PollenData, PollenDayBody, PollenResponse,
 };
-use crate::api::{KeyQuery, authenticate};
-use crate::error::ApiError;
-use crate::{AppState, source_unavailable};
+use crate::error::{ApiError, source_unavailable};
+use crate::extract::Authenticated;
+use crate::state::AppState;
 
 /// `hours` of a forecast.
 pub(crate) const FORECAST_HOURS: Count = Count {
@@ -54,14 +54,6 @@ pub(crate) const POLLEN_DAYS: Count = Count {
     max: 5,
     default: 3,
 };
-
-/// The key and the rate, then the query: what every lookup does first.
-async fn admit(state: &AppState, uri: &Uri, count: Option<Count>) -> Result<LookupQuery, ApiError> {
-    let key = KeyQuery::from_uri(uri)?;
-    let key_id = authenticate(state, key.key.as_deref()).await?;
-    state.check_rate(key_id)?;
-    LookupQuery::from_uri(uri, count)
-}
 
 /// A lookup's answer (the router adds the forecast source's `Insights-Data-Source`).
 fn labelled<T: Serialize>(body: T) -> Response {
@@ -131,9 +123,10 @@ fn hour_notes(
 /// `GET /insights/v1/conditions`: the current hour.
 pub(crate) async fn conditions(
     State(state): State<AppState>,
+    _key: Authenticated,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let query = admit(&state, &uri, None).await?;
+    let query = LookupQuery::from_uri(&uri, None)?;
     let source = state.alerts().forecast_source();
     let now = hour_of(state.clock().now());
     let hour = air_hours(source.as_ref(), query.position, now, 1)
@@ -164,16 +157,21 @@ pub(crate) async fn conditions(
 /// `GET /insights/v1/forecast`: hours from the current hour on.
 pub(crate) async fn forecast(
     State(state): State<AppState>,
+    _key: Authenticated,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let query = admit(&state, &uri, Some(FORECAST_HOURS)).await?;
+    let query = LookupQuery::from_uri(&uri, Some(FORECAST_HOURS))?;
     let first = hour_of(state.clock().now());
     hours_answer(&state, query, first, false).await
 }
 
 /// `GET /insights/v1/history`: the hours before the current hour, newest first.
-pub(crate) async fn history(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
-    let query = admit(&state, &uri, Some(HISTORY_HOURS)).await?;
+pub(crate) async fn history(
+    State(state): State<AppState>,
+    _key: Authenticated,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let query = LookupQuery::from_uri(&uri, Some(HISTORY_HOURS))?;
     let first = hour_of(state.clock().now()) - Duration::hours(i64::from(query.count));
     hours_answer(&state, query, first, true).await
 }
@@ -216,8 +214,12 @@ async fn hours_answer(
 }
 
 /// `GET /insights/v1/pollen`: civil days from today at the place.
-pub(crate) async fn pollen(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
-    let query = admit(&state, &uri, Some(POLLEN_DAYS)).await?;
+pub(crate) async fn pollen(
+    State(state): State<AppState>,
+    _key: Authenticated,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let query = LookupQuery::from_uri(&uri, Some(POLLEN_DAYS))?;
     let source = state.alerts().forecast_source();
     let now = state.clock().now();
     let days = check_batch_len(
