@@ -3,14 +3,14 @@
 
 use axum::extract::State;
 use axum::http::{Extensions, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use identity_core::account::MIN_PASSWORD_CHARS;
 use identity_core::manage::IdentityError;
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::auth::{capitalise, hashing_password};
-use super::extract::{Action, NoFields, no_dashboard};
+use super::extract::{Action, NoFields};
 use super::limits::Verdict;
 use super::pages::{self, form_error, layout};
 use super::{SignedIn, client_address};
@@ -25,8 +25,8 @@ pub(crate) struct PasswordForm {
     new_password: String,
 }
 
-pub(crate) async fn page(State(state): State<DashboardState>, user: SignedIn) -> Response {
-    render(&state, &user, StatusCode::OK, None, None)
+pub(crate) async fn page(user: SignedIn) -> Response {
+    render(&user, StatusCode::OK, None, None)
 }
 
 /// Changes the password after checking the current one, then ends every other session of the
@@ -36,9 +36,7 @@ pub(crate) async fn change_password(
     extensions: Extensions,
     Action { user, form }: Action<PasswordForm>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return no_dashboard();
-    };
+    let dashboard = state.dashboard();
     // The current password is checked like a sign-in, under the same limits: a stolen session
     // must not become a way to guess the password faster than the sign-in form allows.
     if dashboard
@@ -47,7 +45,6 @@ pub(crate) async fn change_password(
         != Verdict::Allowed
     {
         return render(
-            &state,
             &user,
             StatusCode::TOO_MANY_REQUESTS,
             None,
@@ -73,7 +70,6 @@ pub(crate) async fn change_password(
         Err(page) => page,
         Ok(Ok(())) => match end_other_sessions(&state, &user).await {
             Ok(ended) => render(
-                &state,
                 &user,
                 StatusCode::OK,
                 Some(&format!(
@@ -85,14 +81,12 @@ pub(crate) async fn change_password(
             Err(page) => page,
         },
         Ok(Err(IdentityError::WrongCredentials)) => render(
-            &state,
             &user,
             StatusCode::UNPROCESSABLE_ENTITY,
             None,
             Some("The current password is wrong. Nothing was changed; type it again."),
         ),
         Ok(Err(IdentityError::Password(e))) => render(
-            &state,
             &user,
             StatusCode::UNPROCESSABLE_ENTITY,
             None,
@@ -110,7 +104,6 @@ pub(crate) async fn end_sessions(
 ) -> Response {
     match end_other_sessions(&state, &user).await {
         Ok(ended) => render(
-            &state,
             &user,
             StatusCode::OK,
             Some(&format!(
@@ -124,7 +117,7 @@ pub(crate) async fn end_sessions(
 }
 
 async fn end_other_sessions(state: &DashboardState, user: &SignedIn) -> Result<u64, Response> {
-    let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
+    let dashboard = state.dashboard();
     dashboard
         .ports
         .sessions
@@ -142,15 +135,11 @@ fn sessions_ended(n: u64) -> String {
 }
 
 fn render(
-    state: &DashboardState,
     user: &SignedIn,
     status: StatusCode,
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Response {
-    if state.dashboard().is_none() {
-        return StatusCode::NOT_FOUND.into_response();
-    }
     pages::page(
         status,
         layout("Account", Some(user), &body(user, notice, error)),

@@ -57,9 +57,7 @@ pub(crate) async fn save_webhook(
         form,
     }: KeyAction<WebhookForm>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let key = info.id;
     match dashboard
         .ports
@@ -97,9 +95,7 @@ pub(crate) async fn rotate(
         user, key: info, ..
     }: KeyAction<NoFields>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let key = info.id;
     match dashboard
         .ports
@@ -118,9 +114,7 @@ pub(crate) async fn test_delivery(
         user, key: info, ..
     }: KeyAction<NoFields>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let key = info.id;
     if dashboard.account_limits.test_delivery(user.account) != Verdict::Allowed {
         let message = format!(
@@ -266,9 +260,7 @@ async fn render(
     status: StatusCode,
     extra: Extra<'_>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let keys: Vec<ApiKeyInfo> = match dashboard
         .ports
         .manager

@@ -1,7 +1,7 @@
 //! Sign up, sign in and sign out.
 
 use axum::extract::State;
-use axum::http::{Extensions, HeaderMap, StatusCode, header};
+use axum::http::{Extensions, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use identity_core::account::{EmailError, MIN_PASSWORD_CHARS, normalize_email};
 use identity_core::ids::AccountId;
@@ -10,7 +10,7 @@ use identity_core::ports::Session;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::extract::{Action, LoginForm, NoFields, no_dashboard};
+use super::extract::{Action, LoginForm, NoFields};
 use super::limits::Verdict;
 use super::pages::{self, form_error, layout};
 use super::{
@@ -112,28 +112,20 @@ fn credentials_page(
     email: &str,
     error: Option<&str>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return no_dashboard();
-    };
+    let dashboard = state.dashboard();
     // The double-submit token is reused while the browser has one of the server's, so that
     // two open tabs do not invalidate each other.
     let key = &dashboard.ports.csrf_key;
     let csrf = cookie(headers, dashboard.login_cookie())
         .filter(|c| key.genuine(c))
-        .map_or_else(|| key.issue(dashboard.ports.rng.as_ref()), str::to_owned);
+        .unwrap_or_else(|| key.issue(dashboard.ports.rng.as_ref()));
     let title = match which {
         Which::SignUp => "Create your account",
         Which::SignIn => "Sign in",
     };
-    let mut response = pages::page(
-        status,
-        layout(title, None, &credentials_form(which, &csrf, email, error)),
-    );
-    response.headers_mut().append(
-        header::SET_COOKIE,
-        dashboard.set_cookie(dashboard.login_cookie(), &csrf, SESSION_LIFETIME),
-    );
-    response
+    let form = credentials_form(which, &csrf, email, error);
+    let cookie = dashboard.set_cookie(dashboard.login_cookie(), csrf, SESSION_LIFETIME);
+    (cookie, pages::page(status, layout(title, None, &form))).into_response()
 }
 
 pub(crate) async fn signup_page(
@@ -178,9 +170,7 @@ pub(crate) async fn signup(
     extensions: Extensions,
     LoginForm { headers, form }: LoginForm<Credentials>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let email = match normalize_email(&form.email) {
         Ok(email) => email,
         Err(e) => return email_refused(&state, &headers, Which::SignUp, &form.email, &e),
@@ -231,9 +221,7 @@ pub(crate) async fn signin(
     extensions: Extensions,
     LoginForm { headers, form }: LoginForm<Credentials>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let email = match normalize_email(&form.email) {
         Ok(email) => email,
         Err(e) => return email_refused(&state, &headers, Which::SignIn, &form.email, &e),
@@ -277,18 +265,16 @@ pub(crate) async fn signout(
     State(state): State<DashboardState>,
     Action { user, .. }: Action<NoFields>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     if let Err(e) = dashboard.ports.sessions.delete_session(&user.id_hash).await {
         return pages::store_error(&e);
     }
-    let mut response = Redirect::to("/dashboard/signin").into_response();
-    response.headers_mut().append(
-        header::SET_COOKIE,
-        dashboard.set_cookie(dashboard.session_cookie(), "", std::time::Duration::ZERO),
+    let cookie = dashboard.set_cookie(
+        dashboard.session_cookie(),
+        String::new(),
+        std::time::Duration::ZERO,
     );
-    response
+    (cookie, Redirect::to("/dashboard/signin")).into_response()
 }
 
 async fn start_session(
@@ -315,12 +301,8 @@ async fn start_session(
     if let Err(e) = dashboard.ports.sessions.create_session(&session).await {
         return pages::store_error(&e);
     }
-    let mut response = Redirect::to(to).into_response();
-    response.headers_mut().append(
-        header::SET_COOKIE,
-        dashboard.set_cookie(dashboard.session_cookie(), &id, SESSION_LIFETIME),
-    );
-    response
+    let cookie = dashboard.set_cookie(dashboard.session_cookie(), id, SESSION_LIFETIME);
+    (cookie, Redirect::to(to)).into_response()
 }
 
 /// Messages of the core start in lower case, to read well after a prefix; a sentence on a

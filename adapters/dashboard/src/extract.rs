@@ -25,11 +25,6 @@ use super::keys::manage_error;
 use super::{cookie, csrf_refused, pages, same_token, session_hash};
 use crate::DashboardState;
 
-/// The answer of a dashboard path on a server without a dashboard.
-pub(crate) fn no_dashboard() -> Response {
-    StatusCode::NOT_FOUND.into_response()
-}
-
 /// The signed-in account of a request, from its session cookie. Pages that need one redirect
 /// to the sign-in page without it.
 #[derive(Debug, Clone)]
@@ -47,12 +42,12 @@ impl FromRequestParts<DashboardState> for SignedIn {
         parts: &mut Parts,
         state: &DashboardState,
     ) -> Result<Self, Response> {
-        let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
+        let dashboard = state.dashboard();
         let to_sign_in = || Redirect::to("/dashboard/signin").into_response();
         let Some(id) = cookie(&parts.headers, dashboard.session_cookie()) else {
             return Err(to_sign_in());
         };
-        let id_hash = session_hash(id);
+        let id_hash = session_hash(&id);
         let session = dashboard
             .ports
             .sessions
@@ -160,7 +155,7 @@ impl<F: DeserializeOwned + Send> FromRequest<DashboardState> for KeyAction<F> {
     type Rejection = Response;
 
     async fn from_request(request: Request, state: &DashboardState) -> Result<Self, Response> {
-        let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
+        let dashboard = state.dashboard();
         let (mut parts, body) = request.into_parts();
         let user = SignedIn::from_request_parts(&mut parts, state).await?;
         let (common, form) = read_form(Request::from_parts(parts, body), state).await?;
@@ -218,11 +213,11 @@ impl<F: DeserializeOwned + Send> FromRequest<DashboardState> for LoginForm<F> {
     type Rejection = Response;
 
     async fn from_request(request: Request, state: &DashboardState) -> Result<Self, Response> {
-        let dashboard = state.dashboard().ok_or_else(no_dashboard)?;
+        let dashboard = state.dashboard();
         let headers = request.headers().clone();
         let (common, form) = read_form(request, state).await?;
         let genuine = cookie(&headers, dashboard.login_cookie())
-            .is_some_and(|c| dashboard.ports.csrf_key.genuine(c) && same_token(&common.csrf, c));
+            .is_some_and(|c| dashboard.ports.csrf_key.genuine(&c) && same_token(&common.csrf, &c));
         if !genuine {
             return Err(csrf_refused());
         }

@@ -151,9 +151,7 @@ pub(crate) async fn guard(
     request: Request,
     next: Next,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return next.run(request).await;
-    };
+    let dashboard = state.dashboard();
     let authority = request_authority(&request).unwrap_or_default().to_owned();
     if !dashboard.ports.hosts.allows(&authority) {
         return pages::error_page(

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::SignedIn;
 use super::auth::capitalise;
-use super::extract::{Action, KeyAction, NoFields, no_dashboard};
+use super::extract::{Action, KeyAction, NoFields};
 use super::pages::{self, form_error, layout};
 use crate::DashboardState;
 
@@ -27,9 +27,7 @@ pub(crate) async fn home(
     State(state): State<DashboardState>,
     headers: axum::http::HeaderMap,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return no_dashboard();
-    };
+    let dashboard = state.dashboard();
     // A stale cookie is caught by the keys page, which sends the browser on to sign in.
     if super::cookie(&headers, dashboard.session_cookie()).is_some() {
         Redirect::to("/dashboard/keys").into_response()
@@ -46,9 +44,7 @@ pub(crate) async fn create(
     State(state): State<DashboardState>,
     Action { user, form }: Action<LabelForm>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     match dashboard
         .ports
         .manager
@@ -91,9 +87,7 @@ pub(crate) async fn revoke(
     State(state): State<DashboardState>,
     KeyAction { user, key, .. }: KeyAction<NoFields>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     match dashboard
         .ports
         .manager
@@ -110,9 +104,7 @@ pub(crate) async fn rename(
     State(state): State<DashboardState>,
     KeyAction { user, key, form }: KeyAction<LabelForm>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     match dashboard
         .ports
         .manager
@@ -225,9 +217,7 @@ async fn render(
     label: &str,
     error: Option<&str>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let keys = match dashboard
         .ports
         .manager

@@ -41,6 +41,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware;
 use axum::response::Response;
 use axum::routing::{get, post};
+use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 use identity_core::ports::SessionStore;
 use identity_core::randomness::SecretRng;
 use racs_core::Scorer;
@@ -188,19 +189,27 @@ impl Dashboard {
         }
     }
 
-    /// A `Set-Cookie` value with the dashboard's attributes; `max_age` 0 deletes the cookie.
-    /// A `__Host-` cookie must have `Path=/`.
-    pub(crate) fn set_cookie(&self, name: &str, value: &str, max_age: Duration) -> HeaderValue {
-        let scope = if self.ports.secure_cookies {
-            "Path=/; Secure"
+    /// A response's cookie `name` with the dashboard's attributes, as a jar to send with it;
+    /// `max_age` 0 deletes the cookie. A `__Host-` cookie must be `Secure` with `Path=/`.
+    pub(crate) fn set_cookie(
+        &self,
+        name: &'static str,
+        value: String,
+        max_age: Duration,
+    ) -> CookieJar {
+        let path = if self.ports.secure_cookies {
+            "/"
         } else {
-            "Path=/dashboard"
+            "/dashboard"
         };
-        HeaderValue::from_str(&format!(
-            "{name}={value}; {scope}; Max-Age={}; HttpOnly; SameSite=Lax",
-            max_age.as_secs()
-        ))
-        .unwrap_or_else(|_| HeaderValue::from_static("invalid=; Max-Age=0"))
+        let seconds = i64::try_from(max_age.as_secs()).unwrap_or(i64::MAX);
+        let cookie = Cookie::build((name, value))
+            .path(path)
+            .secure(self.ports.secure_cookies)
+            .http_only(true)
+            .same_site(SameSite::Lax)
+            .max_age(time::Duration::seconds(seconds));
+        CookieJar::new().add(cookie)
     }
 }
 
@@ -286,16 +295,11 @@ pub(crate) fn same_token(a: &str, b: &str) -> bool {
     !a.is_empty() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
-/// The value of a cookie in the request.
-pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v)
+/// The value of the request's cookie `name`.
+pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    CookieJar::from_headers(headers)
+        .get(name)
+        .map(|c| c.value().to_owned())
 }
 
 /// The client's address, when the server was started with connection info.

@@ -110,7 +110,7 @@ impl Basemap {
 /// the heatmap tiles are, and the basemap when there is one. Script elements in the body run
 /// in order once the elements above them exist.
 pub(crate) fn assets(state: &DashboardState) -> Markup {
-    let basemap = state.dashboard().and_then(|d| d.ports.basemap.as_ref());
+    let basemap = state.dashboard().ports.basemap.as_ref();
     html! {
         link rel="stylesheet" href="/dashboard/assets/leaflet.css";
         div #map-settings hidden
@@ -127,7 +127,7 @@ pub(crate) fn assets(state: &DashboardState) -> Markup {
 /// The page's policy with the basemap's origin added to the images it may load, when an
 /// operator configured one.
 pub(crate) fn allow_basemap(state: &DashboardState, mut response: Response) -> Response {
-    let Some(basemap) = state.dashboard().and_then(|d| d.ports.basemap.as_ref()) else {
+    let Some(basemap) = state.dashboard().ports.basemap.as_ref() else {
         return response;
     };
     let policy = CSP.replace(
@@ -170,9 +170,7 @@ pub(crate) async fn tile(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let allowed = state
-        .dashboard()
-        .is_some_and(|d| d.account_limits.map_tile(user.account) == Verdict::Allowed);
+    let allowed = state.dashboard().account_limits.map_tile(user.account) == Verdict::Allowed;
     if !allowed {
         return state.api().rate_limited(
             format!(

@@ -83,9 +83,7 @@ pub(crate) async fn run(
         )
     };
     let refuse = |message: String| refuse_with(StatusCode::UNPROCESSABLE_ENTITY, message);
-    let allowed = state
-        .dashboard()
-        .is_some_and(|d| d.account_limits.playground(user.account) == Verdict::Allowed);
+    let allowed = state.dashboard().account_limits.playground(user.account) == Verdict::Allowed;
     if !allowed {
         return refuse_with(
             StatusCode::TOO_MANY_REQUESTS,

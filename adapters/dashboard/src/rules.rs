@@ -171,9 +171,7 @@ pub(crate) async fn save(
     // the same whatever the form holds.
     KeyAction { user, key, form }: KeyAction<RuleForm>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let key = key.id;
     let spec = match form.spec() {
         Ok(spec) => spec,
@@ -230,9 +228,7 @@ pub(crate) async fn toggle(
     State(state): State<DashboardState>,
     KeyAction { user, key, form }: KeyAction<RuleAction>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let key = key.id;
     let Some(rule) = parse_rule(&form.rule) else {
         return unknown_rule();
@@ -258,9 +254,7 @@ pub(crate) async fn delete(
     State(state): State<DashboardState>,
     KeyAction { user, key, form }: KeyAction<RuleAction>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let key = key.id;
     let Some(rule) = parse_rule(&form.rule) else {
         return unknown_rule();
@@ -504,9 +498,7 @@ async fn render(
     status: StatusCode,
     error: Option<&str>,
 ) -> Response {
-    let Some(dashboard) = state.dashboard() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+    let dashboard = state.dashboard();
     let manager = &dashboard.ports.manager;
     let keys: Vec<ApiKeyInfo> = match manager.identity().list_keys(user.account).await {
         Ok(keys) => keys

@@ -32,8 +32,8 @@ impl DashboardState {
         }
     }
 
-    pub(crate) fn dashboard(&self) -> Option<&Dashboard> {
-        Some(&self.inner)
+    pub(crate) fn dashboard(&self) -> &Dashboard {
+        &self.inner
     }
 
     pub(crate) fn api(&self) -> &dyn ApiAnswers {
