@@ -9,9 +9,10 @@ use identity_core::manage::IdentityError;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::{capitalise, hashing_password};
+use super::auth::hashing_password;
 use super::extract::{Action, NoFields};
 use super::limits::Verdict;
+use super::pages::capitalise;
 use super::pages::{self, form_error, layout};
 use super::{SignedIn, client_address};
 use crate::DashboardState;
@@ -93,7 +94,7 @@ pub(crate) async fn change_password(
             Some(&format!("New {e}. Nothing was changed.")),
         ),
         Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
-        Ok(Err(e)) => super::keys::manage_error(&e.into()),
+        Ok(Err(e)) => super::pages::manage_error(&e.into()),
     }
 }
 

@@ -2,7 +2,9 @@
 //! attempt latency over the last 24 hours (hourly) and 7 days (daily), drawn on the server as
 //! SVG from [`DeliveryLog::activity`](alerts_core::ports::DeliveryLog::activity).
 
-use alerts_core::ports::{Activity, ActivityWindow, AttemptTally, DeliveryLog, StoreError};
+use alerts_core::ports::{
+    Activity, ActivityWindow, AttemptTally, DeliveryErrorKind, DeliveryLog, StoreError,
+};
 use chrono::{DateTime, Utc};
 use identity_core::ids::KeyId;
 use maud::{Markup, html};
@@ -120,7 +122,7 @@ fn window_charts(
         latency_max[i] = latency_max[i].max(a.latency_ms_max as f64);
         let status = match (a.status, a.error) {
             (Some(s), _) => format!("HTTP {s}"),
-            (None, Some(e)) => super::deliveries::failure_name(e).to_owned(),
+            (None, Some(e)) => failure_name(e).to_owned(),
             (None, None) => "no answer".to_owned(),
         };
         *by_status.entry(status).or_default() += a.attempts;
@@ -289,5 +291,17 @@ fn latency_chart(
                 }
             }
         }
+    }
+}
+
+/// What the dashboard calls a failed attempt. An address refused by the webhook policy reads
+/// as a connection failure: told apart, they would let an account probe, through the host
+/// names of its webhook URL, which internal names resolve. The delivery log and the admin
+/// command, which only the operator reads, keep the difference.
+pub(crate) fn failure_name(kind: DeliveryErrorKind) -> &'static str {
+    match kind {
+        DeliveryErrorKind::Connect | DeliveryErrorKind::Forbidden => "could not connect",
+        DeliveryErrorKind::Timeout => "timeout",
+        DeliveryErrorKind::Status => "status",
     }
 }

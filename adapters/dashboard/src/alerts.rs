@@ -15,11 +15,11 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::SignedIn;
-use super::auth::capitalise;
 use super::extract::{ChosenKey, KeyAction, NoFields};
-use super::keys::{manage_error, unknown_key};
 use super::limits::{TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE, Verdict};
+use super::pages::capitalise;
 use super::pages::{self, form_error, layout};
+use super::pages::{manage_error, unknown_key};
 use crate::DashboardState;
 
 /// The webhook form.
@@ -185,7 +185,7 @@ fn test_result(url: &str, response: &WebhookResponse) -> Markup {
             (Some(kind), status) => {
                 p.error #test-result {
                     "Test delivery to " code { (url) } " failed ("
-                    (super::deliveries::failure_name(kind))
+                    (super::activity::failure_name(kind))
                     @if let Some(status) = status { ", HTTP " (status) }
                     ", " (latency) " ms). Check that your receiver is running, answers 2xx and is reachable from this server, then try again."
                 }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::extract::{Action, LoginForm, NoFields};
 use super::limits::Verdict;
-use super::pages::{self, form_error, layout};
+use super::pages::{self, capitalise, form_error, layout};
 use super::{
     Dashboard, SESSION_LIFETIME, busy, client_address, cookie, random_token, session_hash,
 };
@@ -303,13 +303,4 @@ async fn start_session(
     }
     let cookie = dashboard.set_cookie(dashboard.session_cookie(), id, SESSION_LIFETIME);
     (cookie, Redirect::to(to)).into_response()
-}
-
-/// Messages of the core start in lower case, to read well after a prefix; a sentence on a
-/// page starts with a capital.
-pub(crate) fn capitalise(s: &str) -> String {
-    let mut chars = s.chars();
-    chars.next().map_or_else(String::new, |c| {
-        c.to_uppercase().chain(chars).collect::<String>()
-    })
 }

@@ -2,9 +2,7 @@
 //! redeliver button.
 
 use alerts_core::ids::Token;
-use alerts_core::ports::{
-    DeliveryAttempt, DeliveryErrorKind, JobOutcome, JobStage, RequestSummary,
-};
+use alerts_core::ports::{DeliveryAttempt, JobOutcome, JobStage, RequestSummary};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -15,8 +13,8 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::extract::{ChosenKey, KeyAction};
-use super::keys::{manage_error, unknown_key};
 use super::pages::{self, layout};
+use super::pages::{manage_error, unknown_key};
 use super::{SignedIn, activity};
 use crate::DashboardState;
 
@@ -85,18 +83,6 @@ fn status_of(request: &RequestSummary) -> &'static str {
     }
 }
 
-/// What the dashboard calls a failed attempt. An address refused by the webhook policy reads
-/// as a connection failure: told apart, they would let an account probe, through the host
-/// names of its webhook URL, which internal names resolve. The delivery log and the admin
-/// command, which only the operator reads, keep the difference.
-pub(crate) fn failure_name(kind: DeliveryErrorKind) -> &'static str {
-    match kind {
-        DeliveryErrorKind::Connect | DeliveryErrorKind::Forbidden => "could not connect",
-        DeliveryErrorKind::Timeout => "timeout",
-        DeliveryErrorKind::Status => "status",
-    }
-}
-
 fn attempts_list(attempts: &[DeliveryAttempt]) -> Markup {
     html! {
         @if attempts.is_empty() {
@@ -107,7 +93,7 @@ fn attempts_list(attempts: &[DeliveryAttempt]) -> Markup {
                     li {
                         "#" (a.attempt) ": "
                         @match a.status { Some(s) => { "HTTP " (s) }, None => "no answer" }
-                        @if let Some(kind) = a.error { " (" (failure_name(kind)) ")" }
+                        @if let Some(kind) = a.error { " (" (super::activity::failure_name(kind)) ")" }
                         ", " (a.latency_ms) " ms"
                     }
                 }

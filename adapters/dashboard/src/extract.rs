@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
-use super::keys::manage_error;
+use super::pages::manage_error;
 use super::{cookie, csrf_refused, pages, same_token, session_hash};
 use crate::DashboardState;
 
@@ -163,7 +163,7 @@ impl<F: DeserializeOwned + Send> FromRequest<DashboardState> for KeyAction<F> {
             return Err(csrf_refused());
         }
         let Some(id) = parse_key(&common.key) else {
-            return Err(super::keys::unknown_key());
+            return Err(super::pages::unknown_key());
         };
         let key = dashboard
             .ports
@@ -192,7 +192,7 @@ impl FromRequestParts<DashboardState> for ChosenKey {
             None => Ok(Self(None)),
             Some(text) => parse_key(&text)
                 .map(|key| Self(Some(key)))
-                .ok_or_else(super::keys::unknown_key),
+                .ok_or_else(super::pages::unknown_key),
         }
     }
 }

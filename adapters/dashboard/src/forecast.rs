@@ -15,8 +15,8 @@ use identity_core::ids::AccountId;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::capitalise;
 use super::limits::{PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE, Verdict};
+use super::pages::capitalise;
 use crate::DashboardState;
 
 /// Hours of the index drawn.

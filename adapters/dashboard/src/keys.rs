@@ -1,6 +1,5 @@
 //! The API keys page: create (the key shown once), label, revoke, list.
 
-use alerts_core::manage::ManageError;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -11,9 +10,9 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::SignedIn;
-use super::auth::capitalise;
 use super::extract::{Action, KeyAction, NoFields};
-use super::pages::{self, form_error, layout};
+
+use super::pages::{self, capitalise, form_error, layout, manage_error};
 use crate::DashboardState;
 
 /// The create-key and rename forms.
@@ -126,43 +125,6 @@ pub(crate) async fn rename(
             .await
         }
         Err(e) => manage_error(&e.into()),
-    }
-}
-
-/// Someone else's key answers exactly like a key that does not exist.
-pub(crate) fn unknown_key() -> Response {
-    pages::error_page(
-        StatusCode::NOT_FOUND,
-        "No such key",
-        "This key does not exist or belongs to another account. Pick a key from your list of API keys.",
-    )
-}
-
-pub(crate) fn manage_error(e: &ManageError) -> Response {
-    match e {
-        ManageError::NotFound => unknown_key(),
-        ManageError::Store(e) => pages::store_error(e),
-        ManageError::Revoked => pages::error_page(
-            StatusCode::CONFLICT,
-            "This key is revoked",
-            "A revoked key cannot be changed. Create a new key on the API keys page.",
-        ),
-        ManageError::TooManyRules { .. } | ManageError::DuplicateRule => pages::error_page(
-            StatusCode::CONFLICT,
-            "The rule was not added",
-            &format!(
-                "{}. Go back to the key's rules to change or delete one.",
-                capitalise(&e.to_string())
-            ),
-        ),
-        other => pages::error_page(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "The change was refused",
-            &format!(
-                "{}. Go back, correct it and try again.",
-                capitalise(&other.to_string())
-            ),
-        ),
     }
 }
 

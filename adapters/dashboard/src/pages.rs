@@ -1,5 +1,8 @@
-//! The page layout, the stylesheet and script served from the binary, and error pages.
+//! The page layout, the stylesheet and script served from the binary, error pages (a store
+//! that fails, a change refused, a key that is not the account's) and the capital a sentence
+//! on a page starts with.
 
+use alerts_core::manage::ManageError;
 use alerts_core::ports::StoreError;
 use axum::body::Body;
 use axum::extract::State;
@@ -158,4 +161,50 @@ pub(crate) fn asset(body: &'static str, content_type: &'static str) -> Response 
         HeaderValue::from_static("nosniff"),
     );
     response
+}
+
+/// Messages of the core start in lower case, to read well after a prefix; a sentence on a
+/// page starts with a capital.
+pub(crate) fn capitalise(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().chain(chars).collect::<String>()
+    })
+}
+
+/// Someone else's key answers exactly like a key that does not exist.
+pub(crate) fn unknown_key() -> Response {
+    error_page(
+        StatusCode::NOT_FOUND,
+        "No such key",
+        "This key does not exist or belongs to another account. Pick a key from your list of API keys.",
+    )
+}
+
+pub(crate) fn manage_error(e: &ManageError) -> Response {
+    match e {
+        ManageError::NotFound => unknown_key(),
+        ManageError::Store(e) => store_error(e),
+        ManageError::Revoked => error_page(
+            StatusCode::CONFLICT,
+            "This key is revoked",
+            "A revoked key cannot be changed. Create a new key on the API keys page.",
+        ),
+        ManageError::TooManyRules { .. } | ManageError::DuplicateRule => error_page(
+            StatusCode::CONFLICT,
+            "The rule was not added",
+            &format!(
+                "{}. Go back to the key's rules to change or delete one.",
+                capitalise(&e.to_string())
+            ),
+        ),
+        other => error_page(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "The change was refused",
+            &format!(
+                "{}. Go back, correct it and try again.",
+                capitalise(&other.to_string())
+            ),
+        ),
+    }
 }

@@ -18,12 +18,12 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::SignedIn;
-use super::auth::capitalise;
 use super::extract::{ChosenKey, KeyAction};
 use super::forecast::{self, PointQuery};
-use super::keys::{manage_error, unknown_key};
 use super::map;
+use super::pages::capitalise;
 use super::pages::{self, form_error, layout};
+use super::pages::{manage_error, unknown_key};
 use crate::DashboardState;
 
 /// To edit a rule, `?edit=` (besides the key's `?key=`).
