@@ -5,6 +5,10 @@
 //! [`SentChanges`](alerts_core::ports::SentChanges) and
 //! [`SessionStore`](identity_core::ports::SessionStore), and passes their conformance suite.
 //!
+//! The ports' queries are the ones both SQL stores share, written once in `store-sql` and
+//! expanded here by its `sql_store!`; this crate holds how the database is opened, its
+//! migrations, and what PostgreSQL does its own way (`dialect.rs`, the `SqlDialect` trait).
+//!
 //! Any number of replicas share one database: workers claim jobs with
 //! `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait for one another nor
 //! get the same job, and a job whose lease expired (its worker died) is claimed again. No

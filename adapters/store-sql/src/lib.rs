@@ -14,9 +14,10 @@
 //! Expanded in a store crate, the macros' code is ordinary sqlx code on that store's concrete
 //! types.
 //!
-//! The rules of the job queue live in one place each: which job is claimable, which jobs a
-//! claim takes, how a lease is checked, in the queries of [`jobs`] and [`claims`]; the pure
-//! parts (a lease's end, the attempt and retry rules) with the ports in `alerts-core`.
+//! The rules of the job queue live in one place each: as SQL, which job is held or claimable,
+//! which jobs a claim takes and how an update checks its lease, in [`claims`] and [`jobs`]; in
+//! Rust, the same claim rule (`is_claimable`), a lease's end, and when a delivery is tried
+//! again or given up, with the ports and the pipeline in `alerts-core`.
 //!
 //! ```
 //! use alerts_core::ports::StoreError;
