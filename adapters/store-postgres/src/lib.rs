@@ -5,6 +5,10 @@
 //! [`SentChanges`](alerts_core::ports::SentChanges) and
 //! [`SessionStore`](identity_core::ports::SessionStore), and passes their conformance suite.
 //!
+//! The ports' queries are the ones both SQL stores share, written once in `store-sql` and
+//! expanded here by its `sql_store!`; this crate holds how the database is opened, its
+//! migrations, and what PostgreSQL does its own way (`dialect.rs`, the `SqlDialect` trait).
+//!
 //! Any number of replicas share one database: workers claim jobs with
 //! `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait for one another nor
 //! get the same job, and a job whose lease expired (its worker died) is claimed again. No
@@ -28,18 +32,13 @@
 //! # Ok(()) }
 //! ```
 
-mod accounts;
-mod deliveries;
-mod jobs;
-mod sent;
-mod sessions;
+mod dialect;
 
 use std::str::FromStr;
 use std::time::Duration;
 
 use alerts_core::ports::StoreError;
 use sqlx::PgPool;
-use sqlx::migrate::MigrateError;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 /// The migrations of this crate's schema, embedded at compile time.
@@ -182,32 +181,19 @@ impl PgStore {
                     ))
                 })?;
         }
-        MIGRATOR
-            .run(&pool)
-            .await
-            .map_err(|e| migrate_error(&target, &e))?;
+        MIGRATOR.run(&pool).await.map_err(|e| {
+            store_sql::migrate_error(
+                &target,
+                &e,
+                "check that the user may create tables in the database (or schema)",
+            )
+        })?;
         Ok(Self { pool })
     }
-
-    /// Checks that the database answers, for readiness probes.
-    ///
-    /// # Errors
-    /// [`StoreError::Unavailable`] when it does not.
-    pub async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1")
-            .execute(&self.pool)
-            .await
-            .map(|_| ())
-            .map_err(db_error)
-    }
-
-    /// Closes every connection, waiting for operations under way; later operations fail with
-    /// [`StoreError::Unavailable`]. A worker that stops this way leaves its leased jobs to be
-    /// reclaimed by the others once the leases expire.
-    pub async fn close(&self) {
-        self.pool.close().await;
-    }
 }
+
+// The ports, `ping` and `close`, in the SQL both stores share.
+store_sql::sql_store!(PgStore, postgres);
 
 fn check_schema_name(name: &str) -> Result<(), StoreError> {
     let mut chars = name.chars();
@@ -223,32 +209,6 @@ fn check_schema_name(name: &str) -> Result<(), StoreError> {
              starting with a letter or `_`, at most {MAX_SCHEMA_LEN} characters"
         )))
     }
-}
-
-fn migrate_error(target: &str, e: &MigrateError) -> StoreError {
-    let advice = match e {
-        MigrateError::VersionMissing(_) | MigrateError::VersionNotPresent(_) => {
-            "the database was migrated by a newer version of this server; run that version or \
-             restore a backup"
-        }
-        MigrateError::VersionMismatch(_) => {
-            "an applied migration was changed after release; this is a bug, please report it"
-        }
-        _ => "check that the user may create tables in the database (or schema)",
-    };
-    StoreError::Unavailable(format!("cannot migrate {target}: {e}; {advice}"))
-}
-
-/// Maps a database error to the port's error, as both SQL stores do.
-pub(crate) fn db_error(e: sqlx::Error) -> StoreError {
-    store_sql::db_error("PostgreSQL", e)
-}
-
-/// Like [`db_error`], with a message of the caller's for a unique violation.
-pub(crate) fn db_error_or_conflict(
-    message: impl FnOnce() -> String,
-) -> impl FnOnce(sqlx::Error) -> StoreError {
-    store_sql::db_error_or_conflict("PostgreSQL", message)
 }
 
 #[cfg(test)]

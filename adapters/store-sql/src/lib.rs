@@ -1,14 +1,23 @@
-//! Shared support for the two SQL stores, `store-sqlite` and `store-postgres`: not an adapter of
-//! its own, and it implements no port.
+//! What the two SQL stores, `store-sqlite` and `store-postgres`, share: every port they
+//! implement, written once, and how a database error becomes the ports' [`StoreError`]. Not
+//! an adapter of its own: it opens no database and names no store type.
 //!
-//! Both stores speak to their database through sqlx and must report its failures to the
-//! pipeline alike, as the [`StoreError`] of the `alerts-core` ports: a conflict must be a
-//! conflict on either database, a lost connection worth a retry on either. That rule depends on
-//! sqlx, which `alerts-core` (a pure core) does not, and the adapters never depend on one
-//! another; so it lives here, once, and both stores depend on this crate. What does not need
-//! sqlx (the names of stages and outcomes, integer columns, leases) lives with the ports in
-//! `alerts-core`. Each store keeps its own SQL: the two dialects differ, and each query is
-//! written for its database.
+//! Both stores keep the same tables under the same names, and SQLite reads PostgreSQL's `$1`
+//! placeholders, so most queries are the same text on both. The few that are not differ by
+//! dialect only, and the two spellings of each stand side by side in [`dialect`]. What differs
+//! in Rust rather than in SQL (how a time is kept, how claims take turns, how leases and told
+//! changes are written in bulk) is the [`SqlDialect`] trait, which each store implements.
+//!
+//! The ports are implemented by macros, [`sql_store!`] for all of them, rather than by generic
+//! code over [`sqlx::Database`]: generic sqlx code must repeat, on every `impl`, that each
+//! Rust type it binds or reads has an encoding in the database, which would bury the queries.
+//! Expanded in a store crate, the macros' code is ordinary sqlx code on that store's concrete
+//! types.
+//!
+//! The rules of the job queue live in one place each: as SQL, which job is held or claimable,
+//! which jobs a claim takes and how an update checks its lease, in [`claims`] and [`jobs`]; in
+//! Rust, the same claim rule (`is_claimable`), a lease's end, and when a delivery is tried
+//! again or given up, with the ports and the pipeline in `alerts-core`.
 //!
 //! ```
 //! use alerts_core::ports::StoreError;
@@ -24,8 +33,23 @@
 //! assert_eq!(e(sqlx::Error::RowNotFound), StoreError::NotFound);
 //! ```
 
-use alerts_core::ports::StoreError;
+pub mod accounts;
+pub mod claims;
+pub mod deliveries;
+pub mod dialect;
+pub mod jobs;
+pub mod rows;
+pub mod sent;
+pub mod sessions;
+
+use std::future::Future;
+
+use alerts_core::ids::Token;
+use alerts_core::ports::{AlertJob, SentChange, StoreError};
+use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use sqlx::error::ErrorKind;
+use sqlx::migrate::MigrateError;
 
 /// Maps an error of the `database` (named in messages, such as `SQLite`) to the ports' error.
 /// Unique violations are conflicts and foreign-key violations a missing parent record; check
@@ -63,4 +87,207 @@ pub fn db_error_or_conflict(
         StoreError::Conflict(_) => StoreError::Conflict(message()),
         other => other,
     }
+}
+
+/// The error of a failed migration of `what` (the database as the store names it), with what
+/// to do about it; `otherwise` is the advice for failures that are not about versions.
+///
+/// ```
+/// use alerts_core::ports::StoreError;
+/// use sqlx::migrate::MigrateError;
+///
+/// let e = store_sql::migrate_error("db.sqlite3", &MigrateError::VersionMissing(7), "check it");
+/// assert!(matches!(e, StoreError::Unavailable(m) if m.contains("newer version")));
+/// ```
+#[must_use]
+pub fn migrate_error(what: &str, e: &MigrateError, otherwise: &str) -> StoreError {
+    let advice = match e {
+        MigrateError::VersionMissing(_) | MigrateError::VersionNotPresent(_) => {
+            "the database was migrated by a newer version of this server; run that version or \
+             restore a backup"
+        }
+        MigrateError::VersionMismatch(_) => {
+            "an applied migration was changed after release; this is a bug, please report it"
+        }
+        _ => otherwise,
+    };
+    StoreError::Unavailable(format!("cannot migrate {what}: {e}; {advice}"))
+}
+
+/// What one SQL store does its own way, in Rust rather than in SQL; [`sql_store!`] implements
+/// the ports on a type that implements this.
+pub trait SqlDialect: Send + Sync + Sized + 'static {
+    /// The sqlx driver.
+    type Db: sqlx::Database;
+
+    /// How the database keeps a time: a column type sqlx binds and reads.
+    type Time;
+
+    /// The database's name in messages, such as `SQLite`.
+    const NAME: &'static str;
+
+    /// The store's connection pool.
+    fn pool(&self) -> &sqlx::Pool<Self::Db>;
+
+    /// A time as the database keeps it.
+    fn to_time(t: DateTime<Utc>) -> Self::Time;
+
+    /// A time the database kept.
+    ///
+    /// # Errors
+    /// [`StoreError::Corrupt`] when it is not a time this store could have written.
+    fn from_time(t: Self::Time) -> Result<DateTime<Utc>, StoreError>;
+
+    /// Makes a claim wait for any other claim to finish, inside the claim's transaction `tx`
+    /// (the limit per key counts the leases other claims hold, which a concurrent claim would
+    /// not see before it commits). A database whose write transactions take turns anyway does
+    /// nothing here.
+    fn claims_take_turns(
+        tx: &mut <Self::Db as sqlx::Database>::Connection,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Writes the lease of each of `jobs`, which the claim's transaction `tx` just selected.
+    ///
+    /// # Errors
+    /// [`StoreError::Corrupt`] when a selected job could not be leased, which short of a bug
+    /// cannot happen; the database's errors.
+    fn lease_jobs(
+        tx: &mut <Self::Db as sqlx::Database>::Connection,
+        jobs: &[AlertJob],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Stores `changes`, told by the request `token` of `key`, in one transaction; of changes
+    /// for the same rule, point id and subject the last wins, and those of a rule that no
+    /// longer exists are dropped.
+    ///
+    /// # Errors
+    /// The database's.
+    fn write_sent(
+        &self,
+        token: Token,
+        key: KeyId,
+        changes: &[SentChange],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// [`db_error`] for this database.
+    fn db_error(e: sqlx::Error) -> StoreError {
+        db_error(Self::NAME, e)
+    }
+
+    /// [`db_error_or_conflict`] for this database.
+    fn db_error_or_conflict(
+        message: impl FnOnce() -> String,
+    ) -> impl FnOnce(sqlx::Error) -> StoreError {
+        db_error_or_conflict(Self::NAME, message)
+    }
+
+    /// [`Self::from_time`] of a time that may be missing.
+    ///
+    /// # Errors
+    /// As [`Self::from_time`].
+    fn from_opt_time(t: Option<Self::Time>) -> Result<Option<DateTime<Utc>>, StoreError> {
+        t.map(Self::from_time).transpose()
+    }
+}
+
+/// What the macros' code names, so that it does not depend on the names the calling crate
+/// gives its dependencies.
+#[doc(hidden)]
+pub mod __private {
+    pub use alerts_core;
+    pub use async_trait;
+    pub use chrono;
+    pub use identity_core;
+    pub use serde_json;
+    pub use sqlx;
+    pub use uuid;
+}
+
+/// `Ok` when an update or delete touched a row, [`StoreError::NotFound`] when it did not.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when `rows` is 0.
+pub fn affected_one(rows: u64) -> Result<(), StoreError> {
+    if rows == 0 {
+        Err(StoreError::NotFound)
+    } else {
+        Ok(())
+    }
+}
+
+/// Implements every port of a SQL store on `$store`, a type of the calling crate that
+/// implements [`SqlDialect`], in the SQL of `$dialect` (`sqlite` or `postgres`, see
+/// [`dialect`]): identity's `KeyAuthenticator`, `AccountStore` and `SessionStore`, and alerts'
+/// `RuleStore`, `JobQueue`, `DeliveryLog` and `SentChanges`; and gives it `ping` and `close`.
+/// `store-sqlite`, for one, says `store_sql::sql_store!(SqliteStore, sqlite);` beside its
+/// `impl SqlDialect for SqliteStore`.
+#[macro_export]
+macro_rules! sql_store {
+    ($store:ty, $dialect:ident) => {
+        const _: () = {
+            use $crate::__private::alerts_core::idempotency::{Enqueued, Idempotency};
+            use $crate::__private::alerts_core::ids::{RuleId, Token};
+            use $crate::__private::alerts_core::ports::stored::{to_i32, to_i64, to_u32, to_u64};
+            use $crate::__private::alerts_core::ports::{
+                Activity, ActivityWindow, AlertJob, Backlog, ClaimLimits, DeliveryAttempt,
+                DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobStage, JobUpdate,
+                KeyConfig, Lease, NewAlertJob, PointPages, RequestSummary, RuleStore, SentChange,
+                SentChanges, SigningSecret, StoreError, UNFINISHED_JOB, check_page_total,
+                encode_stored_points, points_of_pages,
+            };
+            use $crate::__private::alerts_core::request::AlertPoint;
+            use $crate::__private::alerts_core::rule::AlertRule;
+            use $crate::__private::async_trait::async_trait;
+            use $crate::__private::chrono::{DateTime, Utc};
+            use $crate::__private::identity_core::ids::{AccountId, KeyId};
+            use $crate::__private::identity_core::keys::{KeyHash, WebhookSecret};
+            use $crate::__private::identity_core::ports::{
+                Account, AccountStore, ApiKeyInfo, KeyAuthenticator, NewApiKey, Session,
+                SessionStore, last_use_is_stale,
+            };
+            use $crate::__private::sqlx;
+            use $crate::__private::uuid::Uuid;
+            use $crate::SqlDialect as _;
+            use $crate::{affected_one, rows};
+
+            /// This store's sqlx driver.
+            type Db = <$store as $crate::SqlDialect>::Db;
+            /// A time as this store's database keeps it.
+            type Time = <$store as $crate::SqlDialect>::Time;
+
+            impl $store {
+                /// Checks that the database answers, for readiness probes.
+                ///
+                /// # Errors
+                /// [`StoreError::Unavailable`] when it does not.
+                pub async fn ping(&self) -> Result<(), StoreError> {
+                    sqlx::query("SELECT 1")
+                        .execute(self.pool())
+                        .await
+                        .map(|_| ())
+                        .map_err(Self::db_error)
+                }
+
+                /// Closes every connection, waiting for operations under way; later
+                /// operations fail with [`StoreError::Unavailable`].
+                pub async fn close(&self) {
+                    self.pool().close().await;
+                }
+
+                /// A transaction that writes, begun in the dialect's way.
+                async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Db>, StoreError> {
+                    self.pool()
+                        .begin_with($crate::dialect_sql!($dialect, begin_write))
+                        .await
+                        .map_err(Self::db_error)
+                }
+            }
+
+            $crate::accounts_sql!($store, $dialect);
+            $crate::sessions_sql!($store, $dialect);
+            $crate::jobs_sql!($store, $dialect);
+            $crate::deliveries_sql!($store, $dialect);
+            $crate::sent_sql!($store, $dialect);
+        };
+    };
 }

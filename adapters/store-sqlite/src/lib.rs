@@ -5,6 +5,10 @@
 //! [`SentChanges`](alerts_core::ports::SentChanges) and
 //! [`SessionStore`](identity_core::ports::SessionStore), and passes their conformance suite.
 //!
+//! The ports' queries are the ones both SQL stores share, written once in `store-sql` and
+//! expanded here by its `sql_store!`; this crate holds how the database is opened, its
+//! migrations, and what SQLite does its own way (`dialect.rs`, the `SqlDialect` trait).
+//!
 //! The database runs in WAL mode (readers never wait for the writer) with `synchronous = FULL`
 //! (a request acknowledged to a client survives a power cut), foreign keys on, and a busy
 //! timeout, so that concurrent writers queue rather than fail. Every transaction that writes
@@ -32,20 +36,14 @@
 //! # });
 //! ```
 
-mod accounts;
-mod deliveries;
-mod jobs;
-mod sent;
-mod sessions;
+mod dialect;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
 use alerts_core::ports::StoreError;
-use chrono::{DateTime, Utc};
 use sqlx::SqlitePool;
-use sqlx::migrate::MigrateError;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 /// The migrations of this crate's schema, embedded at compile time.
@@ -212,31 +210,19 @@ impl SqliteStore {
                     describe()
                 ))
             })?;
-        MIGRATOR
-            .run(&pool)
-            .await
-            .map_err(|e| migrate_error(&describe(), &e))?;
+        MIGRATOR.run(&pool).await.map_err(|e| {
+            store_sql::migrate_error(
+                &describe(),
+                &e,
+                "check that the database file is writable and not damaged",
+            )
+        })?;
         Ok(Self { pool })
     }
-
-    /// Checks that the database answers, for readiness probes.
-    ///
-    /// # Errors
-    /// [`StoreError::Unavailable`] when it does not.
-    pub async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1")
-            .execute(&self.pool)
-            .await
-            .map(|_| ())
-            .map_err(db_error)
-    }
-
-    /// Closes every connection, waiting for operations under way; later operations fail with
-    /// [`StoreError::Unavailable`].
-    pub async fn close(&self) {
-        self.pool.close().await;
-    }
 }
+
+// The ports, `ping` and `close`, in the SQL both stores share.
+store_sql::sql_store!(SqliteStore, sqlite);
 
 /// Creates the database's missing directories readable by the owner only (0700 on Unix):
 /// the database holds password hashes and webhook secrets. Directories that exist keep their
@@ -281,46 +267,6 @@ fn create_private_file(path: &Path) -> Result<(), StoreError> {
             path.display()
         ))),
     }
-}
-
-fn migrate_error(what: &str, e: &MigrateError) -> StoreError {
-    let advice = match e {
-        MigrateError::VersionMissing(_) | MigrateError::VersionNotPresent(_) => {
-            "the database was created by a newer version of this server; run that version or \
-             restore a backup"
-        }
-        MigrateError::VersionMismatch(_) => {
-            "an applied migration was changed after release; this is a bug, please report it"
-        }
-        _ => "check that the database file is writable and not damaged",
-    };
-    StoreError::Unavailable(format!("cannot migrate {what}: {e}; {advice}"))
-}
-
-/// Maps a database error to the port's error, as both SQL stores do.
-pub(crate) fn db_error(e: sqlx::Error) -> StoreError {
-    store_sql::db_error("SQLite", e)
-}
-
-/// Times are stored as microseconds since the Unix epoch: exact to compare and to sort.
-pub(crate) fn micros(t: DateTime<Utc>) -> i64 {
-    t.timestamp_micros()
-}
-
-pub(crate) fn from_micros(us: i64) -> Result<DateTime<Utc>, StoreError> {
-    DateTime::from_timestamp_micros(us)
-        .ok_or_else(|| StoreError::Corrupt(format!("time {us} µs is out of range")))
-}
-
-pub(crate) fn opt_from_micros(us: Option<i64>) -> Result<Option<DateTime<Utc>>, StoreError> {
-    us.map(from_micros).transpose()
-}
-
-/// Like [`db_error`], with a message of the caller's for a unique violation.
-pub(crate) fn db_error_or_conflict(
-    message: impl FnOnce() -> String,
-) -> impl FnOnce(sqlx::Error) -> StoreError {
-    store_sql::db_error_or_conflict("SQLite", message)
 }
 
 #[cfg(all(test, unix))]

@@ -13,12 +13,12 @@ use crate::ids::Token;
 use crate::ports::{
     Activity, ActivityWindow, AlertJob, Backlog, ClaimLimits, DeliveryAttempt, DeliveryLog,
     JobCounts, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob, PointPages, RequestSummary,
-    StoreError, UNFINISHED_JOB, check_page_total,
+    StoreError, UNFINISHED_JOB, check_page_total, is_claimable,
 };
 use crate::request::AlertPoint;
 
+use super::lock;
 use super::store::{JobRecord, MemoryStore, State};
-use super::{after, lock};
 
 /// Stores a request and its job, due at once; refuses a token stored already.
 fn insert_job(
@@ -101,18 +101,14 @@ impl JobQueue for MemoryStore {
         let mut state = lock(&self.state);
         let mut held: HashMap<KeyId, usize> = HashMap::new();
         for job in state.jobs.values() {
-            if job.stage != JobStage::Done && job.lease.is_some_and(|l| l.until > now) {
+            if job.stage != JobStage::Done && Lease::is_live(job.lease_until(), now) {
                 *held.entry(job.key_id).or_default() += 1;
             }
         }
         let mut due: Vec<(DateTime<Utc>, Token, KeyId)> = state
             .jobs
             .values()
-            .filter(|j| {
-                j.stage != JobStage::Done
-                    && j.run_at <= now
-                    && j.lease.is_none_or(|l| l.until <= now)
-            })
+            .filter(|j| is_claimable(j.stage, j.run_at, j.lease_until(), now))
             .map(|j| (j.run_at, j.token, j.key_id))
             .collect();
         due.sort_unstable();
@@ -130,7 +126,7 @@ impl JobQueue for MemoryStore {
             })
             .collect();
         ranked.sort_unstable();
-        let until = after(now, lease_for);
+        let until = Lease::end(now, lease_for);
         let mut claimed = Vec::new();
         for (_, _, token, _) in ranked.into_iter().take(limits.max) {
             let Some(job) = state.jobs.get_mut(&token) else {
@@ -229,7 +225,7 @@ impl JobQueue for MemoryStore {
         let state = lock(&self.state);
         let mut counts = JobCounts::default();
         for job in state.jobs.values().filter(|j| j.stage != JobStage::Done) {
-            if job.lease.is_some_and(|l| l.until > now) {
+            if Lease::is_live(job.lease_until(), now) {
                 counts.leased += 1;
             } else {
                 counts.waiting += 1;
@@ -249,7 +245,7 @@ impl JobQueue for MemoryStore {
         let state = lock(&self.state);
         let mut backlog = Backlog::default();
         for job in state.jobs.values().filter(|j| j.stage != JobStage::Done) {
-            let waiting = job.run_at <= now && job.lease.is_none_or(|l| l.until <= now);
+            let waiting = is_claimable(job.stage, job.run_at, job.lease_until(), now);
             if job.key_id == key {
                 backlog.key_pending += 1;
                 if waiting {

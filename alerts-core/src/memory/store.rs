@@ -38,6 +38,13 @@ pub(super) struct JobRecord {
     pub(super) seq: u64,
 }
 
+impl JobRecord {
+    /// When the job's lease ends, if it has one.
+    pub(super) fn lease_until(&self) -> Option<DateTime<Utc>> {
+        self.lease.map(|l| l.until)
+    }
+}
+
 #[derive(Debug, Default)]
 pub(super) struct State {
     pub(super) rules: Vec<AlertRule>,

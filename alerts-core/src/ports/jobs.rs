@@ -341,6 +341,50 @@ impl Lease {
             .and_then(|d| now.checked_add_signed(d))
             .unwrap_or(DateTime::<Utc>::MAX_UTC)
     }
+
+    /// Whether a lease that ends at `until` (none: the job is not leased) still holds the job
+    /// at `now`. A lease ends at its `until`: from then on the job is claimable again.
+    ///
+    /// ```
+    /// use alerts_core::ports::Lease;
+    /// use chrono::{TimeZone, Utc};
+    ///
+    /// let now = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+    /// assert!(Lease::is_live(Some(now + chrono::Duration::seconds(1)), now));
+    /// assert!(!Lease::is_live(Some(now), now));
+    /// assert!(!Lease::is_live(None, now));
+    /// ```
+    #[must_use]
+    pub fn is_live(until: Option<DateTime<Utc>>, now: DateTime<Utc>) -> bool {
+        until.is_some_and(|until| until > now)
+    }
+}
+
+/// Whether a claim at `now` may take a job in `stage`, due at `run_at`, whose lease (if any)
+/// ends at `lease_until`: it is not done, it is due, and no live lease holds it. This is
+/// the rule of [`JobQueue::claim`]; a job that *waits* in [`JobCounts`] and [`Backlog`] is one
+/// that is claimable. (The SQL stores spell the same rule in SQL, in `store-sql`.)
+///
+/// ```
+/// use alerts_core::ports::{JobStage, is_claimable};
+/// use chrono::{TimeZone, Utc};
+///
+/// let now = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+/// let later = now + chrono::Duration::seconds(30);
+/// assert!(is_claimable(JobStage::Evaluate, now, None, now));
+/// assert!(is_claimable(JobStage::Deliver, now, Some(now), now), "an expired lease");
+/// assert!(!is_claimable(JobStage::Deliver, now, Some(later), now), "a live lease");
+/// assert!(!is_claimable(JobStage::Deliver, later, None, now), "not yet due");
+/// assert!(!is_claimable(JobStage::Done, now, None, now));
+/// ```
+#[must_use]
+pub fn is_claimable(
+    stage: JobStage,
+    run_at: DateTime<Utc>,
+    lease_until: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> bool {
+    stage != JobStage::Done && run_at <= now && !Lease::is_live(lease_until, now)
 }
 
 /// A claimed job.

@@ -30,7 +30,7 @@ pub use identity_core::ports::StoreError;
 pub use jobs::{
     AlertJob, Backlog, ClaimLimits, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, Lease,
     NewAlertJob, NewAlertRequest, POINT_PAGE, PointPages, SlicePages, UNFINISHED_JOB,
-    check_page_total, decode_stored_points, encode_stored_points, points_of_pages,
+    check_page_total, decode_stored_points, encode_stored_points, is_claimable, points_of_pages,
 };
 pub use names::UnknownName;
 pub use rules::{KeyConfig, RuleStore, SigningSecret};

@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
+use alerts_core::conformance::stores;
 use alerts_core::ids::{RuleId, Token};
-use alerts_core::ports::{ClaimLimits, DeliveryLog, JobQueue, RuleStore, StoreError};
+use alerts_core::ports::{DeliveryLog, JobQueue, RuleStore, StoreError};
 use alerts_core::request::AlertPoint;
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use identity_core::ids::KeyId;
@@ -12,7 +13,7 @@ use sqlx::Connection;
 use store_postgres::{PgOptions, PgStore};
 use uuid::Uuid;
 
-use crate::support::{OnTestDb as _, TestDb, account_with_key, enqueue_jobs, t0};
+use crate::support::{MIGRATIONS, OnTestDb as _, TestDb, account_with_key, enqueue_jobs, t0};
 
 #[tokio::test]
 async fn migrations_apply_once_whatever_the_number_of_starts() {
@@ -31,15 +32,10 @@ async fn migrations_apply_once_whatever_the_number_of_starts() {
             .unwrap();
     assert_eq!(
         applied,
-        vec![
-            (1, true),
-            (2, true),
-            (3, true),
-            (4, true),
-            (5, true),
-            (6, true),
-            (7, true)
-        ]
+        MIGRATIONS
+            .iter()
+            .map(|m| (m.version, true))
+            .collect::<Vec<_>>()
     );
 }
 
@@ -57,15 +53,8 @@ async fn schemas_keep_stores_apart() {
     let key = account_with_key(&blue).await;
     enqueue_jobs(&blue, key, 3, t0()).await;
     assert!(green.key_info(key).await.unwrap().is_none());
-    let claimed = green
-        .claim(
-            t0() + chrono::Duration::hours(1),
-            Duration::from_secs(60),
-            ClaimLimits::up_to(10),
-            &Uuid::new_v4,
-        )
-        .await
-        .unwrap();
+    let later = t0() + chrono::Duration::hours(1);
+    let claimed = stores::claim(&green, later, 10, "claim in another schema").await;
     assert!(
         claimed.is_empty(),
         "a store sees only its own schema's jobs"
@@ -275,18 +264,7 @@ async fn points_stored_in_a_json_column_are_kept_as_written_through_every_migrat
     let store = db.store().await;
     let mut raw = db.raw().await;
     for (token, points) in &requests {
-        let mut read = Vec::new();
-        loop {
-            let page = store
-                .points_page(*token, read.len() as u64, 7)
-                .await
-                .unwrap();
-            let last = page.len() < 7;
-            read.extend(page);
-            if last {
-                break;
-            }
-        }
+        let read = stores::read_points(&store, *token, 7).await.unwrap();
         assert_eq!(&read, points, "a migrated request reads as it was posted");
         let rows: Vec<String> = sqlx::query_scalar(
             "SELECT points FROM alert_point_pages WHERE token = $1 ORDER BY first_seq",
@@ -295,12 +273,9 @@ async fn points_stored_in_a_json_column_are_kept_as_written_through_every_migrat
         .fetch_all(&mut raw)
         .await
         .unwrap();
-        let written: Vec<String> = points
-            .iter()
-            .map(|p| alerts_core::ports::encode_stored_points(std::slice::from_ref(p)).unwrap())
-            .collect();
         assert_eq!(
-            rows, written,
+            rows,
+            stores::one_point_pages(points),
             "each migrated point is a page of its own, its text exactly as the store writes it"
         );
     }

@@ -1,17 +1,12 @@
 //! Test databases and fixtures.
 
-use alerts_core::ids::Token;
-use alerts_core::ports::{JobQueue, NewAlertRequest};
-use alerts_core::request::AlertPoint;
-use identity_core::ids::{AccountId, KeyId};
-use identity_core::keys::{ApiKey, WebhookSecret};
-use identity_core::ports::{Account, AccountStore, NewApiKey};
-use identity_core::randomness::SeededRandomness;
-
-use chrono::{DateTime, TimeZone, Utc};
+pub(crate) use alerts_core::conformance::stores::enqueue_jobs;
+use identity_core::conformance::fixtures;
+pub(crate) use identity_core::conformance::fixtures::t0;
+use identity_core::ids::KeyId;
+use identity_core::ports::AccountStore;
 use sqlx::{Connection, PgConnection};
 use store_postgres::{PgOptions, PgStore};
-use uuid::Uuid;
 
 pub(crate) use test_support::postgres::TestDb;
 
@@ -33,56 +28,10 @@ impl OnTestDb for TestDb {
     }
 }
 
-pub(crate) fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
-}
-
 /// An account with one key, stored; returns the key's id.
 pub(crate) async fn account_with_key(store: &impl AccountStore) -> KeyId {
-    let rng = SeededRandomness::default();
-    let account = Account {
-        id: AccountId(Uuid::new_v4()),
-        email: format!("{}@example.com", Uuid::new_v4().simple()),
-        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".to_owned(),
-        created_at: t0(),
-    };
-    store.create_account(&account).await.unwrap();
-    let key = ApiKey::generate(&rng);
-    let new = NewApiKey {
-        id: KeyId(Uuid::new_v4()),
-        account_id: account.id,
-        label: "test".to_owned(),
-        prefix: key.prefix().to_owned(),
-        hash: key.hash(),
-        secret: WebhookSecret::generate(&rng),
-        created_at: t0(),
-    };
-    store.create_key(&new).await.unwrap();
-    new.id
+    fixtures::account_with_key(store).await.1.id
 }
 
-/// Enqueues `n` one-point requests received at `from`, one millisecond apart.
-pub(crate) async fn enqueue_jobs(
-    store: &impl JobQueue,
-    key: KeyId,
-    n: usize,
-    from: DateTime<Utc>,
-) -> Vec<Token> {
-    let mut tokens = Vec::with_capacity(n);
-    for i in 0..n {
-        let token = Token(Uuid::new_v4());
-        let request = NewAlertRequest {
-            token,
-            key_id: key,
-            points: vec![AlertPoint {
-                position: aq_core::Position::new(-74.0, 40.7).unwrap(),
-                id: format!("p{i}"),
-                custom_data: "{}".to_owned(),
-            }],
-            received_at: from + chrono::Duration::milliseconds(i64::try_from(i).unwrap()),
-        };
-        store.enqueue(&request).await.unwrap();
-        tokens.push(token);
-    }
-    tokens
-}
+/// The store's migrations, as its binary embeds them.
+pub(crate) static MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use alerts_core::conformance::stores;
 use alerts_core::ids::{RuleId, Token};
 use alerts_core::ports::{ClaimLimits, JobOutcome, JobQueue, JobUpdate, RuleStore, StoreError};
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
@@ -12,7 +13,7 @@ use sqlx::Connection;
 use store_sqlite::{SqliteOptions, SqliteStore};
 use uuid::Uuid;
 
-use crate::support::{FileStore, account_with_key, enqueue_jobs, t0};
+use crate::support::{FileStore, MIGRATIONS, account_with_key, enqueue_jobs, t0};
 
 #[tokio::test]
 async fn open_creates_missing_directories_and_the_file() {
@@ -47,7 +48,7 @@ async fn open_names_the_path_when_it_cannot_create_it() {
 async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
     let file = FileStore::new().await;
     let key = account_with_key(&file.store).await;
-    let tokens = enqueue_jobs(&file.store, key, 3).await;
+    let tokens = enqueue_jobs(&file.store, key, 3, t0()).await;
     file.store.close().await;
 
     for _ in 0..2 {
@@ -68,15 +69,10 @@ async fn reopening_applies_no_migration_twice_and_keeps_the_data() {
             .unwrap();
     assert_eq!(
         applied,
-        vec![
-            (1, true),
-            (2, true),
-            (3, true),
-            (4, true),
-            (5, true),
-            (6, true),
-            (7, true)
-        ],
+        MIGRATIONS
+            .iter()
+            .map(|m| (m.version, true))
+            .collect::<Vec<_>>(),
         "each migration is recorded once"
     );
     let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
@@ -95,20 +91,13 @@ async fn an_acknowledged_enqueue_survives_the_store_being_dropped_without_closin
     let (key, tokens) = {
         let store = SqliteStore::open(SqliteOptions::file(&path)).await.unwrap();
         let key = account_with_key(&store).await;
-        let tokens = enqueue_jobs(&store, key, 5).await;
+        let tokens = enqueue_jobs(&store, key, 5, t0()).await;
         drop(store);
         (key, tokens)
     };
     let store = SqliteStore::open(SqliteOptions::file(&path)).await.unwrap();
-    let jobs = store
-        .claim(
-            t0() + chrono::Duration::hours(1),
-            Duration::from_secs(60),
-            ClaimLimits::up_to(10),
-            &Uuid::new_v4,
-        )
-        .await
-        .unwrap();
+    let later = t0() + chrono::Duration::hours(1);
+    let jobs = stores::claim(&store, later, 10, "claim after reopening").await;
     let claimed: Vec<Token> = jobs.iter().map(|j| j.token).collect();
     assert_eq!(
         claimed, tokens,
@@ -124,7 +113,7 @@ async fn two_stores_on_one_file_never_claim_the_same_job() {
     const JOBS: usize = 300;
     let file = FileStore::new().await;
     let key = account_with_key(&file.store).await;
-    let tokens = enqueue_jobs(&file.store, key, JOBS).await;
+    let tokens = enqueue_jobs(&file.store, key, JOBS, t0()).await;
     let second = SqliteStore::open(SqliteOptions::file(file.path()))
         .await
         .unwrap();
@@ -246,7 +235,7 @@ async fn key_hashes_are_stored_as_hex_and_tampered_points_are_corrupt() {
             .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
     );
 
-    let tokens = enqueue_jobs(&file.store, key, 1).await;
+    let tokens = enqueue_jobs(&file.store, key, 1, t0()).await;
     sqlx::query("UPDATE alert_point_pages SET points = '[{\"position\":[0,95]}]'")
         .execute(&mut raw(&file).await)
         .await

@@ -1,5 +1,6 @@
 //! Migrations that move data: requests stored before a migration read the same after it.
 
+use alerts_core::conformance::stores;
 use alerts_core::ids::Token;
 use alerts_core::ports::{DeliveryLog, JobQueue};
 use alerts_core::request::AlertPoint;
@@ -87,18 +88,7 @@ async fn points_stored_in_a_json_column_are_kept_as_written_through_every_migrat
         .await
         .unwrap();
     for (token, points) in &requests {
-        let mut read = Vec::new();
-        loop {
-            let page = store
-                .points_page(*token, read.len() as u64, 7)
-                .await
-                .unwrap();
-            let last = page.len() < 7;
-            read.extend(page);
-            if last {
-                break;
-            }
-        }
+        let read = stores::read_points(&store, *token, 7).await.unwrap();
         assert_eq!(&read, points, "a migrated request reads as it was posted");
         let rows: Vec<String> = sqlx::query_scalar(
             "SELECT points FROM alert_point_pages WHERE token = ?1 ORDER BY first_seq",
@@ -107,12 +97,9 @@ async fn points_stored_in_a_json_column_are_kept_as_written_through_every_migrat
         .fetch_all(&mut raw)
         .await
         .unwrap();
-        let written: Vec<String> = points
-            .iter()
-            .map(|p| alerts_core::ports::encode_stored_points(std::slice::from_ref(p)).unwrap())
-            .collect();
         assert_eq!(
-            rows, written,
+            rows,
+            stores::one_point_pages(points),
             "each migrated point is a page of its own, its text exactly as the store writes it"
         );
     }
@@ -130,7 +117,7 @@ async fn points_stored_in_a_json_column_are_kept_as_written_through_every_migrat
     counts.sort_unstable();
     assert_eq!(counts, vec![1, 3, 450], "point counts are kept");
 
-    let fresh = enqueue_jobs(&store, KeyId(key), 1).await;
+    let fresh = enqueue_jobs(&store, KeyId(key), 1, t0()).await;
     assert_eq!(
         store.points_page(fresh[0], 0, 10).await.unwrap().len(),
         1,
@@ -142,7 +129,7 @@ async fn points_stored_in_a_json_column_are_kept_as_written_through_every_migrat
 async fn deleting_a_request_deletes_its_points() {
     let file = FileStore::new().await;
     let key = crate::support::account_with_key(&file.store).await;
-    let tokens = enqueue_jobs(&file.store, key, 2).await;
+    let tokens = enqueue_jobs(&file.store, key, 2, t0()).await;
     let mut raw = SqliteConnection::connect_with(
         &SqliteConnectOptions::new()
             .filename(file.path())

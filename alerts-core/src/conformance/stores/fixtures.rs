@@ -13,7 +13,7 @@ use crate::idempotency::{Fingerprint, Idempotency, IdempotencyKey};
 use crate::ids::{RuleId, Token};
 use crate::ports::{
     AlertJob, ClaimLimits, DeliveryLog, JobOutcome, JobQueue, JobUpdate, NewAlertRequest,
-    StoreError,
+    StoreError, encode_stored_points,
 };
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
@@ -85,8 +85,11 @@ pub(super) fn request(key: KeyId, n_points: usize, received_at: DateTime<Utc>) -
 }
 
 /// Every point of a request, read `page` at a time as a worker reads them, checking that no
-/// page is longer than asked.
-pub(super) async fn read_points<S: JobQueue + ?Sized>(
+/// page is longer than asked. Suites use it; an adapter's own tests may too.
+///
+/// # Errors
+/// The store's, as [`JobQueue::points_page`] gives it.
+pub async fn read_points<S: JobQueue + ?Sized>(
     store: &S,
     token: Token,
     page: usize,
@@ -120,7 +123,10 @@ pub(super) fn lease_span() -> chrono::Duration {
     chrono::Duration::from_std(LEASE).unwrap()
 }
 
-pub(super) async fn claim<S: JobQueue + ?Sized>(
+/// Claims up to `max` jobs at `now` under a lease of five minutes, with no cap per key;
+/// panics naming the broken `promise` should the store fail. Suites use it; an adapter's own
+/// tests may too.
+pub async fn claim<S: JobQueue + ?Sized>(
     store: &S,
     now: DateTime<Utc>,
     max: usize,
@@ -148,6 +154,34 @@ pub(super) async fn claim_with<S: JobQueue + ?Sized>(
 
 pub(super) fn tokens(jobs: &[AlertJob]) -> Vec<Token> {
     jobs.iter().map(|j| j.token).collect()
+}
+
+/// Enqueues `n` requests of `key` with one point each, received at `from` and one
+/// millisecond apart, and returns their tokens in that order: jobs for an adapter's own
+/// tests.
+pub async fn enqueue_jobs<S: JobQueue + ?Sized>(
+    store: &S,
+    key: KeyId,
+    n: usize,
+    from: DateTime<Utc>,
+) -> Vec<Token> {
+    let mut tokens = Vec::with_capacity(n);
+    for i in 0..n {
+        let received = from + chrono::Duration::milliseconds(i64::try_from(i).unwrap());
+        let request = request(key, 1, received);
+        enqueue_one(store, &request).await;
+        tokens.push(request.token);
+    }
+    tokens
+}
+
+/// The pages a store wrote for `points` when each point is a page of its own, as the
+/// migration that moved stored points into pages leaves them.
+pub fn one_point_pages(points: &[AlertPoint]) -> Vec<String> {
+    points
+        .iter()
+        .map(|p| encode_stored_points(std::slice::from_ref(p)).unwrap())
+        .collect()
 }
 
 /// Finishes every job that is claimable at any time the suites use, so that a queue suite

@@ -41,7 +41,7 @@ pub use enqueue::{
     points_past_the_end,
 };
 pub use fairness::{backlog, fair_claims, purge_finished};
-pub use fixtures::drain;
+pub use fixtures::{claim, drain, enqueue_jobs, one_point_pages, read_points};
 pub use idempotency::{concurrent_idempotent_enqueue, idempotent_enqueue};
 pub use rules::{key_config, rules, secret_rotation};
 pub use sent::sent_changes;

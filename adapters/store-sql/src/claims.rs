@@ -1,0 +1,90 @@
+//! The job queue's rules as SQL, each in one place: when a job is held, when it is claimable,
+//! and which jobs one claim takes. The queries of [`jobs`](crate::jobs) and the claim are put
+//! together from these with `concat!`; the in-memory queue applies the same rules in Rust
+//! (`alerts_core::ports::Lease::is_live` and `alerts_core::ports::is_claimable`).
+//!
+//! ```
+//! assert_eq!(
+//!     store_sql::job_not_held!("j.", "$1"),
+//!     "(j.lease_until IS NULL OR j.lease_until <= $1)"
+//! );
+//! assert!(store_sql::claim_sql!(postgres).ends_with("FOR UPDATE OF j SKIP LOCKED"));
+//! ```
+
+/// A job (`$prefix` is its table's alias and a dot, or nothing) held under a live lease at the
+/// time in the placeholder `$now`.
+#[macro_export]
+macro_rules! job_held {
+    ($prefix:literal, $now:literal) => {
+        concat!($prefix, "lease_until > ", $now)
+    };
+}
+
+/// A job (as in [`job_held!`]) not held at `$now`: never leased, released, or its lease
+/// expired (its worker died or stalled).
+#[macro_export]
+macro_rules! job_not_held {
+    ($prefix:literal, $now:literal) => {
+        concat!(
+            "(",
+            $prefix,
+            "lease_until IS NULL OR ",
+            $prefix,
+            "lease_until <= ",
+            $now,
+            ")"
+        )
+    };
+}
+
+/// A job (as in [`job_held!`]) a claim may take at `$now`: not done, due, and not held.
+#[macro_export]
+macro_rules! job_claimable {
+    ($prefix:literal, $now:literal) => {
+        concat!(
+            $prefix,
+            "stage <> 'done' AND ",
+            $prefix,
+            "run_at <= ",
+            $now,
+            " AND ",
+            $crate::job_not_held!($prefix, $now)
+        )
+    };
+}
+
+/// The jobs one claim takes, in the `$dialect` of [`dialect_sql!`](crate::dialect_sql) (`$1`
+/// now, `$2` the most, `$3` the cap per key, `$4` the smaller of the two): token, key, the
+/// request's time, stage and attempts.
+///
+/// Of every key with due jobs, its oldest claimable ones, no more than either limit lets it
+/// have; those numbered within their key by run time (their round), a key's rounds cut where
+/// its live leases would pass the cap, then round by round, oldest first. So a key with a
+/// thousand due jobs delays another key's single job by at most one job.
+#[macro_export]
+macro_rules! claim_sql {
+    ($dialect:ident) => {
+        concat!(
+            "WITH held AS ( \
+                 SELECT key_id, COUNT(*) AS n FROM alert_jobs \
+                 WHERE stage <> 'done' AND ",
+            $crate::job_held!("", "$1"),
+            " GROUP BY key_id), \
+             keys AS ( \
+                 SELECT DISTINCT key_id FROM alert_jobs WHERE stage <> 'done' AND run_at <= $1), \
+             due AS (",
+            $crate::dialect_sql!($dialect, claim_candidates),
+            "), \
+             picked AS ( \
+                 SELECT d.token, d.round, d.run_at FROM due d \
+                 LEFT JOIN held h ON h.key_id = d.key_id \
+                 WHERE d.round <= $3 - COALESCE(h.n, 0) \
+                 ORDER BY d.round, d.run_at, d.token LIMIT $2) \
+             SELECT j.token, j.key_id, r.received_at, j.stage, j.attempts FROM alert_jobs j \
+             JOIN picked p ON p.token = j.token \
+             JOIN alert_requests r ON r.token = j.token \
+             ORDER BY p.round, p.run_at, p.token",
+            $crate::dialect_sql!($dialect, claim_lock)
+        )
+    };
+}

@@ -1,0 +1,399 @@
+//! Alert requests and their jobs: the job queue, for [`sql_store!`](crate::sql_store). Which
+//! jobs are held and claimable, and which a claim takes, are the rules of
+//! [`claims`](crate::claims); every update of a held job checks its lease in the same
+//! statement, so that a worker that lost its lease changes nothing.
+
+/// Implements `JobQueue` for [`sql_store!`](crate::sql_store).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! jobs_sql {
+    ($store:ty, $dialect:ident) => {
+        impl $store {
+            /// Runs `query`, an update of the job `token` that checks, in the same statement,
+            /// that `lease` still holds it: the token and the lease id are its last two
+            /// placeholders. A worker that lost its lease changes nothing.
+            async fn update_held(
+                &self,
+                query: sqlx::query::Query<'_, Db, <Db as sqlx::Database>::Arguments>,
+                token: Token,
+                lease: &Lease,
+            ) -> Result<(), StoreError> {
+                let done = query
+                    .bind(token.0)
+                    .bind(lease.id)
+                    .execute(self.pool())
+                    .await
+                    .map_err(Self::db_error)?;
+                if done.rows_affected() == 0 {
+                    return Err(self.lease_lost_or_missing(token).await);
+                }
+                Ok(())
+            }
+
+            /// After an update matched no row: the job is unknown, or another worker holds it.
+            async fn lease_lost_or_missing(&self, token: Token) -> StoreError {
+                let exists = sqlx::query_scalar::<_, i32>(
+                    "SELECT 1 FROM alert_jobs WHERE token = $1",
+                )
+                .bind(token.0)
+                .fetch_optional(self.pool())
+                .await;
+                match exists {
+                    Ok(Some(_)) => StoreError::LeaseLost,
+                    Ok(None) => StoreError::NotFound,
+                    Err(e) => Self::db_error(e),
+                }
+            }
+
+            /// Writes a request's points inside the caller's transaction, one row per page as
+            /// the pages arrive, so that the JSON held at once, and each message to the
+            /// database, is one page's.
+            async fn insert_points(
+                tx: &mut <Db as sqlx::Database>::Connection,
+                token: Token,
+                pages: &mut dyn PointPages,
+            ) -> Result<(), StoreError> {
+                let mut seq: u64 = 0;
+                loop {
+                    let page = pages.next_page().await?;
+                    if page.is_empty() {
+                        break;
+                    }
+                    sqlx::query(
+                        "INSERT INTO alert_point_pages (token, first_seq, point_count, points) \
+                         VALUES ($1, $2, $3, $4)",
+                    )
+                    .bind(token.0)
+                    .bind(to_i64(seq))
+                    .bind(to_i32(u32::try_from(page.len()).unwrap_or(u32::MAX)))
+                    .bind(encode_stored_points(&page)?)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(Self::db_error)?;
+                    seq += page.len() as u64;
+                }
+                check_page_total(seq, pages)
+            }
+
+            /// Stores a request, its points and its job, due at once, inside the caller's
+            /// transaction. `false` when a request of the same API key holds the idempotency
+            /// key already (and nothing was written, nor any page read).
+            async fn insert_request(
+                tx: &mut <Db as sqlx::Database>::Connection,
+                job: &NewAlertJob,
+                pages: &mut dyn PointPages,
+                idempotency: Option<&Idempotency>,
+            ) -> Result<bool, StoreError> {
+                let received = Self::to_time(job.received_at);
+                let inserted = sqlx::query(
+                    "INSERT INTO alert_requests \
+                     (token, key_id, point_count, received_at, idempotency_key, fingerprint) \
+                     VALUES ($1, $2, $3, $4, $5, $6) \
+                     ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL \
+                     DO NOTHING",
+                )
+                .bind(job.token.0)
+                .bind(job.key_id.0)
+                .bind(to_i64(pages.total()))
+                .bind(received)
+                .bind(idempotency.map(|i| i.key.as_str()))
+                .bind(idempotency.map(|i| i.fingerprint.0.to_vec()))
+                .execute(&mut *tx)
+                .await
+                .map_err(Self::db_error_or_conflict(|| {
+                    format!("the alert request {} exists already", job.token)
+                }))?
+                .rows_affected();
+                if inserted == 0 {
+                    return Ok(false);
+                }
+                Self::insert_points(tx, job.token, pages).await?;
+                sqlx::query(
+                    "INSERT INTO alert_jobs (token, key_id, stage, run_at) \
+                     VALUES ($1, $2, 'evaluate', $3)",
+                )
+                .bind(job.token.0)
+                .bind(job.key_id.0)
+                .bind(received)
+                .execute(&mut *tx)
+                .await
+                .map_err(Self::db_error)?;
+                Ok(true)
+            }
+        }
+
+        #[async_trait]
+        impl JobQueue for $store {
+            async fn enqueue_pages(
+                &self,
+                job: &NewAlertJob,
+                pages: &mut dyn PointPages,
+                idempotency: Option<&Idempotency>,
+            ) -> Result<Enqueued, StoreError> {
+                // The transaction stays open while the pages are read: they come from memory
+                // or a local file, and a request is one transaction however it arrives. On any
+                // error it is dropped, which rolls it back.
+                let Some(idempotency) = idempotency else {
+                    let mut tx = self.begin_write().await?;
+                    Self::insert_request(&mut tx, job, pages, None).await?;
+                    tx.commit().await.map_err(Self::db_error)?;
+                    return Ok(Enqueued::Stored);
+                };
+                // The insert waits for a concurrent one with the same key and then stores
+                // nothing; the stored request is read after. Retention may delete it in
+                // between, so try again a few times before giving up. No page is read until
+                // the insert has the key.
+                for _ in 0..3 {
+                    let mut tx = self.begin_write().await?;
+                    if Self::insert_request(&mut tx, job, pages, Some(idempotency)).await? {
+                        tx.commit().await.map_err(Self::db_error)?;
+                        return Ok(Enqueued::Stored);
+                    }
+                    tx.rollback().await.map_err(Self::db_error)?;
+                    let existing: Option<(Uuid, Vec<u8>)> = sqlx::query_as(
+                        "SELECT token, fingerprint FROM alert_requests \
+                         WHERE key_id = $1 AND idempotency_key = $2",
+                    )
+                    .bind(job.key_id.0)
+                    .bind(idempotency.key.as_str())
+                    .fetch_optional(self.pool())
+                    .await
+                    .map_err(Self::db_error)?;
+                    if let Some((token, fingerprint)) = existing {
+                        return Ok(Enqueued::Existing {
+                            token: Token(token),
+                            fingerprint: rows::fingerprint(&fingerprint)?,
+                        });
+                    }
+                }
+                Err(StoreError::Conflict(format!(
+                    "the idempotency key {} kept changing hands",
+                    idempotency.key
+                )))
+            }
+
+            async fn claim(
+                &self,
+                now: DateTime<Utc>,
+                lease_for: std::time::Duration,
+                limits: ClaimLimits,
+                lease_ids: &(dyn Fn() -> Uuid + Send + Sync),
+            ) -> Result<Vec<AlertJob>, StoreError> {
+                if limits.max == 0 || limits.per_key == 0 {
+                    return Ok(Vec::new());
+                }
+                let until = Lease::end(now, lease_for);
+                let mut tx = self.begin_write().await?;
+                Self::claims_take_turns(&mut tx).await?;
+                let due: Vec<(Uuid, Uuid, Time, String, i32)> =
+                    sqlx::query_as($crate::claim_sql!($dialect))
+                        .bind(Self::to_time(now))
+                        .bind(to_i64(limits.max as u64))
+                        .bind(to_i64(limits.per_key as u64))
+                        .bind(to_i64(limits.max.min(limits.per_key) as u64))
+                        .fetch_all(&mut *tx)
+                        .await
+                        .map_err(Self::db_error)?;
+                let mut jobs = Vec::with_capacity(due.len());
+                for (token, key_id, received_at, stage, attempts) in due {
+                    jobs.push(AlertJob {
+                        token: Token(token),
+                        key_id: KeyId(key_id),
+                        stage: stage.parse::<JobStage>()?,
+                        attempts: to_u32(i64::from(attempts), "attempts")?,
+                        received_at: Self::from_time(received_at)?,
+                        lease: Lease {
+                            id: lease_ids(),
+                            until,
+                        },
+                    });
+                }
+                if !jobs.is_empty() {
+                    Self::lease_jobs(&mut tx, &jobs).await?;
+                }
+                tx.commit().await.map_err(Self::db_error)?;
+                Ok(jobs)
+            }
+
+            async fn points_page(
+                &self,
+                token: Token,
+                from: u64,
+                limit: usize,
+            ) -> Result<Vec<AlertPoint>, StoreError> {
+                let until = from.saturating_add(limit as u64);
+                let pages: Vec<(i64, String)> = sqlx::query_as(
+                    "SELECT first_seq, points FROM alert_point_pages \
+                     WHERE token = $1 AND first_seq < $3 AND first_seq + point_count > $2 \
+                     ORDER BY first_seq",
+                )
+                .bind(token.0)
+                .bind(to_i64(from))
+                .bind(to_i64(until))
+                .fetch_all(self.pool())
+                .await
+                .map_err(Self::db_error)?;
+                if pages.is_empty() {
+                    // Only an empty page needs telling apart: past the end, or no such request.
+                    let exists = sqlx::query_scalar::<_, i32>(
+                        "SELECT 1 FROM alert_requests WHERE token = $1",
+                    )
+                    .bind(token.0)
+                    .fetch_optional(self.pool())
+                    .await
+                    .map_err(Self::db_error)?;
+                    return exists.map(|_| Vec::new()).ok_or(StoreError::NotFound);
+                }
+                points_of_pages(pages, token, from, limit)
+            }
+
+            async fn update(
+                &self,
+                token: Token,
+                lease: &Lease,
+                update: JobUpdate,
+            ) -> Result<(), StoreError> {
+                // Each update is one statement that checks the lease (and ends it, but for
+                // Written): atomic on its own.
+                let query = match update {
+                    JobUpdate::Written { alerts } => sqlx::query(
+                        "UPDATE alert_jobs SET stage = 'deliver', alerts = $1 \
+                         WHERE token = $2 AND lease_id = $3",
+                    )
+                    .bind(to_i64(alerts)),
+                    JobUpdate::Retry { attempts, run_at } => sqlx::query(
+                        "UPDATE alert_jobs SET attempts = $1, run_at = $2, \
+                         lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
+                    )
+                    .bind(to_i32(attempts))
+                    .bind(Self::to_time(run_at)),
+                    JobUpdate::Finish { outcome, attempts } => sqlx::query(
+                        "UPDATE alert_jobs SET stage = 'done', outcome = $1, attempts = $2, \
+                         lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
+                    )
+                    .bind(outcome.as_str())
+                    .bind(to_i32(attempts)),
+                };
+                self.update_held(query, token, lease).await
+            }
+
+            async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError> {
+                let query = sqlx::query(
+                    "UPDATE alert_jobs SET lease_id = NULL, lease_until = NULL \
+                     WHERE token = $1 AND lease_id = $2",
+                );
+                self.update_held(query, token, lease).await
+            }
+
+            async fn redeliver(
+                &self,
+                key: KeyId,
+                token: Token,
+                at: DateTime<Utc>,
+            ) -> Result<(), StoreError> {
+                // The stage is checked by the update itself, so that two redelivers, or a
+                // redeliver and a worker, cannot both see the job finished.
+                let done = sqlx::query(
+                    "UPDATE alert_jobs SET stage = 'deliver', outcome = NULL, run_at = $1, \
+                     lease_id = NULL, lease_until = NULL \
+                     WHERE token = $2 AND alerts IS NOT NULL AND stage = 'done' \
+                       AND EXISTS (SELECT 1 FROM alert_requests r \
+                                   WHERE r.token = $2 AND r.key_id = $3)",
+                )
+                .bind(Self::to_time(at))
+                .bind(token.0)
+                .bind(key.0)
+                .execute(self.pool())
+                .await
+                .map_err(Self::db_error)?;
+                if done.rows_affected() > 0 {
+                    return Ok(());
+                }
+                let unfinished: Option<i32> = sqlx::query_scalar(
+                    "SELECT 1 FROM alert_jobs j \
+                     JOIN alert_requests r ON r.token = j.token \
+                     WHERE j.token = $1 AND r.key_id = $2 AND j.stage <> 'done'",
+                )
+                .bind(token.0)
+                .bind(key.0)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(Self::db_error)?;
+                match unfinished {
+                    Some(_) => Err(StoreError::Conflict(UNFINISHED_JOB.to_owned())),
+                    None => Err(StoreError::NotFound),
+                }
+            }
+
+            async fn counts(&self, now: DateTime<Utc>) -> Result<JobCounts, StoreError> {
+                let (waiting, leased, oldest): (i64, i64, Option<Time>) =
+                    sqlx::query_as(concat!(
+                        "SELECT COALESCE(SUM(CASE WHEN ",
+                        $crate::job_not_held!("", "$1"),
+                        " THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN ",
+                        $crate::job_held!("", "$1"),
+                        " THEN 1 ELSE 0 END), 0), MIN(CASE WHEN ",
+                        $crate::job_claimable!("", "$1"),
+                        " THEN run_at END) FROM alert_jobs WHERE stage <> 'done'"
+                    ))
+                    .bind(Self::to_time(now))
+                    .fetch_one(self.pool())
+                    .await
+                    .map_err(Self::db_error)?;
+                Ok(JobCounts {
+                    waiting: to_u64(waiting, "a job count")?,
+                    leased: to_u64(leased, "a job count")?,
+                    oldest_waiting: Self::from_opt_time(oldest)?,
+                })
+            }
+
+            async fn backlog(&self, key: KeyId, now: DateTime<Utc>) -> Result<Backlog, StoreError> {
+                let (pending, waiting, key_oldest, oldest): (i64, i64, Option<Time>, Option<Time>) =
+                    sqlx::query_as(concat!(
+                        "SELECT \
+                         (SELECT COUNT(*) FROM alert_jobs WHERE key_id = $1 AND stage <> 'done'), \
+                         (SELECT COUNT(*) FROM alert_jobs WHERE key_id = $1 AND ",
+                        $crate::job_claimable!("", "$2"),
+                        "), (SELECT MIN(run_at) FROM alert_jobs WHERE key_id = $1 AND ",
+                        $crate::job_claimable!("", "$2"),
+                        "), (SELECT MIN(run_at) FROM alert_jobs WHERE ",
+                        $crate::job_claimable!("", "$2"),
+                        ")"
+                    ))
+                    .bind(key.0)
+                    .bind(Self::to_time(now))
+                    .fetch_one(self.pool())
+                    .await
+                    .map_err(Self::db_error)?;
+                Ok(Backlog {
+                    key_pending: to_u64(pending, "a job count")?,
+                    key_waiting: to_u64(waiting, "a job count")?,
+                    key_oldest_waiting: Self::from_opt_time(key_oldest)?,
+                    oldest_waiting: Self::from_opt_time(oldest)?,
+                })
+            }
+
+            async fn purge_finished(
+                &self,
+                before: DateTime<Utc>,
+                limit: usize,
+            ) -> Result<Vec<Token>, StoreError> {
+                // Points, the job and its attempts go with the request (ON DELETE CASCADE),
+                // and with them the request's idempotency key.
+                let tokens: Vec<Uuid> = sqlx::query_scalar(
+                    "DELETE FROM alert_requests WHERE token IN ( \
+                       SELECT r.token FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
+                       WHERE j.stage = 'done' AND r.received_at < $1 \
+                       ORDER BY r.received_at LIMIT $2) \
+                     RETURNING token",
+                )
+                .bind(Self::to_time(before))
+                .bind(to_i64(limit as u64))
+                .fetch_all(self.pool())
+                .await
+                .map_err(Self::db_error)?;
+                Ok(tokens.into_iter().map(Token).collect())
+            }
+        }
+    };
+}

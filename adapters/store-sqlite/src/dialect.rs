@@ -1,0 +1,83 @@
+//! What SQLite does its own way ([`SqlDialect`]): times as integer microseconds, claims that
+//! take turns by the write lock alone, and leases and told changes written row by row in the
+//! write transaction.
+
+use alerts_core::ids::Token;
+use alerts_core::ports::{AlertJob, SentChange, StoreError};
+use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
+use sqlx::{Sqlite, SqliteConnection, SqlitePool};
+use store_sql::SqlDialect;
+
+use crate::SqliteStore;
+
+impl SqlDialect for SqliteStore {
+    type Db = Sqlite;
+    /// Microseconds since the Unix epoch: exact to compare and to sort.
+    type Time = i64;
+
+    const NAME: &'static str = "SQLite";
+
+    fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    fn to_time(t: DateTime<Utc>) -> i64 {
+        t.timestamp_micros()
+    }
+
+    fn from_time(us: i64) -> Result<DateTime<Utc>, StoreError> {
+        DateTime::from_timestamp_micros(us)
+            .ok_or_else(|| StoreError::Corrupt(format!("time {us} µs is out of range")))
+    }
+
+    async fn claims_take_turns(_: &mut SqliteConnection) -> Result<(), StoreError> {
+        // A claim begins as every write does, with the write lock: no other claim can pick
+        // the same jobs, or lease more of the same key, between its read and its updates.
+        Ok(())
+    }
+
+    async fn lease_jobs(tx: &mut SqliteConnection, jobs: &[AlertJob]) -> Result<(), StoreError> {
+        for job in jobs {
+            sqlx::query("UPDATE alert_jobs SET lease_id = $1, lease_until = $2 WHERE token = $3")
+                .bind(job.lease.id)
+                .bind(Self::to_time(job.lease.until))
+                .bind(job.token.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(Self::db_error)?;
+        }
+        Ok(())
+    }
+
+    async fn write_sent(
+        &self,
+        token: Token,
+        key: KeyId,
+        changes: &[SentChange],
+    ) -> Result<(), StoreError> {
+        let mut tx = self
+            .pool
+            .begin_with(store_sql::dialect_sql!(sqlite, begin_write))
+            .await
+            .map_err(Self::db_error)?;
+        for change in changes {
+            // A rule deleted while its request was evaluated has nothing left to remember.
+            sqlx::query(store_sql::upsert_sent!(
+                "SELECT $1, $2, $3, $4, $5, $6, $7 \
+                 WHERE EXISTS (SELECT 1 FROM alert_rules WHERE id = $1)"
+            ))
+            .bind(change.rule_id.0)
+            .bind(&change.point_id)
+            .bind(&change.subject)
+            .bind(key.0)
+            .bind(token.0)
+            .bind(&change.mark)
+            .bind(Self::to_time(change.until))
+            .execute(&mut *tx)
+            .await
+            .map_err(Self::db_error)?;
+        }
+        tx.commit().await.map_err(Self::db_error)
+    }
+}
