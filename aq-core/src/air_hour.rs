@@ -69,7 +69,7 @@ pub fn dominant(bands: &EaqiBands, air: &Concentrations) -> Option<Pollutant> {
 /// use chrono::{Duration, TimeZone, Utc};
 ///
 /// let start = Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0).unwrap();
-/// let ci = HourlyCi { start, values: vec![CleanlinessIndex::new(70.0).ok(), None] };
+/// let ci = HourlyCi::covered(start, vec![CleanlinessIndex::new(70.0).ok(), None]).unwrap();
 /// let hours = assemble(Some(&ci), None, start, 3, &EaqiBands::default(), AqiTable::Epa2024);
 /// assert_eq!(hours[0].unwrap().ci.value(), 70.0);
 /// assert!(hours[1].is_none() && hours[2].is_none(), "not covered, not invented");
@@ -151,10 +151,7 @@ mod tests {
         let pm = |v| {
             Some(Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()))
         };
-        let ci = HourlyCi {
-            start,
-            values: vec![CleanlinessIndex::new(60.0).ok(); 14],
-        };
+        let ci = HourlyCi::covered(start, vec![CleanlinessIndex::new(60.0).ok(); 14]).unwrap();
         let mut values = vec![pm(10.0); 12];
         values.extend([pm(50.0), None]);
         let air = HourlyConcentrations { start, values };

@@ -17,9 +17,10 @@ use utoipa::{OpenApi, ToSchema};
 use crate::api::AlertAccepted;
 use crate::error::ErrorEnvelope;
 use crate::lookups::wire::{
-    AdviceBody, ConditionsData, ConditionsResponse, DataSourceBody, HourBody, HoursData,
-    HoursResponse, IndexBody, LookupMetadata, PollenData, PollenDayBody, PollenResponse,
-    PollenTypeBody, PollenTypesBody, PollutantBody, PollutantsBody, PositionBody, UsAqiBody,
+    AdviceBody, BasisBody, ConditionsData, ConditionsResponse, DataSourceBody, HourBody, HoursData,
+    HoursResponse, IndexBody, LookupMetadata, ModelRunBody, PollenData, PollenDayBody,
+    PollenResponse, PollenTypeBody, PollenTypesBody, PollutantBody, PollutantsBody, PositionBody,
+    UsAqiBody,
 };
 use crate::provenance::DataSourceMember;
 use crate::state::{ApiConfig, AppState};
@@ -107,6 +108,8 @@ fn metrics() {}
         LookupMetadata,
         PositionBody,
         DataSourceBody,
+        BasisBody,
+        ModelRunBody,
         HourBody,
         IndexBody,
         PollutantsBody,

@@ -18,8 +18,8 @@ pub(crate) mod wire;
 
 use aq_core::air_hour::{AVERAGING_LEAD_HOURS, assemble};
 use aq_core::{
-    AirHour, AqiTable, EaqiBands, ForecastSource, HourlyConcentrations, Position, SourceError,
-    SourceReach, check_batch_len,
+    AirHour, AqiTable, EaqiBands, ForecastSource, HourlyConcentrations, Position, Provenance,
+    SourceError, SourceReach, check_batch_len,
 };
 use axum::Json;
 use axum::extract::State;
@@ -67,6 +67,8 @@ pub(crate) struct PlaceHours {
     /// The concentrations from the hours before the first on: what a US AQI of each hour
     /// averages (`aq_core::air_hour::window`).
     pub air: Option<HourlyConcentrations>,
+    /// Where the hours' values come from, as the source says.
+    pub provenance: Provenance,
 }
 
 /// The hours `first`, `first + 1 h`, … (`count` of them) at `position` from `source`, with
@@ -85,12 +87,13 @@ pub(crate) async fn air_hours(
     let ci = check_batch_len(1, source.hourly_ci(&[position], first, count - 1).await?)?
         .pop()
         .flatten();
-    if ci.is_none() {
+    let Some(ci) = ci else {
         return Ok(PlaceHours {
             hours: vec![None; count as usize],
             air: None,
+            provenance: Provenance::Unstated,
         });
-    }
+    };
     let lead = AVERAGING_LEAD_HOURS;
     let air = check_batch_len(
         1,
@@ -105,14 +108,18 @@ pub(crate) async fn air_hours(
     .pop()
     .flatten();
     let hours = assemble(
-        ci.as_ref(),
+        Some(&ci),
         air.as_ref(),
         first,
         count as usize,
         &EaqiBands::default(),
         AqiTable::Epa2024,
     );
-    Ok(PlaceHours { hours, air })
+    Ok(PlaceHours {
+        hours,
+        air,
+        provenance: ci.provenance,
+    })
 }
 
 /// The key and the rate, then the query: what every lookup does first.
@@ -128,13 +135,23 @@ fn labelled<T: Serialize>(body: T) -> Response {
     Json(body).into_response()
 }
 
-/// The metadata of an answer of `answered` of `requested` hours or days.
+/// What a lookup's answer holds, for its metadata.
+struct Answered {
+    /// How many hours or days were asked for.
+    requested: u32,
+    /// How many of them the source has.
+    answered: u32,
+    /// The newest hour with a value.
+    newest_hour: Option<DateTime<Utc>>,
+    /// Where the values come from.
+    provenance: Provenance,
+}
+
+/// The metadata of an answer.
 fn metadata(
     source: &dyn ForecastSource,
     position: Position,
-    requested: u32,
-    answered: u32,
-    newest_hour: Option<DateTime<Utc>>,
+    answer: Answered,
     notes: Vec<String>,
 ) -> LookupMetadata {
     let info = source.info();
@@ -142,11 +159,17 @@ fn metadata(
     if info.demo {
         notes.push("Synthetic demo data: not measurements, not a forecast.".to_owned());
     }
+    // Provenance speaks of the values answered: with none, there is nothing to tell.
+    let provenance = if answer.answered == 0 {
+        Provenance::Unstated
+    } else {
+        answer.provenance
+    };
     LookupMetadata {
         position: position.into(),
-        data_source: DataSourceBody::new(&info, source.reach(), newest_hour),
-        requested,
-        answered,
+        data_source: DataSourceBody::new(&info, source.reach(), answer.newest_hour, &provenance),
+        requested: answer.requested,
+        answered: answer.answered,
         notes,
     }
 }
@@ -196,12 +219,10 @@ pub(crate) async fn conditions(
     let query = admit(&state, &uri, None).await?;
     let source = state.alerts().forecast_source();
     let now = hour_of(state.clock().now());
-    let hour = air_hours(source.as_ref(), query.position, now, 1)
+    let mut place = air_hours(source.as_ref(), query.position, now, 1)
         .await
-        .map_err(|e| source_unavailable(&e))?
-        .hours
-        .pop()
-        .flatten();
+        .map_err(|e| source_unavailable(&e))?;
+    let hour = place.hours.pop().flatten();
     let answered = u32::from(hour.is_some());
     let name = source.info().name;
     let notes = hour_notes(&name, 1, answered, source.reach(), false);
@@ -209,9 +230,12 @@ pub(crate) async fn conditions(
         metadata: metadata(
             source.as_ref(),
             query.position,
-            1,
-            answered,
-            hour.map(|h| h.time),
+            Answered {
+                requested: 1,
+                answered,
+                newest_hour: hour.map(|h| h.time),
+                provenance: place.provenance,
+            },
             notes,
         ),
         data: ConditionsData {
@@ -245,13 +269,10 @@ async fn hours_answer(
     newest_first: bool,
 ) -> Result<Response, ApiError> {
     let source = state.alerts().forecast_source();
-    let mut hours: Vec<AirHour> = air_hours(source.as_ref(), query.position, first, query.count)
+    let place = air_hours(source.as_ref(), query.position, first, query.count)
         .await
-        .map_err(|e| source_unavailable(&e))?
-        .hours
-        .into_iter()
-        .flatten()
-        .collect();
+        .map_err(|e| source_unavailable(&e))?;
+    let mut hours: Vec<AirHour> = place.hours.into_iter().flatten().collect();
     let newest = hours.last().map(|h| h.time);
     if newest_first {
         hours.reverse();
@@ -263,9 +284,12 @@ async fn hours_answer(
         metadata: metadata(
             source.as_ref(),
             query.position,
-            query.count,
-            answered,
-            newest,
+            Answered {
+                requested: query.count,
+                answered,
+                newest_hour: newest,
+                provenance: place.provenance,
+            },
             notes,
         ),
         data: HoursData {
@@ -318,9 +342,13 @@ pub(crate) async fn pollen(State(state): State<AppState>, uri: Uri) -> Result<Re
         metadata: metadata(
             source.as_ref(),
             query.position,
-            query.count,
-            answered,
-            None,
+            Answered {
+                requested: query.count,
+                answered,
+                newest_hour: None,
+                // The pollen port answers days without saying where they come from.
+                provenance: Provenance::Unstated,
+            },
             notes,
         ),
         data: PollenData { days },
