@@ -215,7 +215,8 @@ pub fn horizon(forecast: Forecast) -> u32 {
 /// use aq_core::{CleanlinessIndex, HourlyCi};
 ///
 /// let ci = |v| Some(CleanlinessIndex::new(v).unwrap());
-/// let series = HourlyCi { start: chrono::Utc::now(), values: vec![ci(70.0), ci(66.0), None, ci(59.5)] };
+/// let series = HourlyCi::covered(chrono::Utc::now(), vec![ci(70.0), ci(66.0), None, ci(59.5)])
+///     .unwrap();
 /// let change = aq_change(&series, 6, 10.0).unwrap();
 /// assert_eq!((change.hours, change.direction()), (3, Direction::Deterioration));
 /// assert!(aq_change(&series, 2, 10.0).is_none());
@@ -536,6 +537,7 @@ mod tests {
         HourlyCi {
             start: t0(),
             values,
+            provenance: aq_core::Provenance::Unstated,
         }
     }
 

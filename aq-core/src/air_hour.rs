@@ -13,6 +13,7 @@ use crate::index::{CleanlinessIndex, EaqiBands};
 use crate::nowcast::NOWCAST_HOURS;
 use crate::pollutant::{Concentrations, Pollutant};
 use crate::position::Position;
+use crate::provenance::Provenance;
 use crate::source::{ForecastSource, HourlyCi, HourlyConcentrations, SourceError, check_batch_len};
 use crate::us_aqi::UsAqi;
 
@@ -70,7 +71,7 @@ pub fn dominant(bands: &EaqiBands, air: &Concentrations) -> Option<Pollutant> {
 /// use chrono::{Duration, TimeZone, Utc};
 ///
 /// let start = Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0).unwrap();
-/// let ci = HourlyCi { start, values: vec![CleanlinessIndex::new(70.0).ok(), None] };
+/// let ci = HourlyCi::covered(start, vec![CleanlinessIndex::new(70.0).ok(), None]).unwrap();
 /// let hours = assemble(Some(&ci), None, start, 3, &EaqiBands::default(), AqiTable::Epa2024);
 /// assert_eq!(hours[0].unwrap().ci.value(), 70.0);
 /// assert!(hours[1].is_none() && hours[2].is_none(), "not covered, not invented");
@@ -165,6 +166,8 @@ pub struct PlaceHours {
     /// The concentrations from the hours before the first on: what a US AQI of each hour
     /// averages ([`window`]).
     pub air: Option<HourlyConcentrations>,
+    /// Where the hours' values come from, as the source says.
+    pub provenance: Provenance,
 }
 
 /// The hours `first`, `first + 1 h`, … (`count` of them) at `position` from `source`, with
@@ -183,12 +186,13 @@ pub async fn air_hours(
     let ci = check_batch_len(1, source.hourly_ci(&[position], first, count - 1).await?)?
         .pop()
         .flatten();
-    if ci.is_none() {
+    let Some(ci) = ci else {
         return Ok(PlaceHours {
             hours: vec![None; count as usize],
             air: None,
+            provenance: Provenance::Unstated,
         });
-    }
+    };
     let lead = AVERAGING_LEAD_HOURS;
     let air = check_batch_len(
         1,
@@ -203,14 +207,18 @@ pub async fn air_hours(
     .pop()
     .flatten();
     let hours = assemble(
-        ci.as_ref(),
+        Some(&ci),
         air.as_ref(),
         first,
         count as usize,
         &EaqiBands::default(),
         AqiTable::Epa2024,
     );
-    Ok(PlaceHours { hours, air })
+    Ok(PlaceHours {
+        hours,
+        air,
+        provenance: ci.provenance,
+    })
 }
 
 #[cfg(test)]
@@ -226,10 +234,7 @@ mod tests {
         let pm = |v| {
             Some(Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()))
         };
-        let ci = HourlyCi {
-            start,
-            values: vec![CleanlinessIndex::new(60.0).ok(); 14],
-        };
+        let ci = HourlyCi::covered(start, vec![CleanlinessIndex::new(60.0).ok(); 14]).unwrap();
         let mut values = vec![pm(10.0); 12];
         values.extend([pm(50.0), None]);
         let air = HourlyConcentrations { start, values };

@@ -12,7 +12,8 @@
 //!   [`PollenDay`] ([`pollen_day`]): one civil day's pollen, from the daily mean count.
 //! - [`PollenType`], [`PollenLevel`], [`GrainThresholds`]: pollen on a 0 to 5 scale.
 //! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
-//!   in-memory versions in [`memory`].
+//!   in-memory versions in [`memory`]; [`Provenance`]: the model runs or the newest
+//!   measurement behind an answer.
 //! - The ports [`runtime::Clock`], [`runtime::Timer`] and [`runtime::IdGenerator`], through which
 //!   every core gets time and ids.
 //!
@@ -44,6 +45,7 @@ pub mod pollen;
 pub mod pollen_day;
 pub mod pollutant;
 pub mod position;
+pub mod provenance;
 pub mod runtime;
 pub mod source;
 pub mod tile;
@@ -66,6 +68,7 @@ pub use pollutant::{
     Pollutant, ReferenceConditions,
 };
 pub use position::{Position, PositionError};
+pub use provenance::{ModelRun, Provenance};
 pub use source::{
     AirQualitySource, AirSample, Exposure, ForecastSource, HourlyCi, HourlyConcentrations,
     PollenOutlook, SampleQuery, SourceError, SourceInfo, SourceReach, check_batch_len,

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use crate::index::CleanlinessIndex;
 use crate::pollutant::Concentrations;
 use crate::position::Position;
+use crate::provenance::Provenance;
 use crate::source::{
     AirQualitySource, AirSample, ForecastSource, HourlyCi, HourlyConcentrations, PollenOutlook,
     SampleQuery, SourceError, SourceInfo,
@@ -236,7 +237,11 @@ impl ForecastSource for MemoryForecast {
             positions,
             start,
             hours,
-            |values| HourlyCi { start, values },
+            |values| HourlyCi {
+                start,
+                values,
+                provenance: Provenance::Unstated,
+            },
         ))
     }
 

@@ -16,6 +16,7 @@ use crate::pollen::PollenLevels;
 use crate::pollen_day::PollenDay;
 use crate::pollutant::Concentrations;
 use crate::position::Position;
+use crate::provenance::Provenance;
 
 /// One question to an [`AirQualitySource`]: the air at `position` at `time`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -231,6 +232,10 @@ pub struct HourlyCi {
     pub start: DateTime<Utc>,
     /// One value per hour from `start`.
     pub values: Vec<Option<CleanlinessIndex>>,
+    /// Where the values come from: the model runs, or the newest measurement, behind the hours
+    /// that have a value. [`Provenance::Unstated`] unless the source says.
+    #[serde(default)]
+    pub provenance: Provenance,
 }
 
 impl HourlyCi {
@@ -247,10 +252,17 @@ impl HourlyCi {
     /// ```
     #[must_use]
     pub fn covered(start: DateTime<Utc>, values: Vec<Option<CleanlinessIndex>>) -> Option<Self> {
-        values
-            .iter()
-            .any(Option::is_some)
-            .then_some(Self { start, values })
+        values.iter().any(Option::is_some).then_some(Self {
+            start,
+            values,
+            provenance: Provenance::Unstated,
+        })
+    }
+
+    /// The series with `provenance` stated.
+    #[must_use]
+    pub fn with_provenance(self, provenance: Provenance) -> Self {
+        Self { provenance, ..self }
     }
 
     /// The instant `values[h]` stands for: `start` plus `h` hours.
@@ -260,7 +272,7 @@ impl HourlyCi {
     /// use chrono::{TimeZone, Utc};
     ///
     /// let start = Utc.with_ymd_and_hms(2026, 5, 1, 9, 0, 0).unwrap();
-    /// let series = HourlyCi { start, values: vec![] };
+    /// let series = HourlyCi { start, values: vec![], provenance: Default::default() };
     /// assert_eq!(series.valid_at(2), Utc.with_ymd_and_hms(2026, 5, 1, 11, 0, 0).unwrap());
     /// ```
     #[must_use]

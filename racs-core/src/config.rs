@@ -71,8 +71,9 @@ impl Default for RacsConfig {
     }
 }
 
-/// Minute ventilation by travel mode, in m³/min (from the published ranges for adults walking,
-/// cycling, driving and sitting as a passenger).
+/// Minute ventilation by travel mode, in m³/min: typical adult rates of the activity levels of
+/// the US EPA *Exposure Factors Handbook*, 2011, Table 6-2 (moderate intensity for walking,
+/// high for cycling, light for driving, sedentary/passive for a passenger).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Ventilation {
@@ -82,7 +83,9 @@ pub struct Ventilation {
     pub cycle_m3_per_min: f64,
     /// Driving a car. Default 0.013.
     pub drive_m3_per_min: f64,
-    /// A passenger sitting in a car, bus or train: sedentary breathing. Default 0.0045.
+    /// A passenger sitting in a car, bus or train: sedentary breathing. Default 0.0045, among
+    /// the adult means of sedentary/passive activity (0.0042 to 0.0050 m³/min for ages 21 to
+    /// 81 and over) in the US EPA *Exposure Factors Handbook*, 2011, Table 6-2.
     pub passenger_m3_per_min: f64,
 }
 

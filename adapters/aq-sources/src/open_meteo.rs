@@ -36,8 +36,8 @@ use serde_json::Value as Json;
 use aq_core::runtime::Clock;
 use aq_core::{
     AirQualitySource, AirSample, EaqiBands, ForecastSource, GrainThresholds, HourlyCi,
-    HourlyConcentrations, PollenDay, PollenOutlook, PollenType, Pollutant, Position, SampleQuery,
-    SourceError, SourceInfo, SourceReach,
+    HourlyConcentrations, PollenDay, PollenOutlook, PollenType, Pollutant, Position, Provenance,
+    SampleQuery, SourceError, SourceInfo, SourceReach,
 };
 
 use crate::cache::TimedCache;
@@ -48,6 +48,12 @@ use crate::http::{self, ConfigError};
 use crate::values::Values;
 
 const NAME: &str = "open-meteo";
+
+/// What the source says of the model runs behind its hours: an answer of Open-Meteo's
+/// air-quality API holds times and values only and names no run, and a run read from anywhere
+/// else might not be the one the values came from.
+pub const UNNAMED_RUN: &str = "Open-Meteo's air-quality answers do not name the model run \
+     their values come from, so the run cannot be given.";
 
 /// The most days after today for which Open-Meteo gives pollen for whole days. Its pollen comes
 /// from the CAMS European air-quality forecast, which runs once a day from 00 UTC for 96 hours:
@@ -546,7 +552,10 @@ impl ForecastSource for OpenMeteo {
             .hourly(positions, start, hours, |v| v.ci(bands))
             .await?
             .into_iter()
-            .map(|values| HourlyCi::covered(Self::hour_read(start), values))
+            .map(|values| {
+                HourlyCi::covered(Self::hour_read(start), values)
+                    .map(|s| s.with_provenance(Provenance::unnamed_runs(UNNAMED_RUN)))
+            })
             .collect())
     }
 

@@ -35,11 +35,75 @@
     map.attributionControl.addAttribution("Land and borders: Natural Earth");
   }
 
-  // Natural Earth's land and borders always; the operator's basemap when one is configured
-  // (the page's policy then allows its host); and the heatmap of the cleanliness index at
-  // `time` on top of both.
+  // The least population of a city labelled at `zoom`: only the largest when the whole world
+  // is in view, every vendored city (a million people and more) from zoom 5 on.
+  function leastPopulation(zoom) {
+    if (zoom <= 2) return 10e6;
+    if (zoom === 3) return 5e6;
+    if (zoom === 4) return 2e6;
+    return 0;
+  }
+
+  // Past this zoom a city's single point says little about where one is (the streets of the
+  // basemap or the routes do): no labels.
+  const CITY_MAX_ZOOM = 12;
+
+  // Major cities (GeoNames, vendored): a dot and the name in a pane over the borders and under
+  // the routes, the most populous first, each only where its label clears the labels placed
+  // before it, so that they never pile up. Drawn again whenever the view changes.
+  function cities(map) {
+    const list = window.insightsCities;
+    if (!list) return;
+    map.createPane("cities").style.zIndex = 380;
+    map.getPane("cities").style.pointerEvents = "none";
+    const group = L.layerGroup().addTo(map);
+    function draw() {
+      group.clearLayers();
+      const zoom = map.getZoom();
+      if (zoom > CITY_MAX_ZOOM) return;
+      const view = map.getBounds().pad(0.1);
+      const least = leastPopulation(zoom);
+      const placed = [];
+      for (const [name, lat, lon, population] of list) {
+        // The list runs from the most populous down.
+        if (population < least) break;
+        if (!view.contains([lat, lon])) continue;
+        const marker = L.marker([lat, lon], {
+          pane: "cities",
+          icon: L.divIcon({ className: "city", html: "", iconSize: null }),
+          interactive: false,
+          keyboard: false,
+        }).addTo(group);
+        const el = marker.getElement();
+        const dot = document.createElement("span");
+        dot.className = "city-dot";
+        const label = document.createElement("span");
+        label.className = "city-name";
+        label.textContent = name;
+        el.append(dot, label);
+        const p = map.latLngToLayerPoint([lat, lon]);
+        const box = { x: p.x - 4, y: p.y - el.offsetHeight / 2, w: el.offsetWidth + 4, h: el.offsetHeight };
+        if (placed.some((b) => overlaps(b, box))) {
+          group.removeLayer(marker);
+        } else {
+          placed.push(box);
+        }
+      }
+    }
+    draw();
+    map.on("zoomend moveend", draw);
+    map.attributionControl.addAttribution(
+      'Cities: <a href="https://www.geonames.org/">GeoNames</a>, ' +
+        '<a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>'
+    );
+  }
+
+  // Natural Earth's land and borders and the GeoNames cities always; the operator's basemap
+  // when one is configured (the page's policy then allows its host); and the heatmap of the
+  // cleanliness index at `time` on top of both.
   function layers(map, time) {
     world(map);
+    cities(map);
     if (settings.dataset.basemap) {
       L.tileLayer(settings.dataset.basemap, {
         maxZoom: 19,

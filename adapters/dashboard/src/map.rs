@@ -1,7 +1,7 @@
 //! The dashboard's maps: the vendored Leaflet library and the page script that drives it, the
 //! heatmap tiles for signed-in users (the API's tiles, with the session in place of a key), the
-//! vendored Natural Earth land and borders drawn on every map, and the optional basemap an
-//! operator may configure.
+//! vendored Natural Earth land and borders and GeoNames' major cities drawn on every map, and
+//! the optional basemap an operator may configure.
 //!
 //! Nothing is fetched from outside unless an operator sets a basemap; only then, and only on
 //! the pages with a map, does the Content-Security-Policy name the basemap's origin.
@@ -20,11 +20,15 @@ const LEAFLET_JS: &str = include_str!("../vendor/leaflet/leaflet.js");
 const LEAFLET_CSS: &str = include_str!("../vendor/leaflet/leaflet.css");
 const MAP_JS: &str = include_str!("../assets/map.js");
 const TOPOJSON_JS: &str = include_str!("../vendor/topojson-client/topojson-client.min.js");
-/// Natural Earth's 1:110m countries and land (public domain), as a script that sets
-/// `window.insightsWorld`: the page's policy runs scripts from the server and fetches nothing.
+/// Natural Earth's 1:110m countries and land (public domain) and GeoNames' cities of a million
+/// people or more (CC BY 4.0, `[name, lat, lon, population]`, the most populous first), as a
+/// script that sets `window.insightsWorld` and `window.insightsCities`: the page's policy runs
+/// scripts from the server and fetches nothing.
 const WORLD_JS: &str = concat!(
     "window.insightsWorld = ",
     include_str!("../vendor/natural-earth/countries-110m.json"),
+    ";\nwindow.insightsCities = ",
+    include_str!("../vendor/geonames-cities/cities.json"),
     ";\n"
 );
 

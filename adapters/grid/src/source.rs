@@ -1,5 +1,6 @@
 //! The grid as an air-quality and forecast source.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -7,12 +8,12 @@ use chrono::{DateTime, Duration, Utc};
 
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, EaqiBands, Exposure, ForecastSource, HourlyCi,
-    HourlyConcentrations, PollenOutlook, PollenType, Position, SampleQuery, SourceError,
-    SourceInfo,
+    HourlyConcentrations, ModelRun, PollenOutlook, PollenType, Pollutant, Position, Provenance,
+    SampleQuery, SourceError, SourceInfo,
 };
 
 use crate::quantity::PointValues;
-use crate::store::{GridStore, Reader};
+use crate::store::{GridStore, Product, Reader};
 
 /// The attribution the Copernicus licence asks of products made from CAMS data.
 pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Monitoring Service \
@@ -117,6 +118,16 @@ fn values(r: &Reader<'_>, p: Position, t: DateTime<Utc>) -> PointValues {
     r.at(p.lat(), p.lon(), t)
 }
 
+/// The provenance of values read from `runs` (product, reference time in seconds).
+fn model_runs(runs: &BTreeSet<(Product, i64)>) -> Provenance {
+    Provenance::model(runs.iter().filter_map(|&(product, run)| {
+        Some(ModelRun {
+            model: product.model_name().to_owned(),
+            reference_time: DateTime::from_timestamp(run, 0)?,
+        })
+    }))
+}
+
 fn info() -> SourceInfo {
     SourceInfo {
         attribution: Some(CAMS_ATTRIBUTION.to_owned()),
@@ -155,17 +166,41 @@ impl ForecastSource for GridSource {
         info()
     }
 
+    /// Each series names the runs its hours' pollutant values were read from
+    /// ([`Provenance::Model`]).
     async fn hourly_ci(
         &self,
         positions: &[Position],
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
-        Ok(self
-            .series(positions, start, hours, |v| v.ci(&self.bands))
-            .into_iter()
-            .map(|values| HourlyCi::covered(start, values))
-            .collect())
+        Ok(self.store.read(|r| {
+            positions
+                .iter()
+                .map(|&p| {
+                    let mut runs = BTreeSet::new();
+                    let values = (0..=hours)
+                        .map(|h| {
+                            let t = start + Duration::hours(i64::from(h));
+                            let mut hour_runs = BTreeSet::new();
+                            let ci = r
+                                .at_tracing(p.lat(), p.lon(), t, &mut |(product, run, k)| {
+                                    // Pollen is held beside the pollutants but no CI reads it.
+                                    if k < Pollutant::ALL.len() {
+                                        hour_runs.insert((product, run));
+                                    }
+                                })
+                                .ci(&self.bands);
+                            if ci.is_some() {
+                                runs.append(&mut hour_runs);
+                            }
+                            ci
+                        })
+                        .collect();
+                    HourlyCi::covered(start, values).map(|s| s.with_provenance(model_runs(&runs)))
+                })
+                .collect()
+        }))
     }
 
     async fn hourly_concentrations(
@@ -209,5 +244,64 @@ impl GridSource {
         kind: PollenType,
     ) -> Option<f64> {
         self.store.read(|r| values(r, position, time)).pollen(kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::{Field, Lattice, Layer, Quantity};
+
+    fn at(h: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 6, 10, h, 0, 0).unwrap()
+    }
+
+    fn field(product: Product, quantity: Quantity, run: u32, valid: u32) -> Field {
+        let lattice = match product {
+            Product::Europe => Lattice::new(53.0, -1.0, 2, 13.0, 1.0, 2).unwrap(),
+            Product::Global => Lattice::new(90.0, -10.0, 19, 0.0, 10.0, 36).unwrap(),
+        };
+        let values = vec![12.0; lattice.len()].into();
+        Field {
+            product,
+            quantity,
+            run: at(run),
+            valid: at(valid),
+            layer: Layer::new(lattice, values).unwrap(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_series_names_the_runs_its_pollutants_were_read_from() {
+        let store = Arc::new(GridStore::new());
+        let pm25 = Quantity::Pollutant(Pollutant::Pm25);
+        store.commit(vec![
+            // 08:00 from the European run of 06:00, 09:00 only from the global run of 00:00.
+            field(Product::Europe, pm25, 6, 8),
+            field(Product::Global, pm25, 0, 8),
+            field(Product::Global, pm25, 0, 9),
+            // Pollen of a later run: held, but no CI reads it.
+            field(Product::Europe, Quantity::Pollen(PollenType::Tree), 7, 8),
+        ]);
+        let source = GridSource::new(store);
+        let berlin = Position::new(13.4, 52.5).unwrap();
+        let run = |model: &str, h| ModelRun {
+            model: model.to_owned(),
+            reference_time: at(h),
+        };
+
+        let series = source.hourly_ci(&[berlin], at(8), 1).await.unwrap();
+        assert_eq!(
+            series[0].as_ref().unwrap().provenance,
+            Provenance::model([run("cams-global", 0), run("cams-europe", 6)])
+        );
+        // An hour that is not answered names no run: 10:00 is held nowhere.
+        let series = source.hourly_ci(&[berlin], at(9), 1).await.unwrap();
+        assert_eq!(
+            series[0].as_ref().unwrap().provenance,
+            Provenance::model([run("cams-global", 0)])
+        );
     }
 }

@@ -31,6 +31,15 @@ impl Product {
             Product::Global => 1,
         }
     }
+
+    /// The name answers give the product's model: `cams-europe` or `cams-global`.
+    #[must_use]
+    pub fn model_name(self) -> &'static str {
+        match self {
+            Product::Europe => "cams-europe",
+            Product::Global => "cams-global",
+        }
+    }
 }
 
 /// One quantity at one valid hour on one grid, in µg/m³ or grains/m³; NaN where the grid has no
@@ -214,12 +223,17 @@ pub(crate) struct Reader<'a> {
     products: &'a [Hours; 2],
 }
 
+/// Where one value of a point came from: the product, the run's reference time (seconds since
+/// the epoch) and the quantity's index.
+pub(crate) type Origin = (Product, i64, usize);
+
 impl Reader<'_> {
     /// The values at (`lat`, `lon`) at the whole hour `hour` (seconds since the epoch): each
-    /// quantity from the first product that covers the point and holds it.
-    fn at_hour(&self, lat: f64, lon: f64, hour: i64) -> PointValues {
+    /// quantity from the first product that covers the point and holds it. `used` hears where
+    /// each value came from.
+    fn at_hour(&self, lat: f64, lon: f64, hour: i64, used: &mut impl FnMut(Origin)) -> PointValues {
         let mut out = PointValues::MISSING;
-        for hours in self.products {
+        for (hours, product) in self.products.iter().zip(Product::ALL) {
             let Some(layers) = hours.get(&hour) else {
                 continue;
             };
@@ -227,8 +241,11 @@ impl Reader<'_> {
                 if !out.0[k].is_nan() {
                     continue;
                 }
-                if let Some(v) = held.as_ref().and_then(|h| h.layer.at(lat, lon)) {
+                if let Some(held) = held
+                    && let Some(v) = held.layer.at(lat, lon)
+                {
                     out.0[k] = v;
+                    used((product, held.run, k));
                 }
             }
         }
@@ -238,14 +255,26 @@ impl Reader<'_> {
     /// The values at (`lat`, `lon`) at `t`: linear in time between the whole hours before and
     /// after it; a quantity missing at either of them is missing.
     pub(crate) fn at(&self, lat: f64, lon: f64, t: DateTime<Utc>) -> PointValues {
+        self.at_tracing(lat, lon, t, &mut |_| {})
+    }
+
+    /// [`Reader::at`], telling `used` where each value blended came from (both hours' values
+    /// when `t` falls between two).
+    pub(crate) fn at_tracing(
+        &self,
+        lat: f64,
+        lon: f64,
+        t: DateTime<Utc>,
+        used: &mut impl FnMut(Origin),
+    ) -> PointValues {
         let h0 = hour_of(t);
         let offset = t.timestamp() - h0;
-        let before = self.at_hour(lat, lon, h0);
+        let before = self.at_hour(lat, lon, h0, used);
         if offset == 0 && t.timestamp_subsec_nanos() == 0 {
             return before;
         }
         let w = (offset as f64 + f64::from(t.timestamp_subsec_nanos()) * 1e-9) / HOUR as f64;
-        let after = self.at_hour(lat, lon, h0 + HOUR);
+        let after = self.at_hour(lat, lon, h0 + HOUR, used);
         let mut out = PointValues::MISSING;
         for (o, (a, b)) in out.0.iter_mut().zip(before.0.iter().zip(&after.0)) {
             // NaN on either side stays NaN.

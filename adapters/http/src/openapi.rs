@@ -19,9 +19,10 @@ use utoipa::{OpenApi, ToSchema};
 use crate::api::AlertAccepted;
 use crate::error::ErrorEnvelope;
 use crate::lookups::wire::{
-    AdviceBody, ConditionsData, ConditionsResponse, DataSourceBody, HourBody, HoursData,
-    HoursResponse, IndexBody, LookupMetadata, PollenData, PollenDayBody, PollenResponse,
-    PollenTypeBody, PollenTypesBody, PollutantBody, PollutantsBody, PositionBody, UsAqiBody,
+    AdviceBody, BasisBody, ConditionsData, ConditionsResponse, DataSourceBody, HourBody, HoursData,
+    HoursResponse, IndexBody, LookupMetadata, ModelRunBody, PollenData, PollenDayBody,
+    PollenResponse, PollenTypeBody, PollenTypesBody, PollutantBody, PollutantsBody, PositionBody,
+    UsAqiBody,
 };
 use crate::provenance::DataSourceMember;
 use crate::state::ApiConfig;
@@ -109,6 +110,8 @@ fn metrics() {}
         LookupMetadata,
         PositionBody,
         DataSourceBody,
+        BasisBody,
+        ModelRunBody,
         HourBody,
         IndexBody,
         PollutantsBody,

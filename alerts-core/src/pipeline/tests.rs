@@ -681,12 +681,7 @@ async fn a_crash_between_writing_and_recording_ends_in_one_delivered_file() {
         .returning(|positions, start, _| {
             Ok(positions
                 .iter()
-                .map(|_| {
-                    Some(HourlyCi {
-                        start,
-                        values: vec![ci(72.0), ci(50.0)],
-                    })
-                })
+                .map(|_| HourlyCi::covered(start, vec![ci(72.0), ci(50.0)]))
                 .collect())
         });
     forecast.expect_daily_pollen().never();
@@ -975,12 +970,7 @@ async fn points_are_fetched_in_chunks_with_one_call_per_data_type() {
                 .push(("aq", positions.len(), hours));
             Ok(positions
                 .iter()
-                .map(|_| {
-                    Some(HourlyCi {
-                        start,
-                        values: vec![ci(72.0), ci(40.0)],
-                    })
-                })
+                .map(|_| HourlyCi::covered(start, vec![ci(72.0), ci(40.0)]))
                 .collect())
         });
     forecast
@@ -1528,7 +1518,8 @@ impl ForecastSource for NearestHour {
         Ok(vec![
             Some(HourlyCi {
                 start: read,
-                values
+                values,
+                provenance: aq_core::Provenance::Unstated,
             });
             positions.len()
         ])

@@ -134,6 +134,8 @@ pub(crate) struct FileSettings {
     max_routes: Option<usize>,
     /// Most extra scorings of a departure window: routes × later departures.
     max_departure_scorings: Option<usize>,
+    /// The least RACS gain, in points, that recommends a later departure.
+    min_departure_gain: Option<u8>,
     /// Largest request body, in bytes.
     max_body_bytes: Option<usize>,
     /// Largest `custom_data` of one alert point, in bytes of JSON text.
@@ -218,6 +220,9 @@ pub(crate) struct Settings {
     pub(crate) max_routes: usize,
     /// Most extra scorings of a departure window (routes × later departures).
     pub(crate) max_departure_scorings: usize,
+    /// How routes are scored: the defaults, with the least RACS gain that recommends a later
+    /// departure as configured.
+    pub(crate) racs: racs_core::RacsConfig,
     /// Largest body, in bytes.
     pub(crate) max_body_bytes: usize,
     /// Largest `custom_data` of one point, in bytes.
@@ -301,6 +306,7 @@ impl Settings {
         .map_err(ConfigError::Invalid)?;
         let (backpressure, breaker, account_limits) =
             (backpressure(&file), breaker(&file), account_limits(&file));
+        let racs = racs_config(&file)?;
         let data_dir = args
             .data_dir
             .clone()
@@ -358,6 +364,7 @@ impl Settings {
             max_departure_scorings: file
                 .max_departure_scorings
                 .unwrap_or(racs_core::Limits::default().max_departure_scorings),
+            racs,
             max_body_bytes: file.max_body_bytes.unwrap_or(32 * 1024 * 1024),
             max_custom_data_bytes: file.max_custom_data_bytes.unwrap_or(16 * 1024),
             max_concurrent_parses: file.max_concurrent_parses.unwrap_or(2),
@@ -443,6 +450,24 @@ fn breaker(file: &FileSettings) -> alerts_core::breaker::BreakerConfig {
             .map_or(defaults.cool_down, Duration::from_secs),
         ..defaults
     }
+}
+
+/// How routes are scored: [`RacsConfig::default`] with `min_departure_gain` from the file,
+/// checked by the scoring core's own rule.
+///
+/// [`RacsConfig::default`]: racs_core::RacsConfig
+fn racs_config(file: &FileSettings) -> Result<racs_core::RacsConfig, ConfigError> {
+    let defaults = racs_core::RacsConfig::default();
+    let config = racs_core::RacsConfig {
+        min_departure_gain: file
+            .min_departure_gain
+            .unwrap_or(defaults.min_departure_gain),
+        ..defaults
+    };
+    config
+        .validate()
+        .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+    Ok(config)
 }
 
 /// How much one account may create: self-service accounts would otherwise multiply every
@@ -552,6 +577,29 @@ mod tests {
         assert_eq!(s.request_timeout, Duration::from_secs(30));
         assert_eq!(s.cors_origins, AllowedOrigins::None);
         assert_eq!(s.max_departure_scorings, 1000);
+        assert_eq!(s.racs, racs_core::RacsConfig::default());
+    }
+
+    #[test]
+    fn the_least_departure_gain_comes_from_the_file_within_the_racs_scale() {
+        let gain = |toml: &str| {
+            let file: FileSettings = toml::from_str(toml).map_err(|e| e.to_string())?;
+            Settings::merge(&GlobalArgs::default(), file)
+                .map(|s| s.racs.min_departure_gain)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(gain(""), Ok(5), "the scoring core's default");
+        assert_eq!(gain("min_departure_gain = 0\n"), Ok(0));
+        assert_eq!(gain("min_departure_gain = 100\n"), Ok(100));
+        let err = gain("min_departure_gain = 101\n").unwrap_err();
+        assert!(
+            err.contains("min_departure_gain is 101; it must be at most 100"),
+            "{err}"
+        );
+        for bad in ["-1", "256", "2.5", "\"five\""] {
+            let err = gain(&format!("min_departure_gain = {bad}\n")).unwrap_err();
+            assert!(err.contains("min_departure_gain"), "{bad}: {err}");
+        }
     }
 
     #[test]

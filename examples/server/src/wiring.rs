@@ -438,7 +438,8 @@ pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Resul
             ..PipelineConfig::default()
         },
     ));
-    let scorer = Scorer::new(sources.air, clock.clone(), Arc::new(TokioTimer), ids);
+    let scorer = Scorer::new(sources.air, clock.clone(), Arc::new(TokioTimer), ids)
+        .with_config(settings.racs.clone());
     Ok(Service {
         stores,
         files,

@@ -36,7 +36,7 @@ use rand_pcg::Pcg64;
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, Concentrations, EaqiBands, Exposure,
     ForecastSource, GrainThresholds, HourlyCi, HourlyConcentrations, PollenDay, PollenLevels,
-    PollenOutlook, Position, SampleQuery, SourceError, SourceInfo,
+    PollenOutlook, Position, Provenance, SampleQuery, SourceError, SourceInfo,
 };
 
 use crate::daily;
@@ -243,7 +243,7 @@ impl DemoField {
                 self.values_at(&place, t).ci(&self.bands)
             })
             .collect();
-        HourlyCi::covered(start, values)
+        HourlyCi::covered(start, values).map(|s| s.with_provenance(Provenance::Synthetic))
     }
 
     /// Each civil day's level from the daily mean of the hourly counts, as for measured

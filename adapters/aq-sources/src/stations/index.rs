@@ -22,18 +22,19 @@ pub(super) struct Station {
 
 impl Station {
     /// The readings usable at `time`: taken at or before it, no more than `max_age` seconds
-    /// earlier, latest first.
-    fn fresh(&self, time: i64, max_age: i64) -> impl Iterator<Item = (&Values, u16)> {
+    /// earlier, latest first, each with its time.
+    fn fresh(&self, time: i64, max_age: i64) -> impl Iterator<Item = (i64, &Values, u16)> {
         let known = self.readings.partition_point(|r| r.0 <= time);
         self.readings[..known]
             .iter()
             .rev()
             .take_while(move |r| time - r.0 <= max_age)
-            .map(|r| (&r.1, r.2))
+            .map(|r| (r.0, &r.1, r.2))
     }
 
     /// Adds the station's latest usable value of each quantity at `time` to `acc`, the station
-    /// `distance_m` away with weight `weight` ([`Accumulator::weight`]); false when it has none.
+    /// `distance_m` away with weight `weight` ([`Accumulator::weight`]); the time of the newest
+    /// reading used, or `None` when it has none.
     fn add_fresh(
         &self,
         time: i64,
@@ -41,10 +42,15 @@ impl Station {
         acc: &mut [Accumulator; N_VARS],
         distance_m: f64,
         weight: f64,
-    ) -> bool {
+    ) -> Option<i64> {
         let mut found = 0u16;
-        for (values, mask) in self.fresh(time, max_age) {
+        let mut newest = None;
+        for (taken, values, mask) in self.fresh(time, max_age) {
             let mut new = mask & !found;
+            if new != 0 && newest.is_none() {
+                // Latest first: the first reading that adds anything is the newest used.
+                newest = Some(taken);
+            }
             found |= new;
             while new != 0 {
                 let k = new.trailing_zeros() as usize;
@@ -56,12 +62,12 @@ impl Station {
                 break;
             }
         }
-        found != 0
+        newest
     }
 
     /// Whether any value is usable at `time`.
     fn has_fresh(&self, time: i64, max_age: i64) -> bool {
-        self.fresh(time, max_age).any(|(_, mask)| mask != 0)
+        self.fresh(time, max_age).any(|(_, _, mask)| mask != 0)
     }
 }
 
@@ -93,6 +99,8 @@ pub(super) struct Neighbourhood {
     order: Vec<(f64, u32)>,
     /// The chord distance the last query needed, as the next rebuild's estimate.
     needed: Option<f64>,
+    /// When the newest reading behind the last query's values was taken (seconds), if any.
+    pub(super) newest: Option<i64>,
 }
 
 impl Neighbourhood {
@@ -229,6 +237,7 @@ impl StationFile {
         let off_centre = chord2(q, hood.centre).sqrt();
         let vouched = hood.reach - off_centre - SLACK;
         if vouched <= 0.0 {
+            hood.newest = None;
             return Err(Values::MISSING);
         }
         let limit2 = (vouched * vouched).min(self.max_chord2);
@@ -273,15 +282,16 @@ impl StationFile {
                 _ => order.push((d2, i)),
             }
         }
-        let (mut out, mut kth) = self.weigh(order, time);
+        let (mut out, mut kth, mut newest) = self.weigh(order, time);
         if kth.is_none() && more {
             // Some of the nearest have no fresh reading, or more neighbours are wanted than the
             // head holds: every station within reach, in order.
             order.clear();
             order.extend(hood.candidates.iter().filter_map(within));
             order.sort_unstable_by(|&a, &b| nearest_first(a, b));
-            (out, kth) = self.weigh(order, time);
+            (out, kth, newest) = self.weigh(order, time);
         }
+        hood.newest = newest;
         if kth.is_none() && !whole_radius {
             return Err(out);
         }
@@ -290,21 +300,26 @@ impl StationFile {
     }
 
     /// The inverse-distance weighting over `order` (squared chord distance, station; nearest
-    /// first), and the chord distance of the `neighbours`-th station used, if it was reached.
-    fn weigh(&self, order: &[(f64, u32)], time: i64) -> (Values, Option<f64>) {
+    /// first), the chord distance of the `neighbours`-th station used, if it was reached, and
+    /// the time of the newest reading used.
+    fn weigh(&self, order: &[(f64, u32)], time: i64) -> (Values, Option<f64>, Option<i64>) {
         let idw = &self.config.idw;
         let max_age = self.max_age();
         let mut acc = [Accumulator::default(); N_VARS];
         let mut used = 0;
         let mut kth = None;
+        let mut newest = None;
         for &(d2, i) in order {
             // Stations without a fresh reading are rare: weighing one for nothing costs less
             // than looking its readings up twice.
             let distance = chord_to_m(d2.sqrt());
             let weight = Accumulator::weight(distance, idw.power);
-            if !self.stations[i as usize].add_fresh(time, max_age, &mut acc, distance, weight) {
+            let Some(taken) =
+                self.stations[i as usize].add_fresh(time, max_age, &mut acc, distance, weight)
+            else {
                 continue;
-            }
+            };
+            newest = newest.max(Some(taken));
             used += 1;
             if used == idw.neighbours {
                 kth = Some(d2.sqrt());
@@ -315,7 +330,7 @@ impl StationFile {
         for (o, a) in out.0.iter_mut().zip(acc.iter()) {
             *o = a.value().unwrap_or(f64::NAN);
         }
-        (out, kth)
+        (out, kth, newest)
     }
 
     pub(super) fn max_age(&self) -> i64 {

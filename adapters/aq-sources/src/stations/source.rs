@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations,
-    PollenDay, PollenOutlook, Position, SampleQuery, SourceError, SourceInfo,
+    PollenDay, PollenOutlook, Position, Provenance, SampleQuery, SourceError, SourceInfo,
 };
 
 use super::StationFile;
@@ -37,26 +37,36 @@ impl StationFile {
 
     /// `answer` of each position's interpolated values at every hour from `start`, `hours`
     /// after it included, gathered into a series by `series` (which says whether the position
-    /// is covered at all): one neighbourhood serves the batch.
+    /// is covered at all) with the time of the newest reading behind the hours answered: one
+    /// neighbourhood serves the batch.
     fn each_hour<T, S>(
         &self,
         positions: &[Position],
         start: DateTime<Utc>,
         hours: u32,
         answer: impl Fn(&Values) -> Option<T>,
-        series: impl Fn(DateTime<Utc>, Vec<Option<T>>) -> Option<S>,
+        series: impl Fn(DateTime<Utc>, Vec<Option<T>>, Option<DateTime<Utc>>) -> Option<S>,
     ) -> Vec<Option<S>> {
         let mut hood = Neighbourhood::default();
         positions
             .iter()
             .map(|&p| {
+                let mut newest = None;
                 let values = (0..=i64::from(hours))
                     .map(|h| {
                         let at = start + chrono::Duration::hours(h);
-                        answer(&self.interpolate(p, at.timestamp(), &mut hood))
+                        let value = answer(&self.interpolate(p, at.timestamp(), &mut hood));
+                        if value.is_some() {
+                            newest = newest.max(hood.newest);
+                        }
+                        value
                     })
                     .collect();
-                series(start, values)
+                series(
+                    start,
+                    values,
+                    newest.and_then(|t| DateTime::from_timestamp(t, 0)),
+                )
             })
             .collect()
     }
@@ -104,7 +114,8 @@ impl ForecastSource for StationFile {
     }
 
     /// The CI the stations give at each hour, as replayed from the file: hours without fresh
-    /// readings are `None`, and a position with no value at any hour is not covered.
+    /// readings are `None`, and a position with no value at any hour is not covered. Each
+    /// series is [`Provenance::Observed`] at the newest reading behind its hours.
     async fn hourly_ci(
         &self,
         positions: &[Position],
@@ -116,7 +127,13 @@ impl ForecastSource for StationFile {
             start,
             hours,
             |values| values.ci_requiring(&self.config.bands, self.config.required),
-            HourlyCi::covered,
+            |start, values, newest| {
+                let series = HourlyCi::covered(start, values)?;
+                Some(match newest {
+                    Some(newest) => series.with_provenance(Provenance::Observed { newest }),
+                    None => series,
+                })
+            },
         ))
     }
 
@@ -136,7 +153,7 @@ impl ForecastSource for StationFile {
                     .air_sample_requiring(&self.config.bands, self.config.required)
                     .and_then(|s| s.concentrations)
             },
-            HourlyConcentrations::covered,
+            |start, values, _| HourlyConcentrations::covered(start, values),
         ))
     }
 

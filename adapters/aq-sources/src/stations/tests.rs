@@ -266,6 +266,17 @@ async fn forecast_replays_the_file() {
         .collect();
     assert_eq!(values, [None, Some(70), Some(70), Some(40)]);
     assert!(series[1].is_none());
+    // The newest reading behind the hours answered: 10:00's, read at 10:00.
+    assert_eq!(
+        series[0].as_ref().unwrap().provenance,
+        aq_core::Provenance::Observed { newest: t(10, 0) }
+    );
+    // Up to 09:00 only the 08:00 reading was used.
+    let earlier = f.hourly_ci(&[here], t(7, 0), 2).await.unwrap();
+    assert_eq!(
+        earlier[0].as_ref().unwrap().provenance,
+        aq_core::Provenance::Observed { newest: t(8, 0) }
+    );
     // The concentrations beside the CI: hour 1 (08:00) is the file's PM2.5 10 µg/m³.
     let air = f
         .hourly_concentrations(&[here, far], t(7, 0), 3)

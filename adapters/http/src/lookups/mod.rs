@@ -17,7 +17,7 @@ mod query;
 pub(crate) mod wire;
 
 use aq_core::air_hour::{air_hours, hour_of};
-use aq_core::{AirHour, ForecastSource, Position, SourceReach, check_batch_len};
+use aq_core::{AirHour, ForecastSource, Position, Provenance, SourceReach, check_batch_len};
 use axum::Json;
 use axum::extract::State;
 use axum::http::Uri;
@@ -60,13 +60,23 @@ fn labelled<T: Serialize>(body: T) -> Response {
     Json(body).into_response()
 }
 
-/// The metadata of an answer of `answered` of `requested` hours or days.
+/// What a lookup's answer holds, for its metadata.
+struct Answered {
+    /// How many hours or days were asked for.
+    requested: u32,
+    /// How many of them the source has.
+    answered: u32,
+    /// The newest hour with a value.
+    newest_hour: Option<DateTime<Utc>>,
+    /// Where the values come from.
+    provenance: Provenance,
+}
+
+/// The metadata of an answer.
 fn metadata(
     source: &dyn ForecastSource,
     position: Position,
-    requested: u32,
-    answered: u32,
-    newest_hour: Option<DateTime<Utc>>,
+    answer: Answered,
     notes: Vec<String>,
 ) -> LookupMetadata {
     let info = source.info();
@@ -74,11 +84,17 @@ fn metadata(
     if info.demo {
         notes.push("Synthetic demo data: not measurements, not a forecast.".to_owned());
     }
+    // Provenance speaks of the values answered: with none, there is nothing to tell.
+    let provenance = if answer.answered == 0 {
+        Provenance::Unstated
+    } else {
+        answer.provenance
+    };
     LookupMetadata {
         position: position.into(),
-        data_source: DataSourceBody::new(&info, source.reach(), newest_hour),
-        requested,
-        answered,
+        data_source: DataSourceBody::new(&info, source.reach(), answer.newest_hour, &provenance),
+        requested: answer.requested,
+        answered: answer.answered,
         notes,
     }
 }
@@ -129,12 +145,10 @@ pub(crate) async fn conditions(
     let query = LookupQuery::from_uri(&uri, None)?;
     let source = state.alerts().forecast_source();
     let now = hour_of(state.clock().now());
-    let hour = air_hours(source.as_ref(), query.position, now, 1)
+    let mut place = air_hours(source.as_ref(), query.position, now, 1)
         .await
-        .map_err(|e| source_unavailable(&e))?
-        .hours
-        .pop()
-        .flatten();
+        .map_err(|e| source_unavailable(&e))?;
+    let hour = place.hours.pop().flatten();
     let answered = u32::from(hour.is_some());
     let name = source.info().name;
     let notes = hour_notes(&name, 1, answered, source.reach(), false);
@@ -142,9 +156,12 @@ pub(crate) async fn conditions(
         metadata: metadata(
             source.as_ref(),
             query.position,
-            1,
-            answered,
-            hour.map(|h| h.time),
+            Answered {
+                requested: 1,
+                answered,
+                newest_hour: hour.map(|h| h.time),
+                provenance: place.provenance,
+            },
             notes,
         ),
         data: ConditionsData {
@@ -183,13 +200,10 @@ async fn hours_answer(
     newest_first: bool,
 ) -> Result<Response, ApiError> {
     let source = state.alerts().forecast_source();
-    let mut hours: Vec<AirHour> = air_hours(source.as_ref(), query.position, first, query.count)
+    let place = air_hours(source.as_ref(), query.position, first, query.count)
         .await
-        .map_err(|e| source_unavailable(&e))?
-        .hours
-        .into_iter()
-        .flatten()
-        .collect();
+        .map_err(|e| source_unavailable(&e))?;
+    let mut hours: Vec<AirHour> = place.hours.into_iter().flatten().collect();
     let newest = hours.last().map(|h| h.time);
     if newest_first {
         hours.reverse();
@@ -201,9 +215,12 @@ async fn hours_answer(
         metadata: metadata(
             source.as_ref(),
             query.position,
-            query.count,
-            answered,
-            newest,
+            Answered {
+                requested: query.count,
+                answered,
+                newest_hour: newest,
+                provenance: place.provenance,
+            },
             notes,
         ),
         data: HoursData {
@@ -260,9 +277,13 @@ pub(crate) async fn pollen(
         metadata: metadata(
             source.as_ref(),
             query.position,
-            query.count,
-            answered,
-            None,
+            Answered {
+                requested: query.count,
+                answered,
+                newest_hour: None,
+                // The pollen port answers days without saying where they come from.
+                provenance: Provenance::Unstated,
+            },
             notes,
         ),
         data: PollenData { days },

@@ -5,7 +5,9 @@
 use alerts_core::advice::aq_advice;
 use alerts_core::evaluate::Direction;
 use alerts_core::rule::Audience;
-use aq_core::{AirHour, PollenDay, PollenType, Pollutant, Position, SourceInfo, SourceReach};
+use aq_core::{
+    AirHour, PollenDay, PollenType, Pollutant, Position, Provenance, SourceInfo, SourceReach,
+};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -124,6 +126,40 @@ pub(crate) struct DataSourceBody {
     pub history_hours: Option<u32>,
     /// Hours after now the source forecasts, when it forecasts a fixed window.
     pub forecast_hours: Option<u32>,
+    /// What the values answered are: `model` output, `observations` (measurements) or
+    /// `synthetic`; null when the source does not say, or nothing was answered.
+    pub basis: Option<BasisBody>,
+    /// For model output, the runs the answered hours come from, each once, oldest first; empty
+    /// otherwise, and when the source does not name its runs (`provenanceNote` then says so).
+    pub model_runs: Vec<ModelRunBody>,
+    /// For observations, when the newest measurement behind the answered hours was taken;
+    /// null otherwise.
+    pub newest_observation: Option<DateTime<Utc>>,
+    /// Why the run or the observation time is not given, for people to read; null when
+    /// nothing is left out.
+    pub provenance_note: Option<String>,
+}
+
+/// What the values of an answer are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum BasisBody {
+    /// Forecast output of a model.
+    Model,
+    /// Measurements.
+    Observations,
+    /// Made up: no model ran and nothing was measured.
+    Synthetic,
+}
+
+/// One model run behind an answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ModelRunBody {
+    /// The model, such as `cams-europe` or `cams-global`.
+    pub model: String,
+    /// The run's reference time (UTC): the analysis its forecast steps count from.
+    pub reference_time: DateTime<Utc>,
 }
 
 impl DataSourceBody {
@@ -131,15 +167,40 @@ impl DataSourceBody {
         info: &SourceInfo,
         reach: SourceReach,
         newest_hour: Option<DateTime<Utc>>,
+        provenance: &Provenance,
     ) -> Self {
-        Self {
+        let mut body = Self {
             name: info.name.clone(),
             synthetic: info.demo,
             attribution: info.attribution.clone(),
             newest_hour,
             history_hours: reach.past_hours,
             forecast_hours: reach.ahead_hours,
+            basis: None,
+            model_runs: Vec::new(),
+            newest_observation: None,
+            provenance_note: None,
+        };
+        match provenance {
+            Provenance::Unstated => {}
+            Provenance::Synthetic => body.basis = Some(BasisBody::Synthetic),
+            Provenance::Model { runs, note } => {
+                body.basis = Some(BasisBody::Model);
+                body.model_runs = runs
+                    .iter()
+                    .map(|r| ModelRunBody {
+                        model: r.model.clone(),
+                        reference_time: r.reference_time,
+                    })
+                    .collect();
+                body.provenance_note.clone_from(note);
+            }
+            Provenance::Observed { newest } => {
+                body.basis = Some(BasisBody::Observations);
+                body.newest_observation = Some(*newest);
+            }
         }
+        body
     }
 }
 

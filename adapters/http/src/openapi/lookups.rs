@@ -117,8 +117,12 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
         "tags": ["lookups"],
         "summary": summary,
         "description": format!(
-            "{description} Counted against the key's rate like every request; the query \
-             parameters are refused with a 400 naming the one at fault."
+            "{description} `metadata.dataSource` names the source and what its values are \
+             (`basis`): for model output the runs the hours come from (`modelRuns`), for \
+             measurements the time of the newest one used (`newestObservation`), and in \
+             `provenanceNote` why either is left out. Counted against the key's rate like \
+             every request; the query parameters are refused with a 400 naming the one at \
+             fault."
         ),
         "operationId": id,
         "security": [{KEY_SCHEME: []}],

@@ -412,6 +412,25 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         picked.parse::<f64>().is_ok(),
         "the click filled in the point: {picked}"
     );
+    // The picked place's map, at zoom 10 round it, labels the cities in view (GeoNames,
+    // vendored): Berlin's dot and name, with the data's attribution.
+    let cities = js(
+        &driver,
+        "const m = document.getElementById('forecast-map');\
+         return [[...m.querySelectorAll('.leaflet-cities-pane .city')].map(c => c.textContent),\
+                 m.querySelectorAll('.leaflet-cities-pane .city .city-dot').length,\
+                 m.querySelector('.leaflet-control-attribution').textContent.includes('GeoNames, CC BY 4.0')];",
+    )
+    .await;
+    let names: Vec<&str> = cities[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"Berlin"), "{cities}");
+    assert_eq!(cities[1], json!(names.len()), "a dot per city: {cities}");
+    assert_eq!(cities[2], json!(true), "{cities}");
     chart.scroll_into_view().await.unwrap();
     snap(&driver, "8-forecast").await;
 
@@ -464,7 +483,9 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
          return [m.querySelectorAll('.leaflet-land-pane path.land').length,\
                  m.querySelectorAll('.leaflet-borders-pane path.border').length,\
                  z('land') < z('tile'), z('borders') > z('tile'),\
-                 m.querySelector('.leaflet-control-attribution').textContent.includes('Natural Earth')];",
+                 m.querySelector('.leaflet-control-attribution').textContent.includes('Natural Earth'),\
+                 z('cities') > z('borders'), z('cities') < z('overlay'),\
+                 m.querySelector('.leaflet-control-attribution').textContent.includes('GeoNames')];",
     )
     .await;
     let world = world.as_array().unwrap();
@@ -472,8 +493,8 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     assert!(world[1].as_u64().unwrap() >= 1, "borders drawn: {world:?}");
     assert_eq!(
         world[2..],
-        [json!(true), json!(true), json!(true)],
-        "{world:?}"
+        vec![json!(true); 6],
+        "the cities' pane over the borders and under the routes: {world:?}"
     );
     // The three sample routes share both ends; their labels still never overlap.
     let overlaps = js(

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::harness::{Deployment, Key, Reply, Server, client, post_json};
 
 /// The start of the current UTC hour, as the server sees it.
-fn this_hour() -> DateTime<Utc> {
+pub(crate) fn this_hour() -> DateTime<Utc> {
     let now = Utc::now();
     now - Duration::seconds(i64::from(now.minute() * 60 + now.second()))
         - Duration::nanoseconds(i64::from(now.nanosecond()))
@@ -24,7 +24,12 @@ async fn get(server: &Server, key: &Key, operation: &str, query: &str) -> Reply 
 }
 
 /// The answer of a lookup that must succeed, with its envelope checked.
-async fn lookup(server: &Server, key: &Key, operation: &str, query: &str) -> (Value, Value) {
+pub(crate) async fn lookup(
+    server: &Server,
+    key: &Key,
+    operation: &str,
+    query: &str,
+) -> (Value, Value) {
     let reply = get(server, key, operation, query).await;
     let body = reply.json();
     assert_eq!(reply.status, 200, "{operation}?{query}: {body}");
@@ -162,6 +167,10 @@ async fn every_lookup_answers_on_the_demo_field_with_the_index_of_route_scores()
     let (meta, data) = lookup(&server, &key, "conditions", &place).await;
     assert_eq!(meta["dataSource"]["name"], "demo");
     assert_eq!(meta["dataSource"]["synthetic"], true);
+    // Made up: no model run and no observation to name.
+    assert_eq!(meta["dataSource"]["basis"], "synthetic");
+    assert_eq!(meta["dataSource"]["modelRuns"], json!([]));
+    assert_eq!(meta["dataSource"]["newestObservation"], Value::Null);
     assert_eq!(meta["position"], json!({"lat": lat, "lon": lon}));
     assert_eq!(
         (&meta["requested"], &meta["answered"]),
@@ -314,6 +323,18 @@ async fn a_station_file_answers_its_readings_and_no_hour_beyond_them() {
     let (meta, data) = lookup(&server, &key, "history", &format!("{place}&hours=48")).await;
     assert_eq!(meta["dataSource"]["name"], "station-file");
     assert_eq!(meta["dataSource"]["synthetic"], false);
+    assert_eq!(meta["dataSource"]["basis"], "observations");
+    assert_eq!(meta["dataSource"]["modelRuns"], json!([]));
+    // The newest reading, an hour before the current one, is behind the newest hour.
+    assert_eq!(
+        meta["dataSource"]["newestObservation"]
+            .as_str()
+            .unwrap()
+            .parse::<DateTime<Utc>>()
+            .unwrap(),
+        now - Duration::hours(1),
+        "{meta}"
+    );
     assert_eq!(
         (&meta["requested"], &meta["answered"]),
         (&json!(48), &json!(30)),
@@ -373,6 +394,12 @@ async fn a_station_file_answers_its_readings_and_no_hour_beyond_them() {
     let (meta, data) = lookup(&server, &key, "conditions", "lat=-33.9&lon=18.4").await;
     assert_eq!(data["hour"], Value::Null);
     assert_eq!(meta["answered"], 0);
+    assert_eq!(
+        meta["dataSource"]["newestObservation"],
+        Value::Null,
+        "{meta}"
+    );
+    assert_eq!(meta["dataSource"]["basis"], Value::Null, "{meta}");
     assert!(
         meta["notes"][0]
             .as_str()
@@ -467,6 +494,16 @@ async fn open_meteo_answers_through_its_api_with_its_window() {
             .as_str()
             .unwrap()
             .contains("Open-Meteo")
+    );
+    // A model, but its answers do not name the run: none is claimed, and the note says why.
+    assert_eq!(meta["dataSource"]["basis"], "model");
+    assert_eq!(meta["dataSource"]["modelRuns"], json!([]));
+    assert!(
+        meta["dataSource"]["provenanceNote"]
+            .as_str()
+            .unwrap()
+            .contains("do not name the model run"),
+        "{meta}"
     );
     let hour = &data["hour"];
     check_hour(hour);

@@ -10,6 +10,7 @@ mod client;
 mod crash;
 mod dashboard;
 mod dashboard_abuse;
+mod departures;
 mod edge;
 mod errors;
 mod harness;
