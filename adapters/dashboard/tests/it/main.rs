@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+// The tests serve the dashboard beside the API through the very adapter the server wires,
+// rather than a copy of it that could drift.
+#[path = "../../../../examples/server/src/beside.rs"]
 mod beside;
 mod dashboard;
 mod dashboard_audience;
