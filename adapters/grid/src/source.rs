@@ -12,13 +12,13 @@ use aq_core::{
 };
 
 use crate::quantity::PointValues;
-use crate::store::{GridStore, Reader};
+use crate::store::GridStore;
 
 /// The attribution the Copernicus licence asks of products made from CAMS data.
 pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Monitoring Service \
      information; neither the European Commission nor ECMWF is responsible for any use of it.";
 
-/// An [`AirQualitySource`] and [`ForecastSource`] answering from a [`GridStore`]: bilinear
+/// An [`AirQualitySource`] and [`ForecastSource`] answering from a [`GridStore`]'s chunks: bilinear
 /// between the four grid nodes around a point, linear in time between the whole hours around
 /// the instant asked, and `None` (not covered) outside every grid or its hours.
 ///
@@ -30,7 +30,7 @@ pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Moni
 /// use chrono::{TimeZone, Utc};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let store = Arc::new(GridStore::new());
+/// let store = Arc::new(GridStore::in_memory());
 /// // A 1° square over Berlin with PM2.5 of 10, 20 (north row) and 30, 40 (south row) µg/m³.
 /// let lattice = Lattice::new(53.0, -1.0, 2, 13.0, 1.0, 2).unwrap();
 /// let run = Utc.with_ymd_and_hms(2026, 6, 10, 0, 0, 0).unwrap();
@@ -42,7 +42,7 @@ pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Moni
 ///     layer: Layer::new(lattice, vec![base, base + 10.0, base + 20.0, base + 30.0].into())
 ///         .unwrap(),
 /// };
-/// store.commit(vec![field(8, 10.0), field(9, 20.0)]);
+/// store.commit(vec![field(8, 10.0), field(9, 20.0)]).await.unwrap();
 /// let source = GridSource::new(store);
 ///
 /// let centre = Position::new(13.5, 52.5).unwrap();
@@ -84,37 +84,44 @@ impl GridSource {
         &self.store
     }
 
-    fn each<T>(&self, queries: &[SampleQuery], f: impl Fn(PointValues) -> T) -> Vec<T> {
-        self.store.read(|r| {
-            queries
-                .iter()
-                .map(|q| f(values(r, q.position, q.time)))
-                .collect()
-        })
+    async fn each<T>(
+        &self,
+        queries: &[SampleQuery],
+        f: impl Fn(PointValues) -> T,
+    ) -> Result<Vec<T>, SourceError> {
+        let points: Vec<_> = queries
+            .iter()
+            .map(|q| (q.position.lat(), q.position.lon(), q.time))
+            .collect();
+        Ok(self
+            .store
+            .values(&points)
+            .await?
+            .into_iter()
+            .map(f)
+            .collect())
     }
 
-    fn series<T>(
+    async fn series<T>(
         &self,
         positions: &[Position],
         start: DateTime<Utc>,
         hours: u32,
         f: impl Fn(PointValues) -> Option<T>,
-    ) -> Vec<Vec<Option<T>>> {
-        self.store.read(|r| {
-            positions
-                .iter()
-                .map(|&p| {
-                    (0..=hours)
-                        .map(|h| f(values(r, p, start + Duration::hours(i64::from(h)))))
-                        .collect()
-                })
-                .collect()
-        })
+    ) -> Result<Vec<Vec<Option<T>>>, SourceError> {
+        let per = hours as usize + 1;
+        let points: Vec<_> = positions
+            .iter()
+            .flat_map(|p| {
+                (0..=hours).map(move |h| (p.lat(), p.lon(), start + Duration::hours(i64::from(h))))
+            })
+            .collect();
+        let values = self.store.values(&points).await?;
+        Ok(values
+            .chunks(per)
+            .map(|one| one.iter().map(|&v| f(v)).collect())
+            .collect())
     }
-}
-
-fn values(r: &Reader<'_>, p: Position, t: DateTime<Utc>) -> PointValues {
-    r.at(p.lat(), p.lon(), t)
 }
 
 fn info() -> SourceInfo {
@@ -131,21 +138,22 @@ impl AirQualitySource for GridSource {
     }
 
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
-        Ok(self.each(queries, |v| v.sample(&self.bands)))
+        self.each(queries, |v| v.sample(&self.bands)).await
     }
 
     async fn sample_ci(
         &self,
         queries: &[SampleQuery],
     ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
-        Ok(self.each(queries, |v| v.ci(&self.bands)))
+        self.each(queries, |v| v.ci(&self.bands)).await
     }
 
     async fn sample_exposure(
         &self,
         queries: &[SampleQuery],
     ) -> Result<Vec<Option<Exposure>>, SourceError> {
-        Ok(self.each(queries, |v| v.sample(&self.bands).map(Exposure::from)))
+        self.each(queries, |v| v.sample(&self.bands).map(Exposure::from))
+            .await
     }
 }
 
@@ -163,6 +171,7 @@ impl ForecastSource for GridSource {
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
         Ok(self
             .series(positions, start, hours, |v| v.ci(&self.bands))
+            .await?
             .into_iter()
             .map(|values| HourlyCi::covered(start, values))
             .collect())
@@ -179,6 +188,7 @@ impl ForecastSource for GridSource {
             .series(positions, start, hours, |v| {
                 v.sample(&self.bands).and_then(|s| s.concentrations)
             })
+            .await?
             .into_iter()
             .map(|values| HourlyConcentrations::covered(start, values))
             .collect())
@@ -201,13 +211,21 @@ impl ForecastSource for GridSource {
 impl GridSource {
     /// Grains/m³ of `kind` at `position` and `time`, blended like every other quantity; `None`
     /// outside the grids that carry pollen.
-    #[must_use]
-    pub fn pollen_at(
+    ///
+    /// # Errors
+    /// [`SourceError::Unavailable`] when the object store fails.
+    pub async fn pollen_at(
         &self,
         position: Position,
         time: DateTime<Utc>,
         kind: PollenType,
-    ) -> Option<f64> {
-        self.store.read(|r| values(r, position, time)).pollen(kind)
+    ) -> Result<Option<f64>, SourceError> {
+        let point = [(position.lat(), position.lon(), time)];
+        Ok(self
+            .store
+            .values(&point)
+            .await?
+            .first()
+            .and_then(|v| v.pollen(kind)))
     }
 }
