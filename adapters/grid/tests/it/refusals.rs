@@ -232,3 +232,33 @@ async fn one_file_ingested_twice_or_by_two_processes_at_once_is_written_once_and
         "both processes wrote one and the same batch"
     );
 }
+
+#[tokio::test]
+async fn chunks_no_manifest_names_go_with_their_run_once_it_is_past_retention() {
+    use object_store::path::Path;
+    use object_store::{ObjectStoreExt, PutPayload};
+
+    let store = GridStore::in_memory();
+    // What an ingest that failed half-way leaves: chunks, no manifest.
+    let old = Path::from("chunks/global/20260601T000000Z/00000000000000ff/pm25/0/0-0");
+    // A run within retention may still be being written: its chunks stay.
+    let recent = Path::from("chunks/global/20260611T000000Z/00000000000000ff/pm25/0/0-0");
+    for path in [&old, &recent] {
+        store
+            .objects()
+            .put(path, PutPayload::from_static(b"AQG1"))
+            .await
+            .unwrap();
+    }
+    let cutoff = Utc.with_ymd_and_hms(2026, 6, 10, 0, 0, 0).unwrap();
+    assert_eq!(
+        store.purge(cutoff).await.unwrap(),
+        0,
+        "no batch had a manifest"
+    );
+    assert!(matches!(
+        store.objects().head(&old).await,
+        Err(object_store::Error::NotFound { .. })
+    ));
+    assert!(store.objects().head(&recent).await.is_ok());
+}
