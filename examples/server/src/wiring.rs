@@ -347,8 +347,41 @@ pub(crate) fn cams_store(spec: &str) -> Result<Option<CamsStore>> {
     Ok(Some(CamsStore::Dir(rest.into())))
 }
 
+/// Refuses grids inside the output files' store: its retention deletes every object older than
+/// `retention_hours` there, and a run's chunks are needed for days.
+fn check_apart_from_files(location: &CamsStore, settings: &Settings) -> Result<()> {
+    use insights_objects::ObjectStoreLocation;
+    let files = ObjectStoreLocation::parse(&settings.object_store, &settings.data_dir)
+        .context("cannot read --object-store")?;
+    let inside = match (location, &files) {
+        (CamsStore::Dir(dir), ObjectStoreLocation::Local(files)) => {
+            let absolute = |p: &std::path::Path| std::path::absolute(p).unwrap_or(p.to_owned());
+            absolute(dir).starts_with(absolute(files))
+        }
+        (CamsStore::S3(url), ObjectStoreLocation::S3(files)) => {
+            let grids = insights_objects::S3Settings::new(url)
+                .with_context(|| format!("--aq-source cams:{url}"))?;
+            grids.bucket == files.bucket
+                && (files.prefix.is_empty()
+                    || grids.prefix == files.prefix
+                    || grids.prefix.starts_with(&format!("{}/", files.prefix)))
+        }
+        _ => false,
+    };
+    if inside {
+        bail!(
+            "--aq-source cams:{location} lies inside the output files' store (--object-store), \
+             whose retention would delete the grids: give the files a prefix of their own \
+             (s3://BUCKET/files) and the grids another (cams:s3://BUCKET/grids), or use \
+             another directory"
+        );
+    }
+    Ok(())
+}
+
 /// Opens the grid store at `location`, its cache of `settings.cams_cache_bytes`.
 pub(crate) fn open_grid(location: &CamsStore, settings: &Settings) -> Result<GridStore> {
+    check_apart_from_files(location, settings)?;
     let objects: Arc<dyn object_store::ObjectStore> = match location {
         CamsStore::Dir(dir) => {
             std::fs::create_dir_all(dir)
@@ -521,6 +554,42 @@ mod tests {
             ..GlobalArgs::default()
         };
         webhook_policy(&Settings::resolve(&args).unwrap())
+    }
+
+    #[test]
+    fn grids_inside_the_output_files_store_are_refused() {
+        let open = |object_store: &str, aq_source: &str| {
+            let args = GlobalArgs {
+                object_store: Some(object_store.to_owned()),
+                aq_source: Some(aq_source.to_owned()),
+                data_dir: Some("/var/lib/insights".into()),
+                ..GlobalArgs::default()
+            };
+            let settings = Settings::resolve(&args).unwrap();
+            let location = cams_store(&settings.aq_source).unwrap().unwrap();
+            check_apart_from_files(&location, &settings)
+        };
+        for (files, grids) in [
+            ("s3://insights-files", "cams:s3://insights-files/grids"),
+            (
+                "s3://insights-files/out",
+                "cams:s3://insights-files/out/grids",
+            ),
+            ("", "cams:/var/lib/insights/files/cams"),
+            ("file:///srv/out", "cams:/srv/out"),
+        ] {
+            let err = open(files, grids).unwrap_err().to_string();
+            assert!(err.contains("retention"), "{files} {grids}: {err}");
+        }
+        for (files, grids) in [
+            ("s3://insights-files/out", "cams:s3://insights-files/grids"),
+            ("s3://insights-files/out", "cams:s3://insights-files/output"),
+            ("s3://insights-files", "cams:s3://insights-grids"),
+            ("", "cams:/var/lib/insights/cams"),
+            ("s3://insights-files", "cams:/var/lib/insights/files"),
+        ] {
+            assert!(open(files, grids).is_ok(), "{files} {grids}");
+        }
     }
 
     #[test]

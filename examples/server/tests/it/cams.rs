@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Datelike, Duration, Timelike, Utc};
 use serde_json::Value;
-use test_support::s3::{BUCKET, S3Server};
+use test_support::s3::{ACCESS_KEY, BUCKET, S3Server, SECRET_KEY};
 
 use crate::harness::{Deployment, Key, Reply, Server, client, eventually};
 use crate::scale_out::{TestDb, scale_out_deployment};
@@ -212,8 +212,24 @@ async fn two_replicas_on_postgres_and_s3_serve_one_ingest() {
     let Some(s3) = S3Server::start() else {
         return;
     };
-    let d =
-        scale_out_deployment(&db, &s3).flag("--aq-source", &format!("cams:s3://{BUCKET}/grids"));
+    // The files' retention deletes what is old in their store: the grids lie beside it.
+    let d = Deployment::new()
+        .flag("--database-url", &db.url)
+        .flag("--object-store", &format!("s3://{BUCKET}/files"))
+        .flag("--aq-source", &format!("cams:s3://{BUCKET}/grids"))
+        .env("AWS_ENDPOINT_URL", &s3.endpoint)
+        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .env("AWS_REGION", "us-east-1");
+    let refused = scale_out_deployment(&db, &s3)
+        .flag("--aq-source", &format!("cams:s3://{BUCKET}/grids"))
+        .run(&["ingest", &fixture("global.grib2")]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("retention"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     let file = global_run_at(this_hour() - Duration::hours(1), d.path(), "now.grib2");
     let said = run_ok(&d, &["ingest", &file]);
     assert!(said.contains("18 fields"), "{said}");
