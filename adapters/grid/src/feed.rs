@@ -1,6 +1,7 @@
 //! A directory of CAMS GRIB2 files that an operator's job fills, followed by a server: new and
-//! changed files are ingested on each poll, hours past retention are dropped, and a file that
-//! is refused is logged and tried again only once it changes.
+//! changed files are ingested into the grid store on each poll (a batch another process wrote
+//! already is not written again), runs past retention are purged, and a file that is refused
+//! is logged and tried again only once it changes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,8 +10,8 @@ use std::time::SystemTime;
 
 use chrono::{DateTime, Duration, Utc};
 
-use crate::ingest::{IngestError, IngestReport, ingest_file, list_files, read_file};
-use crate::store::GridStore;
+use crate::ingest::{IngestError, IngestReport, ingest_file, list_files};
+use crate::store::{GridStore, StoreError};
 
 /// What a file looked like when it was last read: a changed file is read again.
 type Stamp = (Option<SystemTime>, u64);
@@ -31,8 +32,21 @@ pub struct PollSummary {
     pub ingested: Vec<IngestReport>,
     /// The files refused, each with why.
     pub refused: Vec<IngestError>,
-    /// Hours dropped as past retention.
+    /// Batches purged as past retention.
     pub purged: usize,
+    /// Batches the store holds after the poll.
+    pub batches: usize,
+}
+
+/// Why a poll could not be done.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FeedError {
+    /// The directory could not be read.
+    #[error(transparent)]
+    Directory(#[from] IngestError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 fn stamp(path: &Path) -> Option<Stamp> {
@@ -41,7 +55,7 @@ fn stamp(path: &Path) -> Option<Stamp> {
 }
 
 impl DirectoryFeed {
-    /// Follows `dir` into `store`, keeping hours no older than `retention` before now.
+    /// Follows `dir` into `store`, purging runs older than `retention` before now.
     #[must_use]
     pub fn new(dir: PathBuf, store: Arc<GridStore>, retention: Duration) -> Self {
         Self {
@@ -58,13 +72,13 @@ impl DirectoryFeed {
         &self.dir
     }
 
-    /// Ingests the files that are new or changed since the last poll (in name order), then drops
-    /// the hours before `now − retention`. Blocking: file reads and decoding.
+    /// Ingests the files that are new or changed since the last poll (in name order), purges
+    /// what is past `now − retention` and refreshes the store's catalog.
     ///
     /// # Errors
-    /// [`IngestError`] when the directory itself cannot be read; refused files are in the
-    /// summary, not errors.
-    pub fn poll(&mut self, now: DateTime<Utc>) -> Result<PollSummary, IngestError> {
+    /// [`FeedError`] when the directory itself cannot be read or the store fails; refused
+    /// files are in the summary, not errors.
+    pub async fn poll(&mut self, now: DateTime<Utc>) -> Result<PollSummary, FeedError> {
         let mut summary = PollSummary::default();
         for file in list_files(std::slice::from_ref(&self.dir))? {
             let Some(now_stamp) = stamp(&file) else {
@@ -74,7 +88,7 @@ impl DirectoryFeed {
                 continue;
             }
             self.seen.insert(file.clone(), now_stamp);
-            match ingest_file(&self.store, &file) {
+            match ingest_file(&self.store, &file).await {
                 Ok(report) => summary.ingested.push(report),
                 Err(e) => {
                     tracing::warn!(error = %e, "file refused; the data already held keeps serving");
@@ -82,41 +96,8 @@ impl DirectoryFeed {
                 }
             }
         }
-        summary.purged = self.store.purge_before(now - self.retention);
+        summary.purged = self.store.purge(now - self.retention).await?;
+        summary.batches = self.store.refresh().await?;
         Ok(summary)
     }
-}
-
-/// Checks `file` the way a feed would read it, then places it in `dir` under its own name so
-/// that every server following `dir` takes it on its next poll. The copy is written beside the
-/// destination under a name no feed reads, then renamed, so a feed never sees half a file.
-///
-/// # Errors
-/// [`IngestError`] when the file is refused (nothing is written) or cannot be copied.
-pub fn publish(file: &Path, dir: &Path) -> Result<IngestReport, IngestError> {
-    let (fields, messages, skipped) = read_file(file)?;
-    let refuse = |e: std::io::Error| IngestError {
-        file: file.to_owned(),
-        message: None,
-        reason: format!("cannot copy into {}: {e}", dir.display()),
-    };
-    let name = file.file_name().ok_or_else(|| IngestError {
-        file: file.to_owned(),
-        message: None,
-        reason: "no file name".to_owned(),
-    })?;
-    std::fs::create_dir_all(dir).map_err(refuse)?;
-    let target = dir.join(name);
-    let partial = dir.join(format!(".{}.part", name.to_string_lossy()));
-    std::fs::copy(file, &partial).map_err(refuse)?;
-    std::fs::rename(&partial, &target).map_err(refuse)?;
-    Ok(IngestReport {
-        file: target,
-        messages,
-        skipped,
-        commit: crate::store::CommitSummary {
-            taken: fields.len(),
-            superseded: 0,
-        },
-    })
 }

@@ -118,6 +118,19 @@ impl Lattice {
         self.wraps
     }
 
+    /// Latitude of the first row and longitude (east, in [0, 360)) of the first column: with
+    /// [`Lattice::steps`] and [`Lattice::shape`], what [`Lattice::new`] takes back.
+    #[must_use]
+    pub fn origin(&self) -> (f64, f64) {
+        (self.lat0, self.lon0)
+    }
+
+    /// Degrees from one row to the next and from one column to the next.
+    #[must_use]
+    pub fn steps(&self) -> (f64, f64) {
+        (self.dlat, self.dlon)
+    }
+
     /// Latitude and longitude (east, in [0, 360)) of node `(j, i)`.
     #[must_use]
     pub fn node(&self, j: usize, i: usize) -> (f64, f64) {

@@ -1,28 +1,46 @@
 //! Air quality from hourly fields on regular latitude/longitude grids: the CAMS global and
-//! European forecasts, ingested from GRIB2 and answered with no remote API in the request path.
+//! European forecasts, ingested once from GRIB2 into chunks in an object store that every
+//! replica reads, and answered with no remote API in the request path.
 //!
 //! - [`Lattice`]: a regular grid's geometry and the bilinear blend of the four nodes around a
 //!   point (a grid round the globe wraps at its last column);
-//! - [`GridStore`]: the fields held, per product, valid hour and quantity, the newest run
-//!   winning; a commit is all-or-nothing;
+//! - [`chunk`]: a block of nodes of one quantity over a block of hours, its encoding (`f32`
+//!   little-endian) and its worst-case error ([`chunk::MAX_RELATIVE_ERROR`]);
+//! - [`manifest`]: what one ingest of one file adds per product and run (a batch), and where
+//!   its chunks and manifest lie in the store;
+//! - [`GridStore`]: the batches in an object store (a local directory, S3, or memory), the
+//!   catalog of their manifests (per product, valid hour and quantity the newest run wins),
+//!   a bounded cache of hot chunks, and the purge of runs past retention;
 //! - [`GridSource`]: the [`aq_core::AirQualitySource`] and [`aq_core::ForecastSource`] over a
 //!   store: bilinear in space, linear in time between the whole hours around the instant, the
 //!   European grid where it covers the point and has the quantity, the global grid elsewhere,
 //!   `None` (not covered) outside every grid or its hours;
-//! - [`ingest`]: CAMS GRIB2 files into a store, message by message;
-//! - [`DirectoryFeed`]: a directory an operator's job fills, followed by a server, and
-//!   [`publish`], which checks a file and places it there.
+//! - [`ingest`]: CAMS GRIB2 files into a store, streamed one hour block of one quantity at a
+//!   time;
+//! - [`DirectoryFeed`]: a directory an operator's job fills, followed by a server.
 
+mod cache;
+mod catalog;
+pub mod chunk;
 mod feed;
+mod field;
 pub mod ingest;
 mod lattice;
+pub mod manifest;
 mod quantity;
+mod sampling;
 mod source;
 mod store;
+mod tiling;
+mod writer;
 
-pub use feed::{DirectoryFeed, PollSummary, publish};
-pub use ingest::{IngestError, IngestReport, ingest_file, list_files, read_file};
+pub use feed::{DirectoryFeed, FeedError, PollSummary};
+pub use field::{Field, Layer, LayerSizeError, Product};
+pub use ingest::{IngestError, IngestReport, ingest_file, list_files};
 pub use lattice::{Blend, Lattice, LatticeError};
 pub use quantity::{N_QUANTITIES, Quantity};
 pub use source::{CAMS_ATTRIBUTION, GridSource};
-pub use store::{CommitSummary, Field, GridStore, Layer, LayerSizeError, Product};
+pub use store::{
+    CommitSummary, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_HOURS, DEFAULT_CHUNK_NODES, GridStore,
+    StoreConfig, StoreError,
+};

@@ -31,6 +31,31 @@ impl Quantity {
         Quantity::Pollen(PollenType::Weed),
     ];
 
+    /// The quantity's name in the grid store's keys and manifests: `pm25`, `pm10`, `no2`, `o3`,
+    /// `so2`, `co`, `tree`, `grass`, `weed`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        const NAMES: [&str; N_QUANTITIES] = [
+            "pm25", "pm10", "no2", "o3", "so2", "co", "tree", "grass", "weed",
+        ];
+        NAMES[self.index()]
+    }
+
+    /// The quantity named `name` (see [`Quantity::name`]).
+    ///
+    /// ```
+    /// use aq_grid::Quantity;
+    ///
+    /// for q in Quantity::ALL {
+    ///     assert_eq!(Quantity::from_name(q.name()), Some(q));
+    /// }
+    /// assert_eq!(Quantity::from_name("pm1"), None);
+    /// ```
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|q| q.name() == name)
+    }
+
     /// Position in [`Quantity::ALL`]: the pollutants first in [`Pollutant::ALL`] order, then
     /// the pollen types in [`PollenType::ALL`] order.
     #[must_use]

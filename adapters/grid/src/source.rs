@@ -12,14 +12,15 @@ use aq_core::{
     SampleQuery, SourceError, SourceInfo,
 };
 
+use crate::field::Product;
 use crate::quantity::PointValues;
-use crate::store::{GridStore, Product, Reader};
+use crate::store::GridStore;
 
 /// The attribution the Copernicus licence asks of products made from CAMS data.
 pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Monitoring Service \
      information; neither the European Commission nor ECMWF is responsible for any use of it.";
 
-/// An [`AirQualitySource`] and [`ForecastSource`] answering from a [`GridStore`]: bilinear
+/// An [`AirQualitySource`] and [`ForecastSource`] answering from a [`GridStore`]'s chunks: bilinear
 /// between the four grid nodes around a point, linear in time between the whole hours around
 /// the instant asked, and `None` (not covered) outside every grid or its hours.
 ///
@@ -31,7 +32,7 @@ pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Moni
 /// use chrono::{TimeZone, Utc};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let store = Arc::new(GridStore::new());
+/// let store = Arc::new(GridStore::in_memory());
 /// // A 1° square over Berlin with PM2.5 of 10, 20 (north row) and 30, 40 (south row) µg/m³.
 /// let lattice = Lattice::new(53.0, -1.0, 2, 13.0, 1.0, 2).unwrap();
 /// let run = Utc.with_ymd_and_hms(2026, 6, 10, 0, 0, 0).unwrap();
@@ -43,7 +44,7 @@ pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Moni
 ///     layer: Layer::new(lattice, vec![base, base + 10.0, base + 20.0, base + 30.0].into())
 ///         .unwrap(),
 /// };
-/// store.commit(vec![field(8, 10.0), field(9, 20.0)]);
+/// store.commit(vec![field(8, 10.0), field(9, 20.0)]).await.unwrap();
 /// let source = GridSource::new(store);
 ///
 /// let centre = Position::new(13.5, 52.5).unwrap();
@@ -85,37 +86,54 @@ impl GridSource {
         &self.store
     }
 
-    fn each<T>(&self, queries: &[SampleQuery], f: impl Fn(PointValues) -> T) -> Vec<T> {
-        self.store.read(|r| {
-            queries
-                .iter()
-                .map(|q| f(values(r, q.position, q.time)))
-                .collect()
-        })
+    async fn each<T>(
+        &self,
+        queries: &[SampleQuery],
+        f: impl Fn(PointValues) -> T,
+    ) -> Result<Vec<T>, SourceError> {
+        let points: Vec<_> = queries
+            .iter()
+            .map(|q| (q.position.lat(), q.position.lon(), q.time))
+            .collect();
+        Ok(self
+            .store
+            .values(&points)
+            .await?
+            .into_iter()
+            .map(f)
+            .collect())
     }
 
-    fn series<T>(
+    async fn series<T>(
         &self,
         positions: &[Position],
         start: DateTime<Utc>,
         hours: u32,
         f: impl Fn(PointValues) -> Option<T>,
-    ) -> Vec<Vec<Option<T>>> {
-        self.store.read(|r| {
-            positions
-                .iter()
-                .map(|&p| {
-                    (0..=hours)
-                        .map(|h| f(values(r, p, start + Duration::hours(i64::from(h)))))
-                        .collect()
-                })
-                .collect()
-        })
+    ) -> Result<Vec<Vec<Option<T>>>, SourceError> {
+        let per = hours as usize + 1;
+        let points = series_points(positions, start, hours);
+        let values = self.store.values(&points).await?;
+        Ok(values
+            .chunks(per)
+            .map(|one| one.iter().map(|&v| f(v)).collect())
+            .collect())
     }
 }
 
-fn values(r: &Reader<'_>, p: Position, t: DateTime<Utc>) -> PointValues {
-    r.at(p.lat(), p.lon(), t)
+/// The points of a series: each position at `start` and each of the `hours` after it,
+/// position by position.
+fn series_points(
+    positions: &[Position],
+    start: DateTime<Utc>,
+    hours: u32,
+) -> Vec<(f64, f64, DateTime<Utc>)> {
+    positions
+        .iter()
+        .flat_map(|p| {
+            (0..=hours).map(move |h| (p.lat(), p.lon(), start + Duration::hours(i64::from(h))))
+        })
+        .collect()
 }
 
 /// The provenance of values read from `runs` (product, reference time in seconds).
@@ -142,21 +160,22 @@ impl AirQualitySource for GridSource {
     }
 
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
-        Ok(self.each(queries, |v| v.sample(&self.bands)))
+        self.each(queries, |v| v.sample(&self.bands)).await
     }
 
     async fn sample_ci(
         &self,
         queries: &[SampleQuery],
     ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
-        Ok(self.each(queries, |v| v.ci(&self.bands)))
+        self.each(queries, |v| v.ci(&self.bands)).await
     }
 
     async fn sample_exposure(
         &self,
         queries: &[SampleQuery],
     ) -> Result<Vec<Option<Exposure>>, SourceError> {
-        Ok(self.each(queries, |v| v.sample(&self.bands).map(Exposure::from)))
+        self.each(queries, |v| v.sample(&self.bands).map(Exposure::from))
+            .await
     }
 }
 
@@ -166,41 +185,38 @@ impl ForecastSource for GridSource {
         info()
     }
 
-    /// Each series names the runs its hours' pollutant values were read from
-    /// ([`Provenance::Model`]).
     async fn hourly_ci(
         &self,
         positions: &[Position],
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
-        Ok(self.store.read(|r| {
-            positions
-                .iter()
-                .map(|&p| {
-                    let mut runs = BTreeSet::new();
-                    let values = (0..=hours)
-                        .map(|h| {
-                            let t = start + Duration::hours(i64::from(h));
-                            let mut hour_runs = BTreeSet::new();
-                            let ci = r
-                                .at_tracing(p.lat(), p.lon(), t, &mut |(product, run, k)| {
-                                    // Pollen is held beside the pollutants but no CI reads it.
-                                    if k < Pollutant::ALL.len() {
-                                        hour_runs.insert((product, run));
-                                    }
-                                })
-                                .ci(&self.bands);
-                            if ci.is_some() {
-                                runs.append(&mut hour_runs);
-                            }
-                            ci
-                        })
-                        .collect();
-                    HourlyCi::covered(start, values).map(|s| s.with_provenance(model_runs(&runs)))
-                })
-                .collect()
-        }))
+        let per = hours as usize + 1;
+        let points = series_points(positions, start, hours);
+        let traced = self.store.values_traced(&points).await?;
+        Ok(traced
+            .chunks(per)
+            .map(|one| {
+                let mut runs = BTreeSet::new();
+                let values = one
+                    .iter()
+                    .map(|(v, origins)| {
+                        let ci = v.ci(&self.bands);
+                        if ci.is_some() {
+                            // Pollen is held beside the pollutants but no CI reads it.
+                            runs.extend(
+                                origins
+                                    .iter()
+                                    .filter(|&&(_, _, k)| k < Pollutant::ALL.len())
+                                    .map(|&(product, run, _)| (product, run)),
+                            );
+                        }
+                        ci
+                    })
+                    .collect();
+                HourlyCi::covered(start, values).map(|s| s.with_provenance(model_runs(&runs)))
+            })
+            .collect())
     }
 
     async fn hourly_concentrations(
@@ -214,6 +230,7 @@ impl ForecastSource for GridSource {
             .series(positions, start, hours, |v| {
                 v.sample(&self.bands).and_then(|s| s.concentrations)
             })
+            .await?
             .into_iter()
             .map(|values| HourlyConcentrations::covered(start, values))
             .collect())
@@ -236,14 +253,22 @@ impl ForecastSource for GridSource {
 impl GridSource {
     /// Grains/m³ of `kind` at `position` and `time`, blended like every other quantity; `None`
     /// outside the grids that carry pollen.
-    #[must_use]
-    pub fn pollen_at(
+    ///
+    /// # Errors
+    /// [`SourceError::Unavailable`] when the object store fails.
+    pub async fn pollen_at(
         &self,
         position: Position,
         time: DateTime<Utc>,
         kind: PollenType,
-    ) -> Option<f64> {
-        self.store.read(|r| values(r, position, time)).pollen(kind)
+    ) -> Result<Option<f64>, SourceError> {
+        let point = [(position.lat(), position.lon(), time)];
+        Ok(self
+            .store
+            .values(&point)
+            .await?
+            .first()
+            .and_then(|v| v.pollen(kind)))
     }
 }
 
@@ -275,16 +300,19 @@ mod tests {
 
     #[tokio::test]
     async fn a_series_names_the_runs_its_pollutants_were_read_from() {
-        let store = Arc::new(GridStore::new());
+        let store = Arc::new(GridStore::in_memory());
         let pm25 = Quantity::Pollutant(Pollutant::Pm25);
-        store.commit(vec![
-            // 08:00 from the European run of 06:00, 09:00 only from the global run of 00:00.
-            field(Product::Europe, pm25, 6, 8),
-            field(Product::Global, pm25, 0, 8),
-            field(Product::Global, pm25, 0, 9),
-            // Pollen of a later run: held, but no CI reads it.
-            field(Product::Europe, Quantity::Pollen(PollenType::Tree), 7, 8),
-        ]);
+        store
+            .commit(vec![
+                // 08:00 from the European run of 06:00, 09:00 only from the global run of 00:00.
+                field(Product::Europe, pm25, 6, 8),
+                field(Product::Global, pm25, 0, 8),
+                field(Product::Global, pm25, 0, 9),
+                // Pollen of a later run: held, but no CI reads it.
+                field(Product::Europe, Quantity::Pollen(PollenType::Tree), 7, 8),
+            ])
+            .await
+            .unwrap();
         let source = GridSource::new(store);
         let berlin = Position::new(13.4, 52.5).unwrap();
         let run = |model: &str, h| ModelRun {

@@ -1,202 +1,388 @@
-//! The fields held: per product, valid hour and quantity, the layer of the newest run.
+//! The grid store: batches of chunks in an object store (a local directory or S3) that every
+//! replica reads, the catalog of their manifests, and a bounded cache of hot chunks.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
+use bytes::Bytes;
 use chrono::{DateTime, Utc};
+use futures::{StreamExt, TryStreamExt};
+use object_store::memory::InMemory;
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt};
+use sha2::{Digest, Sha256};
 
-use crate::lattice::Lattice;
-use crate::quantity::{N_QUANTITIES, PointValues, Quantity};
+use crate::cache::ChunkCache;
+use crate::catalog::{Batch, Catalog, hour_of};
+use crate::field::{Field, Layer, Product};
+use crate::manifest::{CHUNKS, MANIFESTS, Manifest, parse_run};
+use crate::quantity::Quantity;
+use crate::writer::{block_chunks, put, put_manifest};
 
-/// Seconds in an hour: the fields' time step.
-const HOUR: i64 = 3600;
+/// The cache's default size: 512 MiB of chunks, about 3,800 chunks of 65 × 65 nodes and
+/// 8 hours, or 40 hours of six quantities on the whole 0.4° global grid.
+pub const DEFAULT_CACHE_BYTES: u64 = 512 << 20;
 
-/// The products a grid holds, in the order a point is answered from: the European forecast
-/// where its grid covers the point and has the quantity, the global forecast elsewhere.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Product {
-    /// A regional grid (the CAMS European forecast, 0.1°).
-    Europe,
-    /// A grid round the globe (the CAMS global forecast, 0.4°).
-    Global,
+/// Cells a side of a chunk by default (65 × 65 nodes).
+pub const DEFAULT_CHUNK_NODES: usize = 64;
+
+/// Hours of a chunk by default: ingest holds this many whole fields of one quantity at a time.
+pub const DEFAULT_CHUNK_HOURS: usize = 8;
+
+/// Puts in flight at once while a batch is written.
+pub(crate) const PUTS: usize = 16;
+
+/// How the store cuts fields into chunks and how much of them it keeps in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreConfig {
+    /// The most bytes of chunks the cache holds.
+    pub cache_bytes: u64,
+    /// Cells a side of the chunks written.
+    pub chunk_nodes: usize,
+    /// Hours of the chunks written.
+    pub chunk_hours: usize,
 }
 
-impl Product {
-    /// Both products, in the order a point is answered from.
-    pub const ALL: [Product; 2] = [Product::Europe, Product::Global];
-
-    fn index(self) -> usize {
-        match self {
-            Product::Europe => 0,
-            Product::Global => 1,
+impl Default for StoreConfig {
+    fn default() -> Self {
+        Self {
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            chunk_nodes: DEFAULT_CHUNK_NODES,
+            chunk_hours: DEFAULT_CHUNK_HOURS,
         }
     }
+}
 
-    /// The name answers give the product's model: `cams-europe` or `cams-global`.
-    #[must_use]
-    pub fn model_name(self) -> &'static str {
-        match self {
-            Product::Europe => "cams-europe",
-            Product::Global => "cams-global",
-        }
+/// The object store failed, or what it holds cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("grid store: {0}")]
+pub struct StoreError(String);
+
+impl StoreError {
+    pub(crate) fn new(why: String) -> Self {
+        Self(why)
     }
 }
 
-/// One quantity at one valid hour on one grid, in µg/m³ or grains/m³; NaN where the grid has no
-/// value (a bitmap's missing points).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Layer {
-    lattice: Lattice,
-    values: Box<[f32]>,
-}
-
-/// Why a layer was refused.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{values} values for a grid of {nodes} nodes")]
-pub struct LayerSizeError {
-    values: usize,
-    nodes: usize,
-}
-
-impl Layer {
-    /// A layer of `values`, one per node of `lattice` in its order.
-    ///
-    /// # Errors
-    /// [`LayerSizeError`] when the count differs from the lattice's nodes.
-    pub fn new(lattice: Lattice, values: Box<[f32]>) -> Result<Self, LayerSizeError> {
-        if values.len() == lattice.len() {
-            Ok(Self { lattice, values })
-        } else {
-            Err(LayerSizeError {
-                values: values.len(),
-                nodes: lattice.len(),
-            })
-        }
-    }
-
-    /// The grid.
-    #[must_use]
-    pub fn lattice(&self) -> &Lattice {
-        &self.lattice
-    }
-
-    /// The values, node by node.
-    #[must_use]
-    pub fn values(&self) -> &[f32] {
-        &self.values
-    }
-
-    /// The bilinear blend at (`lat`, `lon`), or `None` outside the grid or beside a missing node.
-    #[must_use]
-    pub fn at(&self, lat: f64, lon: f64) -> Option<f64> {
-        self.lattice.blend(lat, lon)?.apply(&self.values)
-    }
-}
-
-/// A field as ingest delivers it: one quantity of one product at one valid hour, from one run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Field {
-    /// Which product.
-    pub product: Product,
-    /// Which quantity.
-    pub quantity: Quantity,
-    /// The run's reference time.
-    pub run: DateTime<Utc>,
-    /// The instant the values hold for (reference time plus forecast step).
-    pub valid: DateTime<Utc>,
-    /// The values.
-    pub layer: Layer,
-}
-
-#[derive(Debug, Clone)]
-struct Held {
-    run: i64,
-    layer: Arc<Layer>,
-}
-
-type Hours = BTreeMap<i64, [Option<Held>; N_QUANTITIES]>;
-
-/// What a commit changed.
+/// What a commit did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CommitSummary {
-    /// Fields now held.
+    /// Fields now held (written, or held already from the same data).
     pub taken: usize,
-    /// Fields left out because a newer run already holds their hour and quantity.
+    /// Of those, the fields a newer run answers instead.
     pub superseded: usize,
 }
 
-/// The fields held, shared by the sources that answer from them and the ingest that fills
-/// them. Per product, valid hour and quantity the newest run wins: a field from an older run
-/// than the one held is left out, one from a newer run replaces it. A commit replaces fields
-/// all at once under one lock, so a reader sees either the whole of an ingested file or none.
-#[derive(Debug, Default)]
+/// The grid store shared by the sources that answer from it and the ingest that fills it.
+///
+/// Fields are stored as chunks (see [`crate::chunk`] and [`crate::manifest`]) in an object
+/// store that every replica reads; each process keeps the catalog of the batches' manifests,
+/// refreshed by [`GridStore::refresh`], and a cache of the chunks it read, bounded by
+/// [`StoreConfig::cache_bytes`]. Per product, valid hour and quantity the newest run wins.
+#[derive(Debug)]
 pub struct GridStore {
-    products: RwLock<[Hours; 2]>,
-}
-
-fn hour_of(t: DateTime<Utc>) -> i64 {
-    t.timestamp().div_euclid(HOUR) * HOUR
+    pub(crate) objects: Arc<dyn ObjectStore>,
+    config: StoreConfig,
+    catalog: RwLock<Arc<Catalog>>,
+    /// The manifests read, by path; `None` for one that could not be read (not tried again).
+    known: tokio::sync::Mutex<BTreeMap<Path, Option<Arc<Batch>>>>,
+    pub(crate) cache: ChunkCache,
 }
 
 impl GridStore {
-    /// An empty store.
+    /// A store over `objects`.
     #[must_use]
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(objects: Arc<dyn ObjectStore>, config: StoreConfig) -> Self {
+        Self {
+            objects,
+            cache: ChunkCache::new(config.cache_bytes),
+            config,
+            catalog: RwLock::default(),
+            known: tokio::sync::Mutex::default(),
+        }
     }
 
-    /// Takes `fields` in, the newest run winning per product, valid hour and quantity.
-    pub fn commit(&self, fields: Vec<Field>) -> CommitSummary {
-        let mut summary = CommitSummary::default();
-        let mut products = self
-            .products
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        for f in fields {
-            let slot = &mut products[f.product.index()]
-                .entry(hour_of(f.valid))
-                .or_default()[f.quantity.index()];
-            let run = f.run.timestamp();
-            if slot.as_ref().is_some_and(|held| held.run > run) {
-                summary.superseded += 1;
-            } else {
-                *slot = Some(Held {
-                    run,
-                    layer: Arc::new(f.layer),
-                });
-                summary.taken += 1;
+    /// An empty store in memory, for tests and examples.
+    #[must_use]
+    pub fn in_memory() -> Self {
+        Self::new(Arc::new(InMemory::new()), StoreConfig::default())
+    }
+
+    /// How the store cuts and caches chunks.
+    #[must_use]
+    pub fn config(&self) -> StoreConfig {
+        self.config
+    }
+
+    /// The object store the chunks are in.
+    #[must_use]
+    pub fn objects(&self) -> &Arc<dyn ObjectStore> {
+        &self.objects
+    }
+
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Reads the manifests that appeared since the last refresh and forgets those that went;
+    /// returns how many batches are held. A manifest that cannot be read is logged and left
+    /// out.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the object store cannot be listed or read; the catalog is then
+    /// unchanged.
+    pub async fn refresh(&self) -> Result<usize, StoreError> {
+        let mut known = self.known.lock().await;
+        let listed: Vec<Path> = match self
+            .objects
+            .list(Some(&Path::from(MANIFESTS)))
+            .map_ok(|meta| meta.location)
+            .try_collect()
+            .await
+        {
+            Ok(listed) => listed,
+            Err(object_store::Error::NotFound { .. }) => Vec::new(),
+            Err(e) => return Err(StoreError(format!("cannot list the manifests: {e}"))),
+        };
+        let listed: Vec<Path> = listed
+            .into_iter()
+            .filter(|p| p.as_ref().ends_with(".json"))
+            .collect();
+        let before = known.len();
+        known.retain(|path, _| listed.contains(path));
+        let mut changed = known.len() != before;
+        for path in listed {
+            if known.contains_key(&path) {
+                continue;
+            }
+            let bytes = match self.objects.get(&path).await {
+                Ok(got) => got.bytes().await,
+                Err(e) => Err(e),
+            };
+            let bytes = match bytes {
+                Ok(b) => b,
+                // Purged since the listing.
+                Err(object_store::Error::NotFound { .. }) => continue,
+                Err(e) => return Err(StoreError(format!("cannot read {path}: {e}"))),
+            };
+            let batch = serde_json::from_slice::<Manifest>(&bytes)
+                .map_err(|e| e.to_string())
+                .and_then(Batch::new);
+            let batch = match batch {
+                Ok(b) => Some(Arc::new(b)),
+                Err(why) => {
+                    tracing::warn!(manifest = %path, "manifest left out: {why}");
+                    None
+                }
+            };
+            known.insert(path, batch);
+            changed = true;
+        }
+        let batches: Vec<Arc<Batch>> = known.values().flatten().cloned().collect();
+        let held = batches.len();
+        if changed {
+            *self.catalog.write().unwrap_or_else(PoisonError::into_inner) =
+                Arc::new(Catalog::new(batches));
+        }
+        Ok(held)
+    }
+
+    /// Deletes the batches no longer needed at `cutoff`: those of a run before it whose every
+    /// hour is before it too or answered from a newer run; and the chunks, under runs before
+    /// it, of batches that never got a manifest (an ingest that failed). Each batch's manifest
+    /// goes first, so a reader never meets a manifest without its chunks. Returns how many
+    /// batches with a manifest were deleted.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the object store fails.
+    pub async fn purge(&self, cutoff: DateTime<Utc>) -> Result<usize, StoreError> {
+        self.refresh().await?;
+        let catalog = self.catalog();
+        let dead = catalog.dead(cutoff.timestamp());
+        for batch in &dead {
+            let m = &batch.manifest;
+            self.delete(&m.path()).await?;
+            self.delete_under(&crate::manifest::batch_prefix(m.product, m.run, &m.batch))
+                .await?;
+            tracing::info!(product = m.product.name(), run = %m.run, batch = %m.batch, "purged");
+        }
+        let live: Vec<String> = catalog
+            .batches
+            .iter()
+            .filter(|b| !dead.iter().any(|d| Arc::ptr_eq(d, b)))
+            .map(|b| {
+                let m = &b.manifest;
+                crate::manifest::batch_prefix(m.product, m.run, &m.batch).to_string()
+            })
+            .collect();
+        for product in Product::ALL {
+            for run in self
+                .children(&Path::from_iter([CHUNKS, product.name()]))
+                .await?
+            {
+                let old = run
+                    .filename()
+                    .and_then(parse_run)
+                    .is_some_and(|t| t < cutoff);
+                if !old {
+                    continue;
+                }
+                for batch in self.children(&run).await? {
+                    if !live.contains(&batch.to_string()) {
+                        self.delete_under(&batch).await?;
+                        tracing::info!(chunks = %batch, "purged chunks that have no manifest");
+                    }
+                }
             }
         }
-        summary
+        self.refresh().await?;
+        Ok(dead.len())
     }
 
-    /// Drops every hour before `cutoff`; returns how many hours were dropped.
-    pub fn purge_before(&self, cutoff: DateTime<Utc>) -> usize {
-        let cutoff = hour_of(cutoff);
-        let mut products = self
-            .products
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        let mut dropped = 0;
-        for hours in products.iter_mut() {
-            let kept = hours.split_off(&cutoff);
-            dropped += hours.len();
-            *hours = kept;
+    async fn delete(&self, path: &Path) -> Result<(), StoreError> {
+        match self.objects.delete(path).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(StoreError(format!("cannot delete {path}: {e}"))),
         }
-        dropped
     }
 
-    /// The valid hours held by `product`, oldest first.
+    async fn delete_under(&self, prefix: &Path) -> Result<(), StoreError> {
+        let paths: Vec<Path> = match self
+            .objects
+            .list(Some(prefix))
+            .map_ok(|m| m.location)
+            .try_collect()
+            .await
+        {
+            Ok(p) => p,
+            Err(object_store::Error::NotFound { .. }) => return Ok(()),
+            Err(e) => return Err(StoreError(format!("cannot list {prefix}: {e}"))),
+        };
+        futures::stream::iter(paths)
+            .map(|p| async move { self.delete(&p).await })
+            .buffer_unordered(16)
+            .try_collect::<Vec<()>>()
+            .await
+            .map(|_| ())
+    }
+
+    async fn children(&self, prefix: &Path) -> Result<Vec<Path>, StoreError> {
+        match self.objects.list_with_delimiter(Some(prefix)).await {
+            Ok(listed) => Ok(listed.common_prefixes),
+            Err(object_store::Error::NotFound { .. }) => Ok(Vec::new()),
+            Err(e) => Err(StoreError(format!("cannot list {prefix}: {e}"))),
+        }
+    }
+
+    /// Writes `fields` as batches (one per product and run) and refreshes the catalog: the
+    /// way fields made in memory join the store. Ingest writes files the same way, streaming
+    /// ([`crate::ingest_file`]).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the object store fails, or one quantity of one run comes on two
+    /// grids.
+    pub async fn commit(&self, fields: Vec<Field>) -> Result<CommitSummary, StoreError> {
+        type Layers = BTreeMap<Quantity, BTreeMap<i64, Layer>>;
+        let mut runs: BTreeMap<(Product, DateTime<Utc>), Layers> = BTreeMap::new();
+        let taken = fields.len();
+        let mut held = Vec::new();
+        for f in fields {
+            held.push((f.product, f.quantity, hour_of(f.valid), f.run.timestamp()));
+            runs.entry((f.product, f.run))
+                .or_default()
+                .entry(f.quantity)
+                .or_default()
+                .insert(hour_of(f.valid), f.layer);
+        }
+        for ((product, run), layers) in runs {
+            self.write_batch(product, run, &layers).await?;
+        }
+        self.refresh().await?;
+        let catalog = self.catalog();
+        let superseded = held
+            .iter()
+            .filter(|&&(p, q, hour, run)| catalog.run_of(p, q, hour).is_some_and(|r| r > run))
+            .count();
+        Ok(CommitSummary { taken, superseded })
+    }
+
+    async fn write_batch(
+        &self,
+        product: Product,
+        run: DateTime<Utc>,
+        layers: &BTreeMap<Quantity, BTreeMap<i64, Layer>>,
+    ) -> Result<(), StoreError> {
+        let mut digest = Sha256::new();
+        digest.update(product.name().as_bytes());
+        digest.update(run.timestamp().to_be_bytes());
+        for (q, hours) in layers {
+            digest.update(q.name().as_bytes());
+            for (hour, layer) in hours {
+                digest.update(hour.to_be_bytes());
+                digest.update(layer.lattice().to_string().as_bytes());
+                for v in layer.values() {
+                    digest.update(v.to_le_bytes());
+                }
+            }
+        }
+        let d: [u8; 32] = digest.finalize().into();
+        let id = u64::from_be_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]]);
+        let (nodes, per_chunk) = (self.config.chunk_nodes, self.config.chunk_hours.max(1));
+        let mut manifest = Manifest::new(product, run, id, nodes, per_chunk);
+        for (&quantity, hours) in layers {
+            let Some(first) = hours.values().next() else {
+                continue;
+            };
+            let lattice = *first.lattice();
+            if let Some(other) = hours.values().find(|l| *l.lattice() != lattice) {
+                return Err(StoreError(format!(
+                    "{} of one run on two grids ({lattice} and {})",
+                    quantity.name(),
+                    other.lattice()
+                )));
+            }
+            let times = hours
+                .keys()
+                .filter_map(|&t| DateTime::from_timestamp(t, 0))
+                .collect();
+            manifest.add_layer(quantity, &lattice, times);
+            let Some(layer) = manifest.layers.last() else {
+                continue;
+            };
+            let tiling = manifest.tiling(lattice);
+            let values: Vec<&[f32]> = hours.values().map(Layer::values).collect();
+            for (t, block) in values.chunks(per_chunk).enumerate() {
+                let mut made: Vec<(Path, Bytes)> = Vec::new();
+                block_chunks(&tiling, &layer.chunks, t, block, |path, bytes| {
+                    made.push((path, bytes));
+                    true
+                });
+                futures::stream::iter(made)
+                    .map(|(path, bytes)| async move {
+                        put(self.objects.as_ref(), &path, bytes).await
+                    })
+                    .buffer_unordered(PUTS)
+                    .try_collect::<Vec<()>>()
+                    .await?;
+            }
+        }
+        put_manifest(self.objects.as_ref(), &manifest).await
+    }
+
+    /// The valid hours `product` holds, oldest first.
     #[must_use]
     pub fn hours(&self, product: Product) -> Vec<DateTime<Utc>> {
-        let products = self.products.read().unwrap_or_else(PoisonError::into_inner);
-        products[product.index()]
-            .keys()
-            .filter_map(|&t| DateTime::from_timestamp(t, 0))
+        self.catalog()
+            .hours(product)
+            .into_iter()
+            .filter_map(|t| DateTime::from_timestamp(t, 0))
             .collect()
     }
 
-    /// The run whose field of `quantity` is held for `product` at the hour of `valid`.
+    /// The run `product` answers `quantity` from at the hour of `valid`.
     #[must_use]
     pub fn run_of(
         &self,
@@ -204,82 +390,23 @@ impl GridStore {
         quantity: Quantity,
         valid: DateTime<Utc>,
     ) -> Option<DateTime<Utc>> {
-        let products = self.products.read().unwrap_or_else(PoisonError::into_inner);
-        let held = products[product.index()].get(&hour_of(valid))?[quantity.index()].as_ref()?;
-        DateTime::from_timestamp(held.run, 0)
+        let run = self.catalog().run_of(product, quantity, hour_of(valid))?;
+        DateTime::from_timestamp(run, 0)
     }
 
-    /// A reader for a batch of queries: one lock for the whole batch.
-    pub(crate) fn read<R>(&self, f: impl FnOnce(&Reader<'_>) -> R) -> R {
-        let products = self.products.read().unwrap_or_else(PoisonError::into_inner);
-        f(&Reader {
-            products: &products,
-        })
-    }
-}
-
-/// The store's fields under a read lock.
-pub(crate) struct Reader<'a> {
-    products: &'a [Hours; 2],
-}
-
-/// Where one value of a point came from: the product, the run's reference time (seconds since
-/// the epoch) and the quantity's index.
-pub(crate) type Origin = (Product, i64, usize);
-
-impl Reader<'_> {
-    /// The values at (`lat`, `lon`) at the whole hour `hour` (seconds since the epoch): each
-    /// quantity from the first product that covers the point and holds it. `used` hears where
-    /// each value came from.
-    fn at_hour(&self, lat: f64, lon: f64, hour: i64, used: &mut impl FnMut(Origin)) -> PointValues {
-        let mut out = PointValues::MISSING;
-        for (hours, product) in self.products.iter().zip(Product::ALL) {
-            let Some(layers) = hours.get(&hour) else {
-                continue;
-            };
-            for (k, held) in layers.iter().enumerate() {
-                if !out.0[k].is_nan() {
-                    continue;
-                }
-                if let Some(held) = held
-                    && let Some(v) = held.layer.at(lat, lon)
-                {
-                    out.0[k] = v;
-                    used((product, held.run, k));
-                }
-            }
-        }
-        out
+    /// The batches held: each one's manifest.
+    #[must_use]
+    pub fn manifests(&self) -> Vec<Manifest> {
+        self.catalog()
+            .batches
+            .iter()
+            .map(|b| b.manifest.clone())
+            .collect()
     }
 
-    /// The values at (`lat`, `lon`) at `t`: linear in time between the whole hours before and
-    /// after it; a quantity missing at either of them is missing.
-    pub(crate) fn at(&self, lat: f64, lon: f64, t: DateTime<Utc>) -> PointValues {
-        self.at_tracing(lat, lon, t, &mut |_| {})
-    }
-
-    /// [`Reader::at`], telling `used` where each value blended came from (both hours' values
-    /// when `t` falls between two).
-    pub(crate) fn at_tracing(
-        &self,
-        lat: f64,
-        lon: f64,
-        t: DateTime<Utc>,
-        used: &mut impl FnMut(Origin),
-    ) -> PointValues {
-        let h0 = hour_of(t);
-        let offset = t.timestamp() - h0;
-        let before = self.at_hour(lat, lon, h0, used);
-        if offset == 0 && t.timestamp_subsec_nanos() == 0 {
-            return before;
-        }
-        let w = (offset as f64 + f64::from(t.timestamp_subsec_nanos()) * 1e-9) / HOUR as f64;
-        let after = self.at_hour(lat, lon, h0 + HOUR, used);
-        let mut out = PointValues::MISSING;
-        for (o, (a, b)) in out.0.iter_mut().zip(before.0.iter().zip(&after.0)) {
-            // NaN on either side stays NaN.
-            *o = a * (1.0 - w) + b * w;
-        }
-        out
+    /// Bytes of chunks the cache holds now.
+    #[must_use]
+    pub fn cached_bytes(&self) -> u64 {
+        self.cache.weight()
     }
 }

@@ -43,7 +43,8 @@ pub(crate) struct GlobalArgs {
 
     /// The air-quality source: `demo`, `stations:FILE` (CSV or GeoJSON), `open-meteo` (or
     /// `open-meteo:URL` for another server of its API), `openaq` (key in OPENAQ_API_KEY) or
-    /// `cams:DIR` (CAMS GRIB2 files in DIR, followed)
+    /// `cams:DIR` or `cams:s3://BUCKET/PREFIX` (CAMS grids that `insights-server ingest`
+    /// writes there; GRIB2 files placed in DIR are ingested too)
     /// [default: demo].
     #[arg(long, env = "INSIGHTS_AQ_SOURCE", global = true, value_name = "SOURCE")]
     pub(crate) aq_source: Option<String>,
@@ -148,8 +149,10 @@ pub(crate) struct FileSettings {
     rate_burst: Option<u32>,
     /// How long output files are kept, in hours.
     retention_hours: Option<u64>,
-    /// How often a `cams:DIR` source looks for new files, in seconds.
+    /// How often a `cams:` source looks for new files and runs, in seconds.
     cams_poll_seconds: Option<u64>,
+    /// The most MiB of CAMS grid chunks each process keeps in memory.
+    cams_cache_mib: Option<u64>,
     /// How long a worker holds a job before another may take it over, in seconds.
     lease_seconds: Option<u64>,
     /// Seconds from a request's first byte to the end of its headers.
@@ -235,8 +238,10 @@ pub(crate) struct Settings {
     pub(crate) rate_burst: u32,
     /// Output-file retention, in hours.
     pub(crate) retention_hours: u64,
-    /// How often a `cams:DIR` source looks for new files.
+    /// How often a `cams:` source looks for new files and runs.
     pub(crate) cams_poll: Duration,
+    /// The most bytes of CAMS grid chunks this process keeps in memory.
+    pub(crate) cams_cache_bytes: u64,
     /// How long a worker holds a job, in seconds: after a crash, its jobs wait this long
     /// before another worker takes them over.
     pub(crate) lease_seconds: u64,
@@ -372,6 +377,10 @@ impl Settings {
             rate_burst: file.rate_burst.unwrap_or(100),
             retention_hours: file.retention_hours.unwrap_or(24),
             cams_poll: Duration::from_secs(file.cams_poll_seconds.unwrap_or(60).max(1)),
+            cams_cache_bytes: file
+                .cams_cache_mib
+                .unwrap_or(aq_grid::DEFAULT_CACHE_BYTES >> 20)
+                .saturating_mul(1 << 20),
             lease_seconds: file.lease_seconds.unwrap_or(300),
             connections,
             request_timeout,
@@ -398,6 +407,11 @@ impl Settings {
                 "lease_seconds must be at least {MIN_LEASE_SECONDS} (got {})",
                 settings.lease_seconds
             )));
+        }
+        if settings.cams_cache_bytes == 0 {
+            return Err(ConfigError::Invalid(
+                "cams_cache_mib must be at least 1".to_owned(),
+            ));
         }
         if settings.max_points == 0
             || settings.max_routes == 0
@@ -578,6 +592,7 @@ mod tests {
         assert_eq!(s.cors_origins, AllowedOrigins::None);
         assert_eq!(s.max_departure_scorings, 1000);
         assert_eq!(s.racs, racs_core::RacsConfig::default());
+        assert_eq!(s.cams_cache_bytes, 512 << 20);
     }
 
     #[test]
@@ -600,6 +615,16 @@ mod tests {
             let err = gain(&format!("min_departure_gain = {bad}\n")).unwrap_err();
             assert!(err.contains("min_departure_gain"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn the_cams_cache_is_set_in_mib_and_never_empty() {
+        let file: FileSettings = toml::from_str("cams_cache_mib = 64\n").unwrap();
+        let s = Settings::merge(&GlobalArgs::default(), file).unwrap();
+        assert_eq!(s.cams_cache_bytes, 64 << 20);
+        let file: FileSettings = toml::from_str("cams_cache_mib = 0\n").unwrap();
+        let err = Settings::merge(&GlobalArgs::default(), file).unwrap_err();
+        assert!(err.to_string().contains("cams_cache_mib"), "{err}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `insights-server`: the environmental-insights server. With no arguments it serves the API
 //! on 127.0.0.1:8080 with SQLite and files under `./insights-data` and the demo air-quality
 //! field; `insights-server admin ...` manages accounts, keys and rules from a terminal, and
-//! `insights-server ingest ...` checks CAMS files and places them for `--aq-source cams:DIR`.
+//! `insights-server ingest ...` writes CAMS files as the grids `--aq-source cams:...` serves.
 
 use std::process::ExitCode;
 
@@ -30,7 +30,8 @@ struct Cli {
 enum Command {
     /// Serve the API and deliver alerts (the default).
     Serve,
-    /// Check CAMS GRIB2 files and place them where `--aq-source cams:DIR` servers read them.
+    /// Write CAMS GRIB2 files into the grid store `--aq-source cams:DIR` (or
+    /// `cams:s3://BUCKET/PREFIX`) servers read, once for every replica.
     Ingest {
         /// GRIB2 files, or directories of them.
         #[arg(required = true, value_name = "FILE_OR_DIR")]
@@ -72,7 +73,7 @@ fn main() -> ExitCode {
         match cli.command {
             None | Some(Command::Serve) => serve::run(settings).await,
             Some(Command::Admin { json, command }) => admin::run(&settings, *command, json).await,
-            Some(Command::Ingest { paths }) => ingest::run(&settings, &paths),
+            Some(Command::Ingest { paths }) => ingest::run(&settings, &paths).await,
         }
     });
     match result {

@@ -12,7 +12,7 @@ use alerts_core::ports::{
 use anyhow::{Context, Result, bail};
 use aq_core::runtime::{Clock, IdGenerator};
 use aq_core::{AirQualitySource, ForecastSource};
-use aq_grid::{DirectoryFeed, GridSource, GridStore};
+use aq_grid::{DirectoryFeed, GridSource, GridStore, StoreConfig};
 use aq_sources::{DemoField, OpenAq, OpenAqConfig, OpenMeteo, OpenMeteoConfig, StationFile};
 use async_trait::async_trait;
 use identity_core::manage::Identity;
@@ -28,8 +28,9 @@ use webhook_http::{AddressPolicy, HttpWebhookSender, WebhookHttpConfig, validate
 use crate::config::Settings;
 use crate::private::redact_url;
 
-/// How long a `cams:DIR` source keeps hours that have passed: yesterday stays answerable for
-/// history-style questions and daily means, anything older is dropped.
+/// How long a `cams:` source keeps hours that have passed: yesterday stays answerable for
+/// history-style questions and daily means; a run whose every hour is older, or answered from a
+/// newer run, is purged.
 pub(crate) const CAMS_RETENTION_HOURS: i64 = 48;
 
 /// The seed of the demo field: fixed, so that every installation shows the same demo data.
@@ -297,81 +298,172 @@ pub(crate) fn open_sources(settings: &Settings, clock: &Arc<dyn Clock>) -> Resul
             forecast: source,
         });
     }
-    if let Some(dir) = cams_dir(spec)? {
-        let source = Arc::new(GridSource::new(follow_cams(
-            dir,
-            settings.cams_poll,
-            clock,
-        )?));
+    if let Some(location) = cams_store(spec)? {
+        let source = Arc::new(GridSource::new(follow_cams(location, settings, clock)?));
         return Ok(Sources {
             air: source.clone(),
             forecast: source,
         });
     }
     bail!(
-        "--aq-source must be demo, open-meteo, open-meteo:URL, openaq, stations:FILE or cams:DIR, got `{spec}`"
+        "--aq-source must be demo, open-meteo, open-meteo:URL, openaq, stations:FILE, cams:DIR or cams:s3://BUCKET/PREFIX, got `{spec}`"
     )
 }
 
-/// The directory of a `cams:DIR` source, or `None` for another kind of source.
-pub(crate) fn cams_dir(spec: &str) -> Result<Option<std::path::PathBuf>> {
-    let Some(dir) = spec.strip_prefix("cams:") else {
-        return Ok(None);
-    };
-    if dir.contains("://") {
-        bail!(
-            "--aq-source cams: takes a local directory, got `{dir}` (object-store URLs are not read yet)"
-        );
-    }
-    if dir.is_empty() {
-        bail!("--aq-source cams: needs a directory, as in cams:/var/lib/insights/cams");
-    }
-    Ok(Some(dir.into()))
+/// Where a `cams:` source's grids are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CamsStore {
+    /// `cams:DIR`: the grid store in DIR, and GRIB2 files a download job places there,
+    /// followed.
+    Dir(std::path::PathBuf),
+    /// `cams:s3://BUCKET/PREFIX`: the grid store in the bucket under PREFIX, reached with the
+    /// same AWS_* variables as `--object-store s3://...`.
+    S3(String),
 }
 
-/// A store filled from `dir`: what is there now, read before serving starts, then new and
-/// changed files every `poll` on a background task, hours past
-/// [`CAMS_RETENTION_HOURS`] dropped.
+impl std::fmt::Display for CamsStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CamsStore::Dir(dir) => write!(f, "{}", dir.display()),
+            CamsStore::S3(url) => f.write_str(url),
+        }
+    }
+}
+
+/// The grid store of a `cams:` source, or `None` for another kind of source.
+pub(crate) fn cams_store(spec: &str) -> Result<Option<CamsStore>> {
+    let Some(rest) = spec.strip_prefix("cams:") else {
+        return Ok(None);
+    };
+    if rest.starts_with("s3://") {
+        return Ok(Some(CamsStore::S3(rest.to_owned())));
+    }
+    if rest.contains("://") {
+        bail!("--aq-source cams: takes a local directory or s3://BUCKET/PREFIX, got `{rest}`");
+    }
+    if rest.is_empty() {
+        bail!("--aq-source cams: needs a directory, as in cams:/var/lib/insights/cams");
+    }
+    Ok(Some(CamsStore::Dir(rest.into())))
+}
+
+/// Refuses grids inside the output files' store: its retention deletes every object older than
+/// `retention_hours` there, and a run's chunks are needed for days.
+fn check_apart_from_files(location: &CamsStore, settings: &Settings) -> Result<()> {
+    use insights_objects::ObjectStoreLocation;
+    let files = ObjectStoreLocation::parse(&settings.object_store, &settings.data_dir)
+        .context("cannot read --object-store")?;
+    let inside = match (location, &files) {
+        (CamsStore::Dir(dir), ObjectStoreLocation::Local(files)) => {
+            let absolute = |p: &std::path::Path| std::path::absolute(p).unwrap_or(p.to_owned());
+            absolute(dir).starts_with(absolute(files))
+        }
+        (CamsStore::S3(url), ObjectStoreLocation::S3(files)) => {
+            let grids = insights_objects::S3Settings::new(url)
+                .with_context(|| format!("--aq-source cams:{url}"))?;
+            grids.bucket == files.bucket
+                && (files.prefix.is_empty()
+                    || grids.prefix == files.prefix
+                    || grids.prefix.starts_with(&format!("{}/", files.prefix)))
+        }
+        _ => false,
+    };
+    if inside {
+        bail!(
+            "--aq-source cams:{location} lies inside the output files' store (--object-store), \
+             whose retention would delete the grids: give the files a prefix of their own \
+             (s3://BUCKET/files) and the grids another (cams:s3://BUCKET/grids), or use \
+             another directory"
+        );
+    }
+    Ok(())
+}
+
+/// Opens the grid store at `location`, its cache of `settings.cams_cache_bytes`.
+pub(crate) fn open_grid(location: &CamsStore, settings: &Settings) -> Result<GridStore> {
+    check_apart_from_files(location, settings)?;
+    let objects: Arc<dyn object_store::ObjectStore> = match location {
+        CamsStore::Dir(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the CAMS directory {}", dir.display()))?;
+            Arc::new(
+                object_store::local::LocalFileSystem::new_with_prefix(dir)
+                    .with_context(|| format!("cannot open the CAMS directory {}", dir.display()))?,
+            )
+        }
+        CamsStore::S3(url) => {
+            let s3 = insights_objects::S3Settings::from_env(url)
+                .with_context(|| format!("--aq-source cams:{url}"))?;
+            let bucket = s3
+                .build()
+                .with_context(|| format!("cannot set up S3 for cams:{url}"))?;
+            if s3.prefix.is_empty() {
+                Arc::new(bucket)
+            } else {
+                Arc::new(object_store::prefix::PrefixStore::new(
+                    bucket,
+                    s3.prefix.as_str(),
+                ))
+            }
+        }
+    };
+    Ok(GridStore::new(
+        objects,
+        StoreConfig {
+            cache_bytes: settings.cams_cache_bytes,
+            ..StoreConfig::default()
+        },
+    ))
+}
+
+/// One look for what is new: with a directory, its new GRIB2 files ingested and old runs
+/// purged; then the manifests read. The batches held.
+async fn follow_once(
+    feed: Option<&mut DirectoryFeed>,
+    store: &GridStore,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<usize> {
+    Ok(match feed {
+        Some(feed) => feed.poll(now).await?.batches,
+        None => store.refresh().await?,
+    })
+}
+
+/// A store reading the grids at `location`: what is there now, read before serving starts,
+/// then new runs every `cams_poll` on a background task. With a directory, the GRIB2 files a
+/// download job places there are ingested too, and runs past [`CAMS_RETENTION_HOURS`] purged.
 fn follow_cams(
-    dir: std::path::PathBuf,
-    poll: std::time::Duration,
+    location: CamsStore,
+    settings: &Settings,
     clock: &Arc<dyn Clock>,
 ) -> Result<Arc<GridStore>> {
-    let store = Arc::new(GridStore::new());
-    let mut feed = DirectoryFeed::new(
-        dir,
-        store.clone(),
-        chrono::Duration::hours(CAMS_RETENTION_HOURS),
-    );
-    let first = tokio::task::block_in_place(|| feed.poll(clock.now()))
-        .with_context(|| format!("cannot read the CAMS directory {}", feed.dir().display()))?;
-    tracing::info!(
-        dir = %feed.dir().display(),
-        files = first.ingested.len(),
-        refused = first.refused.len(),
-        "CAMS grids loaded"
-    );
-    let clock = clock.clone();
+    let store = Arc::new(open_grid(&location, settings)?);
+    let mut feed = match &location {
+        CamsStore::Dir(dir) => Some(DirectoryFeed::new(
+            dir.clone(),
+            store.clone(),
+            chrono::Duration::hours(CAMS_RETENTION_HOURS),
+        )),
+        CamsStore::S3(_) => None,
+    };
+    let runtime = tokio::runtime::Handle::current();
+    let mut held = tokio::task::block_in_place(|| {
+        runtime.block_on(follow_once(feed.as_mut(), &store, clock.now()))
+    })
+    .with_context(|| format!("cannot read the CAMS grids at {location}"))?;
+    tracing::info!(grids = %location, batches = held, "CAMS grids loaded");
+    let (clock, poll, following) = (clock.clone(), settings.cams_poll, store.clone());
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(poll).await;
-            let now = clock.now();
-            let polled = tokio::task::spawn_blocking(move || {
-                let result = feed.poll(now);
-                (feed, result)
-            })
-            .await;
-            match polled {
-                Ok((back, result)) => {
-                    if let Err(e) = result {
-                        tracing::warn!(error = %e, "cannot read the CAMS directory");
-                    }
-                    feed = back;
+            match follow_once(feed.as_mut(), &following, clock.now()).await {
+                Ok(now_held) if now_held != held => {
+                    tracing::info!(grids = %location, batches = now_held, "CAMS grids changed");
+                    held = now_held;
                 }
-                // A panic inside the poll loses the feed: stop following rather than loop.
+                Ok(_) => {}
                 Err(e) => {
-                    tracing::error!(error = %e, "the CAMS feed stopped");
-                    return;
+                    tracing::warn!(grids = %location, error = %e, "cannot read the CAMS grids; serving what is held");
                 }
             }
         }
@@ -463,6 +555,42 @@ mod tests {
             ..GlobalArgs::default()
         };
         webhook_policy(&Settings::resolve(&args).unwrap())
+    }
+
+    #[test]
+    fn grids_inside_the_output_files_store_are_refused() {
+        let open = |object_store: &str, aq_source: &str| {
+            let args = GlobalArgs {
+                object_store: Some(object_store.to_owned()),
+                aq_source: Some(aq_source.to_owned()),
+                data_dir: Some("/var/lib/insights".into()),
+                ..GlobalArgs::default()
+            };
+            let settings = Settings::resolve(&args).unwrap();
+            let location = cams_store(&settings.aq_source).unwrap().unwrap();
+            check_apart_from_files(&location, &settings)
+        };
+        for (files, grids) in [
+            ("s3://insights-files", "cams:s3://insights-files/grids"),
+            (
+                "s3://insights-files/out",
+                "cams:s3://insights-files/out/grids",
+            ),
+            ("", "cams:/var/lib/insights/files/cams"),
+            ("file:///srv/out", "cams:/srv/out"),
+        ] {
+            let err = open(files, grids).unwrap_err().to_string();
+            assert!(err.contains("retention"), "{files} {grids}: {err}");
+        }
+        for (files, grids) in [
+            ("s3://insights-files/out", "cams:s3://insights-files/grids"),
+            ("s3://insights-files/out", "cams:s3://insights-files/output"),
+            ("s3://insights-files", "cams:s3://insights-grids"),
+            ("", "cams:/var/lib/insights/cams"),
+            ("s3://insights-files", "cams:/var/lib/insights/files"),
+        ] {
+            assert!(open(files, grids).is_ok(), "{files} {grids}");
+        }
     }
 
     #[test]

@@ -1,27 +1,20 @@
 //! The source conformance suite every air-quality adapter runs, on the ingested fixtures.
 
-use std::sync::Arc;
-
 use aq_core::{Position, SampleQuery};
-use aq_grid::{GridSource, GridStore, ingest_file};
+use aq_grid::GridSource;
 use aq_sources::conformance::{
     Expectations, ForecastExpectations, check_air_quality, check_forecast,
 };
 use chrono::{Duration, TimeZone, Utc};
 
-use crate::reference::fixture;
-
-fn source(files: &[&str]) -> GridSource {
-    let store = Arc::new(GridStore::new());
-    for f in files {
-        ingest_file(&store, &fixture(&format!("{f}.grib2"))).unwrap();
-    }
-    GridSource::new(store)
+/// A source over the chunks ingest writes of `files`, read back as a replica reads them.
+async fn source(files: &[&str]) -> GridSource {
+    GridSource::new(crate::nodes::store_with(files).await)
 }
 
 #[tokio::test]
 async fn the_grid_passes_the_air_quality_conformance_suite() {
-    let source = source(&["global", "europe"]);
+    let source = source(&["global", "europe"]).await;
     let run = Utc.with_ymd_and_hms(2026, 6, 10, 0, 0, 0).unwrap();
     let p = |lon, lat| Position::new(lon, lat).unwrap();
     let q = |position, minutes| SampleQuery {
@@ -44,7 +37,7 @@ async fn the_grid_passes_the_air_quality_conformance_suite() {
 
 #[tokio::test]
 async fn the_grid_passes_the_forecast_conformance_suite() {
-    let source = source(&["europe"]);
+    let source = source(&["europe"]).await;
     let p = |lon, lat| Position::new(lon, lat).unwrap();
     let expect = ForecastExpectations {
         covered: vec![p(2.35, 48.86), p(13.4, 52.5), p(-20.0, 35.0)],

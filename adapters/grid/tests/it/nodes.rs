@@ -4,17 +4,33 @@
 use std::sync::Arc;
 
 use aq_core::{AirQualitySource, PollenType, Pollutant, Position, SampleQuery};
-use aq_grid::{GridSource, GridStore, Product, Quantity, ingest_file};
+use aq_grid::{GridSource, GridStore, Product, Quantity, StoreConfig, ingest_file};
 use chrono::{DateTime, Duration, Utc};
+use object_store::memory::InMemory;
 
 use crate::reference::{Message, close, expected, fixture, load};
 
-fn store_with(files: &[&str]) -> Arc<GridStore> {
-    let store = Arc::new(GridStore::new());
+/// Small chunks, so that the fixtures' grids span several blocks (and the global grid's wrap
+/// falls inside a chunk's halo) and their hours several hour blocks.
+pub(crate) const SMALL: StoreConfig = StoreConfig {
+    cache_bytes: 1 << 20,
+    chunk_nodes: 8,
+    chunk_hours: 2,
+};
+
+/// What a replica serves after one ingest of `files`: one store writes the chunks, another
+/// over the same objects reads them, as a server reads what `insights-server ingest` wrote.
+pub(crate) async fn store_with(files: &[&str]) -> Arc<GridStore> {
+    let objects: Arc<dyn object_store::ObjectStore> = Arc::new(InMemory::new());
+    let writer = GridStore::new(objects.clone(), SMALL);
     for f in files {
-        ingest_file(&store, &fixture(&format!("{f}.grib2"))).unwrap();
+        ingest_file(&writer, &fixture(&format!("{f}.grib2")))
+            .await
+            .unwrap();
     }
-    store
+    let reader = Arc::new(GridStore::new(objects, SMALL));
+    reader.refresh().await.unwrap();
+    reader
 }
 
 fn valid_times(messages: &[Message]) -> Vec<DateTime<Utc>> {
@@ -54,14 +70,17 @@ async fn grid_values(
                 })
                 .collect()
         }
-        Quantity::Pollen(kind) => points
-            .iter()
-            .map(|&(lat, lon)| {
-                source
+        Quantity::Pollen(kind) => {
+            let mut out = Vec::new();
+            for &(lat, lon) in points {
+                let v = source
                     .pollen_at(Position::new(lon, lat).unwrap(), time, kind)
-                    .unwrap_or_else(|| panic!("no {kind:?} pollen at {lat}, {lon} {time}"))
-            })
-            .collect(),
+                    .await
+                    .unwrap();
+                out.push(v.unwrap_or_else(|| panic!("no {kind:?} pollen at {lat}, {lon} {time}")));
+            }
+            out
+        }
     }
 }
 
@@ -78,7 +97,7 @@ fn quantities(regional: bool) -> Vec<Quantity> {
 
 async fn every_node_equals_eccodes(name: &str, regional: bool) {
     let messages = load(name);
-    let source = GridSource::new(store_with(&[name]));
+    let source = GridSource::new(store_with(&[name]).await);
     let mut checked = 0;
     for valid in valid_times(&messages) {
         for quantity in quantities(regional) {
@@ -124,7 +143,7 @@ fn bilinear(m: &Message, values: &[f64], fj: f64, fi: f64) -> f64 {
 
 async fn blends_between_nodes_and_hours(name: &str, regional: bool, cells: &[(f64, f64)]) {
     let messages = load(name);
-    let source = GridSource::new(store_with(&[name]));
+    let source = GridSource::new(store_with(&[name]).await);
     let times = valid_times(&messages);
     for quantity in quantities(regional) {
         let a = expected(&messages, quantity, times[0], regional);
@@ -187,7 +206,7 @@ async fn between_european_nodes_the_blend_is_bilinear_and_linear_in_time() {
 #[tokio::test]
 async fn valid_times_are_the_reference_time_plus_the_step() {
     for (name, product) in [("global", Product::Global), ("europe", Product::Europe)] {
-        let store = store_with(&[name]);
+        let store = store_with(&[name]).await;
         assert_eq!(store.hours(product), valid_times(&load(name)), "{name}");
         let source = GridSource::new(store);
         let last = *valid_times(&load(name)).last().unwrap();
@@ -216,9 +235,9 @@ async fn valid_times_are_the_reference_time_plus_the_step() {
 
 #[tokio::test]
 async fn europe_answers_where_it_covers_and_the_global_grid_elsewhere() {
-    let both = GridSource::new(store_with(&["global", "europe"]));
-    let europe = GridSource::new(store_with(&["europe"]));
-    let global = GridSource::new(store_with(&["global"]));
+    let both = GridSource::new(store_with(&["global", "europe"]).await);
+    let europe = GridSource::new(store_with(&["europe"]).await);
+    let global = GridSource::new(store_with(&["global"]).await);
     let time = valid_times(&load("europe"))[0];
     let pm = |s: Option<aq_core::AirSample>| {
         s.unwrap()

@@ -1,13 +1,16 @@
-//! `--aq-source cams:DIR` and `insights-server ingest`: files checked and placed, refused ones
-//! named, and a running server taking new files without a restart.
+//! `--aq-source cams:...` and `insights-server ingest`: one ingest written as chunks to a shared
+//! store (a local directory, or S3 with PostgreSQL) and served by every replica, refused files
+//! named, and a new run served by a running server without a restart.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Datelike, Duration, Timelike, Utc};
-use serde_json::json;
+use serde_json::{Value, json};
+use test_support::s3::{ACCESS_KEY, BUCKET, S3Server, SECRET_KEY};
 
-use crate::harness::{Deployment, eventually};
+use crate::harness::{Deployment, Key, Reply, Server, client, eventually};
 use crate::lookups::{lookup, this_hour};
+use crate::scale_out::{TestDb, scale_out_deployment};
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -17,8 +20,40 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
-#[tokio::test]
-async fn ingest_places_good_files_refuses_corrupt_ones_and_a_server_follows_without_restart() {
+/// The global fixture (hourly steps 0 to 2) with its reference time moved to `run`, written to
+/// `dir/name`; its path.
+fn global_run_at(run: DateTime<Utc>, dir: &Path, name: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, fixture_run_at("global.grib2", run)).unwrap();
+    path.display().to_string()
+}
+
+/// `conditions` at a place the global grid covers (Delhi, outside the European grid).
+async fn conditions(server: &Server, key: &Key) -> Value {
+    let url = server.url(&format!(
+        "/insights/v1/conditions?key={}&lat=28.6&lon=77.2",
+        key.key
+    ));
+    let reply = Reply::read(client().get(url).send().await.unwrap()).await;
+    let body = reply.json();
+    assert_eq!(reply.status, 200, "{body}");
+    assert_eq!(body["metadata"]["dataSource"]["name"], "cams", "{body}");
+    body["data"]["hour"].clone()
+}
+
+fn run_ok(d: &Deployment, args: &[&str]) -> String {
+    let out = d.run(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ingest_writes_the_grids_once_refuses_corrupt_files_and_a_new_run_is_served_without_restart()
+ {
     let plain = Deployment::new();
     let out = plain.run(&["ingest", &fixture("global.grib2")]);
     assert!(!out.status.success());
@@ -29,14 +64,20 @@ async fn ingest_places_good_files_refuses_corrupt_ones_and_a_server_follows_with
     let d = d
         .flag("--aq-source", &format!("cams:{}", cams.display()))
         .config("cams_poll_seconds = 1\n");
-    let out = d.run(&["ingest", &fixture("global.grib2")]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("21 messages, 18 fields, 3 skipped"));
-    assert!(cams.join("global.grib2").is_file());
+    // A run of yesterday: within the 48 hours kept, but with no hour of now.
+    let yesterday = this_hour() - Duration::hours(30);
+    let file = global_run_at(yesterday, d.path(), "yesterday.grib2");
+    let said = run_ok(&d, &["ingest", &file]);
+    assert!(said.contains("21 messages, 18 fields, 3 skipped"), "{said}");
+    let run_dir = yesterday.format("%Y%m%dT%H%M%SZ").to_string();
+    assert!(cams.join("manifests/global").join(&run_dir).is_dir());
+    // The same file again: the batch is in the store, nothing is written twice.
+    let said = run_ok(&d, &["ingest", &file]);
+    assert!(said.contains("stored already"), "{said}");
+    // The fixture's own run, of June 2026, is past retention: written, then purged.
+    let said = run_ok(&d, &["ingest", &fixture("global.grib2")]);
+    assert!(said.contains("1 batches past retention purged"), "{said}");
+    assert!(cams.join("manifests/global").join(&run_dir).is_dir());
 
     let bytes = std::fs::read(fixture("europe.grib2")).unwrap();
     let broken = d.path().join("broken.grib2");
@@ -47,23 +88,68 @@ async fn ingest_places_good_files_refuses_corrupt_ones_and_a_server_follows_with
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains(&broken.display().to_string()), "{said}");
-    assert!(!cams.join("broken.grib2").exists());
+    assert!(!cams.join("manifests/europe").exists());
 
+    let key = d.new_key();
     let server = d.serve(&[]);
     assert!(
         server.log().contains("CAMS grids loaded"),
         "{}",
         server.log()
     );
-    let out = d.run(&["ingest", &fixture("europe.grib2")]);
-    assert!(out.status.success());
-    eventually("the server ingests the new file", || {
-        let log = server.log();
-        log.lines()
-            .any(|l| l.contains("ingested") && l.contains("europe.grib2"))
+    // Yesterday's run holds no hour of now.
+    assert_eq!(conditions(&server, &key).await, Value::Null);
+
+    // A run from the hour before this one, ingested while the server serves.
+    let run = this_hour() - Duration::hours(1);
+    let file = global_run_at(run, d.path(), "now.grib2");
+    run_ok(&d, &["ingest", &file]);
+    let mut hour = Value::Null;
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    while hour.is_null() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the new run was never served:\n{}",
+            server.log()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        hour = conditions(&server, &key).await;
+    }
+    assert_eq!(
+        hour["time"]
+            .as_str()
+            .unwrap()
+            .parse::<DateTime<Utc>>()
+            .unwrap(),
+        this_hour(),
+        "{hour}"
+    );
+    assert!(
+        !server.log().contains("ingested"),
+        "the server decoded nothing itself"
+    );
+
+    // A download job may also place GRIB2 files in the directory: the server ingests them, and
+    // purges this one at once, as its June run is past retention.
+    std::fs::copy(fixture("europe.grib2"), cams.join("europe.grib2")).unwrap();
+    eventually(
+        "the server ingests the placed file and purges its old run",
+        || {
+            let log = server.log();
+            (log.lines()
+                .any(|l| l.contains("ingested") && l.contains("europe.grib2"))
+                && log
+                    .lines()
+                    .any(|l| l.contains("purged") && l.contains("europe")))
             .then_some(())
-    })
+        },
+    )
     .await;
+    assert_eq!(
+        conditions(&server, &key).await,
+        hour,
+        "the new run still answers"
+    );
     let ready = reqwest::get(server.url("/readyz")).await.unwrap();
     assert_eq!(ready.status(), 200);
 }
@@ -73,7 +159,7 @@ async fn ingest_places_good_files_refuses_corrupt_ones_and_a_server_follows_with
 fn fixture_run_at(name: &str, run: DateTime<Utc>) -> Vec<u8> {
     let mut bytes = std::fs::read(fixture(name)).unwrap();
     let mut at = 0;
-    while at < bytes.len() {
+    while at + 16 <= bytes.len() {
         assert_eq!(&bytes[at..at + 4], b"GRIB", "{name} at {at}");
         let length = u64::from_be_bytes(bytes[at + 8..at + 16].try_into().unwrap());
         // Section 1 follows the 16 octets of section 0; its year is at its 13th octet.
@@ -147,4 +233,64 @@ async fn lookups_name_the_model_runs_their_hours_come_from() {
         run("cams-global", global_run),
         "{meta}"
     );
+}
+
+/// Starts a server of each deployment, asks each for `conditions` with its own key, checks
+/// that both answer the same hour, and that neither decoded a file.
+async fn both_answer_alike(a: &Deployment, b: &Deployment) {
+    let (key_a, key_b) = (a.new_key(), b.new_key());
+    let (server_a, server_b) = (a.serve(&[]), b.serve(&[]));
+    let hour_a = conditions(&server_a, &key_a).await;
+    let hour_b = conditions(&server_b, &key_b).await;
+    assert!(hour_a.is_object(), "{hour_a}");
+    assert!(hour_a["index"]["value"].is_number(), "{hour_a}");
+    assert_eq!(hour_a, hour_b);
+    for server in [&server_a, &server_b] {
+        assert!(!server.log().contains("ingested"), "{}", server.log());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_on_one_local_store_serve_one_ingest() {
+    let shared = tempfile::tempdir().unwrap();
+    let grids = shared.path().join("grids");
+    let source = format!("cams:{}", grids.display());
+    let a = Deployment::new().flag("--aq-source", &source);
+    let b = Deployment::new().flag("--aq-source", &source);
+    let file = global_run_at(this_hour() - Duration::hours(1), shared.path(), "now.grib2");
+    run_ok(&a, &["ingest", &file]);
+    both_answer_alike(&a, &b).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_on_postgres_and_s3_serve_one_ingest() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let Some(s3) = S3Server::start() else {
+        return;
+    };
+    // The files' retention deletes what is old in their store: the grids lie beside it.
+    let d = Deployment::new()
+        .flag("--database-url", &db.url)
+        .flag("--object-store", &format!("s3://{BUCKET}/files"))
+        .flag("--aq-source", &format!("cams:s3://{BUCKET}/grids"))
+        .env("AWS_ENDPOINT_URL", &s3.endpoint)
+        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .env("AWS_REGION", "us-east-1");
+    let refused = scale_out_deployment(&db, &s3)
+        .flag("--aq-source", &format!("cams:s3://{BUCKET}/grids"))
+        .run(&["ingest", &fixture("global.grib2")]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("retention"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let file = global_run_at(this_hour() - Duration::hours(1), d.path(), "now.grib2");
+    let said = run_ok(&d, &["ingest", &file]);
+    assert!(said.contains("18 fields"), "{said}");
+    assert!(s3.bucket_dir().join("grids/manifests/global").is_dir());
+    both_answer_alike(&d, &d).await;
 }

@@ -1,0 +1,273 @@
+//! The first pass over a file: its content digest, its index checked against its length, and
+//! the plan of what it holds (products, runs, quantities, hours and the messages behind each),
+//! with no value decoded yet.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use grib::def::grib2::GridDefinitionTemplate;
+use sha2::{Digest, Sha256};
+
+use crate::catalog::hour_of;
+use crate::field::Product;
+use crate::lattice::Lattice;
+use crate::quantity::Quantity;
+
+use super::IngestError;
+use super::params::{self, Target};
+
+/// An open GRIB2 file, indexed.
+pub(crate) type Grib2File = grib::Grib2<grib::SeekableGrib2Reader<BufReader<File>>>;
+
+/// A message whose values go into a field: its index in the file (from 0) and the factor from
+/// its unit to µg/m³ or grains/m³.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Source {
+    pub(crate) index: usize,
+    pub(crate) factor: f64,
+}
+
+/// One quantity of one product and run: its grid and, per valid hour, the messages summed
+/// into it (the species of a pollen type; one message otherwise).
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedLayer {
+    pub(crate) lattice: Lattice,
+    pub(crate) hours: BTreeMap<i64, Vec<Source>>,
+}
+
+/// What a file holds of one product and run.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedBatch {
+    pub(crate) product: Product,
+    pub(crate) run: DateTime<Utc>,
+    pub(crate) id: u64,
+    pub(crate) layers: BTreeMap<Quantity, PlannedLayer>,
+}
+
+/// What a file holds.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub(crate) messages: usize,
+    pub(crate) skipped: usize,
+    pub(crate) batches: Vec<PlannedBatch>,
+}
+
+/// Opens and indexes `path`, refusing a file whose messages do not account for every byte.
+pub(crate) fn open(path: &Path) -> Result<Grib2File, IngestError> {
+    let refuse = |message: Option<usize>, reason: String| IngestError {
+        file: path.to_owned(),
+        message,
+        reason,
+    };
+    let file = File::open(path).map_err(|e| refuse(None, e.to_string()))?;
+    let size = file
+        .metadata()
+        .map_err(|e| refuse(None, e.to_string()))?
+        .len();
+    let grib2 = grib::from_reader(BufReader::new(file))
+        .map_err(|e| refuse(None, format!("not a readable GRIB2 file: {e}")))?;
+    if grib2.is_empty() {
+        return Err(refuse(None, "no GRIB2 message".to_owned()));
+    }
+    // The reader stops quietly at a message cut short, so the messages it found must account
+    // for every byte of the file: a download cut off mid-message is refused, not half-read.
+    let mut lengths: BTreeMap<usize, u64> = BTreeMap::new();
+    for ((message, _), sub) in grib2.iter() {
+        lengths.insert(message, sub.indicator().total_length);
+    }
+    let read: u64 = lengths.values().sum();
+    if read != size {
+        return Err(refuse(
+            Some(lengths.len() + 1),
+            format!(
+                "truncated or corrupt: {} complete messages hold {read} of the file's {size} bytes",
+                lengths.len()
+            ),
+        ));
+    }
+    Ok(grib2)
+}
+
+/// The SHA-256 of the file's bytes, read in pieces.
+fn digest(path: &Path) -> Result<[u8; 32], IngestError> {
+    let refuse = |e: std::io::Error| IngestError {
+        file: path.to_owned(),
+        message: None,
+        reason: e.to_string(),
+    };
+    let mut file = File::open(path).map_err(refuse)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).map_err(refuse)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher.finalize().into())
+}
+
+/// A batch's id: from the file's digest, the product and the run.
+fn batch_id(digest: &[u8; 32], product: Product, run: DateTime<Utc>) -> u64 {
+    let mut h = Sha256::new();
+    h.update(digest);
+    h.update(product.name().as_bytes());
+    h.update(run.timestamp().to_be_bytes());
+    let d: [u8; 32] = h.finalize().into();
+    u64::from_be_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
+}
+
+/// The plan of `path`: every message read from the index, served ones placed, others skipped
+/// with a log line.
+///
+/// # Errors
+/// [`IngestError`] naming the file (and the message) when it cannot be opened, is not GRIB2,
+/// is truncated or corrupt, a served message's time cannot be read, or one quantity of one
+/// run comes on two grids.
+pub(crate) fn scan(path: &Path) -> Result<Plan, IngestError> {
+    let grib2 = open(path)?;
+    let digest = digest(path)?;
+    let refuse = |message: Option<usize>, reason: String| IngestError {
+        file: path.to_owned(),
+        message,
+        reason,
+    };
+    let mut batches: BTreeMap<(Product, i64), PlannedBatch> = BTreeMap::new();
+    let (mut messages, mut skipped) = (0, 0);
+    for (index, (_, message)) in grib2.iter().enumerate() {
+        messages += 1;
+        let n = index + 1;
+        let s4: Vec<u8> = message.prod_def().iter().copied().collect();
+        let discipline = message.indicator().discipline;
+        let recognised = lattice_of(&message).and_then(|lattice| {
+            params::recognise(discipline, &s4, !lattice.wraps()).map(|r| (lattice, r))
+        });
+        let (lattice, recognised) = match recognised {
+            Ok(r) => r,
+            Err(why) => {
+                tracing::info!(file = %path.display(), message = n, "skipped: {why}");
+                skipped += 1;
+                continue;
+            }
+        };
+        let run = reference_time(&message).map_err(|why| refuse(Some(n), why))?;
+        let step = params::step_seconds(&s4).map_err(|why| refuse(Some(n), why))?;
+        let valid = hour_of(run + Duration::seconds(step));
+        let product = if lattice.wraps() {
+            Product::Global
+        } else {
+            Product::Europe
+        };
+        let (quantity, summed) = match recognised.target {
+            Target::Quantity(q) => (q, false),
+            Target::PollenSpecies(kind) => (Quantity::Pollen(kind), true),
+        };
+        let batch = batches
+            .entry((product, run.timestamp()))
+            .or_insert_with(|| PlannedBatch {
+                product,
+                run,
+                id: batch_id(&digest, product, run),
+                layers: BTreeMap::new(),
+            });
+        let layer = batch.layers.entry(quantity).or_insert(PlannedLayer {
+            lattice,
+            hours: BTreeMap::new(),
+        });
+        if layer.lattice != lattice {
+            return Err(refuse(
+                Some(n),
+                format!(
+                    "{} of one run on two grids ({} and {lattice})",
+                    quantity.name(),
+                    layer.lattice
+                ),
+            ));
+        }
+        let sources = layer.hours.entry(valid).or_default();
+        let source = Source {
+            index,
+            factor: recognised.factor,
+        };
+        // Species of one pollen type add up; of anything else a later message replaces one
+        // before it.
+        if !summed {
+            sources.clear();
+        }
+        sources.push(source);
+    }
+    Ok(Plan {
+        messages,
+        skipped,
+        batches: batches.into_values().collect(),
+    })
+}
+
+/// The values of message `index` of `grib2`, each times `factor`: scaled in `f64` and rounded
+/// once to `f32` (the encoding's one rounding, see [`crate::chunk`]).
+pub(crate) fn decode(grib2: &Grib2File, index: usize, factor: f64) -> Result<Vec<f32>, String> {
+    let (_, message) = grib2
+        .iter()
+        .nth(index)
+        .ok_or_else(|| "the message is gone from the file".to_owned())?;
+    let decoder =
+        grib::Grib2SubmessageDecoder::from(message).map_err(|e| format!("cannot decode: {e}"))?;
+    let decoded = decoder
+        .dispatch()
+        .map_err(|e| format!("cannot decode: {e}"))?;
+    #[allow(clippy::cast_possible_truncation)]
+    Ok(decoded.map(|v| (f64::from(v) * factor) as f32).collect())
+}
+
+fn reference_time<R>(message: &grib::SubMessage<'_, R>) -> Result<DateTime<Utc>, String> {
+    let s1 = message
+        .section1()
+        .map_err(|e| format!("identification section: {e}"))?;
+    let t = s1.payload.ref_time;
+    NaiveDate::from_ymd_opt(i32::from(t.year), u32::from(t.month), u32::from(t.day))
+        .and_then(|d| d.and_hms_opt(u32::from(t.hour), u32::from(t.minute), u32::from(t.second)))
+        .map(|t| t.and_utc())
+        .ok_or_else(|| format!("reference time {t:?} is not a date"))
+}
+
+/// The message's regular latitude/longitude grid (template 3.0), values scanned west to east
+/// along each row.
+fn lattice_of<R>(message: &grib::SubMessage<'_, R>) -> Result<Lattice, String> {
+    let s3 = message
+        .section3()
+        .map_err(|e| format!("grid definition: {e}"))?;
+    let GridDefinitionTemplate::_3_0(t) = &s3.payload.template else {
+        return Err(format!(
+            "grid template 3.{} (only regular latitude/longitude, 3.0, is read)",
+            s3.payload.template_num
+        ));
+    };
+    let ll = &t.lat_lon;
+    let mode = ll.scanning_mode.0;
+    // Bit 1: columns east to west; bit 3: columns vary slowest; bit 4: rows alternate.
+    if mode & 0b1011_0000 != 0 {
+        return Err(format!(
+            "scanning mode {mode:08b} (only west to east, row by row)"
+        ));
+    }
+    let g = &ll.grid;
+    // The basic angle is 0 or missing for every CAMS grid: micro-degrees.
+    let unit = 1e-6;
+    let (ni, nj) = (g.ni as usize, g.nj as usize);
+    let lat1 = f64::from(g.first_point_lat) * unit;
+    let lat2 = f64::from(g.last_point_lat) * unit;
+    let lon1 = f64::from(g.first_point_lon) * unit;
+    let lon2 = f64::from(g.last_point_lon) * unit;
+    let dlat = if nj > 1 {
+        (lat2 - lat1) / (nj - 1) as f64
+    } else {
+        0.0
+    };
+    let span = (lon2 - lon1).rem_euclid(360.0);
+    let dlon = if ni > 1 { span / (ni - 1) as f64 } else { 0.0 };
+    Lattice::new(lat1, dlat, nj, lon1, dlon, ni).map_err(|e| e.to_string())
+}
