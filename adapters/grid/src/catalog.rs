@@ -15,9 +15,9 @@ use crate::tiling::Tiling;
 /// Seconds in an hour: the fields' time step.
 pub(crate) const HOUR: i64 = 3600;
 
-/// The whole hour `t` falls in, in seconds since the epoch.
+/// The start of the hour that holds `t`, in seconds since the epoch.
 pub(crate) fn hour_of(t: DateTime<Utc>) -> i64 {
-    t.timestamp().div_euclid(HOUR) * HOUR
+    aq_core::air_hour::hour_of(t).timestamp()
 }
 
 /// One quantity of a batch, ready to sample.

@@ -19,6 +19,8 @@
 
 use thiserror::Error;
 
+use crate::lattice::Blend;
+
 /// The magic that opens every chunk of format 1.
 const MAGIC: &[u8; 4] = b"AQG1";
 
@@ -98,10 +100,16 @@ impl Chunk {
     /// position outside the chunk.
     #[must_use]
     pub fn value(&self, hour: usize, at: usize) -> f32 {
-        self.values
-            .get(hour * self.rows * self.cols + at)
+        self.hour(hour)
+            .and_then(|values| values.get(at))
             .copied()
             .unwrap_or(f32::NAN)
+    }
+
+    /// The values of `hour`, node by node; `None` past the chunk's hours.
+    fn hour(&self, hour: usize) -> Option<&[f32]> {
+        let nodes = self.rows * self.cols;
+        self.values.get(hour * nodes..(hour + 1) * nodes)
     }
 
     /// The bytes the chunk takes in memory, for the cache's weight.
@@ -142,7 +150,8 @@ impl Chunk {
             .checked_mul(cols)
             .and_then(|n| n.checked_mul(hours))
             .ok_or_else(|| ChunkError("sides too large".to_owned()))?;
-        if bytes.len() != HEADER + 4 * n {
+        // A damaged header must not overflow the length it implies.
+        if n.checked_mul(4).and_then(|b| b.checked_add(HEADER)) != Some(bytes.len()) {
             return Err(ChunkError(format!(
                 "{} bytes for {rows} × {cols} × {hours} values",
                 bytes.len()
@@ -155,21 +164,10 @@ impl Chunk {
         Self::new(rows, cols, hours, values)
     }
 
-    /// The blend of `hour`'s values at `nodes` with `weights`: `None` when a node with weight
-    /// has no value.
-    pub(crate) fn blend(&self, hour: usize, nodes: [usize; 4], weights: [f64; 4]) -> Option<f64> {
-        let mut sum = 0.0;
-        for (&at, &w) in nodes.iter().zip(&weights) {
-            if w == 0.0 {
-                continue;
-            }
-            let v = f64::from(self.value(hour, at));
-            if v.is_nan() {
-                return None;
-            }
-            sum += w * v;
-        }
-        Some(sum)
+    /// The blend of `hour`'s values at `blend`'s nodes: `None` when a node with weight has no
+    /// value or lies outside the chunk.
+    pub(crate) fn blend(&self, hour: usize, blend: &Blend) -> Option<f64> {
+        blend.apply(self.hour(hour)?)
     }
 }
 

@@ -15,6 +15,7 @@ use crate::cache::{ChunkCache, ChunkId};
 use crate::catalog::{Catalog, HOUR, hour_of};
 use crate::chunk::Chunk;
 use crate::field::Product;
+use crate::lattice::Blend;
 use crate::manifest::chunk_path;
 use crate::quantity::{N_QUANTITIES, PointValues};
 use crate::store::GridStore;
@@ -95,13 +96,14 @@ impl Lookup<'_> {
                         }
                     },
                 };
-                if let Some(v) = chunk.and_then(|c| {
-                    c.blend(
-                        slot.position % batch.chunk_hours,
-                        place.nodes,
-                        blend.weights,
-                    )
-                }) {
+                // The same weights on the chunk's own copy of the nodes.
+                let local = Blend {
+                    nodes: place.nodes,
+                    weights: blend.weights,
+                };
+                if let Some(v) =
+                    chunk.and_then(|c| c.blend(slot.position % batch.chunk_hours, &local))
+                {
                     out.0[k] = v;
                     used((product, slot.run, k));
                 }
