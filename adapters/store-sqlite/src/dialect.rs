@@ -39,13 +39,23 @@ impl SqlDialect for SqliteStore {
 
     async fn lease_jobs(tx: &mut SqliteConnection, jobs: &[AlertJob]) -> Result<(), StoreError> {
         for job in jobs {
-            sqlx::query("UPDATE alert_jobs SET lease_id = $1, lease_until = $2 WHERE token = $3")
-                .bind(job.lease.id)
-                .bind(Self::to_time(job.lease.until))
-                .bind(job.token.0)
-                .execute(&mut *tx)
-                .await
-                .map_err(Self::db_error)?;
+            let updated = sqlx::query(
+                "UPDATE alert_jobs SET lease_id = $1, lease_until = $2 WHERE token = $3",
+            )
+            .bind(job.lease.id)
+            .bind(Self::to_time(job.lease.until))
+            .bind(job.token.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(Self::db_error)?;
+            if updated.rows_affected() != 1 {
+                // The claim's write transaction selected this job: this cannot happen short of
+                // a bug.
+                return Err(StoreError::Corrupt(format!(
+                    "claim could not lease the selected job {}",
+                    job.token.0
+                )));
+            }
         }
         Ok(())
     }
