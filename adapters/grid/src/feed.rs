@@ -1,7 +1,8 @@
 //! A directory of CAMS GRIB2 files that an operator's job fills, followed by a server: new and
 //! changed files are ingested into the grid store on each poll (a batch another process wrote
 //! already is not written again), runs past retention are purged, and a file that is refused
-//! is logged and tried again only once it changes.
+//! is logged and tried again only once it changes (or at the next poll, when the grid store
+//! failed rather than the file).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -92,6 +93,10 @@ impl DirectoryFeed {
                 Ok(report) => summary.ingested.push(report),
                 Err(e) => {
                     tracing::warn!(error = %e, "file refused; the data already held keeps serving");
+                    if e.store_failed {
+                        // Not the file's fault: the next poll tries it again.
+                        self.seen.remove(&file);
+                    }
                     summary.refused.push(e);
                 }
             }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use chrono::DateTime;
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
 
 use crate::manifest::Manifest;
@@ -42,6 +42,9 @@ pub struct IngestError {
     pub message: Option<usize>,
     /// What is wrong.
     pub reason: String,
+    /// True when the file was not at fault but writing to the grid store failed: the same
+    /// file is worth trying again.
+    pub store_failed: bool,
 }
 
 /// What ingesting one file did.
@@ -105,6 +108,7 @@ fn decode_chunks(
                             file: path.to_owned(),
                             message: Some(source.index + 1),
                             reason,
+                            store_failed: false,
                         };
                         let values =
                             scan::decode(&grib2, source.index, source.factor).map_err(refuse)?;
@@ -154,6 +158,7 @@ pub async fn ingest_file(store: &GridStore, path: &Path) -> Result<IngestReport,
         file: file.clone(),
         message: None,
         reason: e.to_string(),
+        store_failed: true,
     };
     let scanned = file.clone();
     let plan: Plan = tokio::task::spawn_blocking(move || scan::scan(&scanned))
@@ -179,13 +184,13 @@ pub async fn ingest_file(store: &GridStore, path: &Path) -> Result<IngestReport,
         let chunks = futures::stream::unfold(receive, |mut r| async move {
             r.recv().await.map(|item| (item, r))
         });
+        // The first failed put ends the stream, which closes the channel and stops the reader.
         let wrote = chunks
-            .map(|(key, bytes)| {
+            .map(Ok)
+            .try_for_each_concurrent(PUTS, |(key, bytes)| {
                 let objects = objects.clone();
                 async move { put(objects.as_ref(), &key, bytes).await }
             })
-            .buffer_unordered(PUTS)
-            .fold(Ok(()), |acc, r| async move { acc.and(r) })
             .await;
         let read = reader.await.map_err(|e| {
             refuse_store(crate::StoreError::new(format!("the reader stopped: {e}")))
@@ -249,6 +254,7 @@ pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, IngestError> {
             file: path.clone(),
             message: None,
             reason: e.to_string(),
+            store_failed: false,
         };
         if path.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(path)

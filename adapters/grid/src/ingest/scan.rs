@@ -61,6 +61,7 @@ pub(crate) fn open(path: &Path) -> Result<Grib2File, IngestError> {
         file: path.to_owned(),
         message,
         reason,
+        store_failed: false,
     };
     let file = File::open(path).map_err(|e| refuse(None, e.to_string()))?;
     let size = file
@@ -97,6 +98,7 @@ fn digest(path: &Path) -> Result<[u8; 32], IngestError> {
         file: path.to_owned(),
         message: None,
         reason: e.to_string(),
+        store_failed: false,
     };
     let mut file = File::open(path).map_err(refuse)?;
     let mut hasher = Sha256::new();
@@ -135,6 +137,7 @@ pub(crate) fn scan(path: &Path) -> Result<Plan, IngestError> {
         file: path.to_owned(),
         message,
         reason,
+        store_failed: false,
     };
     let mut batches: BTreeMap<(Product, i64), PlannedBatch> = BTreeMap::new();
     let (mut messages, mut skipped) = (0, 0);
