@@ -42,5 +42,5 @@ pub use quantity::{N_QUANTITIES, Quantity};
 pub use source::{CAMS_ATTRIBUTION, GridSource};
 pub use store::{
     CommitSummary, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_HOURS, DEFAULT_CHUNK_NODES, GridStore,
-    StoreConfig, StoreError,
+    ORPHAN_GRACE, StoreConfig, StoreError,
 };

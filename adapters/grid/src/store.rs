@@ -23,6 +23,10 @@ use crate::writer::{block_chunks, put, put_manifest};
 /// 8 hours, or 40 hours of six quantities on the whole 0.4° global grid.
 pub const DEFAULT_CACHE_BYTES: u64 = 512 << 20;
 
+/// How long chunks without a manifest are left alone before a purge takes them for the
+/// remains of a failed ingest: far longer than an ingest of a whole run takes.
+pub const ORPHAN_GRACE: chrono::TimeDelta = chrono::TimeDelta::hours(1);
+
 /// Cells a side of a chunk by default (65 × 65 nodes).
 pub const DEFAULT_CHUNK_NODES: usize = 64;
 
@@ -192,13 +196,28 @@ impl GridStore {
 
     /// Deletes the batches no longer needed at `cutoff`: those of a run before it whose every
     /// hour is before it too or answered from a newer run; and the chunks, under runs before
-    /// it, of batches that never got a manifest (an ingest that failed). Each batch's manifest
-    /// goes first, so a reader never meets a manifest without its chunks. Returns how many
-    /// batches with a manifest were deleted.
+    /// it, of batches that never got a manifest (an ingest that failed) and whose newest chunk
+    /// is more than [`ORPHAN_GRACE`] old, so that an ingest still writing an old run (a
+    /// backfill) keeps its chunks. Each batch's manifest goes first, so a reader never meets a
+    /// manifest without its chunks. Returns how many batches with a manifest were deleted.
     ///
     /// # Errors
     /// [`StoreError`] when the object store fails.
     pub async fn purge(&self, cutoff: DateTime<Utc>) -> Result<usize, StoreError> {
+        self.purge_orphans_before(cutoff, Utc::now() - ORPHAN_GRACE)
+            .await
+    }
+
+    /// [`GridStore::purge`], deleting chunks without a manifest only when their newest object
+    /// was written before `written_before` (by the object store's clock).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the object store fails.
+    pub async fn purge_orphans_before(
+        &self,
+        cutoff: DateTime<Utc>,
+        written_before: DateTime<Utc>,
+    ) -> Result<usize, StoreError> {
         self.refresh().await?;
         let catalog = self.catalog();
         let dead = catalog.dead(cutoff.timestamp());
@@ -231,7 +250,9 @@ impl GridStore {
                     continue;
                 }
                 for batch in self.children(&run).await? {
-                    if !live.contains(&batch.to_string()) {
+                    if !live.contains(&batch.to_string())
+                        && self.last_written(&batch).await? < Some(written_before)
+                    {
                         self.delete_under(&batch).await?;
                         tracing::info!(chunks = %batch, "purged chunks that have no manifest");
                     }
@@ -246,6 +267,22 @@ impl GridStore {
         match self.objects.delete(path).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(StoreError(format!("cannot delete {path}: {e}"))),
+        }
+    }
+
+    /// When the newest object under `prefix` was written; `None` when there is none.
+    async fn last_written(&self, prefix: &Path) -> Result<Option<DateTime<Utc>>, StoreError> {
+        match self
+            .objects
+            .list(Some(prefix))
+            .try_fold(None, |newest: Option<DateTime<Utc>>, m| async move {
+                Ok(newest.max(Some(m.last_modified)))
+            })
+            .await
+        {
+            Ok(t) => Ok(t),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(StoreError(format!("cannot list {prefix}: {e}"))),
         }
     }
 
