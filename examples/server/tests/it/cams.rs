@@ -235,8 +235,9 @@ async fn lookups_name_the_model_runs_their_hours_come_from() {
     );
 }
 
-/// Starts a server of each deployment, asks each for `conditions` with its own key, checks
-/// that both answer the same hour, and that neither decoded a file.
+/// Starts a server of each deployment, asks each for `conditions` with its own key, and checks
+/// that both answer the same hour. The GRIB2 file lies outside the store the servers read, so
+/// what they answer is what the one ingest wrote.
 async fn both_answer_alike(a: &Deployment, b: &Deployment) {
     let (key_a, key_b) = (a.new_key(), b.new_key());
     let (server_a, server_b) = (a.serve(&[]), b.serve(&[]));
@@ -245,9 +246,6 @@ async fn both_answer_alike(a: &Deployment, b: &Deployment) {
     assert!(hour_a.is_object(), "{hour_a}");
     assert!(hour_a["index"]["value"].is_number(), "{hour_a}");
     assert_eq!(hour_a, hour_b);
-    for server in [&server_a, &server_b] {
-        assert!(!server.log().contains("ingested"), "{}", server.log());
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
