@@ -355,8 +355,14 @@ fn check_apart_from_files(location: &CamsStore, settings: &Settings) -> Result<(
         .context("cannot read --object-store")?;
     let inside = match (location, &files) {
         (CamsStore::Dir(dir), ObjectStoreLocation::Local(files)) => {
-            let absolute = |p: &std::path::Path| std::path::absolute(p).unwrap_or(p.to_owned());
-            absolute(dir).starts_with(absolute(files))
+            // Resolved through links and `..` where the directories exist already; as written
+            // (made absolute) where they are still to be made.
+            let resolved = |p: &std::path::Path| {
+                p.canonicalize()
+                    .or_else(|_| std::path::absolute(p))
+                    .unwrap_or(p.to_owned())
+            };
+            resolved(dir).starts_with(resolved(files))
         }
         (CamsStore::S3(url), ObjectStoreLocation::S3(files)) => {
             let grids = insights_objects::S3Settings::new(url)
