@@ -9,7 +9,8 @@
 //!   [`nowcast`]: EPA's averaging of hourly values (NowCast, 8-hour means) and [`UsAqi`], the
 //!   US AQI of an hour with it.
 //! - [`AirHour`] ([`air_hour`]): one hour at a place as lookups show it;
-//!   [`PollenDay`] ([`pollen_day`]): one civil day's pollen, from the daily mean count.
+//!   [`PollenDay`] ([`pollen_day`]): one civil day's pollen, from the daily mean count, over
+//!   the place's civil days ([`civil`]: the days of its time zone).
 //! - [`PollenType`], [`PollenLevel`], [`GrainThresholds`]: pollen on a 0 to 5 scale.
 //! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
 //!   in-memory versions in [`memory`]; [`Provenance`]: the model runs or the newest
@@ -35,6 +36,7 @@
 //! ```
 
 pub mod air_hour;
+pub mod civil;
 pub mod epa;
 pub mod field;
 pub mod index;
@@ -62,7 +64,7 @@ pub use pollen::{
     GrainCountError, GrainLimits, GrainThresholds, PollenLevel, PollenLevelError, PollenLevels,
     PollenType,
 };
-pub use pollen_day::{DailyPollenMean, PollenDay, PollenTypeDay};
+pub use pollen_day::{DailyMeans, DailyPollenMean, PollenDay, PollenDays, PollenTypeDay};
 pub use pollutant::{
     Concentration, ConcentrationError, Concentrations, MOLAR_VOLUME_20C, MOLAR_VOLUME_25C,
     Pollutant, ReferenceConditions,

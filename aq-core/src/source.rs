@@ -13,7 +13,7 @@ use thiserror::Error;
 
 use crate::index::CleanlinessIndex;
 use crate::pollen::PollenLevels;
-use crate::pollen_day::PollenDay;
+use crate::pollen_day::{PollenDay, PollenDays};
 use crate::pollutant::Concentrations;
 use crate::position::Position;
 use crate::provenance::Provenance;
@@ -339,6 +339,43 @@ pub struct PollenOutlook {
     pub days: Vec<PollenLevels>,
 }
 
+impl PollenOutlook {
+    /// The outlook of `days`, yesterday first (the days of
+    /// [`CivilDays::outlook`](crate::civil::CivilDays::outlook)), or `None` when there is no
+    /// day at all.
+    ///
+    /// ```
+    /// use aq_core::{PollenDay, PollenLevel, PollenLevels, PollenOutlook, PollenType};
+    /// use chrono::NaiveDate;
+    ///
+    /// let date = |d| NaiveDate::from_ymd_opt(2026, 6, d).unwrap();
+    /// let high = PollenLevels::default().with(PollenType::Grass, PollenLevel::new(4).unwrap());
+    /// let days = [
+    ///     PollenDay::new(date(9)),
+    ///     PollenDay::from_levels(date(10), &high),
+    ///     PollenDay::new(date(11)),
+    /// ];
+    /// let outlook = PollenOutlook::from_days(&days).unwrap();
+    /// assert_eq!(outlook.today, date(10));
+    /// assert_eq!(outlook.yesterday, PollenLevels::default());
+    /// assert_eq!(outlook.days, [high, PollenLevels::default()]);
+    /// ```
+    #[must_use]
+    pub fn from_days(days: &[PollenDay]) -> Option<Self> {
+        let (yesterday, rest) = days.split_first()?;
+        let today = rest
+            .first()
+            .map(|d| d.date)
+            .or_else(|| yesterday.date.succ_opt())
+            .unwrap_or(yesterday.date);
+        Some(Self {
+            today,
+            yesterday: yesterday.levels(),
+            days: rest.iter().map(PollenDay::levels).collect(),
+        })
+    }
+}
+
 /// How far from now a [`ForecastSource`] answers hourly series: what lookups tell a customer
 /// about hours that are absent. `None` means no fixed window: the data itself decides (a
 /// synthetic field answers any time; a station file as far back as its readings go).
@@ -404,9 +441,12 @@ pub trait ForecastSource: Send + Sync {
     ) -> Result<Vec<Option<PollenOutlook>>, SourceError>;
 
     /// The pollen of `days` civil days at each position from today (the day at the position
-    /// that contains `at`), with each type's daily mean count where the source has counts.
-    /// The provided method asks [`daily_pollen`](Self::daily_pollen) and gives levels without
-    /// counts, for sources that only have levels.
+    /// that contains `at`), with each type's daily mean count where the source has counts, and
+    /// where the days' values come from ([`PollenDays::provenance`]: the model runs, or the
+    /// newest measurement, behind the days that have a value). The levels are those
+    /// [`daily_pollen`](Self::daily_pollen) gives for the same days. The provided method asks
+    /// [`daily_pollen`](Self::daily_pollen) and gives levels without counts or provenance, for
+    /// sources that only have levels.
     ///
     /// # Errors
     /// [`SourceError`] when the source cannot answer the batch at all.
@@ -415,7 +455,7 @@ pub trait ForecastSource: Send + Sync {
         positions: &[Position],
         at: DateTime<Utc>,
         days: u32,
-    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+    ) -> Result<Vec<Option<PollenDays>>, SourceError> {
         let outlooks = self
             .daily_pollen(positions, at, days.saturating_sub(1))
             .await?;
@@ -423,18 +463,20 @@ pub trait ForecastSource: Send + Sync {
             .into_iter()
             .map(|o| {
                 o.map(|o| {
-                    o.days
-                        .iter()
-                        .take(days as usize)
-                        .enumerate()
-                        .map(|(k, levels)| {
-                            let date = o
-                                .today
-                                .checked_add_days(chrono::Days::new(k as u64))
-                                .unwrap_or(o.today);
-                            PollenDay::from_levels(date, levels)
-                        })
-                        .collect()
+                    PollenDays::new(
+                        o.days
+                            .iter()
+                            .take(days as usize)
+                            .enumerate()
+                            .map(|(k, levels)| {
+                                let date = o
+                                    .today
+                                    .checked_add_days(chrono::Days::new(k as u64))
+                                    .unwrap_or(o.today);
+                                PollenDay::from_levels(date, levels)
+                            })
+                            .collect(),
+                    )
                 })
             })
             .collect())

@@ -280,6 +280,51 @@ pub async fn check_forecast(source: &dyn ForecastSource, expect: &ForecastExpect
             ),
         }
     }
+    check_pollen_days(source, &positions, &outlooks, expect.start, days).await;
+}
+
+/// The days of a lookup lie within the outlook: the same dates from today and the same levels
+/// (the counts beside them are the source's own), and a position with days has an outlook.
+async fn check_pollen_days(
+    source: &dyn ForecastSource,
+    positions: &[Position],
+    outlooks: &[Option<aq_core::PollenOutlook>],
+    at: DateTime<Utc>,
+    days: u32,
+) {
+    let name = source.info().name;
+    let lookup = source
+        .pollen_days(positions, at, days + 1)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(
+        lookup.len(),
+        positions.len(),
+        "{name}: pollen_days answer length"
+    );
+    for (k, (d, o)) in lookup.iter().zip(outlooks).enumerate() {
+        let Some(d) = d else {
+            continue;
+        };
+        let o = o
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: position {k} has pollen days but no outlook"));
+        assert!(
+            d.days.len() <= days as usize + 1,
+            "{name}: {} pollen days for {} asked",
+            d.days.len(),
+            days + 1
+        );
+        for (n, (day, levels)) in d.days.iter().zip(&o.days).enumerate() {
+            let date = o.today + chrono::Days::new(n as u64);
+            assert_eq!(day.date, date, "{name}: position {k}, day {n}");
+            assert_eq!(
+                &day.levels(),
+                levels,
+                "{name}: position {k}, {date}: the levels of a lookup are the outlook's"
+            );
+        }
+    }
 }
 
 /// The hourly concentrations lie beside the hourly CI: the same start, and concentrations in

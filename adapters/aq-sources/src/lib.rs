@@ -31,10 +31,8 @@
 //! ```
 
 mod cache;
-mod civil;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
-mod daily;
 pub mod demo;
 mod geo;
 mod grid;

@@ -33,16 +33,16 @@ use futures::{StreamExt, TryStreamExt, stream};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
+use aq_core::civil::CivilDays;
+use aq_core::pollen_day::daily_means;
 use aq_core::runtime::Clock;
 use aq_core::{
     AirQualitySource, AirSample, EaqiBands, ForecastSource, GrainThresholds, HourlyCi,
-    HourlyConcentrations, PollenDay, PollenOutlook, PollenType, Pollutant, Position, Provenance,
+    HourlyConcentrations, PollenDays, PollenOutlook, PollenType, Pollutant, Position, Provenance,
     SampleQuery, SourceError, SourceInfo, SourceReach,
 };
 
 use crate::cache::TimedCache;
-use crate::civil::CivilDays;
-use crate::daily;
 use crate::grid::{Cell, Grid};
 use crate::http::{self, ConfigError};
 use crate::values::Values;
@@ -380,21 +380,12 @@ impl OpenMeteo {
     ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
         let civil: Vec<CivilDays> = positions
             .iter()
-            .map(|&p| daily::outlook_days(p, at, days))
+            .map(|&p| CivilDays::outlook(p, at, days))
             .collect();
         let days = self.civil_days(positions, &civil).await?;
         Ok(days
             .into_iter()
-            .zip(&civil)
-            .map(|(d, c)| {
-                let mut all = d?.into_iter().map(|d| d.levels());
-                let yesterday = all.next().unwrap_or_default();
-                Some(PollenOutlook {
-                    today: c.date(1),
-                    yesterday,
-                    days: all.collect(),
-                })
-            })
+            .map(|d| PollenOutlook::from_days(&d?.days))
             .collect())
     }
 
@@ -403,7 +394,7 @@ impl OpenMeteo {
         &self,
         positions: &[Position],
         civil: &[CivilDays],
-    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+    ) -> Result<Vec<Option<PollenDays>>, SourceError> {
         let mut keys = Vec::new();
         for (&p, c) in positions.iter().zip(civil) {
             for k in 0..c.len() {
@@ -415,12 +406,14 @@ impl OpenMeteo {
             .iter()
             .zip(civil)
             .map(|(&p, c)| {
-                daily::days(c, &self.config.pollen, |t| {
-                    found
-                        .get(&self.key_at(p, t))
-                        .copied()
-                        .unwrap_or(Values::MISSING)
-                })
+                let means = daily_means(c, &self.config.pollen, |t| {
+                    let values = found.get(&self.key_at(p, t)).copied();
+                    (values.unwrap_or(Values::MISSING).pollen_counts(), ())
+                })?;
+                Some(
+                    PollenDays::new(means.days)
+                        .with_provenance(Provenance::unnamed_runs(UNNAMED_RUN)),
+                )
             })
             .collect())
     }
@@ -577,8 +570,8 @@ impl ForecastSource for OpenMeteo {
             .collect())
     }
 
-    /// Pollen levels: each civil day's mean of the hourly counts (see the crate's `daily`
-    /// module), yesterday included. Not covered where every hour lacks all pollen (outside
+    /// Pollen levels: each civil day's mean of the hourly counts
+    /// ([`aq_core::pollen_day::daily_means`]), yesterday included. Not covered where every hour lacks all pollen (outside
     /// Europe, or out of season).
     async fn daily_pollen(
         &self,
@@ -589,16 +582,17 @@ impl ForecastSource for OpenMeteo {
         self.pollen(positions, at, days).await
     }
 
-    /// Each civil day's mean count and level, from the model's hourly counts.
+    /// Each civil day's mean count and level, from the model's hourly counts; the runs are not
+    /// named, as for the hours ([`UNNAMED_RUN`]).
     async fn pollen_days(
         &self,
         positions: &[Position],
         at: DateTime<Utc>,
         days: u32,
-    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+    ) -> Result<Vec<Option<PollenDays>>, SourceError> {
         let civil: Vec<CivilDays> = positions
             .iter()
-            .map(|&p| daily::lookup_days(p, at, days))
+            .map(|&p| CivilDays::from_today(p, at, days))
             .collect();
         self.civil_days(positions, &civil).await
     }

@@ -114,6 +114,12 @@ impl Values {
             })
     }
 
+    /// The counts of tree, grass and weed pollen, as [`aq_core::pollen_day::daily_means`]
+    /// reads an hour.
+    pub(crate) fn pollen_counts(&self) -> [Option<f64>; 3] {
+        PollenType::ALL.map(|kind| self.get(Self::pollen_index(kind)))
+    }
+
     pub(crate) fn pollen_levels(&self, thresholds: &GrainThresholds) -> PollenLevels {
         let mut levels = PollenLevels::default();
         for kind in PollenType::ALL {

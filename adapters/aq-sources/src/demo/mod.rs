@@ -33,13 +33,14 @@ use chrono::{DateTime, Utc};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
+use aq_core::civil::CivilDays;
+use aq_core::pollen_day::{DailyMeans, daily_means};
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, Concentrations, EaqiBands, Exposure,
-    ForecastSource, GrainThresholds, HourlyCi, HourlyConcentrations, PollenDay, PollenLevels,
+    ForecastSource, GrainThresholds, HourlyCi, HourlyConcentrations, PollenDays, PollenLevels,
     PollenOutlook, Position, Provenance, SampleQuery, SourceError, SourceInfo,
 };
 
-use crate::daily;
 use crate::geo::unit_vector;
 use crate::values::Values;
 
@@ -246,20 +247,26 @@ impl DemoField {
         HourlyCi::covered(start, values).map(|s| s.with_provenance(Provenance::Synthetic))
     }
 
-    /// Each civil day's level from the daily mean of the hourly counts, as for measured
-    /// sources; the field always has counts, so every point is covered.
-    fn pollen_outlook(&self, position: Position, at: DateTime<Utc>, days: u32) -> PollenOutlook {
-        let civil = daily::outlook_days(position, at, days);
+    /// `civil`'s days at `position` from the field's hourly counts, as for measured sources.
+    fn pollen_means(&self, position: Position, civil: &CivilDays) -> Option<DailyMeans<()>> {
         let place = self.place(position);
-        daily::outlook(&civil, &self.pollen, |t| {
-            let time = DateTime::<Utc>::from_timestamp(t, 0).unwrap_or(at);
-            self.values_at(&place, time)
+        daily_means(civil, &self.pollen, |t| {
+            let time = DateTime::<Utc>::from_timestamp(t, 0).unwrap_or(DateTime::<Utc>::MIN_UTC);
+            (self.values_at(&place, time).pollen_counts(), ())
         })
-        .unwrap_or(PollenOutlook {
-            today: civil.date(1),
-            yesterday: PollenLevels::default(),
-            days: Vec::new(),
-        })
+    }
+
+    /// Each civil day's level from the daily mean of the hourly counts; the field always has
+    /// counts, so every point is covered.
+    fn pollen_outlook(&self, position: Position, at: DateTime<Utc>, days: u32) -> PollenOutlook {
+        let civil = CivilDays::outlook(position, at, days);
+        self.pollen_means(position, &civil)
+            .and_then(|means| PollenOutlook::from_days(&means.days))
+            .unwrap_or(PollenOutlook {
+                today: civil.date(1),
+                yesterday: PollenLevels::default(),
+                days: Vec::new(),
+            })
     }
 }
 
@@ -369,21 +376,18 @@ impl ForecastSource for DemoField {
             .collect())
     }
 
-    /// Each day's mean count and level, from the field's hourly counts.
+    /// Each day's mean count and level, from the field's hourly counts: [`Provenance::Synthetic`].
     async fn pollen_days(
         &self,
         positions: &[Position],
         at: DateTime<Utc>,
         days: u32,
-    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+    ) -> Result<Vec<Option<PollenDays>>, SourceError> {
         Ok(positions
             .iter()
             .map(|&p| {
-                let place = self.place(p);
-                daily::days(&daily::lookup_days(p, at, days), &self.pollen, |t| {
-                    let time = DateTime::<Utc>::from_timestamp(t, 0).unwrap_or(at);
-                    self.values_at(&place, time)
-                })
+                let means = self.pollen_means(p, &CivilDays::from_today(p, at, days))?;
+                Some(PollenDays::new(means.days).with_provenance(Provenance::Synthetic))
             })
             .collect())
     }

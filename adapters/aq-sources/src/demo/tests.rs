@@ -89,7 +89,21 @@ async fn forecast_is_the_field_at_future_times() {
             .map(|s| s.ci)
     );
     let outlook = f.daily_pollen(&[p], start, 3).await.unwrap();
-    assert_eq!(outlook[0].as_ref().unwrap().days.len(), 4);
+    let outlook = outlook[0].as_ref().unwrap();
+    assert_eq!(outlook.days.len(), 4);
+    // The days of a lookup: the outlook's levels, with counts, and made up.
+    let days = f.pollen_days(&[p], start, 4).await.unwrap();
+    let days = days[0].as_ref().unwrap();
+    assert_eq!(days.provenance, Provenance::Synthetic);
+    let levels: Vec<_> = days.days.iter().map(|d| d.levels()).collect();
+    assert_eq!(levels, outlook.days);
+    assert!(
+        days.days[0]
+            .get(aq_core::PollenType::Grass)
+            .unwrap()
+            .mean_grains_m3
+            .is_some()
+    );
     // The concentrations beside it are those the CI was derived from.
     let air = f.hourly_concentrations(&[p], start, 6).await.unwrap();
     let air = air[0].as_ref().unwrap();

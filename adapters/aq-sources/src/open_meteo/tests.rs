@@ -243,6 +243,18 @@ async fn pollen_adds_up_plants_and_takes_daily_means() {
     assert_eq!(r.param("start_hour"), Some("2026-05-02T22:00"));
     assert_eq!(r.param("end_hour"), Some("2026-05-05T21:00"));
     assert!(out[1].is_none(), "only nulls: no pollen outlook");
+    // The days of a lookup: the same means, and the runs unnamed as for the hours.
+    let days = s
+        .pollen_days(&[pos(13.4, 52.5), pos(13.4, 65.0)], now(), 2)
+        .await
+        .unwrap();
+    let today = days[0].as_ref().unwrap();
+    assert_eq!(today.days.len(), 2);
+    let tree = today.days[0].get(PollenType::Tree).unwrap();
+    assert_eq!(tree.mean_grains_m3, Some(25.0));
+    assert_eq!(today.days[0].levels(), o.days[0]);
+    assert_eq!(today.provenance, Provenance::unnamed_runs(UNNAMED_RUN));
+    assert!(days[1].is_none());
     let series = s.hourly_ci(&[pos(13.4, 52.5)], now(), 3).await.unwrap();
     assert_eq!(series[0].as_ref().unwrap().values.len(), 4);
     let air = s

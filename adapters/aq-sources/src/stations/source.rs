@@ -3,14 +3,15 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use aq_core::civil::CivilDays;
+use aq_core::pollen_day::{DailyMeans, daily_means};
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations,
-    PollenDay, PollenOutlook, Position, Provenance, SampleQuery, SourceError, SourceInfo,
+    PollenDays, PollenOutlook, Position, Provenance, SampleQuery, SourceError, SourceInfo,
 };
 
 use super::StationFile;
 use super::index::Neighbourhood;
-use crate::daily;
 use crate::values::Values;
 
 impl StationFile {
@@ -71,16 +72,17 @@ impl StationFile {
             .collect()
     }
 
-    fn pollen_outlook(
+    /// `civil`'s days at `position` from the pollen counts interpolated at each hour, with the
+    /// time (seconds) of the newest reading behind each hour.
+    fn pollen_means(
         &self,
         position: Position,
-        at: DateTime<Utc>,
-        days: u32,
+        civil: &CivilDays,
         hood: &mut Neighbourhood,
-    ) -> Option<PollenOutlook> {
-        let civil = daily::outlook_days(position, at, days);
-        daily::outlook(&civil, &self.config.pollen, |t| {
-            self.interpolate(position, t, hood)
+    ) -> Option<DailyMeans<Option<i64>>> {
+        daily_means(civil, &self.config.pollen, |t| {
+            let counts = self.interpolate(position, t, hood).pollen_counts();
+            (counts, hood.newest)
         })
     }
 }
@@ -169,23 +171,31 @@ impl ForecastSource for StationFile {
         let mut hood = Neighbourhood::default();
         Ok(positions
             .iter()
-            .map(|&p| self.pollen_outlook(p, at, days, &mut hood))
+            .map(|&p| {
+                let means = self.pollen_means(p, &CivilDays::outlook(p, at, days), &mut hood)?;
+                PollenOutlook::from_days(&means.days)
+            })
             .collect())
     }
 
-    /// Each day's mean count and level, from the file's pollen readings.
+    /// Each day's mean count and level, from the file's pollen readings; the days are
+    /// [`Provenance::Observed`] at the newest reading behind their values.
     async fn pollen_days(
         &self,
         positions: &[Position],
         at: DateTime<Utc>,
         days: u32,
-    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+    ) -> Result<Vec<Option<PollenDays>>, SourceError> {
         let mut hood = Neighbourhood::default();
         Ok(positions
             .iter()
             .map(|&p| {
-                daily::days(&daily::lookup_days(p, at, days), &self.config.pollen, |t| {
-                    self.interpolate(p, t, &mut hood)
+                let means = self.pollen_means(p, &CivilDays::from_today(p, at, days), &mut hood)?;
+                let newest = means.behind.into_iter().flatten().max();
+                let days = PollenDays::new(means.days);
+                Some(match newest.and_then(|t| DateTime::from_timestamp(t, 0)) {
+                    Some(newest) => days.with_provenance(Provenance::Observed { newest }),
+                    None => days,
                 })
             })
             .collect())

@@ -315,6 +315,17 @@ async fn pollen_days_are_daily_means_of_the_readings() {
     let pollen = f.daily_pollen(&[pos(0.0, 0.0)], t(23, 0), 0).await.unwrap();
     let outlook = pollen[0].as_ref().unwrap();
     assert_eq!(outlook.days[0].get(PollenType::Tree).unwrap().value(), 4);
+    // The day of a lookup: its mean count, observed until the last reading, at 21:00.
+    let days = f.pollen_days(&[pos(0.0, 0.0)], t(23, 0), 2).await.unwrap();
+    let days = days[0].as_ref().unwrap();
+    let tree = days.days[0].get(PollenType::Tree).unwrap();
+    assert_eq!(tree.mean_grains_m3, Some(142.5));
+    assert_eq!(tree.level.value(), 4);
+    assert!(days.days[1].is_empty(), "no reading on 5 May");
+    assert_eq!(
+        days.provenance,
+        aq_core::Provenance::Observed { newest: t(21, 0) }
+    );
 }
 
 #[tokio::test]

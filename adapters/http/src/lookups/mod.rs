@@ -17,7 +17,9 @@ mod query;
 pub(crate) mod wire;
 
 use aq_core::air_hour::{air_hours, hour_of};
-use aq_core::{AirHour, ForecastSource, Position, Provenance, SourceReach, check_batch_len};
+use aq_core::{
+    AirHour, ForecastSource, PollenDays, Position, Provenance, SourceReach, check_batch_len,
+};
 use axum::Json;
 use axum::extract::State;
 use axum::http::Uri;
@@ -239,7 +241,7 @@ pub(crate) async fn pollen(
     let query = LookupQuery::from_uri(&uri, Some(POLLEN_DAYS))?;
     let source = state.alerts().forecast_source();
     let now = state.clock().now();
-    let days = check_batch_len(
+    let answer = check_batch_len(
         1,
         source
             .pollen_days(&[query.position], now, query.count)
@@ -249,12 +251,13 @@ pub(crate) async fn pollen(
     .map_err(|e| source_unavailable(&e))?
     .pop()
     .flatten()
-    .unwrap_or_default();
+    .unwrap_or_else(|| PollenDays::new(Vec::new()));
     // A day without any type is a day the source has nothing for: absent, like an hour.
-    let days: Vec<PollenDayBody> = days
+    let days: Vec<PollenDayBody> = answer
+        .days
         .iter()
         .take(query.count as usize)
-        .filter(|d| d.levels() != aq_core::PollenLevels::default())
+        .filter(|d| !d.is_empty())
         .map(PollenDayBody::from)
         .collect();
     let answered = u32::try_from(days.len()).unwrap_or(u32::MAX);
@@ -281,8 +284,7 @@ pub(crate) async fn pollen(
                 requested: query.count,
                 answered,
                 newest_hour: None,
-                // The pollen port answers days without saying where they come from.
-                provenance: Provenance::Unstated,
+                provenance: answer.provenance,
             },
             notes,
         ),

@@ -126,14 +126,16 @@ pub(crate) struct DataSourceBody {
     pub history_hours: Option<u32>,
     /// Hours after now the source forecasts, when it forecasts a fixed window.
     pub forecast_hours: Option<u32>,
-    /// What the values answered are: `model` output, `observations` (measurements) or
-    /// `synthetic`; null when the source does not say, or nothing was answered.
+    /// What the values answered (hours, or pollen days) are: `model` output, `observations`
+    /// (measurements) or `synthetic`; null when the source does not say, or nothing was
+    /// answered.
     pub basis: Option<BasisBody>,
-    /// For model output, the runs the answered hours come from, each once, oldest first; empty
-    /// otherwise, and when the source does not name its runs (`provenanceNote` then says so).
+    /// For model output, the runs the answered hours or days come from (a day from the runs of
+    /// the hours its daily mean was taken over), each once, oldest first; empty otherwise, and
+    /// when the source does not name its runs (`provenanceNote` then says so).
     pub model_runs: Vec<ModelRunBody>,
-    /// For observations, when the newest measurement behind the answered hours was taken;
-    /// null otherwise.
+    /// For observations, when the newest measurement behind the answered hours or days was
+    /// taken; null otherwise.
     pub newest_observation: Option<DateTime<Utc>>,
     /// Why the run or the observation time is not given, for people to read; null when
     /// nothing is left out.

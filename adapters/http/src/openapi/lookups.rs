@@ -78,7 +78,8 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                     "`days` civil days from today at the place (its own time zone), 1 to {} \
                      (default {}): per type (tree, grass, weed) the level 0 to 5 with its \
                      name and the daily mean count. Days and types the source has no values \
-                     for are absent.",
+                     for are absent. A day's model runs (`metadata.dataSource.modelRuns`) \
+                     are those of the hours its mean was taken over.",
                     POLLEN_DAYS.max, POLLEN_DAYS.default
                 ),
                 vec![count(
@@ -118,8 +119,9 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
         "summary": summary,
         "description": format!(
             "{description} `metadata.dataSource` names the source and what its values are \
-             (`basis`): for model output the runs the hours come from (`modelRuns`), for \
-             measurements the time of the newest one used (`newestObservation`), and in \
+             (`basis`): for model output the runs the hours or days come from \
+             (`modelRuns`), for measurements the time of the newest one used \
+             (`newestObservation`), and in \
              `provenanceNote` why either is left out. Counted against the key's rate like \
              every request; the query parameters are refused with a 400 naming the one at \
              fault."

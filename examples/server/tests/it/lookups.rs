@@ -221,6 +221,12 @@ async fn every_lookup_answers_on_the_demo_field_with_the_index_of_route_scores()
     let days = data["days"].as_array().unwrap();
     assert_eq!(days.len(), 5, "the demo field has pollen every day: {data}");
     assert_eq!(meta["answered"], 5);
+    // Made-up days, said like made-up hours.
+    let source = &meta["dataSource"];
+    assert_eq!(source["basis"], "synthetic", "{meta}");
+    assert_eq!(source["modelRuns"], json!([]));
+    assert_eq!(source["newestObservation"], Value::Null);
+    assert_eq!(source["provenanceNote"], Value::Null);
     for day in days {
         for kind in ["tree", "grass", "weed"] {
             let v = &day["types"][kind];
@@ -418,6 +424,62 @@ async fn a_station_file_answers_its_readings_and_no_hour_beyond_them() {
     );
 }
 
+/// Grass pollen of a reading at `hour` of the day: four values in turn, a mean of 13 over a day.
+fn station_grass(hour: i64) -> f64 {
+    10.0 + 2.0 * (hour % 4) as f64
+}
+
+#[tokio::test]
+async fn a_station_files_pollen_days_are_observed_until_the_newest_reading_behind_them() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    // A station in Iceland, which keeps UTC all year: its civil days are UTC days. Readings
+    // every hour of today (a file may hold readings of any time), then six hours of tomorrow,
+    // too few for a day.
+    let today = this_hour() - Duration::hours(i64::from(this_hour().hour()));
+    let mut csv = String::from("station_id,lon,lat,time,grass_pollen\n");
+    for h in 0..30 {
+        let t = (today + Duration::hours(h)).to_rfc3339();
+        csv.push_str(&format!("S1,-21.94,64.15,{t},{}\n", station_grass(h)));
+    }
+    let path = deployment.path().join("stations.csv");
+    std::fs::write(&path, csv).unwrap();
+    let server = deployment.serve(&["--aq-source", &format!("stations:{}", path.display())]);
+
+    let (meta, data) = lookup(&server, &key, "pollen", "lat=64.15&lon=-21.94&days=2").await;
+    assert_eq!(
+        (&meta["requested"], &meta["answered"]),
+        (&json!(2), &json!(1))
+    );
+    let days = data["days"].as_array().unwrap();
+    assert_eq!(
+        days[0]["date"],
+        json!(today.date_naive().to_string()),
+        "{data}"
+    );
+    assert_eq!(
+        days[0]["types"]["grass"]["meanGrainsM3"],
+        json!(13.0),
+        "{data}"
+    );
+    assert_eq!(days[0]["types"]["grass"]["level"], json!(3), "{data}");
+    let source = &meta["dataSource"];
+    assert_eq!(source["basis"], "observations", "{meta}");
+    assert_eq!(source["modelRuns"], json!([]));
+    // The last reading of today, at 23:00, is the newest behind the day; tomorrow's readings
+    // are behind no day answered.
+    assert_eq!(
+        source["newestObservation"]
+            .as_str()
+            .unwrap()
+            .parse::<DateTime<Utc>>()
+            .unwrap(),
+        today + Duration::hours(23),
+        "{meta}"
+    );
+    assert_eq!(source["provenanceNote"], Value::Null);
+}
+
 // --- Open-Meteo, faked ------------------------------------------------------------------------
 
 #[derive(serde::Deserialize)]
@@ -541,9 +603,19 @@ async fn open_meteo_answers_through_its_api_with_its_window() {
     let (meta, _) = lookup(&server, &key, "forecast", &format!("{place}&hours=96")).await;
     assert_eq!(meta["answered"], 96);
 
-    let (_, data) = lookup(&server, &key, "pollen", &format!("{place}&days=3")).await;
+    let (meta, data) = lookup(&server, &key, "pollen", &format!("{place}&days=3")).await;
     let days = data["days"].as_array().unwrap();
     assert_eq!(days.len(), 3, "{data}");
+    // The days come from the same model, whose runs are not named either.
+    assert_eq!(meta["dataSource"]["basis"], "model");
+    assert_eq!(meta["dataSource"]["modelRuns"], json!([]));
+    assert!(
+        meta["dataSource"]["provenanceNote"]
+            .as_str()
+            .unwrap()
+            .contains("do not name the model run"),
+        "{meta}"
+    );
     assert_eq!(days[0]["types"]["grass"]["meanGrainsM3"], json!(30.0));
     assert_eq!(days[0]["types"]["grass"]["level"], json!(4));
     assert!(

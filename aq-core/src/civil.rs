@@ -7,21 +7,25 @@
 //! saving included (`chrono-tz`, the IANA tz database compiled in). At sea, where the boundary
 //! data has nautical zones (`Etc/GMT±n`), those give the day; should a lookup ever find no zone
 //! the chrono-tz database knows, the day falls back to local mean solar time in whole hours.
+//!
+//! Every source turns hours into days over these days, so that a day means the same whatever
+//! the source: the boundaries are data compiled in, not read, so the crate still does no I/O.
 
 use std::sync::LazyLock;
 
-use aq_core::Position;
 use chrono::{
     DateTime, Days, FixedOffset, LocalResult, NaiveDate, NaiveTime, Offset, TimeZone, Utc,
 };
 use chrono_tz::Tz;
 use tzf_rs::DefaultFinder;
 
+use crate::position::Position;
+
 /// Loading the boundaries takes a few hundred milliseconds, so it happens once, on first use.
 static FINDER: LazyLock<DefaultFinder> = LazyLock::new(DefaultFinder::new);
 
 /// The time zone at `position`: its IANA zone, or `None` where no known zone covers it.
-pub(crate) fn zone(position: Position) -> Option<Tz> {
+fn zone(position: Position) -> Option<Tz> {
     FINDER
         .get_tz_name(position.lon(), position.lat())
         .parse()
@@ -37,11 +41,27 @@ fn solar_offset(lon: f64) -> FixedOffset {
     FixedOffset::east_opt(hours * 3600).unwrap_or_else(|| Utc.fix())
 }
 
-/// Consecutive civil days at one place, as UTC instants: day `k` runs from `bounds[k]`
-/// (inclusive) to `bounds[k + 1]` (exclusive). A day is 24 hours long except on a daylight
+/// Consecutive civil days at one place, as UTC instants: day `k` runs from its local midnight
+/// (inclusive) to the next day's (exclusive). A day is 24 hours long except on a daylight
 /// saving change (23 or 25 hours, or other lengths where a zone changed its offset).
+///
+/// ```
+/// use aq_core::Position;
+/// use aq_core::civil::CivilDays;
+/// use chrono::{NaiveDate, TimeZone, Utc};
+///
+/// // 23:30 UTC on 1 May is already 2 May in Berlin (UTC+2 in summer).
+/// let berlin = Position::new(13.405, 52.52).unwrap();
+/// let at = Utc.with_ymd_and_hms(2026, 5, 1, 23, 30, 0).unwrap();
+/// let days = CivilDays::from_today(berlin, at, 2);
+/// assert_eq!(days.date(0), NaiveDate::from_ymd_opt(2026, 5, 2).unwrap());
+/// let (start, end) = days.day(0).unwrap();
+/// assert_eq!(start, Utc.with_ymd_and_hms(2026, 5, 1, 22, 0, 0).unwrap());
+/// assert_eq!(end - start, chrono::Duration::hours(24));
+/// assert_eq!(days.hours(0).count(), 24);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CivilDays {
+pub struct CivilDays {
     first: NaiveDate,
     bounds: Vec<DateTime<Utc>>,
 }
@@ -49,15 +69,31 @@ pub(crate) struct CivilDays {
 impl CivilDays {
     /// `count` civil days at `position`, the first being the day `first` days from the one
     /// that contains `at` (so `first = -1` starts with yesterday).
-    pub(crate) fn at(position: Position, at: DateTime<Utc>, first: i64, count: u32) -> Self {
+    #[must_use]
+    pub fn at(position: Position, at: DateTime<Utc>, first: i64, count: u32) -> Self {
         match zone(position) {
             Some(tz) => Self::in_zone(&tz, at, first, count),
             None => Self::in_zone(&solar_offset(position.lon()), at, first, count),
         }
     }
 
+    /// `days` civil days at `position` from today, the day that contains `at`: the days of a
+    /// lookup.
+    #[must_use]
+    pub fn from_today(position: Position, at: DateTime<Utc>, days: u32) -> Self {
+        Self::at(position, at, 0, days)
+    }
+
+    /// The civil days an outlook of `days` days after today needs at `position`: yesterday,
+    /// today and `days` more ([`PollenOutlook`](crate::PollenOutlook)).
+    #[must_use]
+    pub fn outlook(position: Position, at: DateTime<Utc>, days: u32) -> Self {
+        Self::at(position, at, -1, days.saturating_add(2))
+    }
+
     /// As [`CivilDays::at`], in the time zone `tz`.
-    pub(crate) fn in_zone<Z: TimeZone>(tz: &Z, at: DateTime<Utc>, first: i64, count: u32) -> Self {
+    #[must_use]
+    pub fn in_zone<Z: TimeZone>(tz: &Z, at: DateTime<Utc>, first: i64, count: u32) -> Self {
         let today = at.with_timezone(tz).date_naive();
         let bounds = (0..=i64::from(count))
             .map(|k| {
@@ -72,17 +108,26 @@ impl CivilDays {
     }
 
     /// The civil date of day `k`.
-    pub(crate) fn date(&self, k: usize) -> NaiveDate {
+    #[must_use]
+    pub fn date(&self, k: usize) -> NaiveDate {
         shift(self.first, i64::try_from(k).unwrap_or(i64::MAX))
     }
 
     /// How many days there are.
-    pub(crate) fn len(&self) -> usize {
+    #[must_use]
+    pub fn len(&self) -> usize {
         self.bounds.len().saturating_sub(1)
     }
 
-    /// The start and end of day `k`.
-    pub(crate) fn day(&self, k: usize) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+    /// Whether there is no day at all.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The start and end of day `k`, or `None` past the last day.
+    #[must_use]
+    pub fn day(&self, k: usize) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
         Some((*self.bounds.get(k)?, *self.bounds.get(k + 1)?))
     }
 
@@ -90,7 +135,7 @@ impl CivilDays {
     /// hourly series that belong to that day (24 of them, 23 or 25 on a daylight saving change;
     /// in a zone with a half- or quarter-hour offset they begin at the first whole UTC hour
     /// after local midnight).
-    pub(crate) fn hours(&self, k: usize) -> impl Iterator<Item = i64> + use<> {
+    pub fn hours(&self, k: usize) -> impl Iterator<Item = i64> + use<> {
         let (start, end) = self
             .day(k)
             .map_or((0, 0), |(s, e)| (s.timestamp(), e.timestamp()));
