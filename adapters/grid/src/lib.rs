@@ -14,7 +14,8 @@
 //! - [`GridSource`]: the [`aq_core::AirQualitySource`] and [`aq_core::ForecastSource`] over a
 //!   store: bilinear in space, linear in time between the whole hours around the instant, the
 //!   European grid where it covers the point and has the quantity, the global grid elsewhere,
-//!   `None` (not covered) outside every grid or its hours;
+//!   `None` (not covered) outside every grid or its hours, and the daily pollen of a point's
+//!   civil days from the hourly counts of the grids that carry them;
 //! - [`ingest`]: CAMS GRIB2 files into a store, streamed one hour block of one quantity at a
 //!   time;
 //! - [`DirectoryFeed`]: a directory an operator's job fills, followed by a server.
@@ -39,7 +40,7 @@ pub use field::{Field, Layer, LayerSizeError, Product};
 pub use ingest::{IngestError, IngestReport, ingest_file, list_files};
 pub use lattice::{Blend, Lattice, LatticeError};
 pub use quantity::{N_QUANTITIES, Quantity};
-pub use source::{CAMS_ATTRIBUTION, GridSource};
+pub use source::{CAMS_ATTRIBUTION, GridSource, POLLEN_FORECAST_DAYS, POLLEN_FORECAST_REASON};
 pub use store::{
     CommitSummary, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_HOURS, DEFAULT_CHUNK_NODES, GridStore,
     ORPHAN_GRACE, StoreConfig, StoreError,

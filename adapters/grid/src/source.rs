@@ -6,19 +6,31 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 
+use aq_core::civil::CivilDays;
+use aq_core::pollen_day::daily_means;
 use aq_core::{
-    AirQualitySource, AirSample, CleanlinessIndex, EaqiBands, Exposure, ForecastSource, HourlyCi,
-    HourlyConcentrations, ModelRun, PollenOutlook, PollenType, Pollutant, Position, Provenance,
-    SampleQuery, SourceError, SourceInfo,
+    AirQualitySource, AirSample, CleanlinessIndex, EaqiBands, Exposure, ForecastSource,
+    GrainThresholds, HourlyCi, HourlyConcentrations, ModelRun, PollenDay, PollenDays,
+    PollenOutlook, PollenType, Position, Provenance, SampleQuery, SourceError, SourceInfo,
 };
 
 use crate::field::Product;
-use crate::quantity::PointValues;
+use crate::quantity::{PointValues, Quantity};
 use crate::store::GridStore;
 
 /// The attribution the Copernicus licence asks of products made from CAMS data.
 pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Monitoring Service \
      information; neither the European Commission nor ECMWF is responsible for any use of it.";
+
+/// The most days after today for which the grids give pollen for whole days: the CAMS European
+/// forecast, the product that carries pollen, runs once a day from 00 UTC for 96 hours, so day
+/// 3 after today is its last whole civil day in Europe, and a rule looking 4 days ahead would
+/// never find a day to compare.
+pub const POLLEN_FORECAST_DAYS: u32 = 3;
+
+/// Why [`POLLEN_FORECAST_DAYS`] is what it is, for refusals that must say so.
+pub const POLLEN_FORECAST_REASON: &str = "the CAMS grids' pollen comes from the European \
+     forecast, which runs 96 hours ahead from 00 UTC each day";
 
 /// An [`AirQualitySource`] and [`ForecastSource`] answering from a [`GridStore`]'s chunks: bilinear
 /// between the four grid nodes around a point, linear in time between the whole hours around
@@ -65,10 +77,15 @@ pub const CAMS_ATTRIBUTION: &str = "Contains modified Copernicus Atmosphere Moni
 pub struct GridSource {
     store: Arc<GridStore>,
     bands: EaqiBands,
+    pollen: GrainThresholds,
 }
 
+/// A position's days of pollen, with the runs (product, reference time in seconds) behind
+/// their values.
+type RunDays = (Vec<PollenDay>, BTreeSet<(Product, i64)>);
+
 impl GridSource {
-    /// A source answering from `store` with the default EAQI bands.
+    /// A source answering from `store` with the default EAQI bands and pollen thresholds.
     #[must_use]
     pub fn new(store: Arc<GridStore>) -> Self {
         Self::with_bands(store, EaqiBands::default())
@@ -77,7 +94,20 @@ impl GridSource {
     /// A source answering from `store` with `bands` for the CI.
     #[must_use]
     pub fn with_bands(store: Arc<GridStore>, bands: EaqiBands) -> Self {
-        Self { store, bands }
+        Self {
+            store,
+            bands,
+            pollen: GrainThresholds::default(),
+        }
+    }
+
+    /// The source with `thresholds` for the levels of the daily mean pollen counts.
+    #[must_use]
+    pub fn with_pollen_thresholds(self, thresholds: GrainThresholds) -> Self {
+        Self {
+            pollen: thresholds,
+            ..self
+        }
     }
 
     /// The store answered from.
@@ -146,6 +176,11 @@ fn model_runs(runs: &BTreeSet<(Product, i64)>) -> Provenance {
     }))
 }
 
+/// Whether the quantity of index `k` is a pollen type.
+fn is_pollen(k: usize) -> bool {
+    matches!(Quantity::ALL.get(k), Some(Quantity::Pollen(_)))
+}
+
 fn info() -> SourceInfo {
     SourceInfo {
         attribution: Some(CAMS_ATTRIBUTION.to_owned()),
@@ -207,7 +242,7 @@ impl ForecastSource for GridSource {
                             runs.extend(
                                 origins
                                     .iter()
-                                    .filter(|&&(_, _, k)| k < Pollutant::ALL.len())
+                                    .filter(|&&(_, _, k)| !is_pollen(k))
                                     .map(|&(product, run, _)| (product, run)),
                             );
                         }
@@ -236,21 +271,105 @@ impl ForecastSource for GridSource {
             .collect())
     }
 
-    /// Not answered yet: the daily level of a civil day needs the point's time zone and the
-    /// daily-mean rule that the station and Open-Meteo sources share inside `aq-sources`; until
-    /// that rule lives where this crate can use it, every position has no outlook. The hourly
-    /// grain counts are held ([`GridSource::pollen_at`]).
+    /// Each civil day's level from the daily mean of the hourly counts of the grids that carry
+    /// pollen (the European product), as for every source
+    /// ([`aq_core::pollen_day::daily_means`]); a position outside them, or with no count in
+    /// any hour of the days, has no outlook.
     async fn daily_pollen(
         &self,
         positions: &[Position],
-        _at: DateTime<Utc>,
-        _days: u32,
+        at: DateTime<Utc>,
+        days: u32,
     ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
-        Ok(vec![None; positions.len()])
+        let civil: Vec<CivilDays> = positions
+            .iter()
+            .map(|&p| CivilDays::outlook(p, at, days))
+            .collect();
+        Ok(self
+            .pollen_means(positions, &civil)
+            .await?
+            .into_iter()
+            .map(|d| PollenOutlook::from_days(&d?.0))
+            .collect())
+    }
+
+    /// Each civil day's mean count and level, as [`daily_pollen`](Self::daily_pollen), naming
+    /// the runs the counts behind the days' values were read from.
+    async fn pollen_days(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<PollenDays>>, SourceError> {
+        let civil: Vec<CivilDays> = positions
+            .iter()
+            .map(|&p| CivilDays::from_today(p, at, days))
+            .collect();
+        Ok(self
+            .pollen_means(positions, &civil)
+            .await?
+            .into_iter()
+            .map(|d| {
+                let (days, runs) = d?;
+                Some(PollenDays::new(days).with_provenance(model_runs(&runs)))
+            })
+            .collect())
     }
 }
 
 impl GridSource {
+    /// Each position's `civil` days from the pollen counts at each of their whole hours, read
+    /// in one batch, with the runs behind the days' values; `None` for a position with no count
+    /// at all.
+    async fn pollen_means(
+        &self,
+        positions: &[Position],
+        civil: &[CivilDays],
+    ) -> Result<Vec<Option<RunDays>>, SourceError> {
+        // Each position's hours, in order; every hour of a civil day is an instant chrono holds.
+        let hours: Vec<Vec<i64>> = civil
+            .iter()
+            .map(|c| (0..c.len()).flat_map(|k| c.hours(k)).collect())
+            .collect();
+        let points: Vec<(f64, f64, DateTime<Utc>)> = positions
+            .iter()
+            .zip(&hours)
+            .flat_map(|(p, hours)| {
+                hours.iter().map(|&t| {
+                    let time = DateTime::from_timestamp(t, 0).unwrap_or(DateTime::<Utc>::MIN_UTC);
+                    (p.lat(), p.lon(), time)
+                })
+            })
+            .collect();
+        let traced = self.store.values_traced(&points).await?;
+        let mut rest = traced.as_slice();
+        Ok(civil
+            .iter()
+            .zip(&hours)
+            .map(|(c, hours)| {
+                let (one, after) = rest.split_at(hours.len().min(rest.len()));
+                rest = after;
+                let means = daily_means(c, &self.pollen, |t| {
+                    match hours.binary_search(&t).ok().and_then(|i| one.get(i)) {
+                        Some((values, origins)) => (
+                            PollenType::ALL.map(|k| values.pollen(k)),
+                            origins.as_slice(),
+                        ),
+                        None => ([None; 3], &[][..]),
+                    }
+                })?;
+                let runs: BTreeSet<(Product, i64)> = means
+                    .behind
+                    .iter()
+                    .flat_map(|origins| origins.iter())
+                    .filter(|&&(_, _, k)| is_pollen(k))
+                    .map(|&(product, run, _)| (product, run))
+                    .collect();
+                Some((means.days, runs))
+            })
+            .collect())
+    }
+
     /// Grains/m³ of `kind` at `position` and `time`, blended like every other quantity; `None`
     /// outside the grids that carry pollen.
     ///
@@ -276,8 +395,10 @@ impl GridSource {
 mod tests {
     use chrono::TimeZone;
 
+    use aq_core::Pollutant;
+
     use super::*;
-    use crate::{Field, Lattice, Layer, Quantity};
+    use crate::{Field, Lattice, Layer};
 
     fn at(h: u32) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 6, 10, h, 0, 0).unwrap()

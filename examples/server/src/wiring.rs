@@ -212,12 +212,17 @@ pub(crate) fn manager(stores: &Stores, settings: &Settings) -> Manager {
         Arc::new(SenderUrlCheck(webhook_policy(settings))),
     )
     .with_rules_per_key(settings.account_limits.rules_per_key);
-    // Alerts read Open-Meteo's forecasts for both of these (see `open_sources`); the demo field
-    // and station files answer any day they are asked.
+    // Alerts read Open-Meteo's forecasts for both of these (see `open_sources`); the grids'
+    // pollen is the same European forecast; the demo field and station files answer any day
+    // they are asked.
     match settings.aq_source.as_str() {
         s if s == "openaq" || open_meteo_url(s).is_some() => manager.with_pollen_limit(
             aq_sources::open_meteo::POLLEN_FORECAST_DAYS,
             aq_sources::open_meteo::POLLEN_FORECAST_REASON,
+        ),
+        s if s.starts_with("cams:") => manager.with_pollen_limit(
+            aq_grid::POLLEN_FORECAST_DAYS,
+            aq_grid::POLLEN_FORECAST_REASON,
         ),
         _ => manager,
     }

@@ -4,5 +4,6 @@
 
 mod conformance;
 mod nodes;
+mod pollen;
 mod reference;
 mod refusals;

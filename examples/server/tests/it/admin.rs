@@ -309,6 +309,12 @@ fn a_pollen_rule_past_the_source_forecast_is_refused_saying_why() {
         &add("open-meteo", "4d"),
         &["4 days", "at most 3 days", "96 hours"],
     );
+    // The grids' pollen is the same European forecast.
+    let cams = format!("cams:{}", deployment.path().join("cams").display());
+    assert_refused(
+        &add(&cams, "4d"),
+        &["4 days", "at most 3 days", "CAMS", "96 hours"],
+    );
     let ok = add("open-meteo", "3d");
     assert!(
         ok.status.success(),

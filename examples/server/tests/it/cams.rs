@@ -154,29 +154,125 @@ async fn ingest_writes_the_grids_once_refuses_corrupt_files_and_a_new_run_is_ser
     assert_eq!(ready.status(), 200);
 }
 
-/// The fixture `name` with every message's reference time (section 1, octets 13 to 19) set to
-/// `run`, so that its steps fall on hours a server holds now: it drops hours older than 48 h.
+/// The fixture `name` with every message's reference time set to `run`, so that its steps fall
+/// on hours a server holds now: it drops hours older than 48 h.
 fn fixture_run_at(name: &str, run: DateTime<Utc>) -> Vec<u8> {
-    let mut bytes = std::fs::read(fixture(name)).unwrap();
+    let bytes = std::fs::read(fixture(name)).unwrap();
+    let mut out = Vec::with_capacity(bytes.len());
+    for message in messages(&bytes) {
+        let mut message = message.to_vec();
+        set_run(&mut message, run);
+        out.extend(message);
+    }
+    out
+}
+
+/// The messages of a GRIB2 file, each whole.
+fn messages(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
     let mut at = 0;
     while at + 16 <= bytes.len() {
-        assert_eq!(&bytes[at..at + 4], b"GRIB", "{name} at {at}");
+        assert_eq!(&bytes[at..at + 4], b"GRIB", "a message at {at}");
         let length = u64::from_be_bytes(bytes[at + 8..at + 16].try_into().unwrap());
-        // Section 1 follows the 16 octets of section 0; its year is at its 13th octet.
-        let time = at + 16 + 12;
-        let year = u16::try_from(run.year()).unwrap().to_be_bytes();
-        bytes[time..time + 7].copy_from_slice(&[
-            year[0],
-            year[1],
-            run.month() as u8,
-            run.day() as u8,
-            run.hour() as u8,
-            run.minute() as u8,
-            run.second() as u8,
-        ]);
+        let end = at + usize::try_from(length).unwrap();
+        out.push(&bytes[at..end]);
+        at = end;
+    }
+    out
+}
+
+/// Sets a message's reference time (section 1, octets 13 to 19).
+fn set_run(message: &mut [u8], run: DateTime<Utc>) {
+    // Section 1 follows the 16 octets of section 0; its year is at its 13th octet.
+    let time = 16 + 12;
+    let year = u16::try_from(run.year()).unwrap().to_be_bytes();
+    message[time..time + 7].copy_from_slice(&[
+        year[0],
+        year[1],
+        run.month() as u8,
+        run.day() as u8,
+        run.hour() as u8,
+        run.minute() as u8,
+        run.second() as u8,
+    ]);
+}
+
+/// The offset of section 4 (the product definition) in a message.
+fn section_4(message: &[u8]) -> usize {
+    let mut at = 16;
+    loop {
+        let length = u32::from_be_bytes(message[at..at + 4].try_into().unwrap());
+        if message[at + 4] == 4 {
+            return at;
+        }
         at += usize::try_from(length).unwrap();
     }
-    bytes
+}
+
+/// Whether a message is a pollen count of product definition template 4.40 (parameter 59),
+/// as the European fixture's six species are.
+fn is_pollen(message: &[u8]) -> bool {
+    let s4 = section_4(message);
+    message[s4 + 7..s4 + 9] == [0, 40] && message[s4 + 10] == 59
+}
+
+/// The step of a template 4.40 message in hours: octet 20 of section 4 is the unit (1, hours),
+/// octets 21 to 24 the value.
+fn step_hours(message: &[u8]) -> u32 {
+    let s4 = section_4(message);
+    assert_eq!(message[s4 + 19], 1, "a step in hours");
+    u32::from_be_bytes(message[s4 + 20..s4 + 24].try_into().unwrap())
+}
+
+fn set_step_hours(message: &mut [u8], hours: u32) {
+    let s4 = section_4(message);
+    message[s4 + 19] = 1;
+    message[s4 + 20..s4 + 24].copy_from_slice(&hours.to_be_bytes());
+}
+
+/// A European run of `run` with the fixture's six pollen species at each of `steps` (hours
+/// after the run): an even hour of the day holds the fixture's values of step 0, an odd one
+/// those of step 1, whatever the run, so that the hours of a day differ.
+fn europe_pollen_run(run: DateTime<Utc>, steps: std::ops::RangeInclusive<u32>) -> Vec<u8> {
+    let bytes = std::fs::read(fixture("europe.grib2")).unwrap();
+    let pollen: Vec<&[u8]> = messages(&bytes)
+        .into_iter()
+        .filter(|m| is_pollen(m))
+        .collect();
+    assert_eq!(pollen.len(), 12, "six species at two steps");
+    let mut out = Vec::new();
+    for step in steps {
+        let valid = run + Duration::hours(i64::from(step));
+        for m in pollen.iter().filter(|m| step_hours(m) == valid.hour() % 2) {
+            let mut m = m.to_vec();
+            set_run(&mut m, run);
+            set_step_hours(&mut m, step);
+            out.extend(m);
+        }
+    }
+    out
+}
+
+/// Each pollen type's count at node `node` of the European fixture in ecCodes's decoding: the
+/// species summed, at steps 0 and 1.
+fn europe_pollen_at_node(node: usize) -> [[f64; 2]; 3] {
+    let text = std::fs::read_to_string(fixture("europe.json")).unwrap();
+    let messages: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let mut out = [[0.0; 2]; 3];
+    for m in messages
+        .iter()
+        .filter(|m| m["template"] == 40 && m["parameterNumber"] == 59)
+    {
+        let kind = match m["constituentType"].as_u64().unwrap() {
+            62100 | 62101 | 62115 => 0,
+            62300 => 1,
+            62200 | 62201 => 2,
+            other => panic!("constituent {other}"),
+        };
+        let step = usize::try_from(m["step"].as_u64().unwrap()).unwrap();
+        out[kind][step] += m["values"][node].as_f64().unwrap();
+    }
+    out
 }
 
 #[tokio::test]
@@ -233,6 +329,71 @@ async fn lookups_name_the_model_runs_their_hours_come_from() {
         run("cams-global", global_run),
         "{meta}"
     );
+}
+
+#[tokio::test]
+async fn the_pollen_lookup_names_the_runs_its_days_come_from() {
+    // Iceland keeps UTC all year, so its civil days are UTC days.
+    let today = this_hour() - Duration::hours(i64::from(this_hour().hour()));
+    // Today's hours from two runs: the one of 12:00 yesterday holds them all, the one of
+    // midnight (newer) the first twelve, which it answers.
+    let (older, newer) = (today - Duration::hours(12), today);
+    let d = Deployment::new();
+    let cams = d.path().join("cams");
+    let d = d.flag("--aq-source", &format!("cams:{}", cams.display()));
+    for (name, run, steps) in [
+        ("older.grib2", older, 12..=35),
+        ("newer.grib2", newer, 0..=11),
+    ] {
+        let file = d.path().join(name);
+        std::fs::write(&file, europe_pollen_run(run, steps)).unwrap();
+        run_ok(&d, &["ingest", &file.display().to_string()]);
+    }
+    let key = d.new_key();
+    let server = d.serve(&[]);
+
+    // A node of the European grid in Iceland (65° N, 20° W: row 3, column 2 of 29).
+    let (meta, data) = lookup(&server, &key, "pollen", "lat=65&lon=-20&days=2").await;
+    let source = &meta["dataSource"];
+    assert_eq!(source["name"], "cams");
+    assert_eq!(source["basis"], "model", "{meta}");
+    let run = |t: DateTime<Utc>| json!({"model": "cams-europe", "referenceTime": t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)});
+    assert_eq!(
+        source["modelRuns"],
+        json!([run(older), run(newer)]),
+        "{meta}"
+    );
+    assert_eq!(source["newestObservation"], json!(null));
+    assert_eq!(source["provenanceNote"], json!(null));
+    assert_eq!(source["newestHour"], json!(null), "days, not hours");
+    // Today is whole; tomorrow has no hour held.
+    assert_eq!(
+        (&meta["requested"], &meta["answered"]),
+        (&json!(2), &json!(1))
+    );
+    let days = data["days"].as_array().unwrap();
+    assert_eq!(
+        days[0]["date"],
+        json!(today.date_naive().to_string()),
+        "{data}"
+    );
+    // Each type's mean is the mean of its twelve even hours (step 0's counts) and twelve odd
+    // ones (step 1's), as ecCodes decodes the fixture.
+    let node = europe_pollen_at_node(3 * 29 + 2);
+    for (k, kind) in ["tree", "grass", "weed"].into_iter().enumerate() {
+        let expected = (node[k][0] + node[k][1]) / 2.0;
+        let got = days[0]["types"][kind]["meanGrainsM3"].as_f64().unwrap();
+        assert!(
+            (got - expected).abs() <= 0.051,
+            "{kind}: {got} for {expected}: {data}"
+        );
+    }
+
+    // Delhi, outside the European grid: no day, and nothing to name.
+    let (meta, data) = lookup(&server, &key, "pollen", "lat=28.61&lon=77.21").await;
+    assert_eq!(data["days"], json!([]));
+    assert_eq!(meta["dataSource"]["basis"], json!(null), "{meta}");
+    assert_eq!(meta["dataSource"]["modelRuns"], json!([]), "{meta}");
 }
 
 /// Starts a server of each deployment, asks each for `conditions` with its own key, and checks
