@@ -61,6 +61,9 @@ impl std::fmt::Debug for FusedSource {
     }
 }
 
+/// An analysis's hour and cell.
+type Key = (DateTime<Utc>, Cell);
+
 /// A point to fuse: where, when, and the model's values there.
 #[derive(Debug, Clone, Copy)]
 struct Wanted {
@@ -219,7 +222,7 @@ impl FusedSource {
         let mut keys: Vec<(DateTime<Utc>, Cell)> = plans.iter().map(|(k, _)| *k).collect();
         keys.sort();
         keys.dedup();
-        let analyses: Vec<((DateTime<Utc>, Cell), Arc<HourAnalysis>)> = stream::iter(keys)
+        let analyses: Vec<(Key, Arc<HourAnalysis>)> = stream::iter(keys)
             .map(|(hour, cell)| async move {
                 self.analysis(hour, cell, now)
                     .await
