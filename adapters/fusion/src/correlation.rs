@@ -143,8 +143,9 @@ pub(crate) fn correlation(d: f64, length_m: f64, support_m: f64) -> f64 {
 }
 
 /// The statistics fitted to `residuals` (unit vector, residual) by the Hollingsworth–Lönnberg
-/// method; `None` when the stations are fewer than `min_fit_stations`, too few pairs fall in
-/// enough distance bins, or no positive covariance fits.
+/// method; `None` when the stations are fewer than `min_fit_stations` or too few pairs fall in
+/// enough distance bins. When no positive covariance fits at any length, the residuals do not
+/// correlate: the statistics then correct the common bias alone.
 ///
 /// The shape (`L`) and the split between the two error variances are fitted to the residuals'
 /// covariance about their mean, since a bias common to the area makes every pair's product
@@ -220,7 +221,20 @@ pub(crate) fn fit(residuals: &[([f64; 3], f64)], config: &FusionConfig) -> Optio
             best = Some((misfit, length, correlated));
         }
     }
-    let (_, length, correlated) = best?;
+    let Some((_, length, correlated)) = best else {
+        // Enough stations and pairs, and no positive covariance at any length: beyond their
+        // common bias the residuals are the stations' own, and only the bias is corrected.
+        let bias = mean * mean;
+        return Some(Params {
+            length_m: MIN_LENGTH_M,
+            support_m: support(MIN_LENGTH_M, config),
+            model_variance: bias + MIN_VARIANCE,
+            bias_variance: bias,
+            bias_support_m: config.max_radius_m,
+            obs_variance: variance.max(MIN_VARIANCE),
+            fitted: true,
+        });
+    };
     let correlated = correlated.min(variance * (1.0 - MIN_OBS_SHARE));
     let obs = (variance - correlated).max(MIN_VARIANCE);
     let model = (mean_square - obs).max(MIN_VARIANCE);
@@ -341,6 +355,20 @@ mod tests {
         assert!((15_000.0..60_000.0).contains(&l), "length {l}");
         assert!((12.0..40.0).contains(&m), "model variance {m}");
         assert!(o < m, "observation variance {o} against {m}");
+    }
+
+    #[test]
+    fn residuals_that_do_not_correlate_correct_their_common_bias_alone() {
+        let config = FusionConfig::default();
+        // Independent noise about a bias of 4, at stations over 300 km.
+        let mut noise = synthetic(30_000.0, 1e-9, 9.0, 3);
+        for r in &mut noise {
+            r.1 += 4.0;
+        }
+        let p = fit(&noise, &config).unwrap();
+        assert!(p.bias_variance > 10.0, "{p:?}");
+        assert!(p.model_variance - p.bias_variance < 3.0, "{p:?}");
+        assert!(p.obs_variance > p.model_variance - p.bias_variance, "{p:?}");
     }
 
     #[test]
