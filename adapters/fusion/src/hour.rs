@@ -168,7 +168,7 @@ impl HourAnalysis {
             changed: false,
         };
         for (p, value) in model.iter() {
-            let Some(analysis) = &self.pollutants[slot(p)] else {
+            let Some(analysis) = &self.pollutants[qc::pollutant_index(p)] else {
                 continue;
             };
             let e = analysis.estimate(at);
@@ -197,8 +197,4 @@ impl HourAnalysis {
         out.stations.dedup();
         out
     }
-}
-
-fn slot(p: Pollutant) -> usize {
-    Pollutant::ALL.iter().position(|&q| q == p).unwrap_or(0)
 }

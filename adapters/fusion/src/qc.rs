@@ -60,7 +60,8 @@ pub struct Exclusions {
 /// How many excluded stations the logs name per analysis; the counts hold them all.
 const NAMED: usize = 12;
 
-fn pollutant_index(p: Pollutant) -> usize {
+/// `p`'s place in [`Pollutant::ALL`], where the fusion keeps one entry per pollutant.
+pub(crate) fn pollutant_index(p: Pollutant) -> usize {
     Pollutant::ALL.iter().position(|&q| q == p).unwrap_or(0)
 }
 
