@@ -15,6 +15,9 @@
 //! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
 //!   in-memory versions in [`memory`]; [`Provenance`]: the model runs or the newest
 //!   measurement behind an answer.
+//! - The port [`ObservationSource`] ([`observation`]): station readings as taken, which a
+//!   fused source corrects a model with; [`HourlyFusion`] ([`fused`]): how sure a fused source
+//!   is of its hours.
 //! - The ports [`runtime::Clock`], [`runtime::Timer`] and [`runtime::IdGenerator`], through which
 //!   every core gets time and ids.
 //!
@@ -39,10 +42,12 @@ pub mod air_hour;
 pub mod civil;
 pub mod epa;
 pub mod field;
+pub mod fused;
 pub mod index;
 pub mod json;
 pub mod memory;
 pub mod nowcast;
+pub mod observation;
 pub mod pollen;
 pub mod pollen_day;
 pub mod pollutant;
@@ -56,9 +61,13 @@ pub mod us_aqi;
 pub use air_hour::AirHour;
 pub use epa::{AqiCategory, AqiError, AqiTable, EpaMetric};
 pub use field::FieldError;
+pub use fused::{FusedHour, HourlyFusion, Uncertainties};
 pub use index::{
     BandLimits, BandsError, CiCategory, CiError, CleanlinessIndex, EaqiBands, RequiredPollutants,
     round_half_up_0_100,
+};
+pub use observation::{
+    Area, AreaError, ObservationQuery, ObservationSource, Reading, StationId, StationSeries,
 };
 pub use pollen::{
     GrainCountError, GrainLimits, GrainThresholds, PollenLevel, PollenLevelError, PollenLevels,

@@ -11,6 +11,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::fused::HourlyFusion;
 use crate::index::CleanlinessIndex;
 use crate::pollen::PollenLevels;
 use crate::pollen_day::{PollenDay, PollenDays};
@@ -486,6 +487,22 @@ pub trait ForecastSource: Send + Sync {
     /// no fixed window.
     fn reach(&self) -> SourceReach {
         SourceReach::default()
+    }
+
+    /// How sure the source is of the same hours as [`hourly_concentrations`](Self::hourly_concentrations),
+    /// and what stands behind them, for a source that corrects a model with station readings.
+    /// The provided method fuses nothing and answers `None` for every position.
+    ///
+    /// # Errors
+    /// [`SourceError`] when the source cannot answer the batch at all.
+    async fn hourly_fusion(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyFusion>>, SourceError> {
+        let _ = (start, hours);
+        Ok(vec![None; positions.len()])
     }
 }
 

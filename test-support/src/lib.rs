@@ -34,7 +34,7 @@ pub const REQUIRE_SERVICES: &str = "INSIGHTS_REQUIRE_SERVICES";
 /// Every environment variable `insights-server` reads. Whatever starts the binary for a test
 /// or a measurement clears them, so that the caller's shell cannot change what runs; the
 /// server's own tests check that the list names every variable its code reads.
-pub const SERVER_ENVIRONMENT: [&str; 17] = [
+pub const SERVER_ENVIRONMENT: [&str; 18] = [
     "INSIGHTS_CONFIG",
     "INSIGHTS_DATA_DIR",
     "INSIGHTS_DATABASE_URL",
@@ -42,6 +42,7 @@ pub const SERVER_ENVIRONMENT: [&str; 17] = [
     "INSIGHTS_LISTEN",
     "INSIGHTS_PUBLIC_URL",
     "INSIGHTS_AQ_SOURCE",
+    "INSIGHTS_FUSE_STATIONS",
     "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS",
     "INSIGHTS_WORKERS",
     "INSIGHTS_LOG_JSON",

@@ -1,5 +1,6 @@
-//! Prometheus metrics: requests by route and status, request latency, alert jobs and webhook
-//! deliveries. Served as OpenMetrics text on `GET /metrics`.
+//! Prometheus metrics: requests by route and status, request latency, alert jobs, webhook
+//! deliveries and the station readings a fused source's quality control leaves out. Served as
+//! OpenMetrics text on `GET /metrics`.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -55,6 +56,12 @@ struct OutcomeLabels {
     outcome: String,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ExclusionLabels {
+    pollutant: &'static str,
+    reason: &'static str,
+}
+
 fn latency_histogram() -> Histogram {
     // 0.5 ms to about 16 s.
     Histogram::new(exponential_buckets(0.0005, 2.0, 16))
@@ -71,6 +78,7 @@ pub struct Metrics {
     queue_age: Gauge<f64, AtomicU64>,
     breakers_open: Gauge,
     deliveries: Family<OutcomeLabels, Counter>,
+    exclusions: Family<ExclusionLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -134,6 +142,12 @@ impl Metrics {
             "Webhook delivery attempts, by outcome (delivered, failed, gone, gave_up)",
             deliveries.clone(),
         );
+        let exclusions = Family::<ExclusionLabels, Counter>::default();
+        registry.register(
+            "fusion_station_exclusions",
+            "Station readings a fused source's quality control left out, by pollutant and reason (stale, negative, stuck, outlier); each reading once per hour analysed",
+            exclusions.clone(),
+        );
         Self {
             registry: Arc::new(registry),
             requests,
@@ -143,6 +157,7 @@ impl Metrics {
             queue_age,
             breakers_open,
             deliveries,
+            exclusions,
         }
     }
 
@@ -192,6 +207,20 @@ impl Metrics {
             .inc();
     }
 
+    /// Counts `count` station readings of `pollutant` (`pm25`, `no2`, ...) left out by a fused
+    /// source's quality control for `reason` (`stale`, `negative`, `stuck`, `outlier`). Both
+    /// labels come from the fusion's fixed names, never from a client.
+    pub fn count_station_exclusions(
+        &self,
+        pollutant: &'static str,
+        reason: &'static str,
+        count: u64,
+    ) {
+        self.exclusions
+            .get_or_create(&ExclusionLabels { pollutant, reason })
+            .inc_by(count);
+    }
+
     /// The metrics in the OpenMetrics text format.
     #[must_use]
     pub fn render(&self) -> String {
@@ -224,6 +253,15 @@ mod tests {
         );
         assert!(text.contains("insights_webhook_deliveries_total{outcome=\"delivered\"} 1"));
         assert!(text.contains("insights_jobs_queued 4"));
+        m.count_station_exclusions("pm25", "outlier", 2);
+        m.count_station_exclusions("pm25", "outlier", 1);
+        assert!(
+            m.render().contains(
+                r#"insights_fusion_station_exclusions_total{pollutant="pm25",reason="outlier"} 3"#
+            ),
+            "{}",
+            m.render()
+        );
     }
 
     #[test]

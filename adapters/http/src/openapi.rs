@@ -19,10 +19,10 @@ use utoipa::{OpenApi, ToSchema};
 use crate::api::AlertAccepted;
 use crate::error::ErrorEnvelope;
 use crate::lookups::wire::{
-    AdviceBody, BasisBody, ConditionsData, ConditionsResponse, DataSourceBody, HourBody, HoursData,
-    HoursResponse, IndexBody, LookupMetadata, ModelRunBody, PollenData, PollenDayBody,
-    PollenResponse, PollenTypeBody, PollenTypesBody, PollutantBody, PollutantsBody, PositionBody,
-    UsAqiBody,
+    AdviceBody, BasisBody, ConditionsData, ConditionsResponse, DataSourceBody, FusionBody,
+    HourBody, HoursData, HoursResponse, IndexBody, LookupMetadata, ModelRunBody, PollenData,
+    PollenDayBody, PollenResponse, PollenTypeBody, PollenTypesBody, PollutantBody, PollutantsBody,
+    PositionBody, UsAqiBody,
 };
 use crate::provenance::DataSourceMember;
 use crate::state::ApiConfig;
@@ -112,6 +112,7 @@ fn metrics() {}
         DataSourceBody,
         BasisBody,
         ModelRunBody,
+        FusionBody,
         HourBody,
         IndexBody,
         PollutantsBody,

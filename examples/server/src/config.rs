@@ -49,6 +49,17 @@ pub(crate) struct GlobalArgs {
     #[arg(long, env = "INSIGHTS_AQ_SOURCE", global = true, value_name = "SOURCE")]
     pub(crate) aq_source: Option<String>,
 
+    /// Correct the air-quality source's model with station readings, and give every value an
+    /// error estimate: `stations:FILE` (CSV or GeoJSON) or `openaq` (key in OPENAQ_API_KEY).
+    /// The source must be a model: `cams:...`, `open-meteo` or `demo` [default: none].
+    #[arg(
+        long,
+        env = "INSIGHTS_FUSE_STATIONS",
+        global = true,
+        value_name = "STATIONS"
+    )]
+    pub(crate) fuse_stations: Option<String>,
+
     /// Allow webhook URLs on loopback and private networks (link-local addresses and cloud
     /// metadata services stay refused). Without it only loopback is allowed, and only while
     /// the server listens on loopback with no public URL naming another host.
@@ -126,6 +137,9 @@ pub(crate) struct FileSettings {
     listen: Option<SocketAddr>,
     public_url: Option<String>,
     aq_source: Option<String>,
+    fuse_stations: Option<String>,
+    /// How the fused source checks and weighs station readings (`[fusion]`).
+    fusion: Option<aq_fusion::FusionConfig>,
     allow_private_webhooks: Option<bool>,
     log_json: Option<bool>,
     workers: Option<usize>,
@@ -203,6 +217,10 @@ pub(crate) struct Settings {
     pub(crate) public_url: Option<String>,
     /// The air-quality source.
     pub(crate) aq_source: String,
+    /// The station readings that correct the source's model, if any.
+    pub(crate) fuse_stations: Option<String>,
+    /// How they are checked and weighed.
+    pub(crate) fusion: aq_fusion::FusionConfig,
     /// Whether private networks may receive webhooks.
     pub(crate) allow_private_webhooks: bool,
     /// JSON logs.
@@ -354,6 +372,12 @@ impl Settings {
                 .clone()
                 .or(file.aq_source)
                 .unwrap_or_else(|| "demo".to_owned()),
+            fuse_stations: args
+                .fuse_stations
+                .clone()
+                .or(file.fuse_stations)
+                .filter(|s| !s.is_empty()),
+            fusion: file.fusion.unwrap_or_default(),
             allow_private_webhooks: args
                 .allow_private_webhooks
                 .or(file.allow_private_webhooks)
@@ -408,6 +432,10 @@ impl Settings {
                 settings.lease_seconds
             )));
         }
+        settings
+            .fusion
+            .validate()
+            .map_err(|e| ConfigError::Invalid(format!("[fusion] {e}")))?;
         if settings.cams_cache_bytes == 0 {
             return Err(ConfigError::Invalid(
                 "cams_cache_mib must be at least 1".to_owned(),

@@ -1,7 +1,8 @@
 //! `insights-server`: the environmental-insights server. With no arguments it serves the API
 //! on 127.0.0.1:8080 with SQLite and files under `./insights-data` and the demo air-quality
-//! field; `insights-server admin ...` manages accounts, keys and rules from a terminal, and
-//! `insights-server ingest ...` writes CAMS files as the grids `--aq-source cams:...` serves.
+//! field; `insights-server admin ...` manages accounts, keys and rules from a terminal,
+//! `insights-server ingest ...` writes CAMS files as the grids `--aq-source cams:...` serves,
+//! and `insights-server validate ...` scores a model's fusion with station readings.
 
 use std::process::ExitCode;
 
@@ -10,9 +11,11 @@ use clap::{Parser, Subcommand};
 mod admin;
 mod beside;
 mod config;
+mod fusion;
 mod ingest;
 mod private;
 mod serve;
+mod validate;
 mod wiring;
 
 /// The environmental-insights server: cleanest-route scoring and air-quality and pollen alerts.
@@ -37,6 +40,10 @@ enum Command {
         #[arg(required = true, value_name = "FILE_OR_DIR")]
         paths: Vec<std::path::PathBuf>,
     },
+    /// Score the fusion of `--aq-source` with `--fuse-stations` by leave-one-out
+    /// cross-validation over the stations: RMSE, bias and correlation per pollutant, for the
+    /// model alone and fused.
+    Validate(validate::ValidateArgs),
     /// Manage accounts, keys, webhooks and rules.
     Admin {
         /// Print JSON instead of text.
@@ -57,7 +64,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let serving = !matches!(cli.command, Some(Command::Admin { .. }));
+    let serving = !matches!(
+        cli.command,
+        Some(Command::Admin { .. } | Command::Validate(_))
+    );
     init_tracing(settings.log_json, serving);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -74,6 +84,7 @@ fn main() -> ExitCode {
             None | Some(Command::Serve) => serve::run(settings).await,
             Some(Command::Admin { json, command }) => admin::run(&settings, *command, json).await,
             Some(Command::Ingest { paths }) => ingest::run(&settings, &paths).await,
+            Some(Command::Validate(args)) => validate::run(&settings, &args).await,
         }
     });
     match result {

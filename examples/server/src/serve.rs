@@ -67,8 +67,8 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
         .clone()
         .unwrap_or_else(|| format!("http://{local}"));
     private::create_dir(&settings.data_dir)?;
-    let service = open_service(&settings, &public_url).await?;
     let metrics = Metrics::new();
+    let service = open_service(&settings, &public_url, &metrics).await?;
     let dashboard = DashboardSecurity {
         hosts: DashboardHosts::for_public_url(
             settings.public_url.as_deref(),

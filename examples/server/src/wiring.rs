@@ -247,9 +247,21 @@ fn open_meteo_url(spec: &str) -> Option<Option<&str>> {
     }
 }
 
-/// Opens the source named by `settings.aq_source`; the sources that cache or follow the
-/// forecast window read the time from `clock`.
-pub(crate) fn open_sources(settings: &Settings, clock: &Arc<dyn Clock>) -> Result<Sources> {
+/// Opens the source named by `settings.aq_source`, corrected by the station readings of
+/// `settings.fuse_stations` when it names some (what their quality control leaves out goes to
+/// `exclusions`); the sources that cache or follow the forecast window read the time from
+/// `clock`.
+pub(crate) fn open_sources(
+    settings: &Settings,
+    clock: &Arc<dyn Clock>,
+    exclusions: Option<Arc<dyn aq_fusion::ExclusionSink>>,
+) -> Result<Sources> {
+    let model = open_model(settings, clock)?;
+    crate::fusion::fused(settings, clock, model, exclusions)
+}
+
+/// Opens the source named by `settings.aq_source` alone.
+pub(crate) fn open_model(settings: &Settings, clock: &Arc<dyn Clock>) -> Result<Sources> {
     let spec = settings.aq_source.as_str();
     if spec == "demo" {
         let field = Arc::new(DemoField::new(DEMO_SEED));
@@ -498,11 +510,18 @@ pub(crate) struct Service {
     pub(crate) sender: Arc<dyn WebhookSender>,
 }
 
-/// Opens and wires everything for `serve`; file URLs start with `public_url`.
-pub(crate) async fn open_service(settings: &Settings, public_url: &str) -> Result<Service> {
+/// Opens and wires everything for `serve`; file URLs start with `public_url`, and the fused
+/// source's quality control counts into `metrics`.
+pub(crate) async fn open_service(
+    settings: &Settings,
+    public_url: &str,
+    metrics: &insights_http::Metrics,
+) -> Result<Service> {
     let stores = open_stores(settings).await?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let sources = open_sources(settings, &clock)?;
+    let sink: Arc<dyn aq_fusion::ExclusionSink> =
+        Arc::new(crate::fusion::MetricsSink(metrics.clone()));
+    let sources = open_sources(settings, &clock, Some(sink))?;
     // Files hold alerts: in S3 each carries the forecast source's label, since presigned
     // downloads never pass through the server that labels local ones.
     let files = insights_objects::open_files(

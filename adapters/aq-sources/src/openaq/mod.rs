@@ -187,6 +187,8 @@ pub struct OpenAq {
     config: OpenAqConfig,
     grid: Grid,
     locations: TimedCache<Cell, Arc<Stations>>,
+    /// Station lists of the areas fused sources ask for ([`observed`]).
+    areas: TimedCache<observed::AreaKey, Arc<Stations>>,
     latest: TimedCache<u64, Arc<Latest>>,
     clock: Arc<dyn Clock>,
 }
@@ -202,9 +204,11 @@ impl std::fmt::Debug for OpenAq {
 
 /// Converts a value of `pollutant` in `unit` to µg/m³; `None` for a unit that cannot be. Gases
 /// in ppb or ppm are converted at the EEA's 20 °C, since the values feed the European bands.
+/// A negative value stays negative: whoever reads it decides what to make of it.
 fn to_ug_m3(pollutant: Pollutant, unit: &str, value: f64) -> Option<f64> {
-    let ppb = |ppb: f64| {
-        Concentration::from_ppb(pollutant, ppb, aq_core::ReferenceConditions::Eea20C)
+    // µg/m³ per ppb of the gas, by the ideal-gas conversion of the reference conditions.
+    let per_ppb = || {
+        Concentration::from_ppb(pollutant, 1.0, aq_core::ReferenceConditions::Eea20C)
             .ok()
             .flatten()
             .map(Concentration::ug_m3)
@@ -212,8 +216,8 @@ fn to_ug_m3(pollutant: Pollutant, unit: &str, value: f64) -> Option<f64> {
     match http::normalise_unit(unit).as_str() {
         "µg/m³" => Some(value),
         "mg/m³" => Some(value * 1000.0),
-        "ppb" => ppb(value),
-        "ppm" => ppb(value * 1000.0),
+        "ppb" => per_ppb().map(|f| value * f),
+        "ppm" => per_ppb().map(|f| value * 1000.0 * f),
         _ => None,
     }
 }
@@ -266,6 +270,7 @@ impl OpenAq {
             .map_err(|e| ConfigError::new(NAME, e.to_string()))?;
         let client = http::client(Duration::from_millis(config.timeout_ms), NAME)?;
         let locations = TimedCache::new(CACHE_LIMIT, config.locations_ttl_s);
+        let areas = TimedCache::new(CACHE_LIMIT, config.locations_ttl_s);
         let latest = TimedCache::new(CACHE_LIMIT, config.latest_ttl_s);
         Ok(Self {
             client,
@@ -273,6 +278,7 @@ impl OpenAq {
             config,
             grid,
             locations,
+            areas,
             latest,
             clock,
         })
@@ -595,5 +601,6 @@ impl AirQualitySource for OpenAq {
     }
 }
 
+mod observed;
 #[cfg(test)]
 mod tests;

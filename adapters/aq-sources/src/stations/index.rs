@@ -12,6 +12,8 @@ use crate::values::{N_VARS, Values};
 /// A station: where it is, and its readings in time order.
 #[derive(Debug, Clone)]
 pub(super) struct Station {
+    /// The station's identifier as the file gives it.
+    pub(super) id: String,
     pub(super) position: Position,
     /// Sorted by time (seconds since the epoch), each with the mask of the quantities it has
     /// (bit `k` for quantity `k`).

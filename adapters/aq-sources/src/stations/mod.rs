@@ -59,11 +59,14 @@
 //!
 //! The CSV and GeoJSON readers (`csv.rs`, `geojson.rs`) and [`StationFile::from_readings`] all
 //! collect readings through one builder here, which checks that a station keeps its position;
-//! `index.rs` finds a query's stations and weighs them; `source.rs` answers the source ports.
+//! `index.rs` finds a query's stations and weighs them; `source.rs` answers the source ports;
+//! `observed.rs` gives the readings as taken ([`aq_core::ObservationSource`]), for a fused
+//! source to correct a model with.
 
 mod csv;
 mod geojson;
 mod index;
+mod observed;
 mod source;
 #[cfg(test)]
 mod tests;
@@ -293,6 +296,7 @@ impl Builder {
             }
             None => {
                 self.stations.push(Station {
+                    id: id.to_owned(),
                     position,
                     readings: Vec::new(),
                     measured: 0,

@@ -11,14 +11,17 @@
 //! Each reads the forecast source, the one alerts are evaluated from, through
 //! [`aq_core::air_hour::air_hours`] (which the dashboard's place forecast reads too) and the source's pollen days. Each is one
 //! request against the key's rate, like every API request, and its work is bounded by its
-//! count: at most 720 + 11 hours of one place.
+//! count: at most 720 + 11 hours of one place. A fused source (`--fuse-stations`) adds each
+//! pollutant's `uncertainty` and the metadata's `fusion` from its
+//! [`ForecastSource::hourly_fusion`] of the same hours.
 
 mod query;
 pub(crate) mod wire;
 
 use aq_core::air_hour::{air_hours, hour_of};
 use aq_core::{
-    AirHour, ForecastSource, PollenDays, Position, Provenance, SourceReach, check_batch_len,
+    AirHour, ForecastSource, FusedHour, HourlyFusion, PollenDays, Position, Provenance,
+    SourceError, SourceReach, check_batch_len,
 };
 use axum::Json;
 use axum::extract::State;
@@ -29,8 +32,8 @@ use serde::Serialize;
 
 use self::query::{Count, LookupQuery};
 use self::wire::{
-    ConditionsData, ConditionsResponse, DataSourceBody, HourBody, HoursData, HoursResponse,
-    LookupMetadata, PollenData, PollenDayBody, PollenResponse,
+    ConditionsData, ConditionsResponse, DataSourceBody, FusionBody, HourBody, HoursData,
+    HoursResponse, LookupMetadata, PollenData, PollenDayBody, PollenResponse,
 };
 use crate::error::{ApiError, source_unavailable};
 use crate::extract::Authenticated;
@@ -74,12 +77,60 @@ struct Answered {
     provenance: Provenance,
 }
 
+/// A fused source's hours at `position` from `first` (`count` of them), by their time; empty
+/// for a source that fuses nothing.
+async fn fused_hours(
+    source: &dyn ForecastSource,
+    position: Position,
+    first: DateTime<Utc>,
+    count: u32,
+) -> Result<Option<Vec<(DateTime<Utc>, FusedHour)>>, SourceError> {
+    let series: Option<HourlyFusion> = check_batch_len(
+        1,
+        source
+            .hourly_fusion(&[position], first, count.max(1) - 1)
+            .await?,
+    )?
+    .pop()
+    .flatten();
+    Ok(series.map(|s| {
+        s.values
+            .iter()
+            .enumerate()
+            .filter_map(|(k, h)| {
+                let t = s.start + Duration::hours(i64::try_from(k).ok()?);
+                Some((t, (*h)?))
+            })
+            .collect()
+    }))
+}
+
+/// The fused hour of `hour`, if the source fused it.
+fn fused_at(fused: Option<&[(DateTime<Utc>, FusedHour)]>, hour: &AirHour) -> Option<FusedHour> {
+    fused?
+        .iter()
+        .find(|(t, _)| *t == hour.time)
+        .map(|(_, f)| *f)
+}
+
+/// The metadata's `fusion` for the hours answered, when the source fuses.
+fn fusion_of(
+    fused: Option<&[(DateTime<Utc>, FusedHour)]>,
+    hours: &[AirHour],
+    now: DateTime<Utc>,
+) -> Option<FusionBody> {
+    fused?;
+    let answered: Vec<FusedHour> = hours.iter().filter_map(|h| fused_at(fused, h)).collect();
+    (!answered.is_empty()).then(|| FusionBody::new(&answered, now))
+}
+
 /// The metadata of an answer.
 fn metadata(
     source: &dyn ForecastSource,
     position: Position,
     answer: Answered,
     notes: Vec<String>,
+    fusion: Option<FusionBody>,
 ) -> LookupMetadata {
     let info = source.info();
     let mut notes = notes;
@@ -98,6 +149,7 @@ fn metadata(
         requested: answer.requested,
         answered: answer.answered,
         notes,
+        fusion,
     }
 }
 
@@ -146,11 +198,16 @@ pub(crate) async fn conditions(
 ) -> Result<Response, ApiError> {
     let query = LookupQuery::from_uri(&uri, None)?;
     let source = state.alerts().forecast_source();
-    let now = hour_of(state.clock().now());
+    let asked = state.clock().now();
+    let now = hour_of(asked);
     let mut place = air_hours(source.as_ref(), query.position, now, 1)
         .await
         .map_err(|e| source_unavailable(&e))?;
     let hour = place.hours.pop().flatten();
+    let fused = fused_hours(source.as_ref(), query.position, now, 1)
+        .await
+        .map_err(|e| source_unavailable(&e))?;
+    let fused = fused.as_deref();
     let answered = u32::from(hour.is_some());
     let name = source.info().name;
     let notes = hour_notes(&name, 1, answered, source.reach(), false);
@@ -165,9 +222,12 @@ pub(crate) async fn conditions(
                 provenance: place.provenance,
             },
             notes,
+            fusion_of(fused, hour.as_slice(), asked),
         ),
         data: ConditionsData {
-            hour: hour.as_ref().map(HourBody::from),
+            hour: hour
+                .as_ref()
+                .map(|h| HourBody::fused(h, fused_at(fused, h).as_ref())),
         },
         error: None,
     }))
@@ -205,6 +265,10 @@ async fn hours_answer(
     let place = air_hours(source.as_ref(), query.position, first, query.count)
         .await
         .map_err(|e| source_unavailable(&e))?;
+    let fused = fused_hours(source.as_ref(), query.position, first, query.count)
+        .await
+        .map_err(|e| source_unavailable(&e))?;
+    let fused = fused.as_deref();
     let mut hours: Vec<AirHour> = place.hours.into_iter().flatten().collect();
     let newest = hours.last().map(|h| h.time);
     if newest_first {
@@ -224,9 +288,13 @@ async fn hours_answer(
                 provenance: place.provenance,
             },
             notes,
+            fusion_of(fused, &hours, state.clock().now()),
         ),
         data: HoursData {
-            hours: hours.iter().map(HourBody::from).collect(),
+            hours: hours
+                .iter()
+                .map(|h| HourBody::fused(h, fused_at(fused, h).as_ref()))
+                .collect(),
         },
         error: None,
     }))
@@ -287,6 +355,7 @@ pub(crate) async fn pollen(
                 provenance: answer.provenance,
             },
             notes,
+            None,
         ),
         data: PollenData { days },
         error: None,

@@ -6,7 +6,8 @@ use alerts_core::advice::aq_advice;
 use alerts_core::evaluate::Direction;
 use alerts_core::rule::Audience;
 use aq_core::{
-    AirHour, PollenDay, PollenType, Pollutant, Position, Provenance, SourceInfo, SourceReach,
+    AirHour, FusedHour, PollenDay, PollenType, Pollutant, Position, Provenance, SourceInfo,
+    SourceReach,
 };
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
@@ -88,6 +89,47 @@ pub(crate) struct LookupMetadata {
     pub answered: u32,
     /// Why some or all of what was asked is absent, for people to read.
     pub notes: Vec<String>,
+    /// For a source that corrects a model with station readings (`--fuse-stations`): how
+    /// many stations stand behind the answer and how fresh their newest reading is; null for
+    /// other sources, and when nothing was answered.
+    pub fusion: Option<FusionBody>,
+}
+
+/// What stands behind a fused answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FusionBody {
+    /// The most stations that corrected the model at this place in any hour answered; 0 when
+    /// every hour is the model's alone (no station within reach, or hours far ahead).
+    #[schema(minimum = 0)]
+    pub stations_used: u32,
+    /// When the newest reading among those stations was taken; null when none was used.
+    pub newest_observation: Option<DateTime<Utc>>,
+    /// How many whole minutes before the answer that reading was taken; null when none was
+    /// used.
+    #[schema(minimum = 0)]
+    pub newest_observation_age_minutes: Option<u32>,
+}
+
+impl FusionBody {
+    /// What the fused hours answered say, as of `now`.
+    pub(crate) fn new<'a>(
+        hours: impl IntoIterator<Item = &'a FusedHour>,
+        now: DateTime<Utc>,
+    ) -> Self {
+        let mut stations_used = 0;
+        let mut newest = None;
+        for h in hours {
+            stations_used = stations_used.max(h.stations_used);
+            newest = newest.max(h.newest_observation);
+        }
+        Self {
+            stations_used,
+            newest_observation: newest,
+            newest_observation_age_minutes: newest
+                .map(|t| u32::try_from((now - t).num_minutes().max(0)).unwrap_or(u32::MAX)),
+        }
+    }
 }
 
 /// A position, in degrees (WGS 84).
@@ -244,6 +286,11 @@ pub(crate) struct PollutantBody {
     pub value: f64,
     /// Always `µg/m³`.
     pub units: String,
+    /// The estimated error of `value`: one standard deviation in µg/m³, rounded to 0.1, from
+    /// the fusion of the model with station readings; null when the source gives no estimate
+    /// (every source but a fused one).
+    #[schema(minimum = 0)]
+    pub uncertainty: Option<f64>,
 }
 
 /// The concentrations of an hour.
@@ -349,12 +396,20 @@ fn tenth(x: f64) -> f64 {
 
 impl From<&AirHour> for HourBody {
     fn from(hour: &AirHour) -> Self {
+        Self::fused(hour, None)
+    }
+}
+
+impl HourBody {
+    /// The hour with the error estimates of `fused`, when the source fuses.
+    pub(crate) fn fused(hour: &AirHour, fused: Option<&FusedHour>) -> Self {
         let mut pollutants = PollutantsBody::default();
         if let Some(air) = &hour.concentrations {
             for (p, c) in air.iter() {
                 let body = Some(PollutantBody {
                     value: tenth(c.ug_m3()),
                     units: "µg/m³".to_owned(),
+                    uncertainty: fused.and_then(|f| f.uncertainty.get(p)).map(tenth),
                 });
                 match p {
                     Pollutant::Pm25 => pollutants.pm25 = body,
@@ -425,5 +480,55 @@ pub(crate) fn wire_name(p: Pollutant) -> &'static str {
         Pollutant::O3 => "o3",
         Pollutant::So2 => "so2",
         Pollutant::Co => "co",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aq_core::{CleanlinessIndex, Concentration, Concentrations, Uncertainties};
+    use chrono::{Duration, TimeZone};
+
+    use super::*;
+
+    #[test]
+    fn a_fused_hour_shows_each_pollutants_uncertainty_and_the_stations_behind_it() {
+        let time = Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap();
+        let hour = AirHour {
+            time,
+            ci: CleanlinessIndex::new(70.0).unwrap(),
+            dominant: Some(Pollutant::Pm25),
+            concentrations: Some(
+                Concentrations::default()
+                    .with(Pollutant::Pm25, Concentration::new(12.34).unwrap())
+                    .with(Pollutant::No2, Concentration::new(30.0).unwrap()),
+            ),
+            us_aqi: None,
+        };
+        let fused = FusedHour {
+            uncertainty: Uncertainties::default().with(Pollutant::Pm25, 2.26),
+            stations_used: 4,
+            newest_observation: Some(time - Duration::minutes(20)),
+        };
+        let body = serde_json::to_value(HourBody::fused(&hour, Some(&fused))).unwrap();
+        assert_eq!(body["pollutants"]["pm25"]["value"], 12.3);
+        assert_eq!(body["pollutants"]["pm25"]["uncertainty"], 2.3);
+        assert_eq!(body["pollutants"]["no2"]["uncertainty"], Value::Null);
+        let plain = serde_json::to_value(HourBody::from(&hour)).unwrap();
+        assert_eq!(plain["pollutants"]["pm25"]["uncertainty"], Value::Null);
+
+        let later = FusedHour {
+            stations_used: 2,
+            newest_observation: Some(time),
+            ..fused
+        };
+        let meta = FusionBody::new([&fused, &later], time + Duration::minutes(41));
+        assert_eq!(meta.stations_used, 4);
+        assert_eq!(meta.newest_observation, Some(time));
+        assert_eq!(meta.newest_observation_age_minutes, Some(41));
+        let none = FusionBody::new([], time);
+        assert_eq!(
+            (none.stations_used, none.newest_observation_age_minutes),
+            (0, None)
+        );
     }
 }

@@ -23,7 +23,10 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                  and alerts read), the dominant pollutant, the concentrations, the US AQI \
                  (NowCast and 8-hour means where the source has the past hours) and advice \
                  per audience. A place the source does not cover is answered with `hour` null \
-                 and a note in `metadata.notes`.",
+                 and a note in `metadata.notes`. With a model corrected by station readings \
+                 (`--fuse-stations`), each pollutant has its `uncertainty` (one standard \
+                 deviation, µg/m³) and `metadata.fusion` names the stations used and the age \
+                 of their newest reading.",
                 vec![],
                 "ConditionsResponse",
             ),

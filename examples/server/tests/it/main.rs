@@ -13,6 +13,8 @@ mod dashboard_abuse;
 mod departures;
 mod edge;
 mod errors;
+mod fusion;
+mod fusion_set;
 mod harness;
 mod health;
 mod hostile;

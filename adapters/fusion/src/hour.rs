@@ -1,0 +1,200 @@
+//! The analysis of one hour over one area: the stations' readings read and checked, the model
+//! asked at each station, the residuals checked for outliers, and one analysis per pollutant.
+
+use aq_core::{
+    AirQualitySource, Area, Concentration, Concentrations, ObservationQuery, ObservationSource,
+    Pollutant, Position, SampleQuery, SourceError, StationId, Uncertainties, check_batch_len,
+};
+use chrono::{DateTime, Duration, Utc};
+
+use crate::analysis::{Observed, PollutantAnalysis};
+use crate::config::FusionConfig;
+use crate::geo::unit_vector;
+use crate::qc::{self, Exclusions, QcReason};
+
+/// A station reading that passed every check, with the model's value beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Checked {
+    pub(crate) pollutant: Pollutant,
+    pub(crate) position: Position,
+    pub(crate) observed: Observed,
+    /// The reading, µg/m³.
+    pub(crate) value: f64,
+    /// The model at the station and the reading's time, µg/m³.
+    pub(crate) model: f64,
+}
+
+/// The readings of the stations in `area` that are usable at `hour`, each beside the model's
+/// value there, and the readings left out by quality control of the stations `counted` says
+/// count: the analyses of neighbouring cells read the same stations, and each counts only its
+/// own cell's, so that a reading is counted once.
+///
+/// # Errors
+/// [`SourceError`] when the stations or the model cannot answer.
+pub(crate) async fn checked_readings(
+    model: &dyn AirQualitySource,
+    stations: &dyn ObservationSource,
+    area: Area,
+    counted: &(dyn Fn(Position) -> bool + Sync),
+    hour: DateTime<Utc>,
+    config: &FusionConfig,
+) -> Result<(Vec<Checked>, Exclusions), SourceError> {
+    let query = ObservationQuery {
+        area,
+        from: hour - Duration::hours(i64::from(config.history_hours)),
+        to: hour,
+        max_stations: config.max_stations,
+    };
+    let series = stations.observations(&query).await?;
+    let (candidates, mut excluded) = qc::screen(&series, hour, config, counted);
+    let queries: Vec<SampleQuery> = candidates
+        .iter()
+        .map(|c| SampleQuery {
+            position: c.position,
+            time: c.time,
+        })
+        .collect();
+    let answers = if queries.is_empty() {
+        Vec::new()
+    } else {
+        check_batch_len(queries.len(), model.sample(&queries).await?)?
+    };
+    let mut checked: Vec<Checked> = candidates
+        .into_iter()
+        .zip(answers)
+        .filter_map(|(c, answer)| {
+            // A station the model does not cover has nothing to correct.
+            let model = answer?.concentrations?.get(c.pollutant)?.ug_m3();
+            Some(Checked {
+                pollutant: c.pollutant,
+                position: c.position,
+                observed: Observed {
+                    station: c.station,
+                    unit: unit_vector(c.position),
+                    residual: c.value - model,
+                    time: c.time,
+                },
+                value: c.value,
+                model,
+            })
+        })
+        .collect();
+    let mut outliers = vec![false; checked.len()];
+    for p in Pollutant::ALL {
+        let of: Vec<usize> = (0..checked.len())
+            .filter(|&i| checked[i].pollutant == p)
+            .collect();
+        let judged: Vec<qc::Judged> = of
+            .iter()
+            .map(|&i| qc::Judged {
+                at: checked[i].observed.unit,
+                value: checked[i].value,
+                model: checked[i].model,
+            })
+            .collect();
+        for (&i, flagged) in of.iter().zip(qc::outliers(&judged, config)) {
+            outliers[i] = flagged;
+        }
+    }
+    let mut flags = outliers.into_iter();
+    checked.retain(|c| {
+        let out = flags.next().unwrap_or(false);
+        if out && counted(c.position) {
+            excluded.add(QcReason::Outlier, c.pollutant, &c.observed.station);
+        }
+        !out
+    });
+    Ok((checked, excluded))
+}
+
+/// One analysis per pollutant from `checked`.
+pub(crate) fn per_pollutant(
+    checked: &[Checked],
+    config: &FusionConfig,
+) -> [Option<PollutantAnalysis>; 6] {
+    Pollutant::ALL.map(|p| {
+        let of: Vec<Observed> = checked
+            .iter()
+            .filter(|c| c.pollutant == p)
+            .map(|c| c.observed.clone())
+            .collect();
+        PollutantAnalysis::build(of, config)
+    })
+}
+
+/// Every pollutant's analysis of one hour over one area.
+#[derive(Debug)]
+pub(crate) struct HourAnalysis {
+    /// The hour analysed.
+    pub(crate) hour: DateTime<Utc>,
+    /// When it was made (by the source's clock).
+    pub(crate) made: DateTime<Utc>,
+    /// In [`Pollutant::ALL`] order.
+    pub(crate) pollutants: [Option<PollutantAnalysis>; 6],
+    /// The readings left out.
+    pub(crate) excluded: Exclusions,
+}
+
+/// The model's values at a point corrected by an analysis.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Fused {
+    pub(crate) concentrations: Concentrations,
+    pub(crate) uncertainty: Uncertainties,
+    pub(crate) stations: Vec<StationId>,
+    pub(crate) newest: Option<DateTime<Utc>>,
+    /// Whether any value differs from the model's.
+    pub(crate) changed: bool,
+}
+
+impl HourAnalysis {
+    /// The readings the analysis holds, for the cache's weight.
+    pub(crate) fn readings(&self) -> usize {
+        self.pollutants
+            .iter()
+            .flatten()
+            .map(|a| a.stations().len())
+            .sum()
+    }
+
+    /// `model` at the unit vector `at` corrected, the correction scaled by `relax` (1 at the
+    /// hour analysed, falling towards 0 ahead of it). A pollutant without stations keeps the
+    /// model's value and has no error estimate; a corrected value below zero is zero.
+    pub(crate) fn fuse(&self, at: [f64; 3], model: &Concentrations, relax: f64) -> Fused {
+        let mut out = Fused {
+            concentrations: *model,
+            uncertainty: Uncertainties::default(),
+            stations: Vec::new(),
+            newest: None,
+            changed: false,
+        };
+        for (p, value) in model.iter() {
+            let Some(analysis) = &self.pollutants[qc::pollutant_index(p)] else {
+                continue;
+            };
+            let e = analysis.estimate(at);
+            let relax2 = relax * relax;
+            let model_variance = analysis.params().model_variance;
+            let variance = relax2 * e.variance + (1.0 - relax2) * model_variance;
+            out.uncertainty.set(p, variance.sqrt());
+            if relax > 0.0 {
+                for &i in &e.used {
+                    let s = &analysis.stations()[i];
+                    out.newest = out.newest.max(Some(s.time));
+                    out.stations.push(s.station.clone());
+                }
+            }
+            let correction = relax * e.correction;
+            if correction == 0.0 {
+                continue;
+            }
+            let fused = (value.ug_m3() + correction).max(0.0);
+            if let Ok(c) = Concentration::new(fused) {
+                out.changed |= c != value;
+                out.concentrations.set(p, c);
+            }
+        }
+        out.stations.sort();
+        out.stations.dedup();
+        out
+    }
+}

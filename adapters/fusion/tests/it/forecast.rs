@@ -1,0 +1,168 @@
+//! Ahead of now the correction relaxes to the model; every value says how sure it is; stale
+//! and stuck stations are counted; the cross-validation scores the fusion.
+
+use std::sync::Arc;
+
+use aq_core::{Area, ForecastSource, Pollutant, Position, Reading, StationId, StationSeries};
+use aq_fusion::{FusionConfig, MemoryStations, QcReason, cross_validate};
+use chrono::Duration;
+
+use crate::world::{Counted, Model, Truth, fused, now, stations, stations_within};
+
+#[tokio::test]
+async fn ahead_of_now_the_correction_falls_off_with_the_relaxation_time() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    let all = stations(&truth, 80, 11);
+    // The station where the model is furthest off.
+    let off = |s: &StationSeries| {
+        let x = s.position;
+        (truth.at(Pollutant::Pm25, x, 0.0, 1.0) - model.value(Pollutant::Pm25, x, now())).abs()
+    };
+    let at = all
+        .iter()
+        .max_by(|a, b| off(a).total_cmp(&off(b)))
+        .unwrap()
+        .position;
+    let source = fused(&model, all, Arc::default());
+    let hours = 48;
+    let f = source
+        .hourly_concentrations(&[at], now(), hours)
+        .await
+        .unwrap()
+        .pop()
+        .flatten()
+        .unwrap();
+    let m = model
+        .hourly_concentrations(&[at], now(), hours)
+        .await
+        .unwrap()
+        .pop()
+        .flatten()
+        .unwrap();
+    let pm = |c: &Option<aq_core::Concentrations>| c.unwrap().get(Pollutant::Pm25).unwrap().ug_m3();
+    let correction: Vec<f64> = f
+        .values
+        .iter()
+        .zip(&m.values)
+        .map(|(f, m)| pm(f) - pm(m))
+        .collect();
+    assert!(correction[0].abs() > 1.0, "{correction:?}");
+    let tau = FusionConfig::default().relaxation_hours;
+    for (h, c) in correction.iter().enumerate() {
+        let expected = correction[0] * (-(h as f64) / tau).exp();
+        assert!(
+            (c - expected).abs() < 1e-9,
+            "hour {h}: {c} against {expected}"
+        );
+    }
+    // The error estimate grows back towards the model's as the correction fades.
+    let fusion = source.hourly_fusion(&[at], now(), hours).await.unwrap();
+    let sd: Vec<f64> = fusion[0]
+        .as_ref()
+        .unwrap()
+        .values
+        .iter()
+        .map(|h| h.unwrap().uncertainty.get(Pollutant::Pm25).unwrap())
+        .collect();
+    assert!(sd.windows(2).all(|w| w[1] >= w[0] - 1e-12), "{sd:?}");
+    assert!(sd[hours as usize] > 1.3 * sd[0], "{sd:?}");
+    let first = fusion[0].as_ref().unwrap().values[0].unwrap();
+    assert!(first.stations_used >= 1);
+    assert_eq!(first.newest_observation, Some(now()));
+}
+
+#[tokio::test]
+async fn the_error_estimate_is_smallest_at_the_stations_and_the_models_far_away() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    // Stations along the western edge of the cell from 10° to 11° E, so that one analysis
+    // holds places beside them, near them and far from them.
+    let all = stations_within(&truth, 40, 11, 10.0..10.3);
+    let station = all
+        .iter()
+        .map(|s| s.position)
+        .find(|p| p.lat() > 50.2 && p.lat() < 50.8)
+        .unwrap();
+    let source = fused(&model, all, Arc::default());
+    let between = Position::new(10.5, station.lat()).unwrap();
+    let far = Position::new(10.99, station.lat()).unwrap();
+    let fusion = source
+        .hourly_fusion(&[station, between, far], now(), 0)
+        .await
+        .unwrap();
+    let sd = |i: usize| {
+        fusion[i].as_ref().unwrap().values[0]
+            .unwrap()
+            .uncertainty
+            .get(Pollutant::No2)
+            .unwrap()
+    };
+    assert!(
+        sd(0) < sd(1) && sd(1) < sd(2),
+        "{} {} {}",
+        sd(0),
+        sd(1),
+        sd(2)
+    );
+}
+
+#[tokio::test]
+async fn stale_and_stuck_stations_are_left_out_and_counted() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    let mut all = stations(&truth, 30, 11);
+    let at = Position::new(11.5, 51.0).unwrap();
+    let series = |id: &str, readings: Vec<(i64, f64)>| StationSeries {
+        station: StationId(id.to_owned()),
+        position: at,
+        pollutant: Pollutant::No2,
+        readings: readings
+            .into_iter()
+            .map(|(h, value)| Reading {
+                time: now() + Duration::hours(h),
+                value,
+            })
+            .collect(),
+    };
+    all.push(series("silent", vec![(-6, 30.0), (-5, 31.0)]));
+    all.push(series("frozen", (-8..=0).map(|h| (h, 44.4)).collect()));
+    all.push(series("below-zero", vec![(-1, 20.0), (0, -3.0)]));
+    let counted = Arc::new(Counted::default());
+    let source = fused(&model, all, counted.clone());
+    source.hourly_fusion(&[at], now(), 0).await.unwrap();
+    assert_eq!(counted.total(QcReason::Stale), 1);
+    assert_eq!(counted.total(QcReason::Stuck), 1);
+    assert_eq!(counted.total(QcReason::Negative), 1);
+    // Asked again, the same analysis counts nothing twice.
+    source.hourly_fusion(&[at], now(), 0).await.unwrap();
+    assert_eq!(counted.total(QcReason::Stale), 1);
+}
+
+#[tokio::test]
+async fn cross_validation_scores_the_fusion_above_the_model_with_honest_error_estimates() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    let stations = MemoryStations::new("stations", stations(&truth, 80, 11));
+    let hours: Vec<_> = (0..6).map(|h| now() - Duration::hours(h)).collect();
+    let area = Area::new(49.0, 9.0, 53.0, 14.0).unwrap();
+    let report = cross_validate(&model, &stations, area, &hours, &FusionConfig::default())
+        .await
+        .unwrap();
+    println!("{report}");
+    assert_eq!(report.hours, 6);
+    assert_eq!(report.pollutants.len(), 2);
+    for p in &report.pollutants {
+        assert_eq!(p.readings, 6 * 80, "{p:?}");
+        assert!(p.fused.rmse < 0.7 * p.model.rmse, "{p:?}");
+        assert!(p.fused.bias.abs() < p.model.bias.abs(), "{p:?}");
+        assert!(p.fused.correlation > p.model.correlation, "{p:?}");
+        assert!((0.8..=1.0).contains(&p.within_95), "{p:?}");
+        assert_eq!(p.methods.fitted, 6, "{p:?}");
+    }
+    let text = report.to_string();
+    assert!(
+        text.contains("PM2.5") && text.contains("RMSE ratio"),
+        "{text}"
+    );
+}

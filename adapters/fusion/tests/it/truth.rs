@@ -1,0 +1,113 @@
+//! Against the truth: closer than the model between the stations, the model's far from them,
+//! and an outlier changes nothing but its own exclusion.
+
+use std::sync::Arc;
+
+use aq_core::{
+    AirQualitySource, ForecastSource, Pollutant, Position, Reading, StationId, StationSeries,
+};
+use aq_fusion::QcReason;
+
+use crate::world::{Counted, Model, Truth, answered, fused, held_out, now, rmse, stations};
+
+#[tokio::test]
+async fn between_the_stations_the_fused_field_is_far_closer_to_the_truth_than_the_model() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    let source = fused(&model, stations(&truth, 80, 11), Arc::default());
+    let places = held_out(300, 13);
+    for (p, most) in [(Pollutant::Pm25, 0.5), (Pollutant::No2, 0.5)] {
+        let truth_there: Vec<f64> = places.iter().map(|&x| truth.at(p, x, 0.0, 1.0)).collect();
+        let model_there = answered(&model, p, &places, now()).await;
+        let fused_there = answered(&source, p, &places, now()).await;
+        let (m, f) = (
+            rmse(&model_there, &truth_there),
+            rmse(&fused_there, &truth_there),
+        );
+        let ratio = f / m;
+        println!("{p}: model RMSE {m:.2}, fused RMSE {f:.2}, ratio {ratio:.2}");
+        assert!(
+            ratio < most,
+            "{p}: model RMSE {m:.2}, fused {f:.2}, ratio {ratio:.2}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn far_from_every_station_the_answer_is_the_models_to_the_bit() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    let source = fused(&model, stations(&truth, 80, 11), Arc::default());
+    // 250 km and more east of the easternmost station, still inside the model.
+    let far: Vec<Position> = [16.8, 18.0, 20.5]
+        .iter()
+        .map(|&lon| Position::new(lon, 51.0).unwrap())
+        .collect();
+    let queries: Vec<aq_core::SampleQuery> = far
+        .iter()
+        .map(|&position| aq_core::SampleQuery {
+            position,
+            time: now(),
+        })
+        .collect();
+    assert_eq!(
+        source.sample(&queries).await.unwrap(),
+        model.sample(&queries).await.unwrap()
+    );
+    let start = now() - chrono::Duration::hours(3);
+    assert_eq!(
+        ForecastSource::hourly_ci(&source, &far, start, 30)
+            .await
+            .unwrap(),
+        model.hourly_ci(&far, start, 30).await.unwrap()
+    );
+    assert_eq!(
+        source.hourly_concentrations(&far, start, 30).await.unwrap(),
+        model.hourly_concentrations(&far, start, 30).await.unwrap()
+    );
+    // No station stands behind those hours, nor within reach to tell the model's error.
+    let fusion = source.hourly_fusion(&far, start, 30).await.unwrap();
+    for series in fusion {
+        for hour in series.unwrap().values {
+            let hour = hour.unwrap();
+            assert_eq!(hour.stations_used, 0);
+            assert_eq!(hour.newest_observation, None);
+            assert_eq!(hour.uncertainty, aq_core::Uncertainties::default());
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_injected_outlier_changes_nothing_but_its_own_exclusion() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    let honest = stations(&truth, 80, 11);
+    let mut with_outlier = honest.clone();
+    // 1,000 µg/m³ in the middle of the domain, among readings in the tens.
+    let middle = Position::new(11.5, 51.0).unwrap();
+    with_outlier.push(StationSeries {
+        station: StationId("broken".into()),
+        position: middle,
+        pollutant: Pollutant::Pm25,
+        readings: (-3..=0)
+            .map(|h| Reading {
+                time: now() + chrono::Duration::hours(h),
+                value: 1_000.0 + f64::from(h as i32),
+            })
+            .collect(),
+    });
+    let counted = Arc::new(Counted::default());
+    let clean = fused(&model, honest, Arc::default());
+    let dirty = fused(&model, with_outlier, counted.clone());
+    let mut places = held_out(200, 17);
+    places.push(middle);
+    for p in [Pollutant::Pm25, Pollutant::No2] {
+        assert_eq!(
+            answered(&dirty, p, &places, now()).await,
+            answered(&clean, p, &places, now()).await,
+            "{p}"
+        );
+    }
+    assert_eq!(counted.total(QcReason::Outlier), 1);
+    assert_eq!(counted.total(QcReason::Stale), 0);
+}
