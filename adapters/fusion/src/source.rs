@@ -7,7 +7,7 @@ use aq_core::air_hour::hour_of;
 use aq_core::runtime::Clock;
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, Concentrations, ForecastSource, FusedHour,
-    HourlyCi, HourlyConcentrations, HourlyFusion, ObservationSource, PollenDay, PollenOutlook,
+    HourlyCi, HourlyConcentrations, HourlyFusion, ObservationSource, PollenDays, PollenOutlook,
     Pollutant, Position, SampleQuery, SourceError, SourceInfo, SourceReach, check_batch_len,
 };
 use async_trait::async_trait;
@@ -468,7 +468,7 @@ impl ForecastSource for FusedSource {
         positions: &[Position],
         at: DateTime<Utc>,
         days: u32,
-    ) -> Result<Vec<Option<Vec<PollenDay>>>, SourceError> {
+    ) -> Result<Vec<Option<PollenDays>>, SourceError> {
         self.model_forecast.pollen_days(positions, at, days).await
     }
 
