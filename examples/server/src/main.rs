@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod admin;
 mod beside;
 mod config;
+mod dispatch;
 mod ingest;
 mod private;
 mod serve;
