@@ -19,13 +19,19 @@
 //! - A step that fails on an unavailable dependency keeps its lease; the job is claimed again
 //!   when the lease expires, which spaces the retries by the lease length. Evaluation is given
 //!   up, like delivery, once the retry window after the request has passed.
-//! - Delivery attempts are recorded before the job's state changes; after a crash between the
-//!   two the attempt is repeated (at least once, as `docs/api.md` promises).
+//! - A delivery attempt is recorded with the job's next state in one store write
+//!   ([`JobQueue::settle`]); after a crash before it the attempt is repeated (at least once, as
+//!   `docs/api.md` promises).
 //! - The retry window is measured from the first recorded attempt, so a job put back with
 //!   [`JobQueue::redeliver`] after its window closed gets one more attempt, not another day.
 //! - Writing the file keeps the job's lease: the worker that wrote it makes the first delivery
-//!   attempt at once ([`AlertPipeline::process`]), and a worker that stops in between leaves
-//!   the job to be claimed for delivery when the lease expires.
+//!   attempt at once ([`AlertPipeline::process`]) and records the file with that attempt's
+//!   outcome; a worker that stops in between leaves the job to be claimed when the lease
+//!   expires, and the next worker finds the file written. A job that told a once-per-change
+//!   alert records its file before delivering, since only a recorded file's alerts count as
+//!   told for the key's other jobs.
+//! - A job's key configuration is read once per job step and serves its evaluation and its
+//!   delivery.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,7 +51,7 @@ use crate::ndjson::{EncodeError, NdjsonEncoder, count_lines};
 use crate::ports::{
     AlertJob, ClaimLimits, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, FileWriter,
     JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertJob, POINT_PAGE, PointPages,
-    RuleStore, SentChanges, SlicePages, StoreError, UrlSigner, WebhookSender,
+    RuleStore, SentChanges, Settlement, SlicePages, StoreError, UrlSigner, WebhookSender,
 };
 use crate::repeat::OnceFilter;
 use crate::request::AlertRequest;
@@ -498,17 +504,17 @@ impl AlertPipeline {
     async fn step(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
         let step = match job.stage {
             JobStage::Evaluate => match self.evaluate(job).await {
-                Ok(Evaluated::Written) => {
+                Ok(Evaluated::Written { config, unrecorded }) => {
                     let delivering = AlertJob {
                         stage: JobStage::Deliver,
                         ..job.clone()
                     };
-                    self.deliver(&delivering).await
+                    self.deliver(&delivering, Some(config), unrecorded).await
                 }
                 Ok(Evaluated::Ended(processed)) => Ok(processed),
                 Err(e) => Err(e),
             },
-            JobStage::Deliver => self.deliver(job).await,
+            JobStage::Deliver => self.deliver(job, None, None).await,
             JobStage::Done => return Ok(Processed::AlreadyDone),
         };
         match step {
@@ -523,33 +529,53 @@ impl AlertPipeline {
         outcome: JobOutcome,
         attempts: u32,
     ) -> Result<Processed, PipelineError> {
-        self.ports
-            .jobs
-            .update(
-                job.token,
-                &job.lease,
-                JobUpdate::Finish { outcome, attempts },
-            )
-            .await?;
+        self.settle(
+            job,
+            Settlement {
+                written: None,
+                attempt: None,
+                next: JobUpdate::Finish { outcome, attempts },
+            },
+        )
+        .await?;
         Ok(Processed::Finished { outcome, attempts })
     }
 
+    /// Stores what became of a held job in one store write.
+    async fn settle(&self, job: &AlertJob, settlement: Settlement) -> Result<(), PipelineError> {
+        if settlement.written.is_none() && settlement.attempt.is_none() {
+            self.ports
+                .jobs
+                .update(job.token, &job.lease, settlement.next)
+                .await?;
+        } else {
+            self.ports
+                .jobs
+                .settle(job.token, &job.lease, &settlement)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Writes the job's file (or finds it written by an earlier run). The key's configuration
+    /// read here serves the delivery too, so that a job reads it once.
     async fn evaluate(&self, job: &AlertJob) -> Result<Evaluated, PipelineError> {
         let now = self.ports.clock.now();
         let key = FileKey::for_token(job.token);
-        let alerts = if self.ports.files.exists(&key).await? {
-            // Written by an earlier run that died before recording it: keep that file.
+        let Some(config) = self.ports.rules.key_config(job.key_id, now).await? else {
+            let ended = self
+                .finish(job, JobOutcome::Cancelled, job.attempts)
+                .await?;
+            return Ok(Evaluated::Ended(ended));
+        };
+        let (alerts, told) = if self.ports.files.exists(&key).await? {
+            // Written by an earlier run that died before recording it: keep that file. What
+            // that run told is stored already.
             let bytes = self.ports.files.read(&key).await?;
-            count_lines(&bytes)
+            (count_lines(&bytes), true)
         } else {
-            let Some(config) = self.ports.rules.key_config(job.key_id, now).await? else {
-                let ended = self
-                    .finish(job, JobOutcome::Cancelled, job.attempts)
-                    .await?;
-                return Ok(Evaluated::Ended(ended));
-            };
             match self.write_file(job, &key, &config.rules, now).await {
-                Ok(alerts) => alerts,
+                Ok(written) => written,
                 Err(e) => {
                     let past_window = add(job.received_at, self.config.retry.window)
                         .is_some_and(|deadline| now > deadline);
@@ -561,25 +587,39 @@ impl AlertPipeline {
                 }
             }
         };
-        self.ports
-            .jobs
-            .update(job.token, &job.lease, JobUpdate::Written { alerts })
-            .await?;
-        Ok(Evaluated::Written)
+        if told {
+            // What this job told counts for other jobs of the key once its file is recorded
+            // (see `crate::repeat`): record it now, not after the delivery.
+            self.ports
+                .jobs
+                .update(job.token, &job.lease, JobUpdate::Written { alerts })
+                .await?;
+            return Ok(Evaluated::Written {
+                config,
+                unrecorded: None,
+            });
+        }
+        // Recorded with the delivery's outcome, in the same store write. A crash before then
+        // finds the job to evaluate and its file written, which it keeps.
+        Ok(Evaluated::Written {
+            config,
+            unrecorded: Some(alerts),
+        })
     }
 
+    /// Writes the file; its lines, and whether the job told a once-per-change alert.
     async fn write_file(
         &self,
         job: &AlertJob,
         key: &FileKey,
         rules: &[AlertRule],
         now: DateTime<Utc>,
-    ) -> Result<u64, PipelineError> {
+    ) -> Result<(u64, bool), PipelineError> {
         let mut writer = self.ports.files.create(key).await?;
         match self.stream(writer.as_mut(), job, rules, now).await {
-            Ok(alerts) => {
+            Ok(written) => {
                 writer.finish().await?;
-                Ok(alerts)
+                Ok(written)
             }
             Err(e) => {
                 // The original error is the one worth reporting; an abort failure leaves at
@@ -593,14 +633,15 @@ impl AlertPipeline {
     /// Evaluates the request's points one page of `points_chunk` at a time, so that the
     /// worker's memory does not depend on the request's size. Alerts of once-per-change rules
     /// are left out when their point id was told the same change ([`crate::repeat`]); what
-    /// this job tells is recorded page by page, and counts once the file is written.
+    /// this job tells is recorded page by page, and counts once the file is written. Its
+    /// lines, and whether it told anything.
     async fn stream(
         &self,
         writer: &mut dyn FileWriter,
         job: &AlertJob,
         rules: &[AlertRule],
         now: DateTime<Utc>,
-    ) -> Result<u64, PipelineError> {
+    ) -> Result<(u64, bool), PipelineError> {
         let evaluator = &self.config.evaluator;
         let page_size = self.config.points_chunk.max(1);
         let once = rules
@@ -608,6 +649,7 @@ impl AlertPipeline {
             .any(|r| r.enabled && r.spec.repeat() == Repeat::Once);
         let mut encoder = NdjsonEncoder::with_chunk_bytes(self.config.file_chunk_bytes);
         let mut from = 0_u64;
+        let mut told = false;
         loop {
             let chunk = self
                 .ports
@@ -636,6 +678,7 @@ impl AlertPipeline {
                 return Err(e.into());
             }
             if !filter.told().is_empty() {
+                told = true;
                 self.ports
                     .sent
                     .record_sent(job.token, job.key_id, filter.told())
@@ -655,20 +698,41 @@ impl AlertPipeline {
         if !rest.is_empty() {
             writer.write(rest).await?;
         }
-        Ok(alerts)
+        Ok((alerts, told))
     }
 
-    async fn deliver(&self, job: &AlertJob) -> Result<Processed, PipelineError> {
+    /// One delivery attempt, with the key's configuration when evaluation just read it, and
+    /// the file's lines when they are still to be recorded.
+    async fn deliver(
+        &self,
+        job: &AlertJob,
+        config: Option<KeyConfig>,
+        unrecorded: Option<u64>,
+    ) -> Result<Processed, PipelineError> {
         let now = self.ports.clock.now();
-        let config = self.ports.rules.key_config(job.key_id, now).await?;
+        let config = match config {
+            Some(config) => Some(config),
+            None => self.ports.rules.key_config(job.key_id, now).await?,
+        };
         let Some((config, url)) =
             config.and_then(|c| webhook_url(&c).map(str::to_owned).map(|u| (c, u)))
         else {
-            return self.finish(job, JobOutcome::Cancelled, job.attempts).await;
+            let outcome = JobOutcome::Cancelled;
+            let attempts = job.attempts;
+            self.settle(
+                job,
+                Settlement {
+                    written: unrecorded,
+                    attempt: None,
+                    next: JobUpdate::Finish { outcome, attempts },
+                },
+            )
+            .await?;
+            return Ok(Processed::Finished { outcome, attempts });
         };
 
         if let Some(until) = self.breakers.wait_until(&url, now) {
-            return self.defer(job, until).await;
+            return self.defer(job, until, unrecorded).await;
         }
 
         // A fresh URL on every attempt, so a late success still has its full validity.
@@ -701,55 +765,79 @@ impl AlertPipeline {
 
         let response = self.ports.sender.send(&request).await;
         let attempt = job.attempts.saturating_add(1);
-        self.ports
-            .deliveries
-            .record_attempt(&DeliveryAttempt {
-                token: job.token,
-                attempt,
-                at: now,
-                status: response.status,
-                latency_ms: u64::try_from(response.latency.as_millis()).unwrap_or(u64::MAX),
-                error: response.error,
-            })
-            .await?;
+        // Recorded with the job's next state, in one store write: the attempt first, so that
+        // a crash before it repeats the attempt (at least once) rather than loses it.
+        let record = DeliveryAttempt {
+            token: job.token,
+            attempt,
+            at: now,
+            status: response.status,
+            latency_ms: u64::try_from(response.latency.as_millis()).unwrap_or(u64::MAX),
+            error: response.error,
+        };
 
         let ok =
             response.error.is_none() && response.status.is_none_or(|s| (200..300).contains(&s));
         // 410 is the receiver's answer, not a failure of it.
         self.breakers
             .record(&url, ok || response.status == Some(410), now);
-        if ok {
-            return self.finish(job, JobOutcome::Delivered, attempt).await;
-        }
-        if response.status == Some(410) {
-            return self.finish(job, JobOutcome::Gone, attempt).await;
-        }
-        let first_attempt_at = if attempt == 1 {
-            now
+        let (next, processed) = if ok || response.status == Some(410) {
+            let outcome = if ok {
+                JobOutcome::Delivered
+            } else {
+                JobOutcome::Gone
+            };
+            let next = JobUpdate::Finish {
+                outcome,
+                attempts: attempt,
+            };
+            (
+                next,
+                Processed::Finished {
+                    outcome,
+                    attempts: attempt,
+                },
+            )
         } else {
-            self.first_attempt_at(job).await?
-        };
-        match self
-            .config
-            .retry
-            .next_attempt(job.token, attempt, first_attempt_at, now)
-        {
-            Some(at) => {
-                self.ports
-                    .jobs
-                    .update(
-                        job.token,
-                        &job.lease,
-                        JobUpdate::Retry {
-                            attempts: attempt,
-                            run_at: at,
-                        },
-                    )
-                    .await?;
-                Ok(Processed::Retrying { attempt, at })
+            let first_attempt_at = if attempt == 1 {
+                now
+            } else {
+                self.first_attempt_at(job).await?
+            };
+            match self
+                .config
+                .retry
+                .next_attempt(job.token, attempt, first_attempt_at, now)
+            {
+                Some(at) => (
+                    JobUpdate::Retry {
+                        attempts: attempt,
+                        run_at: at,
+                    },
+                    Processed::Retrying { attempt, at },
+                ),
+                None => (
+                    JobUpdate::Finish {
+                        outcome: JobOutcome::GaveUp,
+                        attempts: attempt,
+                    },
+                    Processed::Finished {
+                        outcome: JobOutcome::GaveUp,
+                        attempts: attempt,
+                    },
+                ),
             }
-            None => self.finish(job, JobOutcome::GaveUp, attempt).await,
-        }
+        };
+        self.settle(
+            job,
+            Settlement {
+                written: unrecorded,
+                attempt: Some(record),
+                next,
+            },
+        )
+        .await?;
+        Ok(processed)
     }
 }
 
@@ -771,31 +859,47 @@ impl AlertPipeline {
         &self,
         job: &AlertJob,
         until: DateTime<Utc>,
+        unrecorded: Option<u64>,
     ) -> Result<Processed, PipelineError> {
         let first = self.first_attempt_at(job).await?;
         let past_window = add(first, self.config.retry.window).is_none_or(|end| until > end);
-        if past_window {
-            return self.finish(job, JobOutcome::GaveUp, job.attempts).await;
-        }
-        self.ports
-            .jobs
-            .update(
-                job.token,
-                &job.lease,
+        let (next, processed) = if past_window {
+            let (outcome, attempts) = (JobOutcome::GaveUp, job.attempts);
+            (
+                JobUpdate::Finish { outcome, attempts },
+                Processed::Finished { outcome, attempts },
+            )
+        } else {
+            (
                 JobUpdate::Retry {
                     attempts: job.attempts,
                     run_at: until,
                 },
+                Processed::Deferred { until },
             )
-            .await?;
-        Ok(Processed::Deferred { until })
+        };
+        self.settle(
+            job,
+            Settlement {
+                written: unrecorded,
+                attempt: None,
+                next,
+            },
+        )
+        .await?;
+        Ok(processed)
     }
 }
 
 /// Where evaluating a job left it.
 enum Evaluated {
-    /// The file is written and recorded; the job, still leased, is to be delivered.
-    Written,
+    /// The file is written; the job, still leased, is to be delivered, with the key's
+    /// configuration read for the evaluation. `unrecorded`: the file's lines, when they are
+    /// to be recorded with the delivery's outcome rather than already.
+    Written {
+        config: KeyConfig,
+        unrecorded: Option<u64>,
+    },
     /// The job finished without a file (its key is gone, or it gave up).
     Ended(Processed),
 }

@@ -1,6 +1,7 @@
 //! What the workspace's tests share, so that each rule lives in one place: the rule for absent
 //! outside services (below), test databases on PostgreSQL ([`postgres`]), an S3 server on
-//! loopback ([`s3`]) and a customer's webhook receiver ([`receiver`]).
+//! loopback ([`s3`]), a customer's webhook receiver ([`receiver`]) and a count of the SQL
+//! statements the stores issue ([`statements`]).
 //!
 //! Some tests need a service or a tool from outside the workspace: PostgreSQL, the `s3s-fs`
 //! S3 server, schemathesis, Chromium and its driver. A plain `cargo test --workspace` on a
@@ -23,6 +24,7 @@
 pub mod postgres;
 pub mod receiver;
 pub mod s3;
+pub mod statements;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

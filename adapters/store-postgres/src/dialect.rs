@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use alerts_core::ids::{RuleId, Token};
-use alerts_core::ports::{AlertJob, SentChange, StoreError};
+use alerts_core::ports::{AlertJob, Arrivals, SentChange, StoreError};
 use chrono::{DateTime, Utc};
 use identity_core::ids::KeyId;
 use sqlx::{PgConnection, PgPool, Postgres};
@@ -25,6 +25,14 @@ impl SqlDialect for PgStore {
 
     fn pool(&self) -> &PgPool {
         &self.pool
+    }
+
+    fn jobs_arrived(&self) {
+        // The database tells every listening replica on commit (the `alert_jobs` triggers).
+    }
+
+    async fn subscribe(&self) -> Result<Box<dyn Arrivals>, StoreError> {
+        crate::arrivals::subscribe(&self.pool).await
     }
 
     fn to_time(t: DateTime<Utc>) -> DateTime<Utc> {

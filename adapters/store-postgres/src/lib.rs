@@ -12,7 +12,8 @@
 //! Any number of replicas share one database: workers claim jobs with
 //! `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait for one another nor
 //! get the same job, and a job whose lease expired (its worker died) is claimed again. No
-//! transaction is held across anything outside the database.
+//! transaction is held across anything outside the database. Idle workers wait for
+//! `LISTEN/NOTIFY`: a job stored by any replica wakes them all.
 //!
 //! The schema is created and upgraded by the migrations in `migrations/`, embedded in the
 //! binary and applied by [`PgStore::open`]; replicas starting together take turns (an advisory
@@ -32,6 +33,7 @@
 //! # Ok(()) }
 //! ```
 
+mod arrivals;
 mod dialect;
 
 use std::str::FromStr;

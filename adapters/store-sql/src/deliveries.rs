@@ -6,9 +6,12 @@
 #[macro_export]
 macro_rules! deliveries_sql {
     ($store:ty, $dialect:ident) => {
-        #[async_trait]
-        impl DeliveryLog for $store {
-            async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
+        impl $store {
+            /// Records `attempt` on `conn`; an attempt recorded already is kept as it was.
+            async fn insert_attempt(
+                conn: &mut <Db as sqlx::Database>::Connection,
+                attempt: &DeliveryAttempt,
+            ) -> Result<(), StoreError> {
                 sqlx::query(
                     "INSERT INTO delivery_attempts \
                      (token, attempt, at, status, latency_ms, error) \
@@ -20,10 +23,18 @@ macro_rules! deliveries_sql {
                 .bind(attempt.status.map(i32::from))
                 .bind(to_i64(attempt.latency_ms))
                 .bind(attempt.error.map(DeliveryErrorKind::as_str))
-                .execute(self.pool())
+                .execute(&mut *conn)
                 .await
                 .map_err(Self::db_error)?;
                 Ok(())
+            }
+        }
+
+        #[async_trait]
+        impl DeliveryLog for $store {
+            async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
+                let mut conn = self.pool().acquire().await.map_err(Self::db_error)?;
+                Self::insert_attempt(&mut conn, attempt).await
             }
 
             async fn list_requests(

@@ -137,6 +137,7 @@ macro_rules! jobs_sql {
                     let mut tx = self.begin_write().await?;
                     Self::insert_request(&mut tx, job, pages, None).await?;
                     tx.commit().await.map_err(Self::db_error)?;
+                    self.jobs_arrived();
                     return Ok(Enqueued::Stored);
                 };
                 // The insert waits for a concurrent one with the same key and then stores
@@ -147,6 +148,7 @@ macro_rules! jobs_sql {
                     let mut tx = self.begin_write().await?;
                     if Self::insert_request(&mut tx, job, pages, Some(idempotency)).await? {
                         tx.commit().await.map_err(Self::db_error)?;
+                        self.jobs_arrived();
                         return Ok(Enqueued::Stored);
                     }
                     tx.rollback().await.map_err(Self::db_error)?;
@@ -277,12 +279,72 @@ macro_rules! jobs_sql {
                 self.update_held(query, token, lease).await
             }
 
+            async fn settle(
+                &self,
+                token: Token,
+                lease: &Lease,
+                settlement: &Settlement,
+            ) -> Result<(), StoreError> {
+                let written = settlement.written.map(to_i64);
+                // One statement for the job, checking the lease as `update` does; `written`
+                // records the file and moves the job past evaluation, when it is given.
+                let change = match settlement.next {
+                    JobUpdate::Written { alerts } => sqlx::query(
+                        "UPDATE alert_jobs SET stage = 'deliver', alerts = $1 \
+                         WHERE token = $2 AND lease_id = $3",
+                    )
+                    .bind(to_i64(alerts)),
+                    JobUpdate::Retry { attempts, run_at } => sqlx::query(
+                        "UPDATE alert_jobs SET attempts = $1, run_at = $2, \
+                         alerts = COALESCE($3, alerts), \
+                         stage = CASE WHEN $3 IS NULL THEN stage ELSE 'deliver' END, \
+                         lease_id = NULL, lease_until = NULL WHERE token = $4 AND lease_id = $5",
+                    )
+                    .bind(to_i32(attempts))
+                    .bind(Self::to_time(run_at))
+                    .bind(written),
+                    JobUpdate::Finish { outcome, attempts } => sqlx::query(
+                        "UPDATE alert_jobs SET stage = 'done', outcome = $1, attempts = $2, \
+                         alerts = COALESCE($3, alerts), \
+                         lease_id = NULL, lease_until = NULL WHERE token = $4 AND lease_id = $5",
+                    )
+                    .bind(outcome.as_str())
+                    .bind(to_i32(attempts))
+                    .bind(written),
+                };
+                let Some(attempt) = &settlement.attempt else {
+                    // A single statement is atomic on its own.
+                    return self.update_held(change, token, lease).await;
+                };
+                let mut tx = self.begin_write().await?;
+                Self::insert_attempt(&mut tx, attempt).await?;
+                let changed = change
+                    .bind(token.0)
+                    .bind(lease.id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(Self::db_error)?
+                    .rows_affected();
+                // The attempt was made whatever became of the lease: keep its record.
+                tx.commit().await.map_err(Self::db_error)?;
+                if changed == 0 {
+                    return Err(self.lease_lost_or_missing(token).await);
+                }
+                Ok(())
+            }
+
+            async fn arrivals(&self) -> Result<Box<dyn Arrivals>, StoreError> {
+                self.subscribe().await
+            }
+
             async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError> {
                 let query = sqlx::query(
                     "UPDATE alert_jobs SET lease_id = NULL, lease_until = NULL \
                      WHERE token = $1 AND lease_id = $2",
                 );
-                self.update_held(query, token, lease).await
+                self.update_held(query, token, lease).await?;
+                self.jobs_arrived();
+                Ok(())
             }
 
             async fn redeliver(
@@ -307,6 +369,7 @@ macro_rules! jobs_sql {
                 .await
                 .map_err(Self::db_error)?;
                 if done.rows_affected() > 0 {
+                    self.jobs_arrived();
                     return Ok(());
                 }
                 let unfinished: Option<i32> = sqlx::query_scalar(

@@ -45,7 +45,7 @@ pub mod sessions;
 use std::future::Future;
 
 use alerts_core::ids::Token;
-use alerts_core::ports::{AlertJob, SentChange, StoreError};
+use alerts_core::ports::{AlertJob, Arrivals, SentChange, StoreError};
 use chrono::{DateTime, Utc};
 use identity_core::ids::KeyId;
 use sqlx::error::ErrorKind;
@@ -156,6 +156,19 @@ pub trait SqlDialect: Send + Sync + Sized + 'static {
         jobs: &[AlertJob],
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
+    /// Tells this store's waiting workers ([`JobQueue::arrivals`]) that a commit just made jobs
+    /// claimable: stored, redelivered or released. A database that tells every listener
+    /// itself on commit does nothing here.
+    ///
+    /// [`JobQueue::arrivals`]: alerts_core::ports::JobQueue::arrivals
+    fn jobs_arrived(&self);
+
+    /// A subscription to the notices of [`SqlDialect::jobs_arrived`], or the database's own.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the database cannot be reached to subscribe.
+    fn subscribe(&self) -> impl Future<Output = Result<Box<dyn Arrivals>, StoreError>> + Send;
+
     /// Stores `changes`, told by the request `token` of `key`, in one transaction; of changes
     /// for the same rule, point id and subject the last wins, and those of a rule that no
     /// longer exists are dropped.
@@ -229,11 +242,11 @@ macro_rules! sql_store {
             use $crate::__private::alerts_core::ids::{RuleId, Token};
             use $crate::__private::alerts_core::ports::stored::{to_i32, to_i64, to_u32, to_u64};
             use $crate::__private::alerts_core::ports::{
-                Activity, ActivityWindow, AlertJob, Backlog, ClaimLimits, DeliveryAttempt,
-                DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobStage, JobUpdate,
-                KeyConfig, Lease, NewAlertJob, PointPages, RequestSummary, RuleStore, SentChange,
-                SentChanges, SigningSecret, StoreError, UNFINISHED_JOB, check_page_total,
-                encode_stored_points, points_of_pages,
+                Activity, ActivityWindow, AlertJob, Arrivals, Backlog, ClaimLimits,
+                DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobStage,
+                JobUpdate, KeyConfig, Lease, NewAlertJob, PointPages, RequestSummary, RuleStore,
+                SentChange, SentChanges, Settlement, SigningSecret, StoreError, UNFINISHED_JOB,
+                check_page_total, encode_stored_points, points_of_pages,
             };
             use $crate::__private::alerts_core::request::AlertPoint;
             use $crate::__private::alerts_core::rule::AlertRule;

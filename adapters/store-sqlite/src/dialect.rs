@@ -3,7 +3,7 @@
 //! write transaction.
 
 use alerts_core::ids::Token;
-use alerts_core::ports::{AlertJob, SentChange, StoreError};
+use alerts_core::ports::{AlertJob, Arrivals, SentChange, StoreError};
 use chrono::{DateTime, Utc};
 use identity_core::ids::KeyId;
 use sqlx::{Sqlite, SqliteConnection, SqlitePool};
@@ -29,6 +29,16 @@ impl SqlDialect for SqliteStore {
     fn from_time(us: i64) -> Result<DateTime<Utc>, StoreError> {
         DateTime::from_timestamp_micros(us)
             .ok_or_else(|| StoreError::Corrupt(format!("time {us} µs is out of range")))
+    }
+
+    fn jobs_arrived(&self) {
+        // The embedded database has one server writing to it: telling this process is
+        // telling every worker.
+        self.arrivals.notify();
+    }
+
+    async fn subscribe(&self) -> Result<Box<dyn Arrivals>, StoreError> {
+        Ok(self.arrivals.subscribe())
     }
 
     async fn claims_take_turns(_: &mut SqliteConnection) -> Result<(), StoreError> {

@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use alerts_core::ports::StoreError;
+use alerts_core::ports::{ArrivalHub, StoreError};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
@@ -159,6 +159,8 @@ impl SqliteOptions {
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// Tells the workers of this process that jobs arrived.
+    arrivals: ArrivalHub,
 }
 
 impl SqliteStore {
@@ -217,7 +219,10 @@ impl SqliteStore {
                 "check that the database file is writable and not damaged",
             )
         })?;
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            arrivals: ArrivalHub::default(),
+        })
     }
 }
 

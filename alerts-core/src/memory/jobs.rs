@@ -11,9 +11,9 @@ use uuid::Uuid;
 use crate::idempotency::{Enqueued, Idempotency};
 use crate::ids::Token;
 use crate::ports::{
-    Activity, ActivityWindow, AlertJob, Backlog, ClaimLimits, DeliveryAttempt, DeliveryLog,
-    JobCounts, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob, PointPages, RequestSummary,
-    StoreError, UNFINISHED_JOB, check_page_total, is_claimable,
+    Activity, ActivityWindow, AlertJob, Arrivals, Backlog, ClaimLimits, DeliveryAttempt,
+    DeliveryLog, JobCounts, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob, PointPages,
+    RequestSummary, Settlement, StoreError, UNFINISHED_JOB, check_page_total, is_claimable,
 };
 use crate::request::AlertPoint;
 
@@ -53,6 +53,36 @@ fn insert_job(
     Ok(())
 }
 
+/// Applies `update` to a held job, as [`JobQueue::update`] does.
+fn apply(job: &mut JobRecord, update: JobUpdate) {
+    match update {
+        JobUpdate::Written { alerts } => {
+            job.stage = JobStage::Deliver;
+            job.alerts = Some(alerts);
+            return;
+        }
+        JobUpdate::Retry { attempts, run_at } => {
+            job.attempts = attempts;
+            job.run_at = run_at;
+        }
+        JobUpdate::Finish { outcome, attempts } => {
+            job.stage = JobStage::Done;
+            job.outcome = Some(outcome);
+            job.attempts = attempts;
+        }
+    }
+    job.lease = None;
+}
+
+/// Records a delivery attempt; an attempt recorded already is kept as it was.
+fn record(state: &mut State, attempt: &DeliveryAttempt) {
+    let list = state.attempts.entry(attempt.token).or_default();
+    if !list.iter().any(|a| a.attempt == attempt.attempt) {
+        list.push(attempt.clone());
+        list.sort_by_key(|a| a.attempt);
+    }
+}
+
 #[async_trait]
 impl JobQueue for MemoryStore {
     async fn enqueue_pages(
@@ -75,6 +105,7 @@ impl JobQueue for MemoryStore {
         let mut state = lock(&self.state);
         let Some(idempotency) = idempotency else {
             insert_job(&mut state, job, points)?;
+            self.arrivals.notify();
             return Ok(Enqueued::Stored);
         };
         let slot = (job.key_id, idempotency.key.as_str().to_owned());
@@ -88,6 +119,7 @@ impl JobQueue for MemoryStore {
         state
             .idempotency
             .insert(slot, (job.token, idempotency.fingerprint));
+        self.arrivals.notify();
         Ok(Enqueued::Stored)
     }
 
@@ -169,30 +201,39 @@ impl JobQueue for MemoryStore {
         update: JobUpdate,
     ) -> Result<(), StoreError> {
         let mut state = lock(&self.state);
-        let job = state.held_job(token, lease)?;
-        match update {
-            JobUpdate::Written { alerts } => {
-                job.stage = JobStage::Deliver;
-                job.alerts = Some(alerts);
-                return Ok(());
-            }
-            JobUpdate::Retry { attempts, run_at } => {
-                job.attempts = attempts;
-                job.run_at = run_at;
-            }
-            JobUpdate::Finish { outcome, attempts } => {
-                job.stage = JobStage::Done;
-                job.outcome = Some(outcome);
-                job.attempts = attempts;
-            }
-        }
-        job.lease = None;
+        apply(state.held_job(token, lease)?, update);
         Ok(())
+    }
+
+    async fn settle(
+        &self,
+        token: Token,
+        lease: &Lease,
+        settlement: &Settlement,
+    ) -> Result<(), StoreError> {
+        let mut state = lock(&self.state);
+        if !state.jobs.contains_key(&token) {
+            return Err(StoreError::NotFound);
+        }
+        if let Some(attempt) = &settlement.attempt {
+            record(&mut state, attempt);
+        }
+        let job = state.held_job(token, lease)?;
+        if let Some(alerts) = settlement.written {
+            apply(job, JobUpdate::Written { alerts });
+        }
+        apply(job, settlement.next);
+        Ok(())
+    }
+
+    async fn arrivals(&self) -> Result<Box<dyn Arrivals>, StoreError> {
+        Ok(self.arrivals.subscribe())
     }
 
     async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError> {
         let mut state = lock(&self.state);
         state.held_job(token, lease)?.lease = None;
+        self.arrivals.notify();
         Ok(())
     }
 
@@ -218,6 +259,7 @@ impl JobQueue for MemoryStore {
         job.outcome = None;
         job.run_at = at;
         job.lease = None;
+        self.arrivals.notify();
         Ok(())
     }
 
@@ -298,12 +340,7 @@ impl JobQueue for MemoryStore {
 #[async_trait]
 impl DeliveryLog for MemoryStore {
     async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
-        let mut state = lock(&self.state);
-        let list = state.attempts.entry(attempt.token).or_default();
-        if !list.iter().any(|a| a.attempt == attempt.attempt) {
-            list.push(attempt.clone());
-            list.sort_by_key(|a| a.attempt);
-        }
+        record(&mut lock(&self.state), attempt);
         Ok(())
     }
 

@@ -62,6 +62,12 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn memory_store_tells_waiting_workers_of_arriving_jobs() {
+        conformance::stores::arrivals(&MemoryStore::new(), &|d| Box::pin(tokio::time::sleep(d)))
+            .await;
+    }
+
+    #[tokio::test]
     async fn memory_files_pass_the_file_and_signer_suites() {
         let files = MemoryFiles::new();
         conformance::files::run_file_store_suite(&files).await;

@@ -15,6 +15,7 @@ use identity_core::ports::{
 
 use crate::idempotency::Fingerprint;
 use crate::ids::{RuleId, Token};
+use crate::ports::ArrivalHub;
 use crate::ports::{
     DeliveryAttempt, JobOutcome, JobStage, KeyConfig, Lease, RuleStore, SigningSecret, StoreError,
 };
@@ -92,6 +93,7 @@ impl State {
 pub struct MemoryStore {
     identity: MemoryIdentity,
     pub(super) state: Mutex<State>,
+    pub(super) arrivals: ArrivalHub,
 }
 
 impl MemoryStore {

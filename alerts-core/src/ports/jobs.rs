@@ -13,7 +13,7 @@ use crate::idempotency::{Enqueued, Idempotency};
 use crate::ids::Token;
 use crate::request::AlertPoint;
 
-use super::StoreError;
+use super::{Arrivals, DeliveryAttempt, StoreError};
 
 /// A page of points as the SQL stores keep it in one row: a JSON array of the points, each
 /// with `custom_data` as a JSON *string*, so that its bytes survive whatever a database does
@@ -431,6 +431,20 @@ pub enum JobUpdate {
     },
 }
 
+/// What a worker leaves of a job once it has tried to deliver it, or decided not to: stored by
+/// [`JobQueue::settle`] in one transaction, so that a job step costs the store one write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settlement {
+    /// Lines in the file, when this lease wrote it and it is not recorded yet: recorded as
+    /// [`JobUpdate::Written`] would record it, so that a crash before the settlement finds
+    /// the job still to evaluate, and its file already written.
+    pub written: Option<u64>,
+    /// The delivery attempt made, if one was.
+    pub attempt: Option<DeliveryAttempt>,
+    /// Where the job goes next, as [`JobQueue::update`] takes it.
+    pub next: JobUpdate,
+}
+
 /// How many unfinished jobs there are, for the metrics.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct JobCounts {
@@ -606,6 +620,29 @@ pub trait JobQueue: Send + Sync {
         lease: &Lease,
         update: JobUpdate,
     ) -> Result<(), StoreError>;
+
+    /// Stores `settlement` of a job this worker holds, in one transaction: the attempt (as
+    /// [`DeliveryLog::record_attempt`](super::DeliveryLog::record_attempt) records it), the
+    /// file's lines, and `next` applied as [`JobQueue::update`] applies it (a
+    /// [`JobUpdate::Retry`] with `written` moves the job on to delivery as well).
+    ///
+    /// The attempt is recorded even when the lease was lost (then [`StoreError::LeaseLost`]
+    /// comes back and the job is not changed): it was made, and the delivery log tells what
+    /// was sent. [`StoreError::NotFound`] when no job has this token.
+    async fn settle(
+        &self,
+        token: Token,
+        lease: &Lease,
+        settlement: &Settlement,
+    ) -> Result<(), StoreError>;
+
+    /// A subscription to the notices of jobs that became claimable (see [`Arrivals`]): every
+    /// job stored, redelivered or released after this returns is told to it, whichever
+    /// process of the service stored it. Each waiting worker takes its own.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot be reached to subscribe.
+    async fn arrivals(&self) -> Result<Box<dyn Arrivals>, StoreError>;
 
     /// Gives a held job back, due at once, unchanged (a worker shutting down).
     async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError>;

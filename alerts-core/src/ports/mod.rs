@@ -11,6 +11,7 @@
 #[macro_use]
 mod names;
 
+pub mod arrivals;
 pub mod deliveries;
 pub mod files;
 pub mod jobs;
@@ -20,6 +21,7 @@ pub mod stored;
 pub mod urls;
 pub mod webhooks;
 
+pub use arrivals::{ArrivalHub, Arrivals};
 pub use deliveries::{
     Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryLog, RequestSummary,
     RequestTally,
@@ -29,7 +31,7 @@ pub use files::{FileError, FileKey, FileStore, FileStream, FileWriter};
 pub use identity_core::ports::StoreError;
 pub use jobs::{
     AlertJob, Backlog, ClaimLimits, JobCounts, JobOutcome, JobQueue, JobStage, JobUpdate, Lease,
-    NewAlertJob, NewAlertRequest, POINT_PAGE, PointPages, SlicePages, UNFINISHED_JOB,
+    NewAlertJob, NewAlertRequest, POINT_PAGE, PointPages, Settlement, SlicePages, UNFINISHED_JOB,
     check_page_total, decode_stored_points, encode_stored_points, is_claimable, points_of_pages,
 };
 pub use names::UnknownName;

@@ -4,6 +4,7 @@
 //! insights-load http-ratio                       # scoring vs an empty handler, 64 connections
 //! insights-load alerts-scale --points 10000      # one large alert request, time and memory
 //! insights-load mixed --duration 60 --connections 64
+//! insights-load alert-jobs --rate 800 --before-bin old/insights-server   # small jobs, side by side
 //! insights-load abuse --duration 20              # good clients alone, then beside an abusive one
 //! ```
 //!
@@ -16,7 +17,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use insights_load::bench_server::BenchSource;
-use insights_load::scenarios::{abuse, alerts_scale, http_ratio, mixed};
+use insights_load::scenarios::{abuse, alert_jobs, alerts_scale, http_ratio, mixed};
 use insights_load::server::default_server_bin;
 
 /// Load scenarios for the insights server, on loopback, bounded in time.
@@ -84,6 +85,43 @@ enum Command {
         /// target/release].
         #[arg(long, value_name = "PATH")]
         server_bin: Option<PathBuf>,
+    },
+    /// Small alert requests alone on the real server, several keys at a fixed offered rate:
+    /// accepted, refused, delivered jobs/s and accept-to-webhook latency; with --before-bin,
+    /// that server and this one side by side in alternating rounds.
+    AlertJobs {
+        /// Keys posting, each to a receiver of its own.
+        #[arg(long, default_value_t = 8)]
+        keys: usize,
+        /// Requests offered per second, all keys together.
+        #[arg(long, default_value_t = 800.0)]
+        rate: f64,
+        /// Seconds of load.
+        #[arg(long, default_value_t = 30)]
+        duration: u64,
+        /// Points per request.
+        #[arg(long, default_value_t = 10)]
+        points: usize,
+        /// Concurrent connections of the load generator.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
+        /// Seconds the deliveries may take after the load.
+        #[arg(long, default_value_t = 120)]
+        patience: u64,
+        /// Run on PostgreSQL (a fresh database per run on the test server) instead of the
+        /// embedded store.
+        #[arg(long)]
+        postgres: bool,
+        /// Rounds; each runs every server once, the first going first in turn.
+        #[arg(long, default_value_t = 1)]
+        rounds: usize,
+        /// The release build of insights-server [default: $CARGO_TARGET_DIR/release or
+        /// target/release].
+        #[arg(long, value_name = "PATH")]
+        server_bin: Option<PathBuf>,
+        /// Another build to run side by side, such as the previous commit's.
+        #[arg(long, value_name = "PATH")]
+        before_bin: Option<PathBuf>,
     },
     /// Route scoring by well-behaved clients alone, then beside an abusive client: their
     /// throughput and p99 both times.
@@ -188,6 +226,40 @@ async fn run(command: Command) -> Result<bool> {
                 eprintln!("FAILED: {failure}");
             }
             Ok(report.passed())
+        }
+        Command::AlertJobs {
+            keys,
+            rate,
+            duration,
+            points,
+            connections,
+            patience,
+            postgres,
+            rounds,
+            server_bin,
+            before_bin,
+        } => {
+            let options = alert_jobs::JobsOptions {
+                keys,
+                rate,
+                duration: Duration::from_secs(duration),
+                points,
+                connections,
+                patience: Duration::from_secs(patience),
+                store: if postgres {
+                    alert_jobs::Store::Postgres
+                } else {
+                    alert_jobs::Store::Sqlite
+                },
+                rounds,
+            };
+            let servers: Vec<PathBuf> = before_bin
+                .into_iter()
+                .chain(Some(server_bin.unwrap_or_else(default_server_bin)))
+                .collect();
+            let reports = alert_jobs::run(&servers, &options).await?;
+            alert_jobs::print(&reports, &options);
+            Ok(reports.iter().all(alert_jobs::JobsReport::passed))
         }
         Command::Abuse {
             duration,

@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 mod admin;
 mod beside;
 mod config;
+mod dispatch;
 mod fusion;
 mod ingest;
 mod private;

@@ -5,8 +5,8 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alerts_core::pipeline::{AlertPipeline, Processed};
-use alerts_core::ports::{AlertJob, FileKey, FileStore};
+use alerts_core::pipeline::AlertPipeline;
+use alerts_core::ports::{FileKey, FileStore};
 use anyhow::{Context, Result};
 use aq_core::runtime::Clock;
 use insights_dashboard::{CsrfKey, DashboardHosts, DashboardPorts, DashboardState};
@@ -20,13 +20,10 @@ use tokio::task::JoinSet;
 
 use crate::beside::ApiBeside;
 use crate::config::Settings;
+use crate::dispatch::{Workers, dispatch};
 use crate::private;
 use crate::wiring::{FilesPing, Service, manager, open_service};
 
-/// How long an idle worker waits before it looks for due jobs again.
-const IDLE_POLL: Duration = Duration::from_millis(200);
-/// How long a worker waits after the store failed before it tries again.
-const ERROR_BACKOFF: Duration = Duration::from_secs(2);
 /// How often expired output files are deleted.
 const RETENTION_SWEEP: Duration = Duration::from_secs(600);
 /// How often the job gauges of `/metrics` are refreshed.
@@ -94,15 +91,14 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     // One dispatcher keeps up to `workers` jobs in progress at once, each on a task of its
     // own, so that a slow receiver holds one place rather than a whole batch behind it.
     if settings.workers > 0 {
-        background.spawn_on(
-            dispatch(
-                settings.workers,
-                service.pipeline.clone(),
-                metrics.clone(),
-                stop_rx.clone(),
-            ),
-            jobs_threads,
-        );
+        let workers = Workers {
+            places: settings.workers,
+            pipeline: service.pipeline.clone(),
+            jobs: service.stores.jobs.clone(),
+            clock: service.clock.clone(),
+            metrics: metrics.clone(),
+        };
+        background.spawn_on(dispatch(workers, stop_rx.clone()), jobs_threads);
     }
     background.spawn(watch_queue(
         service.stores.jobs.clone(),
@@ -253,69 +249,6 @@ fn announce(
     // The dashboard comes last: whoever reads this output knows it is complete.
     println!("  API reference: {base}/insights/v1/docs");
     println!("  dashboard: {base}/dashboard");
-}
-
-/// Claims jobs whenever a place is free, up to `places` in progress at once, and runs each on
-/// a task of its own. On shutdown it claims nothing more and waits for the jobs in hand (the
-/// caller bounds that wait; a job cut off there is taken over after its lease).
-async fn dispatch(
-    places: usize,
-    pipeline: Arc<AlertPipeline>,
-    metrics: Metrics,
-    mut stop: watch::Receiver<bool>,
-) {
-    let mut running: JoinSet<()> = JoinSet::new();
-    loop {
-        if *stop.borrow() {
-            break;
-        }
-        let free = places.saturating_sub(running.len());
-        let mut pause = IDLE_POLL;
-        if free > 0 {
-            match pipeline.claim(free).await {
-                Ok(jobs) if jobs.is_empty() => {}
-                Ok(jobs) => {
-                    for job in jobs {
-                        running.spawn(run_job(job, pipeline.clone(), metrics.clone()));
-                    }
-                    // More may be due: fill the places left before waiting.
-                    continue;
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot claim jobs");
-                    pause = ERROR_BACKOFF;
-                }
-            }
-        }
-        // A finished job frees a place (and may have made its next step due at once).
-        tokio::select! {
-            Some(_) = running.join_next(), if !running.is_empty() => {}
-            () = tokio::time::sleep(pause) => {}
-            _ = stop.changed() => break,
-        }
-    }
-    while running.join_next().await.is_some() {}
-}
-
-/// Takes one claimed job one step and counts what became of it.
-async fn run_job(job: AlertJob, pipeline: Arc<AlertPipeline>, metrics: Metrics) {
-    match pipeline.process(&job).await {
-        Ok(processed) => {
-            count(&metrics, &processed);
-            tracing::debug!(token = %job.token, ?processed, "job progressed");
-        }
-        Err(error) => {
-            tracing::warn!(token = %job.token, %error, "job stopped; it is retried after its lease");
-        }
-    }
-}
-
-fn count(metrics: &Metrics, processed: &Processed) {
-    match processed {
-        Processed::Retrying { .. } => metrics.count_delivery("failed"),
-        Processed::Finished { outcome, .. } => metrics.count_delivery(outcome.as_str()),
-        _ => {}
-    }
 }
 
 async fn watch_queue(

@@ -37,3 +37,54 @@ async fn the_suite_passes_again_after_a_restart() {
     let again = db.store().await;
     stores::run_all(&again).await;
 }
+
+fn sleep(
+    d: std::time::Duration,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    Box::pin(tokio::time::sleep(d))
+}
+
+#[tokio::test]
+async fn store_tells_waiting_workers_of_arriving_jobs() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = db.store().await;
+    stores::arrivals(&store, &sleep).await;
+    // And in a schema of its own.
+    let in_schema = PgStore::open(PgOptions::new(&db.url).schema("alerts"))
+        .await
+        .unwrap();
+    stores::arrivals(&in_schema, &sleep).await;
+}
+
+#[tokio::test]
+async fn a_job_stored_by_one_replica_wakes_the_others_and_no_other_schema() {
+    use alerts_core::conformance::stores::{drain, enqueue_jobs};
+    use alerts_core::ports::JobQueue as _;
+    use identity_core::conformance::fixtures::{account_with_key, t0};
+
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let writer = db.store().await;
+    let other_replica = db.store().await;
+    let other_schema = PgStore::open(PgOptions::new(&db.url).schema("elsewhere"))
+        .await
+        .unwrap();
+    drain(&writer).await;
+    let mut woken = other_replica.arrivals().await.unwrap();
+    let mut elsewhere = other_schema.arrivals().await.unwrap();
+    let (_, key, _) = account_with_key(&writer).await;
+    enqueue_jobs(&writer, key.id, 1, t0()).await;
+    tokio::time::timeout(std::time::Duration::from_secs(10), woken.next())
+        .await
+        .expect("a job stored by one replica wakes another's waiting worker")
+        .unwrap();
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(500), elsewhere.next())
+            .await
+            .is_err(),
+        "a store in another schema of the same database is not woken"
+    );
+}

@@ -39,3 +39,9 @@ async fn a_single_connection_store_passes_the_store_suite() {
         .unwrap();
     stores::run_all(&store).await;
 }
+
+#[tokio::test]
+async fn a_file_store_tells_waiting_workers_of_arriving_jobs() {
+    let file = FileStore::new().await;
+    stores::arrivals(&file.store, &|d| Box::pin(tokio::time::sleep(d))).await;
+}

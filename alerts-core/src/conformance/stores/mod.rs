@@ -20,12 +20,15 @@
 //! One module per port: `rules` (the rule store, and secret rotation as it shows there),
 //! `enqueue`, `idempotency`, `claims` and `fairness` (the job queue: storing requests,
 //! idempotency keys, working on jobs, sharing the workers among keys and the retention purge),
+//! `settle` (a delivery attempt and the job's next state in one write, and the notices of
+//! arriving jobs, [`arrivals`], which an adapter runs with a timer of its runtime),
 //! `deliveries` (the delivery log), `sent` (what once-per-change rules told), and `fixtures`,
 //! what they share.
 
 #![allow(clippy::unwrap_used)]
 
 mod claims;
+mod cost;
 mod deliveries;
 mod enqueue;
 mod fairness;
@@ -33,8 +36,10 @@ mod fixtures;
 mod idempotency;
 mod rules;
 mod sent;
+mod settle;
 
 pub use claims::{claims, concurrent_claims, job_counts, release_and_redeliver, updates};
+pub use cost::{JobCost, small_job_cost};
 pub use deliveries::{activity, delivery_log};
 pub use enqueue::{
     awkward_points, enqueue, paged_enqueue, paged_enqueue_all_or_nothing, points_pages,
@@ -45,6 +50,7 @@ pub use fixtures::{claim, drain, enqueue_jobs, one_point_pages, read_points};
 pub use idempotency::{concurrent_idempotent_enqueue, idempotent_enqueue};
 pub use rules::{key_config, rules, secret_rotation};
 pub use sent::sent_changes;
+pub use settle::{Sleep, arrivals, settlements};
 
 use identity_core::ports::{AccountStore, KeyAuthenticator, SessionStore};
 
@@ -78,6 +84,7 @@ where
     concurrent_claims(store).await;
     updates(store).await;
     release_and_redeliver(store).await;
+    settlements(store).await;
     delivery_log(store).await;
     activity(store).await;
     job_counts(store).await;

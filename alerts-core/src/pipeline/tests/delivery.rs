@@ -262,9 +262,10 @@ async fn each_attempt_gets_a_new_url_and_timestamp_and_the_same_id() {
     }
 }
 
-/// The worker dies after the file is written and before the job records it. Another worker
-/// claims the job after the lease expires, finds the file, does not evaluate again, and
-/// delivers once: exactly one file, one delivery.
+/// The worker dies after the file is written and before the job records it (which it does with
+/// the first attempt's outcome). Another worker claims the job after the lease expires, finds
+/// the file, does not evaluate again, and delivers it again with the same webhook-id: exactly
+/// one file, delivered at least once.
 #[tokio::test]
 async fn a_crash_between_writing_and_recording_ends_in_one_delivered_file() {
     let h = Harness::new().await;
@@ -336,7 +337,9 @@ async fn a_crash_between_writing_and_recording_ends_in_one_delivered_file() {
         h.files.read(&FileKey::for_token(token)).await.unwrap(),
         first_file
     );
-    assert_eq!(sender.requests().len(), 1);
+    let sent = sender.requests();
+    assert_eq!(sent.len(), 2, "the unrecorded attempt is repeated");
+    assert_eq!(header(&sent[0], HEADER_ID), header(&sent[1], HEADER_ID));
     assert_eq!(
         h.store.job_state(token).unwrap().outcome,
         Some(JobOutcome::Delivered)

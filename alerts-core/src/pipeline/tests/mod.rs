@@ -170,6 +170,27 @@ impl JobQueue for FlakyQueue {
         }
         self.inner.update(token, lease, update).await
     }
+    async fn settle(
+        &self,
+        token: Token,
+        lease: &Lease,
+        settlement: &Settlement,
+    ) -> Result<(), StoreError> {
+        // A settlement is one write: it fails whole, as the update it carries would.
+        let fail = match settlement.next {
+            JobUpdate::Written { .. } => self.fail_written.swap(false, Ordering::SeqCst),
+            JobUpdate::Finish { .. } => self.fail_finish.swap(false, Ordering::SeqCst),
+            JobUpdate::Retry { .. } => false,
+        } || (settlement.written.is_some()
+            && self.fail_written.swap(false, Ordering::SeqCst));
+        if fail {
+            return Err(StoreError::Unavailable("connection reset".into()));
+        }
+        self.inner.settle(token, lease, settlement).await
+    }
+    async fn arrivals(&self) -> Result<Box<dyn crate::ports::Arrivals>, StoreError> {
+        self.inner.arrivals().await
+    }
     async fn release(&self, token: Token, lease: &Lease) -> Result<(), StoreError> {
         self.inner.release(token, lease).await
     }

@@ -2,6 +2,7 @@
 //! on loopback for a bounded time, and prints its figures as `FIGURE:` lines.
 
 pub mod abuse;
+pub mod alert_jobs;
 pub mod alerts_scale;
 pub mod http_ratio;
 pub mod mixed;
