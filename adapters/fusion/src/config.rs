@@ -83,6 +83,11 @@ pub struct FusionConfig {
     /// An analysis of a recent hour (one whose readings may still arrive) is made again after
     /// this many seconds. Default 600.
     pub refresh_s: u64,
+    /// The most analyses one call to the source makes; the points of further cells and hours
+    /// keep the model's values (no correction, no error estimate) until a later call has made
+    /// theirs, those most points wait on first. Default 32: a heatmap tile of the whole world
+    /// spans hundreds of cells, and no one request should make hundreds of analyses.
+    pub max_new_analyses: usize,
     /// The bands that turn the fused concentrations into a CI (EAQI 2024 by default).
     pub bands: EaqiBands,
 }
@@ -109,6 +114,7 @@ impl Default for FusionConfig {
             max_stations: 400,
             cache_readings: 500_000,
             refresh_s: 600,
+            max_new_analyses: 32,
             bands: EaqiBands::default(),
         }
     }
@@ -197,6 +203,7 @@ impl FusionConfig {
         at_least("min_oi_stations", self.min_oi_stations, 1)?;
         at_least("min_fit_stations", self.min_fit_stations, 3)?;
         at_least("max_stations", self.max_stations, 1)?;
+        at_least("max_new_analyses", self.max_new_analyses, 1)?;
         at_least("stuck_hours", self.stuck_hours as usize, 2)?;
         let max_age_hours = self.max_age_s.div_ceil(3_600);
         at_least(

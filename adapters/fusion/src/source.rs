@@ -219,10 +219,38 @@ impl FusedSource {
                 ((hour, Cell::of(p.position, self.config.cell_deg)), relax)
             })
             .collect();
-        let mut keys: Vec<(DateTime<Utc>, Cell)> = plans.iter().map(|(k, _)| *k).collect();
-        keys.sort();
-        keys.dedup();
-        let analyses: Vec<(Key, Arc<HourAnalysis>)> = stream::iter(keys)
+        let mut wanted: std::collections::BTreeMap<Key, usize> = std::collections::BTreeMap::new();
+        for (key, _) in &plans {
+            *wanted.entry(*key).or_default() += 1;
+        }
+        // The analyses to make now: those most points wait on, up to the budget; the points of
+        // the others keep the model's values until a later call has made theirs.
+        let mut missing: Vec<(usize, Key)> = wanted
+            .iter()
+            .filter(|((hour, cell), _)| {
+                self.analyses
+                    .get(&(hour.timestamp(), *cell))
+                    .is_none_or(|a| !self.fresh(&a, now))
+            })
+            .map(|(key, n)| (*n, *key))
+            .collect();
+        missing.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let left = missing.len().saturating_sub(self.config.max_new_analyses);
+        if left > 0 {
+            let later: Vec<Key> = missing
+                .split_off(self.config.max_new_analyses)
+                .into_iter()
+                .map(|(_, key)| key)
+                .collect();
+            for key in later {
+                wanted.remove(&key);
+            }
+            tracing::debug!(
+                left,
+                "analyses left to later requests; the model stands there for now"
+            );
+        }
+        let analyses: Vec<(Key, Arc<HourAnalysis>)> = stream::iter(wanted.into_keys())
             .map(|(hour, cell)| async move {
                 self.analysis(hour, cell, now)
                     .await

@@ -729,6 +729,33 @@ mod tests {
     }
 
     #[test]
+    fn the_fusion_is_set_in_its_own_table_and_checked() {
+        let file: FileSettings = toml::from_str(
+            "fuse_stations = \"stations:a.csv\"\n[fusion]\nneighbours = 8\nrelaxation_hours = 12.0\n",
+        )
+        .unwrap();
+        let s = Settings::merge(&GlobalArgs::default(), file).unwrap();
+        assert_eq!(s.fuse_stations.as_deref(), Some("stations:a.csv"));
+        assert_eq!((s.fusion.neighbours, s.fusion.relaxation_hours), (8, 12.0));
+        assert_eq!(s.fusion.max_stations, 400, "the rest keep their defaults");
+        let file: FileSettings = toml::from_str(
+            "[fusion]
+neighbours = 0
+",
+        )
+        .unwrap();
+        let err = Settings::merge(&GlobalArgs::default(), file).unwrap_err();
+        assert!(err.to_string().contains("`neighbours`"), "{err}");
+        let err = toml::from_str::<FileSettings>(
+            "[fusion]
+neighbors = 3
+",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("neighbors"), "{err}");
+    }
+
+    #[test]
     fn unknown_file_keys_are_named() {
         let err = toml::from_str::<FileSettings>("listn = \"x\"").unwrap_err();
         assert!(err.to_string().contains("listn"), "{err}");

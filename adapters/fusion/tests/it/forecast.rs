@@ -7,7 +7,9 @@ use aq_core::{Area, ForecastSource, Pollutant, Position, Reading, StationId, Sta
 use aq_fusion::{FusionConfig, MemoryStations, QcReason, cross_validate};
 use chrono::Duration;
 
-use crate::world::{Counted, Model, Truth, fused, now, stations, stations_within};
+use crate::world::{
+    Counted, Model, Truth, answered, fused, fused_with, now, stations, stations_within,
+};
 
 #[tokio::test]
 async fn ahead_of_now_the_correction_falls_off_with_the_relaxation_time() {
@@ -165,4 +167,32 @@ async fn cross_validation_scores_the_fusion_above_the_model_with_honest_error_es
         text.contains("PM2.5") && text.contains("RMSE ratio"),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn one_call_makes_at_most_its_budget_of_analyses_and_the_rest_follow() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    let config = FusionConfig {
+        max_new_analyses: 1,
+        ..FusionConfig::default()
+    };
+    let source = fused_with(&model, stations(&truth, 80, 11), config);
+    // Two places in the cell from 10° E, one in the cell from 12° E.
+    let places = [
+        Position::new(10.4, 51.3).unwrap(),
+        Position::new(10.6, 51.6).unwrap(),
+        Position::new(12.5, 51.5).unwrap(),
+    ];
+    let alone = answered(&model, Pollutant::No2, &places, now()).await;
+    let first = answered(&source, Pollutant::No2, &places, now()).await;
+    // The cell most places wait on is analysed; the other keeps the model for now.
+    assert!(
+        first[0] != alone[0] && first[1] != alone[1],
+        "{first:?} {alone:?}"
+    );
+    assert_eq!(first[2], alone[2]);
+    let second = answered(&source, Pollutant::No2, &places, now()).await;
+    assert_eq!(&second[..2], &first[..2]);
+    assert!(second[2] != alone[2], "{second:?} {alone:?}");
 }

@@ -111,3 +111,48 @@ async fn an_injected_outlier_changes_nothing_but_its_own_exclusion() {
     assert_eq!(counted.total(QcReason::Outlier), 1);
     assert_eq!(counted.total(QcReason::Stale), 0);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Stations that read exactly what the model says correct nothing, anywhere, at any hour.
+    #[test]
+    fn stations_that_agree_with_the_model_leave_it_as_it_is(
+        places in proptest::collection::vec((10.0f64..13.0, 50.0f64..52.0), 1..30),
+        queries in proptest::collection::vec((8.0f64..15.0, 49.0f64..53.0, -6i64..30), 1..20),
+    ) {
+        let model = Model::new(Truth::new(3));
+        let series: Vec<StationSeries> = places
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &(lon, lat))| {
+                let x = Position::new(lon, lat).unwrap();
+                let model = &model;
+                [Pollutant::Pm25, Pollutant::No2].map(move |p| StationSeries {
+                    station: StationId(format!("S{i}")),
+                    position: x,
+                    pollutant: p,
+                    readings: (-4..=0)
+                        .map(|h| {
+                            let t = now() + chrono::Duration::hours(h);
+                            Reading { time: t, value: model.value(p, x, t) }
+                        })
+                        .collect(),
+                })
+            })
+            .collect();
+        let source = fused(&model, series, Arc::default());
+        let queries: Vec<aq_core::SampleQuery> = queries
+            .iter()
+            .map(|&(lon, lat, h)| aq_core::SampleQuery {
+                position: Position::new(lon, lat).unwrap(),
+                time: now() + chrono::Duration::hours(h),
+            })
+            .collect();
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let (fused, alone) = rt.block_on(async {
+            (source.sample(&queries).await.unwrap(), model.sample(&queries).await.unwrap())
+        });
+        proptest::prop_assert_eq!(fused, alone);
+    }
+}

@@ -277,16 +277,24 @@ pub(crate) fn fused(
     series: Vec<StationSeries>,
     counted: Arc<Counted>,
 ) -> FusedSource {
+    fused_with(model, series, FusionConfig::default()).with_exclusion_sink(counted)
+}
+
+/// [`fused`] with `config`.
+pub(crate) fn fused_with(
+    model: &Model,
+    series: Vec<StationSeries>,
+    config: FusionConfig,
+) -> FusedSource {
     let model = Arc::new(model.clone());
     FusedSource::new(
         model.clone(),
         model,
         Arc::new(MemoryStations::new("stations", series)),
         Arc::new(FixedClock::new(now())),
-        FusionConfig::default(),
+        config,
     )
     .unwrap()
-    .with_exclusion_sink(counted)
 }
 
 /// `p` at each of `places` as `source` answers at `t`.
