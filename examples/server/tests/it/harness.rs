@@ -610,10 +610,22 @@ impl Deployment {
 /// a new setting cannot leak from the caller's shell into a test or a measurement.
 #[test]
 fn the_cleared_environment_names_every_variable_the_server_reads() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut sources = Vec::new();
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+    // Modules with tests of their own are directories: read every file below `src`.
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                sources.push(path);
+            }
+        }
+    }
     let mut named = Vec::new();
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    for path in sources {
+        let text = std::fs::read_to_string(path).unwrap();
         for (at, _) in text.match_indices("\"INSIGHTS_") {
             let rest = &text[at + 1..];
             let end = rest.find('"').unwrap();
