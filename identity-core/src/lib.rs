@@ -10,6 +10,9 @@
 //! - [`randomness`]: the port for secret randomness, and a seeded version for tests.
 //! - [`manage`]: [`manage::Identity`], signing up and in, and a key's life (create, list,
 //!   rename, revoke), shared by the dashboard and the admin command.
+//! - [`limiter`]: [`limiter::Limiter`], how rate limits are asked of a
+//!   [`ports::LimitStore`] and what happens when it cannot answer;
+//!   [`memory_limits::MemoryLimits`] keeps them in this process.
 //! - [`ports`]: [`ports::AccountStore`], [`ports::KeyAuthenticator`] and
 //!   [`ports::SessionStore`], with [`memory::MemoryIdentity`] in memory; `conformance`
 //!   (feature `conformance`) holds the suites every store adapter runs.
@@ -52,8 +55,10 @@
 pub mod account;
 pub mod ids;
 pub mod keys;
+pub mod limiter;
 pub mod manage;
 pub mod memory;
+pub mod memory_limits;
 pub mod ports;
 pub mod randomness;
 

@@ -1,9 +1,9 @@
 //! What the workspace's tests share, so that each rule lives in one place: the rule for absent
 //! outside services (below), test databases on PostgreSQL ([`postgres`]), an S3 server on
-//! loopback ([`s3`]), a customer's webhook receiver ([`receiver`]) and a count of the SQL
+//! loopback ([`s3`]), a Redis with a key prefix of each test's own ([`redis`]), a customer's webhook receiver ([`receiver`]) and a count of the SQL
 //! statements the stores issue ([`statements`]).
 //!
-//! Some tests need a service or a tool from outside the workspace: PostgreSQL, the `s3s-fs`
+//! Some tests need a service or a tool from outside the workspace: PostgreSQL, Redis, the `s3s-fs`
 //! S3 server, schemathesis, Chromium and its driver. A plain `cargo test --workspace` on a
 //! machine without them skips those tests, each printing what is missing and how to get it;
 //! with [`REQUIRE_SERVICES`] set (as `scripts/test` and CI set it) a missing service fails the
@@ -23,6 +23,7 @@
 
 pub mod postgres;
 pub mod receiver;
+pub mod redis;
 pub mod s3;
 pub mod statements;
 
@@ -36,7 +37,7 @@ pub const REQUIRE_SERVICES: &str = "INSIGHTS_REQUIRE_SERVICES";
 /// Every environment variable `insights-server` reads. Whatever starts the binary for a test
 /// or a measurement clears them, so that the caller's shell cannot change what runs; the
 /// server's own tests check that the list names every variable its code reads.
-pub const SERVER_ENVIRONMENT: [&str; 18] = [
+pub const SERVER_ENVIRONMENT: [&str; 21] = [
     "INSIGHTS_CONFIG",
     "INSIGHTS_DATA_DIR",
     "INSIGHTS_DATABASE_URL",
@@ -53,6 +54,9 @@ pub const SERVER_ENVIRONMENT: [&str; 18] = [
     "INSIGHTS_REQUEST_TIMEOUT_SECONDS",
     "INSIGHTS_MAX_CONNECTIONS",
     "INSIGHTS_CORS_ORIGINS",
+    "INSIGHTS_LIMITS_URL",
+    "INSIGHTS_LIMITS_PREFIX",
+    "INSIGHTS_LIMITS_UNAVAILABLE",
     "INSIGHTS_API_KEY",
     "INSIGHTS_PASSWORD",
 ];

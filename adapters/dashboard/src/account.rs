@@ -40,17 +40,22 @@ pub(crate) async fn change_password(
     let dashboard = state.dashboard();
     // The current password is checked like a sign-in, under the same limits: a stolen session
     // must not become a way to guess the password faster than the sign-in form allows.
-    if dashboard
+    let now = dashboard.ports.clock.now();
+    match dashboard
         .limits
-        .sign_in(&user.email, client_address(&extensions))
-        != Verdict::Allowed
+        .sign_in(&user.email, client_address(&extensions), now)
+        .await
     {
-        return render(
-            &user,
-            StatusCode::TOO_MANY_REQUESTS,
-            None,
-            Some("Too many attempts. Wait a minute, then try again."),
-        );
+        Verdict::Allowed => {}
+        Verdict::Unavailable => return crate::limits_unavailable(),
+        Verdict::Limited => {
+            return render(
+                &user,
+                StatusCode::TOO_MANY_REQUESTS,
+                None,
+                Some("Too many attempts. Wait a minute, then try again."),
+            );
+        }
     }
     let account = user.account;
     let PasswordForm {

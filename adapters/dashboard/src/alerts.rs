@@ -116,7 +116,14 @@ pub(crate) async fn test_delivery(
 ) -> Response {
     let dashboard = state.dashboard();
     let key = info.id;
-    if dashboard.account_limits.test_delivery(user.account) != Verdict::Allowed {
+    let verdict = dashboard
+        .account_limits
+        .test_delivery(user.account, dashboard.ports.clock.now())
+        .await;
+    if verdict == Verdict::Unavailable {
+        return crate::limits_unavailable();
+    }
+    if verdict != Verdict::Allowed {
         let message = format!(
             "You have sent {TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE} test deliveries this minute. \
              Wait a minute and send the test again."

@@ -175,15 +175,18 @@ pub(crate) async fn signup(
         Ok(email) => email,
         Err(e) => return email_refused(&state, &headers, Which::SignUp, &form.email, &e),
     };
-    if dashboard.limits.sign_up(client_address(&extensions)) != Verdict::Allowed {
-        return credentials_page(
+    let now = dashboard.ports.clock.now();
+    match dashboard.limits.sign_up(client_address(&extensions), now).await {
+        Verdict::Allowed => {}
+        Verdict::Unavailable => return crate::limits_unavailable(),
+        Verdict::Limited => return credentials_page(
             &state,
             &headers,
             Which::SignUp,
             StatusCode::TOO_MANY_REQUESTS,
             &email,
             Some("Too many attempts from your network. Wait a minute, then try again."),
-        );
+        ),
     }
     let password = form.password;
     let account_email = email.clone();
@@ -226,19 +229,22 @@ pub(crate) async fn signin(
         Ok(email) => email,
         Err(e) => return email_refused(&state, &headers, Which::SignIn, &form.email, &e),
     };
-    if dashboard
+    let now = dashboard.ports.clock.now();
+    match dashboard
         .limits
-        .sign_in(&email, client_address(&extensions))
-        != Verdict::Allowed
+        .sign_in(&email, client_address(&extensions), now)
+        .await
     {
-        return credentials_page(
+        Verdict::Allowed => {}
+        Verdict::Unavailable => return crate::limits_unavailable(),
+        Verdict::Limited => return credentials_page(
             &state,
             &headers,
             Which::SignIn,
             StatusCode::TOO_MANY_REQUESTS,
             &email,
             Some("Too many sign-in attempts. Wait a minute, then try again."),
-        );
+        ),
     }
     let password = form.password;
     let account_email = email.clone();

@@ -88,7 +88,12 @@ pub(crate) async fn section(
         Err(why) => (None, Some(why)),
     };
     let allowed = position.is_none()
-        || state.dashboard().account_limits.place_forecast(account) == Verdict::Allowed;
+        || state
+            .dashboard()
+            .account_limits
+            .place_forecast(account, now)
+            .await
+            == Verdict::Allowed;
     let charts = match position {
         _ if !allowed => Some(html! {
             p.error #forecast-error role="alert" {

@@ -71,7 +71,7 @@ pub use csrf::{CsrfKey, ShortKey};
 pub(crate) use extract::SignedIn;
 pub use guard::DashboardHosts;
 pub use limits::{
-    ATTEMPTS_PER_NETWORK_PER_MINUTE, MAP_TILES_PER_ACCOUNT_PER_MINUTE, MAX_TRACKED_KEYS,
+    ATTEMPTS_PER_NETWORK_PER_MINUTE, MAP_TILES_PER_ACCOUNT_PER_MINUTE,
     PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE, PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE,
     SIGN_INS_PER_EMAIL_AND_NETWORK_PER_MINUTE, SIGN_INS_PER_EMAIL_PER_MINUTE,
     TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
@@ -142,6 +142,9 @@ pub struct DashboardPorts {
     /// A map background for the pages with a map; none by default, and then nothing is
     /// fetched from outside.
     pub basemap: Option<Basemap>,
+    /// Where the sign-in, sign-up and per-account limits are kept: shared by every replica
+    /// when its store is. `None` keeps them in this process.
+    pub limiter: Option<Arc<identity_core::limiter::Limiter>>,
 }
 
 impl std::fmt::Debug for DashboardPorts {
@@ -164,9 +167,13 @@ pub(crate) struct Dashboard {
 
 impl Dashboard {
     pub(crate) fn new(ports: DashboardPorts) -> Self {
+        let limiter = ports
+            .limiter
+            .clone()
+            .unwrap_or_else(|| Arc::new(identity_core::limiter::Limiter::in_process()));
         Self {
-            limits: limits::SignInLimits::new(ports.max_password_hashes),
-            account_limits: limits::AccountLimits::new(),
+            limits: limits::SignInLimits::new(ports.max_password_hashes, limiter.clone()),
+            account_limits: limits::AccountLimits::new(limiter),
             ports,
         }
     }
@@ -319,6 +326,21 @@ pub(crate) fn busy() -> Response {
     response.headers_mut().insert(
         header::RETRY_AFTER,
         HeaderValue::from(RETRY_AFTER_BUSY.as_secs()),
+    );
+    response
+}
+
+/// The page of an attempt refused because the limit store cannot say whether it is within
+/// its limit: 503 with `Retry-After`.
+pub(crate) fn limits_unavailable() -> Response {
+    let mut response = pages::error_page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The server cannot check its limits right now",
+        "Nothing was changed. Wait a few seconds, then try again.",
+    );
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(identity_core::limiter::UNAVAILABLE_RETRY_AFTER.as_secs()),
     );
     response
 }

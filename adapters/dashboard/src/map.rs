@@ -174,8 +174,15 @@ pub(crate) async fn tile(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let allowed = state.dashboard().account_limits.map_tile(user.account) == Verdict::Allowed;
-    if !allowed {
+    let verdict = state
+        .dashboard()
+        .account_limits
+        .map_tile(user.account, state.clock().now())
+        .await;
+    if verdict == Verdict::Unavailable {
+        return crate::limits_unavailable();
+    }
+    if verdict != Verdict::Allowed {
         return state.api().rate_limited(
             format!(
                 "the dashboard's maps may load {MAP_TILES_PER_ACCOUNT_PER_MINUTE} tiles a \

@@ -83,8 +83,15 @@ pub(crate) async fn run(
         )
     };
     let refuse = |message: String| refuse_with(StatusCode::UNPROCESSABLE_ENTITY, message);
-    let allowed = state.dashboard().account_limits.playground(user.account) == Verdict::Allowed;
-    if !allowed {
+    let verdict = state
+        .dashboard()
+        .account_limits
+        .playground(user.account, state.clock().now())
+        .await;
+    if verdict == Verdict::Unavailable {
+        return crate::limits_unavailable();
+    }
+    if verdict != Verdict::Allowed {
         return refuse_with(
             StatusCode::TOO_MANY_REQUESTS,
             format!(

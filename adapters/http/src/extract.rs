@@ -58,7 +58,7 @@ impl FromRequestParts<AppState> for Authenticated {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let query = KeyQuery::from_uri(&parts.uri)?;
         let key = authenticate(state, query.key.as_deref()).await?;
-        state.check_rate(key)?;
+        state.check_rate(key).await?;
         Ok(Self(key))
     }
 }

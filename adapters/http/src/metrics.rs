@@ -62,6 +62,12 @@ struct ExclusionLabels {
     reason: &'static str,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LimitFailureLabels {
+    bucket: String,
+    outcome: &'static str,
+}
+
 fn latency_histogram() -> Histogram {
     // 0.5 ms to about 16 s.
     Histogram::new(exponential_buckets(0.0005, 2.0, 16))
@@ -79,6 +85,7 @@ pub struct Metrics {
     breakers_open: Gauge,
     deliveries: Family<OutcomeLabels, Counter>,
     exclusions: Family<ExclusionLabels, Counter>,
+    limit_failures: Family<LimitFailureLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -148,8 +155,15 @@ impl Metrics {
             "Station readings a fused source's quality control left out, by pollutant and reason (stale, negative, stuck, outlier); each reading once per hour analysed",
             exclusions.clone(),
         );
+        let limit_failures = Family::<LimitFailureLabels, Counter>::default();
+        registry.register(
+            "limit_store_failures",
+            "Rate-limit checks the shared limit store could not answer, by limit and by what happened to the request (decided_locally: by this process's own limits; refused: answered 503)",
+            limit_failures.clone(),
+        );
         Self {
             registry: Arc::new(registry),
+            limit_failures,
             requests,
             latency,
             jobs_queued,
@@ -221,6 +235,18 @@ impl Metrics {
             .inc_by(count);
     }
 
+    /// Counts a rate-limit check of `bucket` (a limit's fixed name, never a client's input)
+    /// that the shared limit store could not answer; `refused` when the request was refused.
+    /// Returns how many such checks of `bucket` and outcome there were before.
+    pub fn count_limit_store_failure(&self, bucket: &str, refused: bool) -> u64 {
+        self.limit_failures
+            .get_or_create(&LimitFailureLabels {
+                bucket: bucket.to_owned(),
+                outcome: if refused { "refused" } else { "decided_locally" },
+            })
+            .inc()
+    }
+
     /// The metrics in the OpenMetrics text format.
     #[must_use]
     pub fn render(&self) -> String {
@@ -281,5 +307,17 @@ mod tests {
             !text.contains("BREW") && !text.contains("PROPFIND"),
             "{text}"
         );
+    }
+}
+
+impl identity_core::limiter::LimitObserver for Metrics {
+    fn store_failed(&self, bucket: &str, error: &identity_core::ports::LimitError, refused: bool) {
+        let before = self.count_limit_store_failure(bucket, refused);
+        // The 1st, 2nd, 4th, 8th... failure of each kind: an outage is logged at once without
+        // a line per request.
+        if before.wrapping_add(1).is_power_of_two() {
+            tracing::warn!(bucket, refused, failures = before + 1, error = %error,
+                "the limit store did not answer");
+        }
     }
 }

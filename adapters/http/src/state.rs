@@ -8,11 +8,9 @@ use alerts_core::pipeline::AlertPipeline;
 use alerts_core::ports::FileStore;
 use alerts_core::request::RequestLimits;
 use aq_core::runtime::Clock;
-use governor::clock::{Clock as _, DefaultClock};
-use governor::state::keyed::DefaultKeyedStateStore;
-use governor::{Quota, RateLimiter};
 use identity_core::ids::KeyId;
-use identity_core::ports::KeyAuthenticator;
+use identity_core::limiter::{Limiter, Outcome};
+use identity_core::ports::{KeyAuthenticator, Quota};
 use racs_core::{Limits, Scorer};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -65,7 +63,8 @@ impl Default for ApiConfig {
     }
 }
 
-type KeyedLimiter = RateLimiter<KeyId, DefaultKeyedStateStore<KeyId>, DefaultClock>;
+/// The bucket of the API keys' rate limit in the limit store.
+pub const API_RATE_BUCKET: &str = "api_key";
 
 struct Inner {
     config: ApiConfig,
@@ -77,7 +76,8 @@ struct Inner {
     readiness: Vec<Arc<dyn ReadinessCheck>>,
     clock: Arc<dyn Clock>,
     metrics: Metrics,
-    limiter: KeyedLimiter,
+    limiter: Arc<Limiter>,
+    quota: Quota,
     parses: Arc<Semaphore>,
     provenance: Provenance,
 }
@@ -107,6 +107,7 @@ pub struct AppStateBuilder {
     file_urls: Option<Arc<dyn FileUrlVerifier>>,
     readiness: Vec<Arc<dyn ReadinessCheck>>,
     metrics: Metrics,
+    limiter: Option<Arc<Limiter>>,
 }
 
 impl AppStateBuilder {
@@ -129,7 +130,16 @@ impl AppStateBuilder {
             file_urls: None,
             readiness: Vec::new(),
             metrics: Metrics::new(),
+            limiter: None,
         }
+    }
+
+    /// Keeps the API keys' rate limit with `limiter` (shared by every replica when its store
+    /// is). Without it, each process keeps its own.
+    #[must_use]
+    pub fn limiter(mut self, limiter: Arc<Limiter>) -> Self {
+        self.limiter = Some(limiter);
+        self
     }
 
     /// Replaces the default [`ApiConfig`].
@@ -165,15 +175,17 @@ impl AppStateBuilder {
     /// The state.
     #[must_use]
     pub fn build(self) -> AppState {
-        let quota =
-            Quota::per_second(self.config.rate_per_second).allow_burst(self.config.rate_burst);
+        let quota = Quota::per_second(self.config.rate_per_second, self.config.rate_burst);
         let provenance = Provenance::new(
             &self.scorer.source_info(),
             &self.alerts.forecast_source().info(),
         );
         AppState {
             inner: Arc::new(Inner {
-                limiter: RateLimiter::keyed(quota),
+                limiter: self
+                    .limiter
+                    .unwrap_or_else(|| Arc::new(Limiter::in_process())),
+                quota,
                 parses: Arc::new(Semaphore::new(self.config.max_concurrent_parses)),
                 config: self.config,
                 keys: self.keys,
@@ -256,18 +268,33 @@ impl AppState {
             })
     }
 
-    /// 429 with `Retry-After` when `key` is over its rate.
-    pub(crate) fn check_rate(&self, key: KeyId) -> Result<(), ApiError> {
-        self.inner.limiter.check_key(&key).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            ApiError {
+    /// 429 with `Retry-After` when `key` is over its rate; 503 with `Retry-After` when the
+    /// shared limit store cannot tell and the server is set to refuse then.
+    pub(crate) async fn check_rate(&self, key: KeyId) -> Result<(), ApiError> {
+        let outcome = self
+            .inner
+            .limiter
+            .take(
+                API_RATE_BUCKET,
+                &key.0.simple().to_string(),
+                self.inner.quota,
+                self.inner.clock.now(),
+            )
+            .await;
+        match outcome {
+            Outcome::Allowed => Ok(()),
+            Outcome::Limited { retry_after } => Err(ApiError {
                 code: ErrorCode::RateLimited,
                 detail: format!(
                     "this key may send {} requests per second (bursts of {}); slow down and retry after the Retry-After header's seconds",
                     self.inner.config.rate_per_second, self.inner.config.rate_burst
                 ),
-                retry_after: Some(wait.max(Duration::from_secs(1))),
-            }
-        })
+                retry_after: Some(retry_after.max(Duration::from_secs(1))),
+            }),
+            Outcome::Unavailable { retry_after } => Err(ApiError::unavailable(
+                "the server cannot check this key's rate limit right now; retry shortly",
+                retry_after,
+            )),
+        }
     }
 }

@@ -4,6 +4,9 @@
 //! [`JobQueue`](alerts_core::ports::JobQueue), [`DeliveryLog`](alerts_core::ports::DeliveryLog),
 //! [`SentChanges`](alerts_core::ports::SentChanges) and
 //! [`SessionStore`](identity_core::ports::SessionStore), and passes their conformance suite.
+//! It also keeps the rate limits every replica shares
+//! ([`LimitStore`](identity_core::ports::LimitStore), `limits.rs`): one unlogged row per
+//! limited key, updated by one upsert per request.
 //!
 //! The ports' queries are the ones both SQL stores share, written once in `store-sql` and
 //! expanded here by its `sql_store!`; this crate holds how the database is opened, its
@@ -35,6 +38,7 @@
 
 mod arrivals;
 mod dialect;
+mod limits;
 
 use std::str::FromStr;
 use std::time::Duration;

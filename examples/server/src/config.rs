@@ -125,6 +125,28 @@ pub(crate) struct GlobalArgs {
         value_name = "ORIGINS"
     )]
     pub(crate) cors_origins: Option<Vec<String>>,
+
+    /// Where rate limits are kept so that every replica counts the same requests:
+    /// `redis://HOST:PORT`, or `memory` for this process alone [default: the database with
+    /// PostgreSQL, this process with SQLite].
+    #[arg(long, env = "INSIGHTS_LIMITS_URL", global = true, value_name = "URL")]
+    pub(crate) limits_url: Option<String>,
+
+    /// What starts every key of the limits in Redis, so that deployments may share one Redis
+    /// [default: insights:limits:].
+    #[arg(long, env = "INSIGHTS_LIMITS_PREFIX", global = true, value_name = "PREFIX")]
+    pub(crate) limits_prefix: Option<String>,
+
+    /// When the shared limit store cannot answer: `open` counts API keys and signed-in
+    /// accounts in this process's own limits, `closed` answers 503 with Retry-After. Sign-in
+    /// and sign-up attempts are refused either way [default: open].
+    #[arg(
+        long,
+        env = "INSIGHTS_LIMITS_UNAVAILABLE",
+        global = true,
+        value_name = "open|closed"
+    )]
+    pub(crate) limits_unavailable: Option<String>,
 }
 
 /// The same settings as they may appear in the TOML file.
@@ -179,6 +201,12 @@ pub(crate) struct FileSettings {
     max_connections: Option<u32>,
     /// Origins whose web pages may call the API.
     cors_origins: Option<Vec<String>>,
+    /// Where rate limits are kept: `redis://...` or `memory`.
+    limits_url: Option<String>,
+    /// What starts every key of the limits in Redis.
+    limits_prefix: Option<String>,
+    /// `open` or `closed`: what happens when the limit store cannot answer.
+    limits_unavailable: Option<String>,
     /// Most password hashes (dashboard sign-ups and sign-ins) at once in one process.
     max_password_hashes: Option<usize>,
     /// Most jobs of one key that workers hold at once, across replicas.
@@ -269,6 +297,12 @@ pub(crate) struct Settings {
     pub(crate) request_timeout: Duration,
     /// The origins whose pages may call the API.
     pub(crate) cors_origins: AllowedOrigins,
+    /// Where rate limits are kept.
+    pub(crate) limits: LimitsAt,
+    /// What starts every key of the limits in Redis.
+    pub(crate) limits_prefix: String,
+    /// What happens when the shared limit store cannot answer.
+    pub(crate) limits_unavailable: identity_core::limiter::WhenUnavailable,
     /// Most password hashes at once in this process.
     pub(crate) max_password_hashes: usize,
     /// The dashboard maps' background; none unless configured.
@@ -361,7 +395,26 @@ impl Settings {
                 "public URL `{url}` must start with http:// or https://"
             )));
         }
+        let limits = limits_at(
+            args.limits_url.as_deref().or(file.limits_url.as_deref()),
+            &database_url,
+        )?;
+        let limits_unavailable = args
+            .limits_unavailable
+            .as_deref()
+            .or(file.limits_unavailable.as_deref())
+            .map(str::parse)
+            .transpose()
+            .map_err(ConfigError::Invalid)?
+            .unwrap_or_default();
         let settings = Self {
+            limits,
+            limits_prefix: args
+                .limits_prefix
+                .clone()
+                .or(file.limits_prefix)
+                .unwrap_or_else(|| DEFAULT_LIMITS_PREFIX.to_owned()),
+            limits_unavailable,
             data_dir,
             database_url,
             object_store,
@@ -462,6 +515,40 @@ impl Settings {
             ));
         }
         Ok(settings)
+    }
+}
+
+/// Where rate limits are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LimitsAt {
+    /// In this process: one replica.
+    Memory,
+    /// In the PostgreSQL database, beside everything else.
+    Database,
+    /// In the Redis at this URL.
+    Redis(String),
+}
+
+/// The default start of every key of the limits in Redis.
+const DEFAULT_LIMITS_PREFIX: &str = "insights:limits:";
+
+/// Where limits are kept: as `url` says, else in the database when it is PostgreSQL (which
+/// replicas share), else in this process.
+fn limits_at(url: Option<&str>, database_url: &str) -> Result<LimitsAt, ConfigError> {
+    match url.filter(|u| !u.is_empty()) {
+        None if database_url.starts_with("postgres://")
+            || database_url.starts_with("postgresql://") =>
+        {
+            Ok(LimitsAt::Database)
+        }
+        None | Some("memory") => Ok(LimitsAt::Memory),
+        Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
+            Ok(LimitsAt::Redis(url.to_owned()))
+        }
+        Some(other) => Err(ConfigError::Invalid(format!(
+            "limits_url must be redis://HOST:PORT or memory, got `{}`",
+            crate::private::redact_url(other)
+        ))),
     }
 }
 
@@ -753,6 +840,41 @@ neighbors = 3
         )
         .unwrap_err();
         assert!(err.to_string().contains("neighbors"), "{err}");
+    }
+
+    #[test]
+    fn limits_follow_the_database_unless_a_limits_url_says_otherwise() {
+        use identity_core::limiter::WhenUnavailable;
+        let resolve = |args: GlobalArgs, toml: &str| {
+            let file: FileSettings = toml::from_str(toml).unwrap();
+            Settings::merge(&args, file).map_err(|e| e.to_string())
+        };
+        let s = resolve(GlobalArgs::default(), "").unwrap();
+        assert_eq!(s.limits, LimitsAt::Memory, "SQLite: one process");
+        assert_eq!(s.limits_unavailable, WhenUnavailable::Open);
+        assert_eq!(s.limits_prefix, DEFAULT_LIMITS_PREFIX);
+        let pg = GlobalArgs {
+            database_url: Some("postgres://db/insights".into()),
+            ..GlobalArgs::default()
+        };
+        assert_eq!(resolve(pg.clone(), "").unwrap().limits, LimitsAt::Database);
+        assert_eq!(
+            resolve(pg.clone(), "limits_url = \"memory\"\n").unwrap().limits,
+            LimitsAt::Memory
+        );
+        let redis = GlobalArgs {
+            limits_url: Some("redis://cache:6379".into()),
+            limits_unavailable: Some("closed".into()),
+            ..pg
+        };
+        let s = resolve(redis, "limits_url = \"memory\"\n").unwrap();
+        assert_eq!(s.limits, LimitsAt::Redis("redis://cache:6379".into()));
+        assert_eq!(s.limits_unavailable, WhenUnavailable::Closed);
+        let err = resolve(GlobalArgs::default(), "limits_url = \"http://x\"\n").unwrap_err();
+        assert!(err.contains("limits_url"), "{err}");
+        let err =
+            resolve(GlobalArgs::default(), "limits_unavailable = \"ajar\"\n").unwrap_err();
+        assert!(err.contains("limits_unavailable") && err.contains("ajar"), "{err}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod config;
 mod dispatch;
 mod fusion;
 mod ingest;
+mod limits;
 mod private;
 mod serve;
 mod validate;

@@ -74,11 +74,13 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
         .map_err(anyhow::Error::msg)?,
         csrf_key: private::csrf_key(&settings.data_dir.join(private::CSRF_KEY_FILE))?,
     };
-    let state = app_state(&settings, &service, metrics.clone());
-    let dashboard = dashboard_state(&settings, &service, &state, &public_url, dashboard);
+    let (limiter, limits_at) =
+        crate::limits::open_limiter(&settings, service.stores.postgres.as_ref(), &metrics).await?;
+    let state = app_state(&settings, &service, metrics.clone(), limiter.clone());
+    let dashboard = dashboard_state(&settings, &service, &state, &public_url, dashboard, limiter);
     // An unreadable store is no reason not to start: the hints are just left out.
     let empty = !service.stores.accounts.has_accounts().await.unwrap_or(true);
-    announce(&settings, &service, local, &public_url, empty);
+    announce(&settings, &service, local, &public_url, empty, &limits_at);
 
     let (stop_tx, stop_rx) = watch::channel(false);
     // The alert workers run on threads of their own. On the API's threads a job waited behind
@@ -107,6 +109,15 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
         metrics.clone(),
         stop_rx.clone(),
     ));
+    if let (crate::config::LimitsAt::Database, Some(pg)) =
+        (&settings.limits, &service.stores.postgres)
+    {
+        background.spawn(crate::limits::sweep_limits(
+            pg.clone(),
+            service.clock.clone(),
+            stop_rx.clone(),
+        ));
+    }
     background.spawn(sweep_retention(
         service.stores.jobs.clone(),
         service.clone_files_store(),
@@ -154,7 +165,12 @@ struct DashboardSecurity {
     csrf_key: CsrfKey,
 }
 
-fn app_state(settings: &Settings, service: &Service, metrics: Metrics) -> AppState {
+fn app_state(
+    settings: &Settings,
+    service: &Service,
+    metrics: Metrics,
+    limiter: Arc<identity_core::limiter::Limiter>,
+) -> AppState {
     let mut config = ApiConfig {
         max_body_bytes: settings.max_body_bytes,
         rate_per_second: NonZeroU32::new(settings.rate_per_second).unwrap_or(NonZeroU32::MIN),
@@ -177,6 +193,7 @@ fn app_state(settings: &Settings, service: &Service, metrics: Metrics) -> AppSta
     )
     .config(config)
     .metrics(metrics)
+    .limiter(limiter)
     .readiness(service.stores.readiness.clone())
     .readiness(Arc::new(FilesPing(service.files.file_store())));
     if let Some(local) = &service.files.local_urls {
@@ -192,6 +209,7 @@ fn dashboard_state(
     api: &AppState,
     public_url: &str,
     dashboard: DashboardSecurity,
+    limiter: Arc<identity_core::limiter::Limiter>,
 ) -> DashboardState {
     DashboardState::new(DashboardPorts {
         api: Arc::new(ApiBeside(api.clone())),
@@ -212,6 +230,7 @@ fn dashboard_state(
         csrf_key: dashboard.csrf_key,
         max_password_hashes: settings.max_password_hashes,
         basemap: settings.basemap.clone(),
+        limiter: Some(limiter),
     })
 }
 
@@ -221,6 +240,7 @@ fn announce(
     local: std::net::SocketAddr,
     public_url: &str,
     empty: bool,
+    limits_at: &str,
 ) {
     tracing::info!(
         listen = %local,
@@ -235,6 +255,7 @@ fn announce(
         service.stores.kind,
         crate::private::redact_url(&settings.database_url)
     );
+    println!("  rate limits: {limits_at}");
     println!("  air quality: {}", settings.aq_source);
     if settings.aq_source == "demo" {
         println!(

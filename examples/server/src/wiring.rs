@@ -57,6 +57,8 @@ pub(crate) struct Stores {
     pub(crate) sessions: Arc<dyn SessionStore>,
     /// `/readyz`'s check of the database.
     pub(crate) readiness: Arc<dyn ReadinessCheck>,
+    /// The PostgreSQL store, which can also keep the rate limits; `None` with SQLite.
+    pub(crate) postgres: Option<Arc<PgStore>>,
 }
 
 struct SqlitePing(Arc<SqliteStore>);
@@ -119,7 +121,8 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             deliveries: store.clone(),
             sent: store.clone(),
             sessions: store.clone(),
-            readiness: Arc::new(PgPing(store)),
+            readiness: Arc::new(PgPing(store.clone())),
+            postgres: Some(store),
         })
     } else if url.starts_with("sqlite:") {
         let store = Arc::new(
@@ -137,6 +140,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             sent: store.clone(),
             sessions: store.clone(),
             readiness: Arc::new(SqlitePing(store)),
+            postgres: None,
         })
     } else {
         bail!(

@@ -1,5 +1,7 @@
 //! The suites every implementation of this crate's ports runs: accounts and keys
-//! ([`AccountStore`]), authentication ([`KeyAuthenticator`]) and sessions ([`SessionStore`]).
+//! ([`AccountStore`]), authentication ([`KeyAuthenticator`]) and sessions ([`SessionStore`]);
+//! and, apart from [`run_all`], shared rate limits ([`limits`], for every
+//! [`LimitStore`](crate::ports::LimitStore)).
 //!
 //! An adapter's test depends on `identity-core` with the `conformance` feature, opens a store
 //! and awaits [`run_all`]. A suite panics with a message naming the promise of the port that
@@ -12,10 +14,12 @@
 mod accounts;
 mod authentication;
 pub mod fixtures;
+mod limits;
 mod sessions;
 
 pub use accounts::{accounts, api_keys, passwords};
 pub use authentication::authentication;
+pub use limits::limits;
 pub use sessions::{account_sessions, sessions};
 
 use crate::ports::{AccountStore, KeyAuthenticator, SessionStore};

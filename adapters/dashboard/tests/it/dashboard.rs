@@ -116,6 +116,7 @@ pub(crate) fn dashboard_with(
         csrf_key: CsrfKey::new([7u8; 32]).unwrap(),
         max_password_hashes: DEFAULT_MAX_PASSWORD_HASHES,
         basemap,
+        limiter: None,
     });
     Dash {
         router: router_with(api, insights_dashboard::router(state)),

@@ -88,3 +88,37 @@ async fn a_job_stored_by_one_replica_wakes_the_others_and_no_other_schema() {
         "a store in another schema of the same database is not woken"
     );
 }
+
+#[tokio::test]
+async fn store_passes_the_limit_suite() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = db.store().await;
+    identity_core::conformance::limits(&store).await;
+}
+
+#[tokio::test]
+async fn refilled_limits_are_purged_and_live_ones_kept() {
+    use identity_core::ports::{Decision, LimitStore, Quota};
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = db.store().await;
+    let quota = Quota::per_minute(std::num::NonZeroU32::new(1).unwrap());
+    let now = chrono::Utc::now();
+    for key in ["a", "b", "c"] {
+        assert_eq!(
+            store.take("purge", key, quota, 1, now).await,
+            Ok(Decision::Allowed)
+        );
+    }
+    assert_eq!(store.purge_limits(now, 100).await, Ok(0), "all three are live");
+    let later = now + chrono::Duration::seconds(61);
+    assert_eq!(store.purge_limits(later, 2).await, Ok(2), "a batch at a time");
+    assert_eq!(store.purge_limits(later, 2).await, Ok(1));
+    assert!(matches!(
+        store.take("purge", "a", quota, 1, later).await,
+        Ok(Decision::Allowed)
+    ));
+}

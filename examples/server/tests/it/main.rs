@@ -17,6 +17,7 @@ mod fusion;
 mod fusion_set;
 mod harness;
 mod health;
+mod limits;
 mod hostile;
 mod load;
 mod lookups;

@@ -171,15 +171,15 @@ async fn wait_until(what: &str, patience: Duration, mut done: impl FnMut() -> bo
 
 /// Forwards a loopback port to `target`. While cut, it resets every open connection and every
 /// new one, as a dependency that went away does; restored, it forwards again.
-struct Cable {
-    addr: SocketAddr,
+pub(crate) struct Cable {
+    pub(crate) addr: SocketAddr,
     cut: Arc<Mutex<bool>>,
     connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
     _accepting: JoinHandle<()>,
 }
 
 impl Cable {
-    async fn to(target: SocketAddr) -> Self {
+    pub(crate) async fn to(target: SocketAddr) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let cut = Arc::new(Mutex::new(false));
@@ -207,14 +207,14 @@ impl Cable {
         }
     }
 
-    fn cut(&self) {
+    pub(crate) fn cut(&self) {
         *self.cut.lock().unwrap() = true;
         for connection in self.connections.lock().unwrap().drain(..) {
             connection.abort();
         }
     }
 
-    fn restore(&self) {
+    pub(crate) fn restore(&self) {
         *self.cut.lock().unwrap() = false;
     }
 }
