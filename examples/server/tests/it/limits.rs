@@ -36,7 +36,7 @@ async fn spend(servers: &[&Server], key: &Key) -> (usize, u64) {
     let mut allowed = 0;
     for i in 0..3 * BURST {
         let reply = conditions(servers[i % servers.len()], key).await;
-        match reply.status {
+        match reply.status.as_u16() {
             200 => allowed += 1,
             429 => assert!(reply.header("retry-after").is_some(), "{reply:?}"),
             other => panic!("request {i}: {other} {}", String::from_utf8_lossy(&reply.body)),
@@ -66,7 +66,7 @@ async fn guesses_checked(deployment: &Deployment, servers: &[&Server]) -> usize 
     for attempt in 0..4 * SIGN_INS_PER_EMAIL_AND_NETWORK {
         browser.base = servers[attempt % servers.len()].base.clone();
         let reply = browser.sign_in(&email, &format!("guess {attempt}")).await;
-        match reply.status {
+        match reply.status.as_u16() {
             422 => {}
             429 => return attempt,
             other => panic!("guess {attempt}: {other} {}", text(&reply)),
