@@ -91,10 +91,13 @@ pub struct Limiter {
     observer: Option<Arc<dyn LimitObserver>>,
 }
 
+/// A bucket's name and a key in it.
+type BucketKey = (Box<str>, Box<str>);
+
 struct Shared {
     policy: WhenUnavailable,
     fallback: MemoryLimits,
-    limited_until: Mutex<HashMap<(Box<str>, Box<str>), i64>>,
+    limited_until: Mutex<HashMap<BucketKey, i64>>,
 }
 
 impl std::fmt::Debug for Limiter {
@@ -140,7 +143,10 @@ impl Limiter {
     /// One unit from `key` of `bucket` under `quota` at `now`; a store failure follows the
     /// configured [`WhenUnavailable`].
     pub async fn take(&self, bucket: &str, key: &str, quota: Quota, now: DateTime<Utc>) -> Outcome {
-        let policy = self.shared.as_ref().map_or_else(Default::default, |s| s.policy);
+        let policy = self
+            .shared
+            .as_ref()
+            .map_or_else(Default::default, |s| s.policy);
         self.take_with(bucket, key, quota, now, policy).await
     }
 
@@ -330,8 +336,8 @@ mod tests {
         block_on(async {
             let store = Arc::new(Flaky::default());
             let seen = Arc::new(Counting::default());
-            let limiter = Limiter::shared(store.clone(), WhenUnavailable::Open)
-                .with_observer(seen.clone());
+            let limiter =
+                Limiter::shared(store.clone(), WhenUnavailable::Open).with_observer(seen.clone());
             store.down.store(true, Ordering::Relaxed);
             for _ in 0..2 {
                 assert_eq!(limiter.take("b", "k", two(), t(0)).await, Outcome::Allowed);
@@ -368,6 +374,11 @@ mod tests {
     fn the_setting_reads_open_or_closed() {
         assert_eq!("open".parse(), Ok(WhenUnavailable::Open));
         assert_eq!("closed".parse(), Ok(WhenUnavailable::Closed));
-        assert!("shut".parse::<WhenUnavailable>().unwrap_err().contains("shut"));
+        assert!(
+            "shut"
+                .parse::<WhenUnavailable>()
+                .unwrap_err()
+                .contains("shut")
+        );
     }
 }

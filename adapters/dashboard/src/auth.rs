@@ -176,17 +176,23 @@ pub(crate) async fn signup(
         Err(e) => return email_refused(&state, &headers, Which::SignUp, &form.email, &e),
     };
     let now = dashboard.ports.clock.now();
-    match dashboard.limits.sign_up(client_address(&extensions), now).await {
+    match dashboard
+        .limits
+        .sign_up(client_address(&extensions), now)
+        .await
+    {
         Verdict::Allowed => {}
         Verdict::Unavailable => return crate::limits_unavailable(),
-        Verdict::Limited => return credentials_page(
-            &state,
-            &headers,
-            Which::SignUp,
-            StatusCode::TOO_MANY_REQUESTS,
-            &email,
-            Some("Too many attempts from your network. Wait a minute, then try again."),
-        ),
+        Verdict::Limited => {
+            return credentials_page(
+                &state,
+                &headers,
+                Which::SignUp,
+                StatusCode::TOO_MANY_REQUESTS,
+                &email,
+                Some("Too many attempts from your network. Wait a minute, then try again."),
+            );
+        }
     }
     let password = form.password;
     let account_email = email.clone();
@@ -237,14 +243,16 @@ pub(crate) async fn signin(
     {
         Verdict::Allowed => {}
         Verdict::Unavailable => return crate::limits_unavailable(),
-        Verdict::Limited => return credentials_page(
-            &state,
-            &headers,
-            Which::SignIn,
-            StatusCode::TOO_MANY_REQUESTS,
-            &email,
-            Some("Too many sign-in attempts. Wait a minute, then try again."),
-        ),
+        Verdict::Limited => {
+            return credentials_page(
+                &state,
+                &headers,
+                Which::SignIn,
+                StatusCode::TOO_MANY_REQUESTS,
+                &email,
+                Some("Too many sign-in attempts. Wait a minute, then try again."),
+            );
+        }
     }
     let password = form.password;
     let account_email = email.clone();

@@ -202,9 +202,20 @@ impl AccountLimits {
         Self { limiter }
     }
 
-    async fn take(&self, bucket: &str, account: AccountId, per: u32, now: DateTime<Utc>) -> Verdict {
+    async fn take(
+        &self,
+        bucket: &str,
+        account: AccountId,
+        per: u32,
+        now: DateTime<Utc>,
+    ) -> Verdict {
         self.limiter
-            .take(bucket, &account.0.simple().to_string(), per_minute(per), now)
+            .take(
+                bucket,
+                &account.0.simple().to_string(),
+                per_minute(per),
+                now,
+            )
             .await
             .into()
     }
@@ -315,7 +326,9 @@ mod tests {
             );
         }
         assert_eq!(
-            limits.sign_up(Some(ip("2001:db8:5:6:ffff::9")), now()).await,
+            limits
+                .sign_up(Some(ip("2001:db8:5:6:ffff::9")), now())
+                .await,
             Verdict::Limited
         );
         assert_eq!(

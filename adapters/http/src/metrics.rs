@@ -242,7 +242,11 @@ impl Metrics {
         self.limit_failures
             .get_or_create(&LimitFailureLabels {
                 bucket: bucket.to_owned(),
-                outcome: if refused { "refused" } else { "decided_locally" },
+                outcome: if refused {
+                    "refused"
+                } else {
+                    "decided_locally"
+                },
             })
             .inc()
     }
@@ -254,6 +258,18 @@ impl Metrics {
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         out
+    }
+}
+
+impl identity_core::limiter::LimitObserver for Metrics {
+    fn store_failed(&self, bucket: &str, error: &identity_core::ports::LimitError, refused: bool) {
+        let before = self.count_limit_store_failure(bucket, refused);
+        // The 1st, 2nd, 4th, 8th... failure of each kind: an outage is logged at once without
+        // a line per request.
+        if before.wrapping_add(1).is_power_of_two() {
+            tracing::warn!(bucket, refused, failures = before + 1, error = %error,
+                "the limit store did not answer");
+        }
     }
 }
 
@@ -307,17 +323,5 @@ mod tests {
             !text.contains("BREW") && !text.contains("PROPFIND"),
             "{text}"
         );
-    }
-}
-
-impl identity_core::limiter::LimitObserver for Metrics {
-    fn store_failed(&self, bucket: &str, error: &identity_core::ports::LimitError, refused: bool) {
-        let before = self.count_limit_store_failure(bucket, refused);
-        // The 1st, 2nd, 4th, 8th... failure of each kind: an outage is logged at once without
-        // a line per request.
-        if before.wrapping_add(1).is_power_of_two() {
-            tracing::warn!(bucket, refused, failures = before + 1, error = %error,
-                "the limit store did not answer");
-        }
     }
 }

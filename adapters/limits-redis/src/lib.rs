@@ -125,9 +125,7 @@ impl LimitStore for RedisLimits {
         cost: u32,
         now: DateTime<Utc>,
     ) -> Result<Decision, LimitError> {
-        let increment = quota
-            .emission_interval_us()
-            .saturating_mul(i64::from(cost));
+        let increment = quota.emission_interval_us().saturating_mul(i64::from(cost));
         let mut connection = self.connection.clone();
         let (allowed, wait): (i64, i64) = self
             .script

@@ -28,7 +28,10 @@ async fn an_unreachable_redis_is_an_error_not_a_hang() {
     let quota = identity_core::ports::Quota::per_minute(std::num::NonZeroU32::MIN);
     let result = limits.take("b", "k", quota, 1, chrono::Utc::now()).await;
     assert!(
-        matches!(result, Err(identity_core::ports::LimitError::Unavailable(_))),
+        matches!(
+            result,
+            Err(identity_core::ports::LimitError::Unavailable(_))
+        ),
         "{result:?}"
     );
 }

@@ -36,9 +36,7 @@ impl LimitStore for PgStore {
         now: DateTime<Utc>,
     ) -> Result<Decision, LimitError> {
         let now_us = micros(now);
-        let increment = quota
-            .emission_interval_us()
-            .saturating_mul(i64::from(cost));
+        let increment = quota.emission_interval_us().saturating_mul(i64::from(cost));
         let tolerance = quota.tolerance_us();
         let (tat, allowed): (i64, bool) = sqlx::query_as(TAKE)
             .bind(bucket)

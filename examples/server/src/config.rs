@@ -134,7 +134,12 @@ pub(crate) struct GlobalArgs {
 
     /// What starts every key of the limits in Redis, so that deployments may share one Redis
     /// [default: insights:limits:].
-    #[arg(long, env = "INSIGHTS_LIMITS_PREFIX", global = true, value_name = "PREFIX")]
+    #[arg(
+        long,
+        env = "INSIGHTS_LIMITS_PREFIX",
+        global = true,
+        value_name = "PREFIX"
+    )]
     pub(crate) limits_prefix: Option<String>,
 
     /// When the shared limit store cannot answer: `open` counts API keys and signed-in
@@ -859,7 +864,9 @@ neighbors = 3
         };
         assert_eq!(resolve(pg.clone(), "").unwrap().limits, LimitsAt::Database);
         assert_eq!(
-            resolve(pg.clone(), "limits_url = \"memory\"\n").unwrap().limits,
+            resolve(pg.clone(), "limits_url = \"memory\"\n")
+                .unwrap()
+                .limits,
             LimitsAt::Memory
         );
         let redis = GlobalArgs {
@@ -872,9 +879,11 @@ neighbors = 3
         assert_eq!(s.limits_unavailable, WhenUnavailable::Closed);
         let err = resolve(GlobalArgs::default(), "limits_url = \"http://x\"\n").unwrap_err();
         assert!(err.contains("limits_url"), "{err}");
-        let err =
-            resolve(GlobalArgs::default(), "limits_unavailable = \"ajar\"\n").unwrap_err();
-        assert!(err.contains("limits_unavailable") && err.contains("ajar"), "{err}");
+        let err = resolve(GlobalArgs::default(), "limits_unavailable = \"ajar\"\n").unwrap_err();
+        assert!(
+            err.contains("limits_unavailable") && err.contains("ajar"),
+            "{err}"
+        );
     }
 
     #[test]

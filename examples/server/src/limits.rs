@@ -59,7 +59,9 @@ pub(crate) async fn open_limiter(
     metrics: &insights_http::Metrics,
 ) -> Result<(Arc<Limiter>, String)> {
     let (store, at): (Arc<dyn LimitStore>, String) = match (&settings.limits, database) {
-        (LimitsAt::Memory, _) => return Ok((Arc::new(Limiter::in_process()), "this process".into())),
+        (LimitsAt::Memory, _) => {
+            return Ok((Arc::new(Limiter::in_process()), "this process".into()));
+        }
         (LimitsAt::Database, Some(pg)) => (pg.clone(), "PostgreSQL (shared)".into()),
         (LimitsAt::Database, None) => {
             anyhow::bail!("limits can be kept in the database only when it is PostgreSQL")
@@ -73,7 +75,10 @@ pub(crate) async fn open_limiter(
                 tracing::warn!(limits = %redact_url(url), error = %e,
                     "the limits' Redis does not answer yet");
             }
-            (Arc::new(redis), format!("Redis (shared, {})", redact_url(url)))
+            (
+                Arc::new(redis),
+                format!("Redis (shared, {})", redact_url(url)),
+            )
         }
     };
     let limiter = Limiter::shared(Arc::new(Timed(store)), settings.limits_unavailable)

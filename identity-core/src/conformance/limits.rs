@@ -95,7 +95,10 @@ async fn refused_requests_are_not_counted<S: LimitStore + ?Sized>(store: &S) {
 async fn keys_and_buckets_are_apart<S: LimitStore + ?Sized>(store: &S) {
     let (bucket, other_bucket, key, other_key) = (fresh(), fresh(), fresh(), fresh());
     let quota = Quota::per_minute(n(1));
-    assert_eq!(take(store, &bucket, &key, quota, 1, t0()).await, Decision::Allowed);
+    assert_eq!(
+        take(store, &bucket, &key, quota, 1, t0()).await,
+        Decision::Allowed
+    );
     assert!(matches!(
         take(store, &bucket, &key, quota, 1, t0()).await,
         Decision::Limited { .. }
@@ -116,8 +119,14 @@ async fn keys_and_buckets_are_apart<S: LimitStore + ?Sized>(store: &S) {
 async fn costs<S: LimitStore + ?Sized>(store: &S) {
     let (bucket, key) = (fresh(), fresh());
     let quota = Quota::per_minute(n(5));
-    assert_eq!(take(store, &bucket, &key, quota, 3, t0()).await, Decision::Allowed);
-    assert_eq!(take(store, &bucket, &key, quota, 2, t0()).await, Decision::Allowed);
+    assert_eq!(
+        take(store, &bucket, &key, quota, 3, t0()).await,
+        Decision::Allowed
+    );
+    assert_eq!(
+        take(store, &bucket, &key, quota, 2, t0()).await,
+        Decision::Allowed
+    );
     assert!(
         matches!(
             take(store, &bucket, &key, quota, 1, t0()).await,
@@ -165,5 +174,8 @@ async fn concurrent_takes<S: LimitStore + ?Sized>(store: &S) {
         .iter()
         .filter(|d| **d == Decision::Allowed)
         .count();
-    assert_eq!(allowed, 10, "30 requests at once on 10 a minute: exactly 10 allowed");
+    assert_eq!(
+        allowed, 10,
+        "30 requests at once on 10 a minute: exactly 10 allowed"
+    );
 }

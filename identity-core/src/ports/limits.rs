@@ -144,11 +144,7 @@ pub fn micros(now: DateTime<Utc>) -> i64 {
 #[must_use]
 pub fn gcra(stored: Option<i64>, now_us: i64, quota: &Quota, cost: u32) -> (Decision, Option<i64>) {
     let tat = stored.unwrap_or(now_us).max(now_us);
-    let new_tat = tat.saturating_add(
-        quota
-            .emission_interval_us()
-            .saturating_mul(i64::from(cost)),
-    );
+    let new_tat = tat.saturating_add(quota.emission_interval_us().saturating_mul(i64::from(cost)));
     let allow_at = new_tat.saturating_sub(quota.tolerance_us());
     if allow_at <= now_us {
         (Decision::Allowed, Some(new_tat))
@@ -197,7 +193,13 @@ mod tests {
         let quota = Quota::per_minute(n(5));
         let (d, tat) = gcra(None, 0, &quota, 5);
         assert_eq!(d, Decision::Allowed);
-        assert!(matches!(gcra(tat, 0, &quota, 1).0, Decision::Limited { .. }));
-        assert!(matches!(gcra(None, 0, &quota, 6).0, Decision::Limited { .. }));
+        assert!(matches!(
+            gcra(tat, 0, &quota, 1).0,
+            Decision::Limited { .. }
+        ));
+        assert!(matches!(
+            gcra(None, 0, &quota, 6).0,
+            Decision::Limited { .. }
+        ));
     }
 }

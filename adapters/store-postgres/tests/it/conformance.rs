@@ -113,9 +113,17 @@ async fn refilled_limits_are_purged_and_live_ones_kept() {
             Ok(Decision::Allowed)
         );
     }
-    assert_eq!(store.purge_limits(now, 100).await, Ok(0), "all three are live");
+    assert_eq!(
+        store.purge_limits(now, 100).await,
+        Ok(0),
+        "all three are live"
+    );
     let later = now + chrono::Duration::seconds(61);
-    assert_eq!(store.purge_limits(later, 2).await, Ok(2), "a batch at a time");
+    assert_eq!(
+        store.purge_limits(later, 2).await,
+        Ok(2),
+        "a batch at a time"
+    );
     assert_eq!(store.purge_limits(later, 2).await, Ok(1));
     assert!(matches!(
         store.take("purge", "a", quota, 1, later).await,

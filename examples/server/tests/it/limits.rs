@@ -39,7 +39,10 @@ async fn spend(servers: &[&Server], key: &Key) -> (usize, u64) {
         match reply.status.as_u16() {
             200 => allowed += 1,
             429 => assert!(reply.header("retry-after").is_some(), "{reply:?}"),
-            other => panic!("request {i}: {other} {}", String::from_utf8_lossy(&reply.body)),
+            other => panic!(
+                "request {i}: {other} {}",
+                String::from_utf8_lossy(&reply.body)
+            ),
         }
     }
     (allowed, started.elapsed().as_secs() + 1)
@@ -96,7 +99,11 @@ async fn two_replicas_on_postgres_give_a_key_one_allowance_and_a_guesser_one_set
     let deployment = deployment(&db, None);
     let key = deployment.new_key();
     let (a, b) = (deployment.serve(&[]), deployment.serve(&[]));
-    assert!(a.printed().contains("rate limits: PostgreSQL"), "{}", a.printed());
+    assert!(
+        a.printed().contains("rate limits: PostgreSQL"),
+        "{}",
+        a.printed()
+    );
     let (allowed, seconds) = spend(&[&a, &b], &key).await;
     assert_one_allowance(allowed, seconds);
     assert_eq!(
@@ -107,7 +114,7 @@ async fn two_replicas_on_postgres_give_a_key_one_allowance_and_a_guesser_one_set
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_with_limits_in_redis_give_a_key_one_allowance_and_a_guesser_one_set_of_tries()
- {
+{
     let Some(db) = TestDb::create().await else {
         return;
     };
@@ -117,7 +124,11 @@ async fn two_replicas_with_limits_in_redis_give_a_key_one_allowance_and_a_guesse
     let deployment = deployment(&db, Some(&redis));
     let key = deployment.new_key();
     let (a, b) = (deployment.serve(&[]), deployment.serve(&[]));
-    assert!(a.printed().contains("rate limits: Redis"), "{}", a.printed());
+    assert!(
+        a.printed().contains("rate limits: Redis"),
+        "{}",
+        a.printed()
+    );
     let (allowed, seconds) = spend(&[&a, &b], &key).await;
     assert_one_allowance(allowed, seconds);
     assert_eq!(
@@ -233,7 +244,12 @@ async fn a_limit_store_cut_off_falls_back_to_local_limits_when_open_but_sign_ins
         "and still limits them: {allowed} in {seconds} s"
     );
     let sign_in = a_sign_in(&deployment, &server).await;
-    assert_eq!(sign_in.status, 503, "sign-ins fail closed: {}", text(&sign_in));
+    assert_eq!(
+        sign_in.status,
+        503,
+        "sign-ins fail closed: {}",
+        text(&sign_in)
+    );
     let metrics = Reply::read(client().get(server.url("/metrics")).send().await.unwrap()).await;
     let metrics = String::from_utf8_lossy(&metrics.body).into_owned();
     let counted = |outcome: &str, bucket: &str| {
