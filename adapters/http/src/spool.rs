@@ -482,6 +482,32 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_refusal_of_the_inspection_stops_the_reading_at_that_piece() {
+        let pulled = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = Arc::clone(&pulled);
+        let pieces = (0..100).map(move |_| {
+            counter.fetch_add(1, Ordering::Relaxed);
+            Ok::<_, std::io::Error>(Bytes::from_static(&[b' '; 1000]))
+        });
+        let body = Body::from_stream(futures::stream::iter(pieces));
+        let mut seen = 0;
+        let refused = Spool::receive(body, 1 << 30, |bytes| {
+            seen += bytes.len();
+            if seen > 2000 {
+                Err(ApiError::invalid("enough"))
+            } else {
+                Ok(())
+            }
+        })
+        .await;
+        assert!(
+            matches!(&refused, Err(SpoolError::Refused(e)) if e.detail == "enough"),
+            "{refused:?}"
+        );
+        assert_eq!(pulled.load(Ordering::Relaxed), 3, "pieces were read past the refusal");
+    }
+
+    #[tokio::test]
     async fn a_body_over_the_limit_is_refused_and_one_at_the_limit_taken() {
         let large = body_of(8_000);
         let limit = IN_MEMORY_BYTES * 2;
