@@ -71,13 +71,18 @@ pub(crate) async fn cleanest_route(
             let idempotency = match idempotency.key()? {
                 None => None,
                 Some(key) => {
-                    let fingerprint =
-                        parse_off_thread(&state, &request_id, key_id, spool, move |state, spool| {
+                    let fingerprint = parse_off_thread(
+                        &state,
+                        &request_id,
+                        key_id,
+                        spool,
+                        move |state, spool| {
                             spool
                                 .fingerprint(&state.config().point_limits, count)
                                 .map_err(request_error)
-                        })
-                        .await??;
+                        },
+                    )
+                    .await??;
                     Some(Idempotency { key, fingerprint })
                 }
             };

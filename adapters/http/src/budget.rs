@@ -251,16 +251,10 @@ mod tests {
         let full_at = take(&rate, 0, 0, 4000).unwrap();
         assert_eq!(full_at, 4 * SECOND);
         // Empty: one more byte waits a millisecond.
-        assert_eq!(
-            take(&rate, full_at, 0, 1),
-            Err(Duration::from_millis(1))
-        );
+        assert_eq!(take(&rate, full_at, 0, 1), Err(Duration::from_millis(1)));
         // A second later, a second's worth is back, and no more.
         let later = take(&rate, full_at, SECOND, 1000).unwrap();
-        assert_eq!(
-            take(&rate, later, SECOND, 1),
-            Err(Duration::from_millis(1))
-        );
+        assert_eq!(take(&rate, later, SECOND, 1), Err(Duration::from_millis(1)));
         // Long after, the bucket is full, not fuller.
         assert!(take(&rate, later, 100 * SECOND, 4000).is_ok());
         assert!(take(&rate, later, 100 * SECOND, 4001).is_err());

@@ -253,7 +253,10 @@ mod tests {
         .unwrap_err()
         .to_string();
         for member in members {
-            assert!(refused.contains(&format!("`{member}`")), "{member}: {refused}");
+            assert!(
+                refused.contains(&format!("`{member}`")),
+                "{member}: {refused}"
+            );
         }
     }
 

@@ -442,7 +442,9 @@ mod tests {
     #[tokio::test]
     async fn a_small_body_stays_in_memory_and_a_large_one_goes_to_a_file_unchanged() {
         let small = body_of(3);
-        let spool = Spool::receive(chunked(&small, 7), 1 << 30, accept).await.unwrap();
+        let spool = Spool::receive(chunked(&small, 7), 1 << 30, accept)
+            .await
+            .unwrap();
         assert!(matches!(spool, Spool::Memory(_)), "{spool:?}");
         assert_eq!(read_all(&spool), small);
 
@@ -504,7 +506,11 @@ mod tests {
             matches!(&refused, Err(SpoolError::Refused(e)) if e.detail == "enough"),
             "{refused:?}"
         );
-        assert_eq!(pulled.load(Ordering::Relaxed), 3, "pieces were read past the refusal");
+        assert_eq!(
+            pulled.load(Ordering::Relaxed),
+            3,
+            "pieces were read past the refusal"
+        );
     }
 
     #[tokio::test]
@@ -547,7 +553,9 @@ mod tests {
     #[tokio::test]
     async fn the_fingerprint_of_a_spooled_body_is_that_of_its_points() {
         let body = body_of(4);
-        let spool = Spool::receive(chunked(&body, 5), 1 << 30, accept).await.unwrap();
+        let spool = Spool::receive(chunked(&body, 5), 1 << 30, accept)
+            .await
+            .unwrap();
         let limits = RequestLimits::default();
         let request = alerts_core::request::AlertRequest::from_json_slice(&body, &limits).unwrap();
         assert_eq!(

@@ -52,7 +52,11 @@ async fn four_concurrent_32_mib_amplifying_bodies_are_refused_early_and_stay_und
             assert!(answer.text.contains("this API key"), "{}", answer.text);
         } else {
             assert_eq!(answer.status, 400, "{}", answer.text);
-            assert!(answer.text.contains("x: unknown field `x`"), "{}", answer.text);
+            assert!(
+                answer.text.contains("x: unknown field `x`"),
+                "{}",
+                answer.text
+            );
             refused += 1;
         }
     }
@@ -173,7 +177,11 @@ async fn a_key_over_its_byte_budget_gets_429_with_retry_after_while_another_key_
     );
     assert_eq!(again.status, 429, "{}", again.text);
     assert!(again.text.contains("rate_limited"), "{}", again.text);
-    assert!(again.text.contains("this API key may send 1 MiB"), "{}", again.text);
+    assert!(
+        again.text.contains("this API key may send 1 MiB"),
+        "{}",
+        again.text
+    );
     let retry_after = again.retry_after().expect("no Retry-After");
     assert!((1..=4).contains(&retry_after), "Retry-After {retry_after}");
     assert_eq!(beside.status, 200, "{}", beside.text);
@@ -217,7 +225,11 @@ async fn an_unknown_top_level_member_is_refused_before_the_rest_of_the_body_is_s
     }
     let answer = exchange(&server.base, &key.key, BODY_BYTES, &start).await;
     assert_eq!(answer.status, 400, "{}", answer.text);
-    assert!(answer.text.contains("x: unknown field `x`"), "{}", answer.text);
+    assert!(
+        answer.text.contains("x: unknown field `x`"),
+        "{}",
+        answer.text
+    );
     // Both operations' members are named, so that the client can tell which it meant.
     assert!(answer.text.contains("`routesSort`"), "{}", answer.text);
     assert!(answer.text.contains("`points`"), "{}", answer.text);
