@@ -799,6 +799,25 @@ neighbors = 3
     }
 
     #[test]
+    fn body_budgets_are_set_in_mib_and_zero_is_refused() {
+        let file: FileSettings =
+            toml::from_str("key_body_mib_per_second = 2\nnetwork_body_burst_mib = 512\n").unwrap();
+        let s = Settings::merge(&GlobalArgs::default(), file).unwrap();
+        assert_eq!(s.body_budgets.per_key.per_second, 2 << 20);
+        assert_eq!(
+            s.body_budgets.per_key.burst,
+            BodyBudgets::default().per_key.burst
+        );
+        assert_eq!(s.body_budgets.per_network.burst, 512 << 20);
+        for zero in ["key_body_burst_mib = 0", "network_body_mib_per_second = 0"] {
+            let file: FileSettings = toml::from_str(zero).unwrap();
+            let err = Settings::merge(&GlobalArgs::default(), file).unwrap_err();
+            let name = zero.split(' ').next().unwrap();
+            assert!(err.to_string().contains(name), "{err}");
+        }
+    }
+
+    #[test]
     fn unknown_file_keys_are_named() {
         let err = toml::from_str::<FileSettings>("listn = \"x\"").unwrap_err();
         assert!(err.to_string().contains("listn"), "{err}");
