@@ -43,6 +43,9 @@ pub struct AlertPoint {
     pub custom_data: String,
 }
 
+/// The members an alert request's body may have: its reader refuses any other by name.
+pub const BODY_MEMBERS: &[&str] = &["points"];
+
 /// The most bytes a point's `id` may have.
 pub const MAX_ID_BYTES: usize = 256;
 
@@ -270,7 +273,7 @@ impl<'de> Deserialize<'de> for Points {
                 if name == "points" {
                     Ok(Points)
                 } else {
-                    Err(E::unknown_field(name, &["points"]))
+                    Err(E::unknown_field(name, BODY_MEMBERS))
                 }
             }
         }

@@ -9,6 +9,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
+use identity_core::ids::KeyId;
 use racs_core::ScoreRequest;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -62,7 +63,7 @@ pub(crate) async fn cleanest_route(
     body: JsonBody,
 ) -> Result<Response, ApiError> {
     let spool = &body.spool;
-    let operation = parse_off_thread(&state, &request_id, spool, parse_body).await??;
+    let operation = parse_off_thread(&state, &request_id, key_id, spool, parse_body).await??;
 
     match operation {
         Operation::Alerts(count) => {
@@ -70,13 +71,18 @@ pub(crate) async fn cleanest_route(
             let idempotency = match idempotency.key()? {
                 None => None,
                 Some(key) => {
-                    let fingerprint =
-                        parse_off_thread(&state, &request_id, spool, move |state, spool| {
+                    let fingerprint = parse_off_thread(
+                        &state,
+                        &request_id,
+                        key_id,
+                        spool,
+                        move |state, spool| {
                             spool
                                 .fingerprint(&state.config().point_limits, count)
                                 .map_err(request_error)
-                        })
-                        .await??;
+                        },
+                    )
+                    .await??;
                     Some(Idempotency { key, fingerprint })
                 }
             };
@@ -154,12 +160,14 @@ pub async fn score(
 
 /// Runs `parse` on the spooled body: on this task for a small body, on the blocking pool for
 /// a large one, whose parsing is CPU work (and, for a file, blocking reads) that would stall
-/// other connections. Large bodies are parsed a few at a time across the server (503 beyond),
-/// and a parse whose request was abandoned (its client went away, or its time ran out) stops
-/// at the spool's next read.
+/// other connections. Large bodies are parsed one at a time per key (the next waits its turn)
+/// and a few at a time across the server (503 beyond), so that one key never holds more than
+/// one of the server's places; a parse whose request was abandoned (its client went away, or
+/// its time ran out) stops at the spool's next read.
 async fn parse_off_thread<T, F>(
     state: &AppState,
     request_id: &RequestId,
+    key: KeyId,
     spool: &Arc<Spool>,
     parse: F,
 ) -> Result<T, ApiError>
@@ -170,11 +178,12 @@ where
     if spool.parse_inline() {
         return Ok(parse(state, spool));
     }
+    let turn = state.parse_turn(key).await;
     let permit = state.parse_permit()?;
     let (state, spool) = (state.clone(), Arc::clone(spool));
     tokio::task::spawn_blocking(move || {
         let parsed = parse(&state, &spool);
-        drop(permit);
+        drop((permit, turn));
         parsed
     })
     .await

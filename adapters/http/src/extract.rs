@@ -4,20 +4,25 @@
 //! - [`RequestId`]: the id the server gave the request;
 //! - [`Authenticated`]: the key of `?key=`, live, and within its rate;
 //! - [`IdempotencyHeader`]: the `Idempotency-Key` header;
-//! - [`JsonBody`]: the body, JSON by its headers, received within the size limit into a spool.
+//! - [`JsonBody`]: the body, JSON by its headers, received within the size limit and the
+//!   byte budgets into a spool.
 
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 
 use alerts_core::idempotency::IdempotencyKey;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, Uri, header};
 use identity_core::ids::KeyId;
 use identity_core::keys::ApiKey;
 
+use crate::budget::{ByteRate, Verdict, network_of};
 use crate::error::{ApiError, ErrorCode, RETRY_AFTER_UNAVAILABLE, store_unavailable};
 use crate::headers::{IDEMPOTENCY_KEY, REQUEST_ID_HEADER};
+use crate::members::{MemberScan, struct_members};
 use crate::spool::{AbandonOnDrop, Spool, SpoolError};
 use crate::state::AppState;
 
@@ -59,6 +64,8 @@ impl FromRequestParts<AppState> for Authenticated {
         let query = KeyQuery::from_uri(&parts.uri)?;
         let key = authenticate(state, query.key.as_deref()).await?;
         state.check_rate(key).await?;
+        // For the body's extractor, which charges the key for the body's bytes.
+        parts.extensions.insert(Self(key));
         Ok(Self(key))
     }
 }
@@ -204,8 +211,10 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, ApiErr
 }
 
 /// The body of a request, received into a spool within [`crate::ApiConfig::max_body_bytes`]
-/// once its headers say it is JSON (415 otherwise, 413 when larger). The spool is abandoned
-/// when the request is: a parse still reading it stops at its next read.
+/// once its headers say it is JSON (415 otherwise, 413 when larger), and paid for from the
+/// byte budgets of its key and its client's network (429 beyond). A top-level member that
+/// neither operation defines is refused (400) as soon as its name arrives. The spool is
+/// abandoned when the request is: a parse still reading it stops at its next read.
 pub(crate) struct JsonBody {
     pub(crate) spool: Arc<Spool>,
     _abandon: AbandonOnDrop,
@@ -218,23 +227,199 @@ impl FromRequest<AppState> for JsonBody {
         check_content_type(request.headers())?;
         check_content_encoding(request.headers())?;
         let limit = state.config().max_body_bytes;
-        let spool = Spool::receive(request.into_body(), limit)
-            .await
-            .map_err(|e| match e {
-                SpoolError::TooLarge => ApiError::new(
-                    ErrorCode::PayloadTooLarge,
-                    format!("the body is larger than the limit of {limit} bytes"),
-                ),
-                SpoolError::Receive(e) => {
-                    ApiError::invalid(format!("the body could not be read: {e}"))
-                }
-                SpoolError::Write(e) => body_unavailable(&e),
-            })?;
+        let too_large = || {
+            ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("the body is larger than the limit of {limit} bytes"),
+            )
+        };
+        let declared = declared_length(request.headers())?;
+        if declared.is_some_and(|length| length > limit as u64) {
+            // Refused before a byte of it is read.
+            return Err(too_large());
+        }
+        let key = request.extensions().get::<Authenticated>().map(|a| a.0);
+        let network = request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(peer)| network_of(peer.ip()));
+        let mut charge = Charge::new(state, key, network);
+        if let Some(length) = declared {
+            // The whole declared length up front: a body the budget cannot pay for is refused
+            // before it is read, and bodies sent at once cannot each start on the same bytes.
+            charge.reserve(length)?;
+        }
+        let mut members = MemberScan::new(top_level_members());
+        let spool = Spool::receive(request.into_body(), limit, |bytes| {
+            members.feed(bytes).map_err(|name| unknown_member(&name))?;
+            charge.read(bytes.len() as u64)
+        })
+        .await
+        .map_err(|e| match e {
+            SpoolError::TooLarge => too_large(),
+            SpoolError::Receive(e) => ApiError::invalid(format!("the body could not be read: {e}")),
+            SpoolError::Write(e) => body_unavailable(&e),
+            SpoolError::Refused(refused) => refused,
+        })?;
         let spool = Arc::new(spool);
         Ok(Self {
             _abandon: AbandonOnDrop(Arc::clone(&spool)),
             spool,
         })
+    }
+}
+
+/// The body's length as its `Content-Length` declares it, if it does.
+fn declared_length(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .map(|value| {
+            value
+                .to_str()
+                .ok()
+                .and_then(|text| text.trim().parse::<u64>().ok())
+                .ok_or_else(|| ApiError::invalid("Content-Length: not a number of bytes"))
+        })
+        .transpose()
+}
+
+/// The names a body's top level may have: the members of a route-scoring request, and those
+/// of an alert request.
+fn top_level_members() -> &'static [&'static str] {
+    static MEMBERS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        let mut members = struct_members::<racs_core::ScoreRequest>().to_vec();
+        members.extend_from_slice(alerts_core::request::BODY_MEMBERS);
+        members
+    });
+    &MEMBERS
+}
+
+/// 400 for a top-level member that neither operation defines, named with the ones they do,
+/// as each operation's reader names it.
+fn unknown_member(name: &str) -> ApiError {
+    let quoted = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    ApiError::invalid(format!(
+        "{name}: unknown field `{name}`: a route-scoring request has {}, and an alert request \
+         has {}",
+        quoted(struct_members::<racs_core::ScoreRequest>()),
+        quoted(alerts_core::request::BODY_MEMBERS),
+    ))
+}
+
+/// What a body costs its key's and its client network's budgets: bytes are taken as they are
+/// read, or all at once for a declared length, and what was taken but never read (the body
+/// was refused early, or its client went away) is given back when the charge is dropped.
+struct Charge<'a> {
+    state: &'a AppState,
+    key: Option<KeyId>,
+    network: Option<IpAddr>,
+    /// Bytes taken from the budgets.
+    taken: u64,
+    /// Bytes read.
+    read: u64,
+}
+
+impl<'a> Charge<'a> {
+    fn new(state: &'a AppState, key: Option<KeyId>, network: Option<IpAddr>) -> Self {
+        Self {
+            state,
+            key,
+            network,
+            taken: 0,
+            read: 0,
+        }
+    }
+
+    /// Takes `bytes` from both budgets, or from neither: 429 with `Retry-After` when either
+    /// is spent.
+    fn reserve(&mut self, bytes: u64) -> Result<(), ApiError> {
+        let (keys, networks) = self.state.body_bytes();
+        if let Some(key) = &self.key {
+            match keys.take(key, bytes) {
+                Verdict::Taken => {}
+                refused => return Err(over_budget(refused, "this API key", keys.rate())),
+            }
+        }
+        if let Some(network) = &self.network {
+            match networks.take(network, bytes) {
+                Verdict::Taken => {}
+                refused => {
+                    if let Some(key) = &self.key {
+                        keys.give_back(key, bytes);
+                    }
+                    return Err(over_budget(
+                        refused,
+                        "your network (IPv4 address or IPv6 /64)",
+                        networks.rate(),
+                    ));
+                }
+            }
+        }
+        self.taken += bytes;
+        Ok(())
+    }
+
+    /// Counts `bytes` more read, taking what the declared length did not cover.
+    fn read(&mut self, bytes: u64) -> Result<(), ApiError> {
+        self.read += bytes;
+        if self.read > self.taken {
+            self.reserve(self.read - self.taken)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Charge<'_> {
+    fn drop(&mut self) {
+        let unread = self.taken.saturating_sub(self.read);
+        if unread == 0 {
+            return;
+        }
+        let (keys, networks) = self.state.body_bytes();
+        if let Some(key) = &self.key {
+            keys.give_back(key, unread);
+        }
+        if let Some(network) = &self.network {
+            networks.give_back(network, unread);
+        }
+    }
+}
+
+/// 429 for a client over its byte budget, with when enough will be back; 503 when the server
+/// tracks as many clients as it may.
+fn over_budget(verdict: Verdict, whose: &str, rate: ByteRate) -> ApiError {
+    match verdict {
+        Verdict::Wait(wait) => ApiError {
+            code: ErrorCode::RateLimited,
+            detail: format!(
+                "{whose} may send {} MiB of request bodies a second (bursts of {} MiB); slow \
+                 down and retry after the Retry-After header's seconds",
+                mib(rate.per_second),
+                mib(rate.burst),
+            ),
+            retry_after: Some(Duration::from_secs(
+                wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            )),
+        },
+        Verdict::Taken | Verdict::Full => ApiError::unavailable(
+            "the server is receiving bodies from as many clients as it can; retry shortly",
+            Duration::from_secs(1),
+        ),
+    }
+}
+
+/// Bytes in MiB, for messages: whole when they are, else with a decimal.
+fn mib(bytes: u64) -> String {
+    if bytes.is_multiple_of(1 << 20) {
+        (bytes >> 20).to_string()
+    } else {
+        format!("{:.1}", bytes as f64 / f64::from(1 << 20))
     }
 }
 

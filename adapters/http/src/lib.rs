@@ -33,13 +33,16 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::trace::TraceLayer;
 
 mod api;
+mod budget;
 pub mod cors;
 mod docs;
 pub mod error;
 mod extract;
 pub mod files;
+mod gate;
 pub mod headers;
 mod lookups;
+mod members;
 pub mod metrics;
 pub mod openapi;
 pub mod ports;
@@ -50,6 +53,7 @@ pub mod state;
 mod tiles;
 
 pub use api::score;
+pub use budget::{BodyBudgets, ByteRate};
 pub use cors::AllowedOrigins;
 pub use error::{ApiError, ErrorCode, source_unavailable};
 pub use extract::RequestId;

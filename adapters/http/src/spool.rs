@@ -20,6 +20,8 @@ use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use tokio::sync::mpsc;
 
+use crate::error::ApiError;
+
 /// Bodies up to this size stay in memory: a one-route scoring request, or a thousand alert
 /// points, are far below it, and a file would only cost them system calls.
 pub(crate) const IN_MEMORY_BYTES: usize = 256 * 1024;
@@ -61,12 +63,19 @@ pub(crate) enum SpoolError {
     Receive(String),
     /// The temporary file could not be written (a full disk, say): not the client's fault.
     Write(io::Error),
+    /// Refused by the inspection of its bytes as they arrived.
+    Refused(ApiError),
 }
 
 impl Spool {
     /// Receives `body`, refusing more than `limit` bytes; bodies over [`IN_MEMORY_BYTES`] go
-    /// to a temporary file as they arrive.
-    pub(crate) async fn receive(body: Body, limit: usize) -> Result<Self, SpoolError> {
+    /// to a temporary file as they arrive. `inspect` sees each piece as it arrives, before it
+    /// is kept: its refusal ends the reading there.
+    pub(crate) async fn receive(
+        body: Body,
+        limit: usize,
+        mut inspect: impl FnMut(&[u8]) -> Result<(), ApiError>,
+    ) -> Result<Self, SpoolError> {
         let mut body = Limited::new(body, limit);
         let mut held: Vec<Bytes> = Vec::new();
         let mut held_bytes = 0;
@@ -84,6 +93,7 @@ impl Spool {
                 // Trailers carry nothing the API reads.
                 continue;
             };
+            inspect(&data).map_err(SpoolError::Refused)?;
             match file.take() {
                 Some((out, len)) => {
                     pending.extend_from_slice(&data);
@@ -408,6 +418,10 @@ mod tests {
         Body::from_stream(futures::stream::iter(chunks))
     }
 
+    fn accept(_: &[u8]) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     fn body_of(points: usize) -> Vec<u8> {
         let points: Vec<String> = (0..points)
             .map(|i| {
@@ -428,13 +442,15 @@ mod tests {
     #[tokio::test]
     async fn a_small_body_stays_in_memory_and_a_large_one_goes_to_a_file_unchanged() {
         let small = body_of(3);
-        let spool = Spool::receive(chunked(&small, 7), 1 << 30).await.unwrap();
+        let spool = Spool::receive(chunked(&small, 7), 1 << 30, accept)
+            .await
+            .unwrap();
         assert!(matches!(spool, Spool::Memory(_)), "{spool:?}");
         assert_eq!(read_all(&spool), small);
 
         let large = body_of(8_000);
         assert!(large.len() > IN_MEMORY_BYTES + WRITE_BYTES);
-        let spool = Spool::receive(chunked(&large, 10_000), 1 << 30)
+        let spool = Spool::receive(chunked(&large, 10_000), 1 << 30, accept)
             .await
             .unwrap();
         assert!(matches!(spool, Spool::File { .. }), "{spool:?}");
@@ -455,7 +471,7 @@ mod tests {
     async fn an_abandoned_request_stops_reading_its_file() {
         let large = body_of(8_000);
         let spool = Arc::new(
-            Spool::receive(chunked(&large, 10_000), 1 << 30)
+            Spool::receive(chunked(&large, 10_000), 1 << 30, accept)
                 .await
                 .unwrap(),
         );
@@ -468,12 +484,42 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_refusal_of_the_inspection_stops_the_reading_at_that_piece() {
+        let pulled = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = Arc::clone(&pulled);
+        let pieces = (0..100).map(move |_| {
+            counter.fetch_add(1, Ordering::Relaxed);
+            Ok::<_, std::io::Error>(Bytes::from_static(&[b' '; 1000]))
+        });
+        let body = Body::from_stream(futures::stream::iter(pieces));
+        let mut seen = 0;
+        let refused = Spool::receive(body, 1 << 30, |bytes| {
+            seen += bytes.len();
+            if seen > 2000 {
+                Err(ApiError::invalid("enough"))
+            } else {
+                Ok(())
+            }
+        })
+        .await;
+        assert!(
+            matches!(&refused, Err(SpoolError::Refused(e)) if e.detail == "enough"),
+            "{refused:?}"
+        );
+        assert_eq!(
+            pulled.load(Ordering::Relaxed),
+            3,
+            "pieces were read past the refusal"
+        );
+    }
+
+    #[tokio::test]
     async fn a_body_over_the_limit_is_refused_and_one_at_the_limit_taken() {
         let large = body_of(8_000);
         let limit = IN_MEMORY_BYTES * 2;
-        let refused = Spool::receive(chunked(&large, 10_000), limit).await;
+        let refused = Spool::receive(chunked(&large, 10_000), limit, accept).await;
         assert!(matches!(refused, Err(SpoolError::TooLarge)), "{refused:?}");
-        let exact = Spool::receive(chunked(&large, 10_000), large.len()).await;
+        let exact = Spool::receive(chunked(&large, 10_000), large.len(), accept).await;
         assert!(exact.is_ok(), "a body of exactly the limit is taken");
     }
 
@@ -482,7 +528,7 @@ mod tests {
         // Inline, on the blocking pool from memory, and from a file.
         for (points, chunk) in [(5, 3), (2_500, 10_000), (8_000, 10_000)] {
             let body = body_of(points);
-            let spool = Spool::receive(chunked(&body, chunk), 1 << 30)
+            let spool = Spool::receive(chunked(&body, chunk), 1 << 30, accept)
                 .await
                 .unwrap();
             let limits = RequestLimits::default();
@@ -507,7 +553,9 @@ mod tests {
     #[tokio::test]
     async fn the_fingerprint_of_a_spooled_body_is_that_of_its_points() {
         let body = body_of(4);
-        let spool = Spool::receive(chunked(&body, 5), 1 << 30).await.unwrap();
+        let spool = Spool::receive(chunked(&body, 5), 1 << 30, accept)
+            .await
+            .unwrap();
         let limits = RequestLimits::default();
         let request = alerts_core::request::AlertRequest::from_json_slice(&body, &limits).unwrap();
         assert_eq!(

@@ -1,5 +1,6 @@
 //! What the handlers share: the ports, the configuration, the metrics and the rate limiter.
 
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,8 +15,10 @@ use identity_core::ports::{KeyAuthenticator, Quota};
 use racs_core::{Limits, Scorer};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::budget::{BodyBudgets, Buckets, ByteRate};
 use crate::cors::AllowedOrigins;
 use crate::error::{ApiError, ErrorCode};
+use crate::gate::{Gates, Turn};
 use crate::metrics::Metrics;
 use crate::ports::{FileUrlVerifier, ReadinessCheck};
 use crate::provenance::Provenance;
@@ -44,8 +47,12 @@ pub struct ApiConfig {
     /// Bodies larger than a few kilobytes parsed at once, across all clients; one more is
     /// answered 503 with `Retry-After` rather than queued. Parsing holds up to a few times a
     /// body's size in memory (a route request's decoded polylines), so this and
-    /// [`ApiConfig::max_body_bytes`] bound what parsing can hold. Default 2.
+    /// [`ApiConfig::max_body_bytes`] bound what parsing can hold. Default 2. Besides, each
+    /// key has one such body parsed at a time; its next waits for its turn.
     pub max_concurrent_parses: usize,
+    /// The body bytes each key and each client network may send, per process: beyond them,
+    /// 429 with `Retry-After`.
+    pub body_budgets: BodyBudgets,
 }
 
 impl Default for ApiConfig {
@@ -59,6 +66,7 @@ impl Default for ApiConfig {
             rate_per_second: NonZeroU32::new(50).unwrap_or(NonZeroU32::MIN),
             rate_burst: NonZeroU32::new(100).unwrap_or(NonZeroU32::MIN),
             max_concurrent_parses: 2,
+            body_budgets: BodyBudgets::default(),
         }
     }
 }
@@ -79,6 +87,9 @@ struct Inner {
     limiter: Arc<Limiter>,
     quota: Quota,
     parses: Arc<Semaphore>,
+    key_parses: Gates<KeyId>,
+    key_bytes: Buckets<KeyId>,
+    network_bytes: Buckets<IpAddr>,
     provenance: Provenance,
 }
 
@@ -180,6 +191,12 @@ impl AppStateBuilder {
             &self.scorer.source_info(),
             &self.alerts.forecast_source().info(),
         );
+        // A budget smaller than the largest body would refuse that body for ever.
+        let at_least_a_body = |rate: ByteRate| ByteRate {
+            burst: rate.burst.max(self.config.max_body_bytes as u64),
+            ..rate
+        };
+        let budgets = self.config.body_budgets;
         AppState {
             inner: Arc::new(Inner {
                 limiter: self
@@ -187,6 +204,12 @@ impl AppStateBuilder {
                     .unwrap_or_else(|| Arc::new(Limiter::in_process())),
                 quota,
                 parses: Arc::new(Semaphore::new(self.config.max_concurrent_parses)),
+                key_parses: Gates::new(),
+                key_bytes: Buckets::new(at_least_a_body(budgets.per_key), budgets.max_tracked),
+                network_bytes: Buckets::new(
+                    at_least_a_body(budgets.per_network),
+                    budgets.max_tracked,
+                ),
                 config: self.config,
                 keys: self.keys,
                 alerts: self.alerts,
@@ -266,6 +289,16 @@ impl AppState {
                     Duration::from_secs(1),
                 )
             })
+    }
+
+    /// Waits until no other large body of `key` is being parsed.
+    pub(crate) async fn parse_turn(&self, key: KeyId) -> Turn<KeyId> {
+        self.inner.key_parses.turn(key).await
+    }
+
+    /// The byte budgets of keys and of client networks.
+    pub(crate) fn body_bytes(&self) -> (&Buckets<KeyId>, &Buckets<IpAddr>) {
+        (&self.inner.key_bytes, &self.inner.network_bytes)
     }
 
     /// 429 with `Retry-After` when `key` is over its rate; 503 with `Retry-After` when the

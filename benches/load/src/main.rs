@@ -274,7 +274,11 @@ async fn run(command: Command) -> Result<bool> {
             };
             let result = abuse::run(&bin, &options).await?;
             abuse::print(&result, &options);
-            Ok(result.alone.errors() == 0 && result.attacked.errors() == 0)
+            let failures = result.failures();
+            for failure in &failures {
+                eprintln!("FAILED: {failure}");
+            }
+            Ok(failures.is_empty())
         }
         Command::BenchServer { source } => {
             insights_load::bench_server::serve(source).await?;

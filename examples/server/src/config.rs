@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use insights_http::{AllowedOrigins, ConnectionLimits};
+use insights_http::{AllowedOrigins, BodyBudgets, ByteRate, ConnectionLimits};
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -188,6 +188,14 @@ pub(crate) struct FileSettings {
     rate_per_second: Option<u32>,
     /// Requests a key may send in a burst above that rate.
     rate_burst: Option<u32>,
+    /// MiB of request bodies a second per API key.
+    key_body_mib_per_second: Option<u64>,
+    /// MiB of request bodies a key may send at once.
+    key_body_burst_mib: Option<u64>,
+    /// MiB of request bodies a second per client network.
+    network_body_mib_per_second: Option<u64>,
+    /// MiB of request bodies a client network may send at once.
+    network_body_burst_mib: Option<u64>,
     /// How long output files are kept, in hours.
     retention_hours: Option<u64>,
     /// How often a `cams:` source looks for new files and runs, in seconds.
@@ -287,6 +295,8 @@ pub(crate) struct Settings {
     pub(crate) rate_per_second: u32,
     /// Burst size per key.
     pub(crate) rate_burst: u32,
+    /// Body bytes per key and per client network.
+    pub(crate) body_budgets: BodyBudgets,
     /// Output-file retention, in hours.
     pub(crate) retention_hours: u64,
     /// How often a `cams:` source looks for new files and runs.
@@ -369,6 +379,7 @@ impl Settings {
         let (backpressure, breaker, account_limits) =
             (backpressure(&file), breaker(&file), account_limits(&file));
         let racs = racs_config(&file)?;
+        let body_budgets = body_budgets(&file)?;
         let data_dir = args
             .data_dir
             .clone()
@@ -457,6 +468,7 @@ impl Settings {
             max_concurrent_parses: file.max_concurrent_parses.unwrap_or(2),
             rate_per_second: file.rate_per_second.unwrap_or(50),
             rate_burst: file.rate_burst.unwrap_or(100),
+            body_budgets,
             retention_hours: file.retention_hours.unwrap_or(24),
             cams_poll: Duration::from_secs(file.cams_poll_seconds.unwrap_or(60).max(1)),
             cams_cache_bytes: file
@@ -555,6 +567,37 @@ fn limits_at(url: Option<&str>, database_url: &str) -> Result<LimitsAt, ConfigEr
             crate::private::redact_url(other)
         ))),
     }
+}
+
+/// The body-byte budgets of the file's settings, in MiB, over [`BodyBudgets::default`].
+fn body_budgets(file: &FileSettings) -> Result<BodyBudgets, ConfigError> {
+    let defaults = BodyBudgets::default();
+    let rate = |per_second: Option<u64>, burst: Option<u64>, default: ByteRate, names: &str| {
+        let mib = |value: u64| value.checked_mul(1 << 20);
+        let per_second = per_second.map_or(Some(default.per_second), mib);
+        let burst = burst.map_or(Some(default.burst), mib);
+        match (per_second, burst) {
+            (Some(per_second @ 1..), Some(burst @ 1..)) => Ok(ByteRate { per_second, burst }),
+            _ => Err(ConfigError::Invalid(format!(
+                "{names} must be at least 1 (MiB), and at most 16 TiB"
+            ))),
+        }
+    };
+    Ok(BodyBudgets {
+        per_key: rate(
+            file.key_body_mib_per_second,
+            file.key_body_burst_mib,
+            defaults.per_key,
+            "key_body_mib_per_second and key_body_burst_mib",
+        )?,
+        per_network: rate(
+            file.network_body_mib_per_second,
+            file.network_body_burst_mib,
+            defaults.per_network,
+            "network_body_mib_per_second and network_body_burst_mib",
+        )?,
+        ..defaults
+    })
 }
 
 /// When alert requests are refused; the defaults are [`Backpressure::default`]'s.
@@ -884,6 +927,25 @@ neighbors = 3
             err.contains("limits_unavailable") && err.contains("ajar"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn body_budgets_are_set_in_mib_and_zero_is_refused() {
+        let file: FileSettings =
+            toml::from_str("key_body_mib_per_second = 2\nnetwork_body_burst_mib = 512\n").unwrap();
+        let s = Settings::merge(&GlobalArgs::default(), file).unwrap();
+        assert_eq!(s.body_budgets.per_key.per_second, 2 << 20);
+        assert_eq!(
+            s.body_budgets.per_key.burst,
+            BodyBudgets::default().per_key.burst
+        );
+        assert_eq!(s.body_budgets.per_network.burst, 512 << 20);
+        for zero in ["key_body_burst_mib = 0", "network_body_mib_per_second = 0"] {
+            let file: FileSettings = toml::from_str(zero).unwrap();
+            let err = Settings::merge(&GlobalArgs::default(), file).unwrap_err();
+            let name = zero.split(' ').next().unwrap();
+            assert!(err.to_string().contains(name), "{err}");
+        }
     }
 
     #[test]

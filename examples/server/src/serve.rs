@@ -178,6 +178,7 @@ fn app_state(
         request_timeout: settings.request_timeout,
         cors: settings.cors_origins.clone(),
         max_concurrent_parses: settings.max_concurrent_parses,
+        body_budgets: settings.body_budgets,
         ..ApiConfig::default()
     };
     config.route_limits.max_routes = settings.max_routes;

@@ -288,8 +288,10 @@ pub(crate) fn cleanest_route_operation(config: &ApiConfig) -> Value {
             "415": error("`unsupported_media_type`: the body is not JSON, or is compressed"),
             "422": error("`idempotency_key_reused`: the `Idempotency-Key` was used before with \
                           other points"),
-            "429": retry_later("`rate_limited`: over the key's rate; `too_many_pending`: the key \
-                                has `max_pending_per_key` alert requests unfinished"),
+            "429": retry_later("`rate_limited`: over the key's rate, or the body is more than the \
+                                key's or the client network's budget of body bytes has left; \
+                                `too_many_pending`: the key has `max_pending_per_key` alert \
+                                requests unfinished"),
             "500": error("`internal_error`: a bug; the detail holds the request id"),
             "503": retry_later("`unavailable`: a dependency is down, the server is busy, or the \
                                 request took longer than the server's request timeout; \
