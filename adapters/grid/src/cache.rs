@@ -58,8 +58,30 @@ impl ChunkCache {
         self.cache.get(id)
     }
 
-    pub(crate) fn insert(&self, id: ChunkId, chunk: Arc<Chunk>) {
-        self.cache.insert(id, chunk);
+    /// The chunk `id`, from the cache or else from `read`, which is then cached: however many
+    /// callers want a chunk that is not held, one of them reads it and the others wait for
+    /// that read (if it fails or finds nothing, the next one tries). A chunk not in the store
+    /// (`None`) is not cached.
+    pub(crate) async fn get_or_load<E>(
+        &self,
+        id: ChunkId,
+        read: impl Future<Output = Result<Option<Arc<Chunk>>, E>>,
+    ) -> Result<Option<Arc<Chunk>>, E> {
+        let loaded = self
+            .cache
+            .get_or_insert_async(&id, async {
+                match read.await {
+                    Ok(Some(chunk)) => Ok(chunk),
+                    Ok(None) => Err(None),
+                    Err(e) => Err(Some(e)),
+                }
+            })
+            .await;
+        match loaded {
+            Ok(chunk) => Ok(Some(chunk)),
+            Err(None) => Ok(None),
+            Err(Some(e)) => Err(e),
+        }
     }
 
     /// Bytes held.
@@ -72,8 +94,8 @@ impl ChunkCache {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_cache_never_holds_more_bytes_than_its_bound() {
+    #[tokio::test]
+    async fn the_cache_never_holds_more_bytes_than_its_bound() {
         let cache = ChunkCache::new(1 << 20);
         let chunk = Arc::new(Chunk::new(65, 65, 8, vec![1.0; 65 * 65 * 8].into()).unwrap());
         for k in 0..100 {
@@ -84,9 +106,59 @@ mod tests {
                 row_block: k,
                 column_block: 0,
             };
-            cache.insert(id, chunk.clone());
+            let read = async { Ok::<_, ()>(Some(chunk.clone())) };
+            cache.get_or_load(id, read).await.unwrap();
             assert!(cache.weight() <= 1 << 20, "{} bytes", cache.weight());
         }
         assert!(cache.weight() > 0);
+    }
+
+    #[tokio::test]
+    async fn a_chunk_wanted_by_many_at_once_is_read_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        let cache = ChunkCache::new(1 << 20);
+        let reads = AtomicUsize::new(0);
+        let id = ChunkId {
+            batch: 7,
+            quantity: 1,
+            hours: 0,
+            row_block: 2,
+            column_block: 3,
+        };
+        let read = || async {
+            reads.fetch_add(1, Ordering::SeqCst);
+            // Long enough for every other caller to arrive while this read is under way.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            Ok::<_, ()>(Some(Arc::new(
+                Chunk::new(2, 2, 1, vec![1.0; 4].into()).unwrap(),
+            )))
+        };
+        let got = futures::future::join_all((0..8).map(|_| cache.get_or_load(id, read()))).await;
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+        assert!(got.iter().all(|c| matches!(c, Ok(Some(_)))));
+        // Held now: no read at all.
+        cache.get_or_load(id, read()).await.unwrap();
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_chunk_not_in_the_store_is_asked_for_again() {
+        let cache = ChunkCache::new(1 << 20);
+        let id = ChunkId {
+            batch: 7,
+            quantity: 1,
+            hours: 0,
+            row_block: 0,
+            column_block: 0,
+        };
+        let missing = || async { Ok::<Option<Arc<Chunk>>, ()>(None) };
+        assert_eq!(cache.get_or_load(id, missing()).await, Ok(None));
+        let found = || async {
+            Ok::<_, ()>(Some(Arc::new(
+                Chunk::new(2, 2, 1, vec![2.0; 4].into()).unwrap(),
+            )))
+        };
+        assert!(matches!(cache.get_or_load(id, found()).await, Ok(Some(_))));
     }
 }

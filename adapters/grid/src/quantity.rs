@@ -75,6 +75,15 @@ impl Quantity {
     }
 }
 
+/// Which quantities a sample reads, by [`Quantity::index`]: the others are left missing.
+pub(crate) type Wanted = [bool; N_QUANTITIES];
+
+/// The six pollutants: what the index and the concentrations are made of.
+pub(crate) const POLLUTANTS: Wanted = [true, true, true, true, true, true, false, false, false];
+
+/// The three pollen types.
+pub(crate) const POLLEN: Wanted = [false, false, false, false, false, false, true, true, true];
+
 /// One point's values of every quantity at one instant; NaN where the grid has none.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct PointValues(pub(crate) [f64; N_QUANTITIES]);

@@ -15,7 +15,7 @@ use aq_core::{
 };
 
 use crate::field::Product;
-use crate::quantity::{PointValues, Quantity};
+use crate::quantity::{POLLEN, POLLUTANTS, PointValues, Quantity};
 use crate::store::GridStore;
 
 /// The attribution the Copernicus licence asks of products made from CAMS data.
@@ -127,7 +127,7 @@ impl GridSource {
             .collect();
         Ok(self
             .store
-            .values(&points)
+            .values(&points, POLLUTANTS)
             .await?
             .into_iter()
             .map(f)
@@ -143,7 +143,7 @@ impl GridSource {
     ) -> Result<Vec<Vec<Option<T>>>, SourceError> {
         let per = hours as usize + 1;
         let points = series_points(positions, start, hours);
-        let values = self.store.values(&points).await?;
+        let values = self.store.values(&points, POLLUTANTS).await?;
         Ok(values
             .chunks(per)
             .map(|one| one.iter().map(|&v| f(v)).collect())
@@ -228,7 +228,7 @@ impl ForecastSource for GridSource {
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
         let per = hours as usize + 1;
         let points = series_points(positions, start, hours);
-        let traced = self.store.values_traced(&points).await?;
+        let traced = self.store.values_traced(&points, POLLUTANTS).await?;
         Ok(traced
             .chunks(per)
             .map(|one| {
@@ -341,7 +341,7 @@ impl GridSource {
                 })
             })
             .collect();
-        let traced = self.store.values_traced(&points).await?;
+        let traced = self.store.values_traced(&points, POLLEN).await?;
         let mut rest = traced.as_slice();
         Ok(civil
             .iter()
@@ -384,7 +384,7 @@ impl GridSource {
         let point = [(position.lat(), position.lon(), time)];
         Ok(self
             .store
-            .values(&point)
+            .values(&point, POLLEN)
             .await?
             .first()
             .and_then(|v| v.pollen(kind)))

@@ -3,6 +3,7 @@
 //! - [`generator`]: an HTTP/1.1 load generator: `C` keep-alive connections, each sending
 //!   requests back to back for a duration, drawn from weighted request templates; latency in
 //!   an HDR histogram, responses counted by status, transport errors counted apart.
+//! - [`cams`]: a CAMS-like grid store written for a server started with `--aq-source cams:DIR`.
 //! - [`client`]: single requests: one post, one file downloaded as a stream.
 //! - [`memory`]: samples a process's resident memory (`VmRSS`) and its peak (`VmHWM`) from
 //!   `/proc`.
@@ -15,6 +16,7 @@
 //! Every run is bounded in time and talks to loopback only.
 
 pub mod bench_server;
+pub mod cams;
 pub mod client;
 pub mod generator;
 pub mod memory;

@@ -3,6 +3,7 @@
 //! ```text
 //! insights-load http-ratio                       # scoring vs an empty handler, 64 connections
 //! insights-load alerts-scale --points 10000      # one large alert request, time and memory
+//! insights-load alerts-scale --points 100000 --aq-source demo --aq-source cams   # both sources
 //! insights-load mixed --duration 60 --connections 64
 //! insights-load alert-jobs --rate 800 --before-bin old/insights-server   # small jobs, side by side
 //! insights-load abuse --duration 20              # good clients alone, then beside an abusive one
@@ -17,6 +18,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use insights_load::bench_server::BenchSource;
+use insights_load::scenarios::alerts_scale::ScaleSource;
 use insights_load::scenarios::{abuse, alert_jobs, alerts_scale, http_ratio, mixed};
 use insights_load::server::default_server_bin;
 
@@ -62,6 +64,10 @@ enum Command {
         /// Seconds the delivery may take.
         #[arg(long, default_value_t = 300)]
         patience: u64,
+        /// What the server answers from: `demo`, or `cams` (CAMS-like grids written first);
+        /// repeat it to run each in turn, side by side in one run.
+        #[arg(long = "aq-source", value_enum, default_values_t = [ScaleSource::Demo])]
+        sources: Vec<ScaleSource>,
     },
     /// Route scoring and alert requests together on the real server; fails on any error or
     /// any accepted alert request not delivered.
@@ -194,14 +200,18 @@ async fn run(command: Command) -> Result<bool> {
             points,
             server_bin,
             patience,
+            sources,
         } => {
             let bin = server_bin.unwrap_or_else(default_server_bin);
-            let options = alerts_scale::ScaleOptions {
-                points,
-                patience: Duration::from_secs(patience),
-            };
-            let result = alerts_scale::run(&bin, &options).await?;
-            result.print();
+            for source in sources {
+                let options = alerts_scale::ScaleOptions {
+                    points,
+                    patience: Duration::from_secs(patience),
+                    source,
+                };
+                let result = alerts_scale::run(&bin, &options).await?;
+                result.print();
+            }
             Ok(true)
         }
         Command::Mixed {

@@ -79,13 +79,32 @@ const CITIES: [(f64, f64); 8] = [
     (72.88, 19.08),
 ];
 
+/// Cities where the CAMS-like grids of [`crate::cams`] have data: six under the European grid
+/// (pollen included) and two under the global grid only: (longitude, latitude).
+pub const GRID_CITIES: [(f64, f64); 8] = [
+    (2.35, 48.86),
+    (13.40, 52.52),
+    (-3.70, 40.42),
+    (12.50, 41.90),
+    (21.01, 52.23),
+    (-0.13, 51.51),
+    (77.21, 28.61),
+    (-74.01, 40.71),
+];
+
 /// An alert request of `n` points around large cities, each with an id unique within the
 /// request and, for every other point, some `custom_data`.
 #[must_use]
 pub fn points(n: usize) -> Vec<u8> {
+    points_around(n, &CITIES)
+}
+
+/// [`points`] around `cities` (longitude, latitude), in turn.
+#[must_use]
+pub fn points_around(n: usize, cities: &[(f64, f64)]) -> Vec<u8> {
     let points: Vec<Value> = (0..n)
         .map(|i| {
-            let (lon, lat) = CITIES[i % CITIES.len()];
+            let (lon, lat) = cities[i % cities.len().max(1)];
             // Up to about half a degree around the city, spread by a small prime stride.
             let dx = ((i * 37) % 101) as f64 / 100.0 - 0.5;
             let dy = ((i * 53) % 97) as f64 / 96.0 - 0.5;

@@ -18,6 +18,25 @@ use test_support::receiver::Receiver;
 /// so that many points raise alerts.
 pub const RULES: [(&str, &str, &str); 2] = [("aq", "24h", "high"), ("pollen", "2d", "high")];
 
+/// The air-quality source the server answers from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScaleSource {
+    /// The demo field (`--aq-source demo`), points around large cities of every continent.
+    Demo,
+    /// CAMS-like grids the load tool writes first (`--aq-source cams:DIR`, see
+    /// [`crate::cams`]), points around six European cities and two outside Europe.
+    Cams,
+}
+
+impl ScaleSource {
+    fn name(self) -> &'static str {
+        match self {
+            ScaleSource::Demo => "demo",
+            ScaleSource::Cams => "cams",
+        }
+    }
+}
+
 /// How to run it.
 #[derive(Debug, Clone)]
 pub struct ScaleOptions {
@@ -25,6 +44,8 @@ pub struct ScaleOptions {
     pub points: usize,
     /// How long the delivery may take.
     pub patience: Duration,
+    /// What the server answers from.
+    pub source: ScaleSource,
 }
 
 /// What was measured.
@@ -32,6 +53,12 @@ pub struct ScaleOptions {
 pub struct ScaleResult {
     /// Points posted.
     pub points: usize,
+    /// What the server answered from.
+    pub source: ScaleSource,
+    /// Bytes of grids written before the server started (none for the demo field).
+    pub grid_bytes: u64,
+    /// How long writing them took.
+    pub grid_written_in: Duration,
     /// The request body's size, in bytes.
     pub body_bytes: usize,
     /// From sending the POST to its 200.
@@ -51,7 +78,22 @@ pub struct ScaleResult {
 impl ScaleResult {
     /// Prints the figures.
     pub fn print(&self) {
-        let s = format!("alerts-scale[{} points]", self.points);
+        let s = format!(
+            "alerts-scale[{}, {} points]",
+            self.source.name(),
+            self.points
+        );
+        if self.source == ScaleSource::Cams {
+            figure(
+                &s,
+                "grids written before start",
+                format!(
+                    "{:.0} MiB in {}",
+                    self.grid_bytes as f64 / f64::from(1 << 20),
+                    ms(self.grid_written_in)
+                ),
+            );
+        }
         figure(&s, "request body", format!("{} bytes", self.body_bytes));
         figure(&s, "POST to 200", ms(self.accepted_in));
         figure(&s, "POST to webhook", ms(self.post_to_webhook));
@@ -102,7 +144,22 @@ impl ScaleResult {
 /// When anything fails: the server, the POST, the delivery, its signature, or the file's line
 /// count disagreeing with the alerts the server recorded.
 pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResult> {
-    let config = format!("max_points = {}\n", options.points.max(10_000));
+    let mut config = format!("max_points = {}\n", options.points.max(10_000));
+    // Kept until the server is gone.
+    let grids = tempfile::Builder::new()
+        .prefix("insights-load-cams-")
+        .tempdir()
+        .context("cannot make a directory for the grids")?;
+    let (mut grid_bytes, mut grid_written_in) = (0, Duration::ZERO);
+    if options.source == ScaleSource::Cams {
+        let started = Instant::now();
+        grid_bytes = crate::cams::write(grids.path(), chrono::Utc::now()).await?;
+        grid_written_in = started.elapsed();
+        config.push_str(&format!(
+            "aq_source = {:?}\n",
+            format!("cams:{}", grids.path().display())
+        ));
+    }
     let installation = Installation::new(server_bin, &config)?;
     let key = installation.new_key()?;
     let receiver = Receiver::verifying(&key.secret).await;
@@ -116,7 +173,10 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
     tokio::time::sleep(Duration::from_millis(300)).await;
     let peak_before_kib = MemoryReading::of(server.pid)?.hwm_kib;
 
-    let body = requests::points(options.points);
+    let body = match options.source {
+        ScaleSource::Demo => requests::points(options.points),
+        ScaleSource::Cams => requests::points_around(options.points, &requests::GRID_CITIES),
+    };
     let body_bytes = body.len();
     let url = format!("{}{}", server.base, requests::api_path(&key.key));
     let posted = Instant::now();
@@ -165,8 +225,13 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
             download.lines
         );
     }
+    drop(server);
+    drop(grids);
     Ok(ScaleResult {
         points: options.points,
+        source: options.source,
+        grid_bytes,
+        grid_written_in,
         body_bytes,
         accepted_in,
         post_to_webhook,
