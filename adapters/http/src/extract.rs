@@ -234,38 +234,75 @@ impl FromRequest<AppState> for JsonBody {
             )
         };
         let declared = declared_length(request.headers())?;
-        if declared.is_some_and(|length| length > limit as u64) {
-            // Refused before a byte of it is read.
-            return Err(too_large());
-        }
         let key = request.extensions().get::<Authenticated>().map(|a| a.0);
         let network = request
             .extensions()
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(peer)| network_of(peer.ip()));
+        if declared.is_some_and(|length| length > limit as u64) {
+            // Refused before a byte of it is read, but the key pays for the most it could
+            // have sent, so that a client declaring too much in a loop is soon held like any
+            // key over its budget.
+            let mut charge = Charge::new(state, key, None);
+            match charge.reserve(limit as u64) {
+                Ok(()) => charge.forfeit_by_key(),
+                Err(over) => hold_refusal(&over).await,
+            }
+            return Err(too_large());
+        }
         let mut charge = Charge::new(state, key, network);
         if let Some(length) = declared {
             // The whole declared length up front: a body the budget cannot pay for is refused
             // before it is read, and bodies sent at once cannot each start on the same bytes.
-            charge.reserve(length)?;
+            if let Err(refused) = charge.reserve(length) {
+                hold_refusal(&refused).await;
+                return Err(refused);
+            }
         }
         let mut members = MemberScan::new(top_level_members());
         let spool = Spool::receive(request.into_body(), limit, |bytes| {
-            members.feed(bytes).map_err(|name| unknown_member(&name))?;
+            if let Err(name) = members.feed(bytes) {
+                // The key declared those bytes and sent a body no operation accepts: it pays
+                // for them, so that refusing it early does not let it come straight back.
+                charge.forfeit_by_key();
+                return Err(unknown_member(&name));
+            }
             charge.read(bytes.len() as u64)
         })
-        .await
-        .map_err(|e| match e {
-            SpoolError::TooLarge => too_large(),
-            SpoolError::Receive(e) => ApiError::invalid(format!("the body could not be read: {e}")),
-            SpoolError::Write(e) => body_unavailable(&e),
-            SpoolError::Refused(refused) => refused,
-        })?;
-        let spool = Arc::new(spool);
+        .await;
+        let spool = match spool {
+            Ok(spool) => Arc::new(spool),
+            Err(SpoolError::TooLarge) => return Err(too_large()),
+            Err(SpoolError::Receive(e)) => {
+                return Err(ApiError::invalid(format!(
+                    "the body could not be read: {e}"
+                )));
+            }
+            Err(SpoolError::Write(e)) => return Err(body_unavailable(&e)),
+            Err(SpoolError::Refused(refused)) => {
+                if refused.code == ErrorCode::RateLimited {
+                    hold_refusal(&refused).await;
+                }
+                return Err(refused);
+            }
+        };
         Ok(Self {
             _abandon: AbandonOnDrop(Arc::clone(&spool)),
             spool,
         })
+    }
+}
+
+/// The longest a refusal for a spent byte budget is held before it is sent.
+const REFUSAL_HOLD_MAX: Duration = Duration::from_secs(1);
+
+/// Holds a refusal for a spent budget for its `Retry-After`, at most [`REFUSAL_HOLD_MAX`]: a
+/// client that asks again at once, as a hostile one does in a loop, would otherwise make the
+/// server accept, authenticate and answer it hundreds of times a second on the cores every
+/// other client shares. A client that waits as told loses nothing.
+async fn hold_refusal(refused: &ApiError) {
+    if let Some(wait) = refused.retry_after {
+        tokio::time::sleep(wait.min(REFUSAL_HOLD_MAX)).await;
     }
 }
 
@@ -314,7 +351,8 @@ fn unknown_member(name: &str) -> ApiError {
 
 /// What a body costs its key's and its client network's budgets: bytes are taken as they are
 /// read, or all at once for a declared length, and what was taken but never read (the body
-/// was refused early, or its client went away) is given back when the charge is dropped.
+/// was refused early, or its client went away) is given back when the charge is dropped,
+/// except to a key whose body was refused for what it holds.
 struct Charge<'a> {
     state: &'a AppState,
     key: Option<KeyId>,
@@ -323,6 +361,9 @@ struct Charge<'a> {
     taken: u64,
     /// Bytes read.
     read: u64,
+    /// The key keeps paying for the unread bytes (the network, which other keys may share,
+    /// gets them back).
+    forfeited_by_key: bool,
 }
 
 impl<'a> Charge<'a> {
@@ -333,7 +374,13 @@ impl<'a> Charge<'a> {
             network,
             taken: 0,
             read: 0,
+            forfeited_by_key: false,
         }
+    }
+
+    /// The key is not given back what it declared and did not send.
+    fn forfeit_by_key(&mut self) {
+        self.forfeited_by_key = true;
     }
 
     /// Takes `bytes` from both budgets, or from neither: 429 with `Retry-After` when either
@@ -382,7 +429,7 @@ impl Drop for Charge<'_> {
             return;
         }
         let (keys, networks) = self.state.body_bytes();
-        if let Some(key) = &self.key {
+        if let Some(key) = self.key.as_ref().filter(|_| !self.forfeited_by_key) {
             keys.give_back(key, unread);
         }
         if let Some(network) = &self.network {

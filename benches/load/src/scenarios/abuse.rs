@@ -128,13 +128,15 @@ fn p99_ms(report: &Report) -> f64 {
         .map_or(0.0, |h| h.value_at_quantile(0.99) as f64 / 1000.0)
 }
 
-/// A route-scoring request followed by an unknown member holding an array of `bytes` bytes:
-/// valid up to the member the reader must refuse.
+/// A route-scoring request followed by an unknown member holding an array, `bytes` bytes at
+/// most in all: valid up to the member the reader must refuse, and within the body limit when
+/// `bytes` is that limit, so that the server has to look into the body to refuse it.
 fn amplifying_body(bytes: usize) -> Vec<u8> {
     let mut body = requests::one_route();
     body.pop();
     body.extend_from_slice(b",\"x\":[0");
-    while body.len() < bytes {
+    // Two bytes a step, and two for the closing `]}`.
+    while body.len() + 4 <= bytes {
         body.extend_from_slice(b",0");
     }
     body.extend_from_slice(b"]}");

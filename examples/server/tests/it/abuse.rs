@@ -235,6 +235,48 @@ async fn an_unknown_top_level_member_is_refused_before_the_rest_of_the_body_is_s
     assert!(answer.text.contains("`points`"), "{}", answer.text);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_refused_for_what_it_declared_pays_for_it_and_its_next_refusal_is_held() {
+    // The key's budget is one body of the largest size (4 MiB); the network's is ample.
+    let deployment = Deployment::new().config(&budgets((1, 4), (64, 64)));
+    let (looping, other) = (deployment.new_key(), deployment.new_key());
+    let server = deployment.serve(&["--workers", "0"]);
+    // Half the budget: two seconds of refill once the budget is spent.
+    let fits = padded_route(2 << 20);
+
+    // Declaring more than the limit is refused before a byte is read, and costs the key the
+    // limit: its next body, although within it, finds the budget spent.
+    let over = exchange(&server.base, &looping.key, 5 << 20, b"{").await;
+    assert_eq!(over.status, 413, "{}", over.text);
+    let next = exchange(&server.base, &looping.key, fits.len(), &fits).await;
+    assert_eq!(next.status, 429, "{}", next.text);
+    assert!(next.text.contains("this API key"), "{}", next.text);
+
+    // Asking again at once is answered only after a hold, so that a loop of refusals cannot
+    // keep the server busy; the other key is served meanwhile.
+    let started = std::time::Instant::now();
+    let (again, beside) = tokio::join!(
+        exchange(&server.base, &looping.key, fits.len(), &fits),
+        exchange(&server.base, &other.key, fits.len(), &fits),
+    );
+    assert_eq!(again.status, 429, "{}", again.text);
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "the refusal came after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(beside.status, 200, "{}", beside.text);
+
+    // A body refused for an unknown member is paid for by the key too, whole as declared.
+    let fresh = deployment.new_key();
+    let mut start = br#"{"routes": [], "x": [0"#.to_vec();
+    start.resize(4096, b' ');
+    let unknown = exchange(&server.base, &fresh.key, 4 << 20, &start).await;
+    assert_eq!(unknown.status, 400, "{}", unknown.text);
+    let after = exchange(&server.base, &fresh.key, fits.len(), &fits).await;
+    assert_eq!(after.status, 429, "{}", after.text);
+}
+
 #[tokio::test]
 async fn custom_data_over_its_limit_is_a_413_naming_the_point() {
     let deployment = Deployment::new().config(&format!("{CONFIG}max_custom_data_bytes = 64\n"));
