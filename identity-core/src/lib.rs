@@ -12,7 +12,8 @@
 //!   rename, revoke), shared by the dashboard and the admin command.
 //! - [`limiter`]: [`limiter::Limiter`], how rate limits are asked of a
 //!   [`ports::LimitStore`] and what happens when it cannot answer;
-//!   [`memory_limits::MemoryLimits`] keeps them in this process.
+//!   [`memory_limits::MemoryLimits`] keeps them in this process; [`network::network_of`]
+//!   names the client behind an address, for the limits kept per client.
 //! - [`ports`]: [`ports::AccountStore`], [`ports::KeyAuthenticator`] and
 //!   [`ports::SessionStore`], with [`memory::MemoryIdentity`] in memory; `conformance`
 //!   (feature `conformance`) holds the suites every store adapter runs.
@@ -59,6 +60,7 @@ pub mod limiter;
 pub mod manage;
 pub mod memory;
 pub mod memory_limits;
+pub mod network;
 pub mod ports;
 pub mod randomness;
 

@@ -6,13 +6,14 @@
 //! that store cannot answer, whatever the server's setting: a password guesser must not get
 //! an allowance per replica during an outage.
 
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use identity_core::ids::AccountId;
 use identity_core::limiter::{Limiter, Outcome};
+use identity_core::network::network_of;
 use identity_core::ports::Quota;
 use sha2::{Digest, Sha256};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -42,10 +43,6 @@ pub const MAP_TILES_PER_ACCOUNT_PER_MINUTE: u32 = 600;
 /// forecast source for 96 hours of one point (and its pollen days), so this bounds what the
 /// page can ask of a remote source, as the tile limit does for the maps.
 pub const PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE: u32 = 30;
-/// How many leading bits of an IPv6 address name one client: a /64 is the smallest network
-/// a provider hands out, and a client holding one can pick any address in it.
-const IPV6_CLIENT_PREFIX: u32 = 64;
-
 /// What a limit says about one more attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -80,19 +77,6 @@ mod bucket {
 
 fn per_minute(n: u32) -> Quota {
     Quota::per_minute(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN))
-}
-
-/// The key of a client's network: an IPv4 address, or the /64 of an IPv6 address. An IPv4
-/// address written as IPv6 (`::ffff:a.b.c.d`) is the IPv4 address.
-#[must_use]
-pub(crate) fn network_of(ip: IpAddr) -> IpAddr {
-    match ip.to_canonical() {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => {
-            let mask = u128::MAX << (128 - IPV6_CLIENT_PREFIX);
-            IpAddr::V6(Ipv6Addr::from(u128::from(v6) & mask))
-        }
-    }
 }
 
 /// What the email limits keep of an email: its digest in hex, so that every key has the same
@@ -297,21 +281,6 @@ mod tests {
 
     fn ip(text: &str) -> IpAddr {
         text.parse().unwrap()
-    }
-
-    #[test]
-    fn an_ipv6_client_is_its_64_and_an_ipv4_client_its_address() {
-        assert_eq!(
-            network_of(ip("2001:db8:1:2:aaaa::1")),
-            network_of(ip("2001:db8:1:2:ffff:ffff:ffff:ffff"))
-        );
-        assert_eq!(network_of(ip("2001:db8:1:2::1")), ip("2001:db8:1:2::"));
-        assert_ne!(
-            network_of(ip("2001:db8:1:2::1")),
-            network_of(ip("2001:db8:1:3::1"))
-        );
-        assert_eq!(network_of(ip("::ffff:192.0.2.7")), ip("192.0.2.7"));
-        assert_ne!(network_of(ip("192.0.2.7")), network_of(ip("192.0.2.8")));
     }
 
     #[tokio::test]

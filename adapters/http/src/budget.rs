@@ -9,26 +9,8 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
-
-/// How many leading bits of an IPv6 address name one client: a /64 is the smallest network
-/// a provider hands out, and a client holding one can pick any address in it.
-const IPV6_CLIENT_PREFIX: u32 = 64;
-
-/// The key of a client's network: an IPv4 address, or the /64 of an IPv6 address. An IPv4
-/// address written as IPv6 (`::ffff:a.b.c.d`) is the IPv4 address.
-#[must_use]
-pub(crate) fn network_of(ip: IpAddr) -> IpAddr {
-    match ip.to_canonical() {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => {
-            let mask = u128::MAX << (128 - IPV6_CLIENT_PREFIX);
-            IpAddr::V6(Ipv6Addr::from(u128::from(v6) & mask))
-        }
-    }
-}
 
 /// A sustained rate of body bytes and the burst allowed above it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,24 +205,6 @@ mod tests {
     use super::*;
 
     const SECOND: u64 = 1_000_000_000;
-
-    fn ip(text: &str) -> IpAddr {
-        text.parse().unwrap()
-    }
-
-    #[test]
-    fn a_network_is_an_ipv4_address_or_an_ipv6_slash_64() {
-        assert_eq!(
-            network_of(ip("2001:db8:1:2:aaaa::1")),
-            network_of(ip("2001:db8:1:2:ffff:ffff:ffff:ffff"))
-        );
-        assert_ne!(
-            network_of(ip("2001:db8:1:2::1")),
-            network_of(ip("2001:db8:1:3::1"))
-        );
-        assert_eq!(network_of(ip("::ffff:192.0.2.7")), ip("192.0.2.7"));
-        assert_ne!(network_of(ip("192.0.2.7")), network_of(ip("192.0.2.8")));
-    }
 
     #[test]
     fn a_full_bucket_gives_its_burst_then_its_rate() {

@@ -18,8 +18,9 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, Uri, header};
 use identity_core::ids::KeyId;
 use identity_core::keys::ApiKey;
+use identity_core::network::network_of;
 
-use crate::budget::{ByteRate, Verdict, network_of};
+use crate::budget::{ByteRate, Verdict};
 use crate::error::{ApiError, ErrorCode, RETRY_AFTER_UNAVAILABLE, store_unavailable};
 use crate::headers::{IDEMPOTENCY_KEY, REQUEST_ID_HEADER};
 use crate::members::{MemberScan, struct_members};
