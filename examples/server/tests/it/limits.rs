@@ -91,25 +91,31 @@ fn deployment(db: &TestDb, redis: Option<&TestRedis>) -> Deployment {
     }
 }
 
+/// Two replicas of `deployment`, which keeps its limits in `store` (as the start-up message
+/// names it): the key gets one allowance between them, and a guesser one set of tries.
+async fn two_replicas_share_the_limits(deployment: &Deployment, store: &str) {
+    let key = deployment.new_key();
+    let (a, b) = (deployment.serve(&[]), deployment.serve(&[]));
+    let printed = a.printed();
+    assert!(
+        printed.contains(&format!("rate limits: {store}")),
+        "{printed}"
+    );
+    let (allowed, seconds) = spend(&[&a, &b], &key).await;
+    assert_one_allowance(allowed, seconds);
+    assert_eq!(
+        guesses_checked(deployment, &[&a, &b]).await,
+        SIGN_INS_PER_EMAIL_AND_NETWORK
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_on_postgres_give_a_key_one_allowance_and_a_guesser_one_set_of_tries() {
     let Some(db) = TestDb::create().await else {
         return;
     };
     let deployment = deployment(&db, None);
-    let key = deployment.new_key();
-    let (a, b) = (deployment.serve(&[]), deployment.serve(&[]));
-    assert!(
-        a.printed().contains("rate limits: PostgreSQL"),
-        "{}",
-        a.printed()
-    );
-    let (allowed, seconds) = spend(&[&a, &b], &key).await;
-    assert_one_allowance(allowed, seconds);
-    assert_eq!(
-        guesses_checked(&deployment, &[&a, &b]).await,
-        SIGN_INS_PER_EMAIL_AND_NETWORK
-    );
+    two_replicas_share_the_limits(&deployment, "PostgreSQL").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -122,19 +128,7 @@ async fn two_replicas_with_limits_in_redis_give_a_key_one_allowance_and_a_guesse
         return;
     };
     let deployment = deployment(&db, Some(&redis));
-    let key = deployment.new_key();
-    let (a, b) = (deployment.serve(&[]), deployment.serve(&[]));
-    assert!(
-        a.printed().contains("rate limits: Redis"),
-        "{}",
-        a.printed()
-    );
-    let (allowed, seconds) = spend(&[&a, &b], &key).await;
-    assert_one_allowance(allowed, seconds);
-    assert_eq!(
-        guesses_checked(&deployment, &[&a, &b]).await,
-        SIGN_INS_PER_EMAIL_AND_NETWORK
-    );
+    two_replicas_share_the_limits(&deployment, "Redis").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
