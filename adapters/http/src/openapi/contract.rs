@@ -361,7 +361,8 @@ pub(crate) fn tile_operation() -> Value {
             "405": error("`method_not_allowed`: the path takes GET only"),
             "429": retry_later("`rate_limited`: over the key's rate"),
             "500": error("`internal_error`: a bug; the detail holds the request id"),
-            "503": retry_later("`unavailable`: the air-quality source or the database is down"),
+            "503": retry_later("`unavailable`: the air-quality source or the database is down, or \
+                                  the shared rate-limit store is (with `--limits-unavailable closed`)"),
         }
     }})
 }

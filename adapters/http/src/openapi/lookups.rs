@@ -144,7 +144,9 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
             "429": labelled(retry_later("`rate_limited`: over the key's rate")),
             "500": labelled(error("`internal_error`: a bug; the detail holds the request id")),
             "503": labelled(retry_later("`unavailable`: the forecast source or the database \
-                                         is down, or the request took too long")),
+                                         is down, the shared rate-limit store is (with \
+                                         `--limits-unavailable closed`), or the request \
+                                         took too long")),
         }
     }})
 }
