@@ -7,12 +7,17 @@
 //! before anything is written, then renames the finished file into place, where the local
 //! backend reads, lists and deletes it as its own.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use alerts_core::ports::{FileError, FileWriter};
 use async_trait::async_trait;
-use bytes::Bytes;
-use tokio::io::{AsyncWriteExt as _, BufWriter};
+use bytes::{Bytes, BytesMut};
+
+/// Bytes kept in memory before they are written out. A small alert file (most are) is
+/// written whole when it is finished: every step of a file costs a hand-off to a blocking
+/// thread, and a job that writes a few lines should pay for two of them, not one per call.
+const WRITE_BUFFER: usize = 64 * 1024;
 
 /// A file being written under a local files directory: `<target>#<digits>` until finished.
 /// The local backend ignores names ending in `#` and digits (its own staging files), so an
@@ -23,7 +28,9 @@ pub(crate) struct LocalFileWriter {
     target: PathBuf,
     staging: PathBuf,
     /// `None` once finished, aborted or failed.
-    file: Option<BufWriter<tokio::fs::File>>,
+    file: Option<std::fs::File>,
+    /// Written but not yet handed to the file.
+    pending: BytesMut,
     written: u64,
 }
 
@@ -34,34 +41,52 @@ fn io_failed(what: &str, path: &Path, e: &std::io::Error) -> FileError {
     ))
 }
 
+/// Runs a step of the file's on the blocking threads, as one hand-off.
+async fn blocking<T: Send + 'static>(
+    step: impl FnOnce() -> Result<T, FileError> + Send + 'static,
+) -> Result<T, FileError> {
+    tokio::task::spawn_blocking(step)
+        .await
+        .map_err(|e| FileError::Other(format!("a file step stopped: {e}")))?
+}
+
 impl LocalFileWriter {
     /// Creates the missing directories above `target` (0700) and its staging file (0600).
     pub(crate) async fn create(target: PathBuf) -> Result<Self, FileError> {
-        if let Some(parent) = target.parent() {
-            let mut dirs = tokio::fs::DirBuilder::new();
-            dirs.recursive(true);
-            #[cfg(unix)]
-            dirs.mode(0o700);
-            dirs.create(parent)
-                .await
-                .map_err(|e| io_failed("create the directory", parent, &e))?;
-        }
         // Digits only after the `#`: that is what the local backend takes for a staging file.
         let mut name = target.as_os_str().to_owned();
         name.push(format!("#{}", uuid::Uuid::new_v4().as_u128()));
         let staging = PathBuf::from(name);
-        let mut options = tokio::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        options.mode(0o600);
-        let file = options
-            .open(&staging)
-            .await
-            .map_err(|e| io_failed("create", &staging, &e))?;
+        let (file, target, staging) = blocking(move || {
+            if let Some(parent) = target.parent() {
+                let mut dirs = std::fs::DirBuilder::new();
+                dirs.recursive(true);
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::DirBuilderExt;
+                    dirs.mode(0o700);
+                }
+                dirs.create(parent)
+                    .map_err(|e| io_failed("create the directory", parent, &e))?;
+            }
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            let file = options
+                .open(&staging)
+                .map_err(|e| io_failed("create", &staging, &e))?;
+            Ok((file, target, staging))
+        })
+        .await?;
         Ok(Self {
             target,
             staging,
-            file: Some(BufWriter::new(file)),
+            file: Some(file),
+            pending: BytesMut::new(),
             written: 0,
         })
     }
@@ -79,62 +104,90 @@ impl LocalFileWriter {
         )
     }
 
+    /// Hands the pending bytes to the file.
+    async fn write_out(&mut self) -> Result<(), FileError> {
+        let mut file = self.file.take().ok_or_else(Self::closed)?;
+        let bytes = self.pending.split().freeze();
+        let staging = self.staging.clone();
+        match blocking(move || {
+            file.write_all(&bytes)
+                .map_err(|e| io_failed("write", &staging, &e))?;
+            Ok(file)
+        })
+        .await
+        {
+            Ok(file) => {
+                self.file = Some(file);
+                Ok(())
+            }
+            Err(e) => {
+                self.discard().await;
+                Err(e)
+            }
+        }
+    }
+
     /// Removes the staging file after a failure; the error that caused it is what matters.
     async fn discard(&mut self) {
         self.file = None;
-        let _ = tokio::fs::remove_file(&self.staging).await;
+        let staging = self.staging.clone();
+        let _ = blocking(move || Ok(std::fs::remove_file(staging))).await;
     }
 }
 
 #[async_trait]
 impl FileWriter for LocalFileWriter {
     async fn write(&mut self, chunk: Bytes) -> Result<(), FileError> {
-        let file = self.file.as_mut().ok_or_else(Self::closed)?;
-        if let Err(e) = file.write_all(&chunk).await {
-            let error = io_failed("write", &self.staging, &e);
-            self.discard().await;
-            return Err(error);
+        if self.file.is_none() {
+            return Err(Self::closed());
         }
+        self.pending.extend_from_slice(&chunk);
         self.written += chunk.len() as u64;
+        if self.pending.len() >= WRITE_BUFFER {
+            self.write_out().await?;
+        }
         Ok(())
     }
 
     async fn finish(mut self: Box<Self>) -> Result<u64, FileError> {
         let mut file = self.file.take().ok_or_else(Self::closed)?;
-        // On disk before it is announced: a webhook naming the file follows at once.
-        let synced = async {
-            file.flush().await?;
-            file.get_ref().sync_all().await
-        }
+        let rest = self.pending.split().freeze();
+        let (staging, target) = (self.staging.clone(), self.target.clone());
+        let done = blocking(move || {
+            // On disk before it is announced: a webhook naming the file follows at once.
+            file.write_all(&rest)
+                .and_then(|()| file.sync_all())
+                .map_err(|e| io_failed("write", &staging, &e))?;
+            drop(file);
+            std::fs::rename(&staging, &target)
+                .map_err(|e| io_failed("move into place", &target, &e))?;
+            // The rename itself is durable once the directory is synced; best effort, since
+            // the file is complete either way.
+            if let Some(parent) = target.parent()
+                && let Ok(dir) = std::fs::File::open(parent)
+            {
+                let _ = dir.sync_all();
+            }
+            Ok(())
+        })
         .await;
-        drop(file);
-        if let Err(e) = synced {
-            let error = io_failed("write", &self.staging, &e);
+        if let Err(e) = done {
+            // Whatever failed, nothing is left at the final name; the staging file goes.
             self.discard().await;
-            return Err(error);
-        }
-        if let Err(e) = tokio::fs::rename(&self.staging, &self.target).await {
-            let error = io_failed("move into place", &self.target, &e);
-            self.discard().await;
-            return Err(error);
-        }
-        // The rename itself is durable once the directory is synced; best effort, since the
-        // file is complete either way.
-        if let Some(parent) = self.target.parent()
-            && let Ok(dir) = tokio::fs::File::open(parent).await
-        {
-            let _ = dir.sync_all().await;
+            return Err(e);
         }
         Ok(self.written)
     }
 
     async fn abort(mut self: Box<Self>) -> Result<(), FileError> {
         if self.file.take().is_some() {
-            match tokio::fs::remove_file(&self.staging).await {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io_failed("remove", &self.staging, &e)),
-            }
+            let staging = self.staging.clone();
+            blocking(move || match std::fs::remove_file(&staging) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(io_failed("remove", &staging, &e)),
+            })
+            .await?;
         }
         Ok(())
     }
