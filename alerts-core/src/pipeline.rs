@@ -282,6 +282,7 @@ pub struct AlertPipeline {
     config: PipelineConfig,
     breakers: Arc<Breakers>,
     pace: Arc<Pace>,
+    refusals: Arc<Refusals>,
 }
 
 impl AlertPipeline {
@@ -294,6 +295,7 @@ impl AlertPipeline {
             config,
             breakers,
             pace: Arc::default(),
+            refusals: Arc::default(),
         }
     }
 
@@ -355,7 +357,9 @@ impl AlertPipeline {
     /// key and the [`Fingerprint`] of the points (see
     /// [`Fingerprinter`](crate::idempotency::Fingerprinter)), when the client sent a key.
     ///
-    /// The key's configuration is checked before the first page is read.
+    /// The key's configuration is checked before the first page is read. A key refused as
+    /// busy (or every key, when the service was) is refused again for up to a second without
+    /// the store being asked (see `pipeline/refusals.rs`).
     ///
     /// # Errors
     /// As [`AlertPipeline::accept_idempotent`]; an error of `points` comes back as
@@ -367,6 +371,9 @@ impl AlertPipeline {
         idempotency: Option<Idempotency>,
     ) -> Result<Accepted, AcceptError> {
         let now = self.ports.clock.now();
+        if let Some(refused) = self.refusals.standing(key_id, now) {
+            return Err(refused);
+        }
         let config = self
             .ports
             .rules
@@ -384,7 +391,10 @@ impl AlertPipeline {
             job_time,
             workers: self.config.per_key_jobs.max(1),
         });
-        self.config.backpressure.admit(&backlog, now, pace)?;
+        if let Err(refused) = self.config.backpressure.admit(&backlog, now, pace) {
+            self.refusals.remember(key_id, &refused, now);
+            return Err(refused);
+        }
         let job = NewAlertJob {
             token: Token(self.ports.ids.new_id()),
             key_id,
@@ -914,11 +924,13 @@ fn webhook_url(config: &KeyConfig) -> Option<&str> {
 
 mod backpressure;
 mod pace;
+mod refusals;
 mod retry;
 #[cfg(test)]
 mod tests;
 
 pub use backpressure::{Backpressure, BusyScope, KeyPace};
 use pace::Pace;
+use refusals::Refusals;
 pub use retry::RetrySchedule;
 pub(crate) use retry::{add, secs};

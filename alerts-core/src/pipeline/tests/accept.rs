@@ -120,9 +120,22 @@ async fn accept_refuses_a_key_whose_queue_is_behind_and_then_everyone() {
             scope: BusyScope::Key
         }
     );
-    // Once a worker holds it, nothing waits: accepted again, up to the pending limit.
+    // The refusal stands for a second, whatever the queue does meanwhile.
     let claimed = pipeline.claim(10).await.unwrap();
     assert_eq!(claimed[0].token, first);
+    let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            AcceptError::Busy {
+                scope: BusyScope::Key,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // Then, a worker holding the job, nothing waits: accepted again, up to the pending limit.
+    h.clock.set(t0() + chrono::Duration::seconds(17));
     pipeline.accept(h.key_id, h.request()).await.unwrap();
     pipeline.accept(h.key_id, h.request()).await.unwrap();
     let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
