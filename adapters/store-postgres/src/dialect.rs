@@ -9,6 +9,7 @@ use alerts_core::ports::{AlertJob, Arrivals, SentChange, StoreError};
 use chrono::{DateTime, Utc};
 use identity_core::ids::KeyId;
 use sqlx::{PgConnection, PgPool, Postgres};
+use store_sql::InProcess;
 use store_sql::SqlDialect;
 use uuid::Uuid;
 
@@ -24,6 +25,15 @@ impl SqlDialect for PgStore {
     const NAME: &'static str = "PostgreSQL";
 
     fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    fn in_process(&self) -> &InProcess {
+        &self.in_process
+    }
+
+    fn writer(&self) -> &PgPool {
+        // Concurrent writers each take a connection; row locks order them.
         &self.pool
     }
 

@@ -41,11 +41,13 @@ mod dialect;
 mod limits;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use alerts_core::ports::StoreError;
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use store_sql::InProcess;
 
 /// The migrations of this crate's schema, embedded at compile time.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -121,6 +123,8 @@ impl PgOptions {
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// What the store keeps in the process, shared by clones.
+    in_process: Arc<InProcess>,
 }
 
 impl PgStore {
@@ -194,7 +198,10 @@ impl PgStore {
                 "check that the user may create tables in the database (or schema)",
             )
         })?;
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            in_process: Arc::default(),
+        })
     }
 }
 

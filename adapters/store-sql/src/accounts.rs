@@ -87,7 +87,7 @@ macro_rules! accounts_sql {
                     )
                     .bind(Self::to_time(now))
                     .bind(id)
-                    .execute(self.pool())
+                    .execute(self.writer())
                     .await
                     .map_err(Self::db_error)?;
                 }
@@ -102,25 +102,43 @@ macro_rules! accounts_sql {
                 key_id: KeyId,
                 now: DateTime<Utc>,
             ) -> Result<Option<KeyConfig>, StoreError> {
-                // A read transaction: the key, its secrets and its rules from one snapshot.
+                // The version alone first: most reads find the configuration kept at it.
+                let version: Option<i64> = sqlx::query_scalar(
+                    "SELECT config_version FROM api_keys WHERE id = $1 AND revoked_at IS NULL",
+                )
+                .bind(key_id.0)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(Self::db_error)?;
+                let Some(version) = version else {
+                    self.in_process().configs.forget(key_id);
+                    return Ok(None);
+                };
+                if let Some(config) = self.in_process().configs.at_version(key_id, version, now) {
+                    return Ok(Some(config));
+                }
+                // A read transaction: the key, its secrets and its rules from one snapshot,
+                // with the version they are at.
                 let mut tx = self.pool().begin().await.map_err(Self::db_error)?;
-                let key: Option<(String, Option<String>)> = sqlx::query_as(
-                    "SELECT prefix, webhook_url FROM api_keys WHERE id = $1 AND revoked_at IS NULL",
+                let key: Option<(String, Option<String>, i64)> = sqlx::query_as(
+                    "SELECT prefix, webhook_url, config_version FROM api_keys \
+                     WHERE id = $1 AND revoked_at IS NULL",
                 )
                 .bind(key_id.0)
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(Self::db_error)?;
-                let Some((prefix, webhook_url)) = key else {
+                let Some((prefix, webhook_url, version)) = key else {
+                    self.in_process().configs.forget(key_id);
                     return Ok(None);
                 };
+                // Every secret, expired ones too: which are still valid depends on the time
+                // of each read of the kept configuration (`configs::current`).
                 let secrets: Vec<(String, Option<Time>)> = sqlx::query_as(
-                    "SELECT secret, valid_until FROM webhook_secrets \
-                     WHERE key_id = $1 AND (valid_until IS NULL OR valid_until >= $2) \
+                    "SELECT secret, valid_until FROM webhook_secrets WHERE key_id = $1 \
                      ORDER BY valid_until IS NOT NULL, valid_until DESC, seq DESC",
                 )
                 .bind(key_id.0)
-                .bind(Self::to_time(now))
                 .fetch_all(&mut *tx)
                 .await
                 .map_err(Self::db_error)?;
@@ -135,13 +153,15 @@ macro_rules! accounts_sql {
                         })
                     })
                     .collect::<Result<Vec<_>, StoreError>>()?;
-                Ok(Some(KeyConfig {
+                let config = KeyConfig {
                     key_id,
                     prefix,
                     webhook_url,
                     secrets,
                     rules,
-                }))
+                };
+                self.in_process().configs.keep(version, config.clone());
+                Ok(Some($crate::configs::current(config, now)))
             }
 
             async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
@@ -156,7 +176,7 @@ macro_rules! accounts_sql {
                 .bind(rows::spec_text(&rule.spec)?)
                 .bind(rule.enabled)
                 .bind(Self::to_time(rule.created_at))
-                .execute(self.pool())
+                .execute(self.writer())
                 .await
                 .map_err(Self::db_error_or_conflict(|| {
                     format!("the alert rule {} exists already", rule.id)
@@ -179,7 +199,7 @@ macro_rules! accounts_sql {
                 .bind(rule.enabled)
                 .bind(rule.id.0)
                 .bind(rule.key_id.0)
-                .execute(self.pool())
+                .execute(self.writer())
                 .await
                 .map_err(Self::db_error)?;
                 affected_one(done.rows_affected())
@@ -189,7 +209,7 @@ macro_rules! accounts_sql {
                 let done = sqlx::query("DELETE FROM alert_rules WHERE id = $1 AND key_id = $2")
                     .bind(rule.0)
                     .bind(key.0)
-                    .execute(self.pool())
+                    .execute(self.writer())
                     .await
                     .map_err(Self::db_error)?;
                 affected_one(done.rows_affected())
@@ -207,7 +227,7 @@ macro_rules! accounts_sql {
                 .bind(&account.email)
                 .bind(&account.password_hash)
                 .bind(Self::to_time(account.created_at))
-                .execute(self.pool())
+                .execute(self.writer())
                 .await
                 .map_err(Self::db_error_or_conflict(|| {
                     format!("an account with the email {} exists already", account.email)
@@ -245,7 +265,7 @@ macro_rules! accounts_sql {
                 let done = sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
                     .bind(hash)
                     .bind(account.0)
-                    .execute(self.pool())
+                    .execute(self.writer())
                     .await
                     .map_err(Self::db_error)?;
                 affected_one(done.rows_affected())
@@ -307,7 +327,7 @@ macro_rules! accounts_sql {
                 let done = sqlx::query("UPDATE api_keys SET label = $1 WHERE id = $2")
                     .bind(label)
                     .bind(key.0)
-                    .execute(self.pool())
+                    .execute(self.writer())
                     .await
                     .map_err(Self::db_error)?;
                 affected_one(done.rows_affected())
@@ -319,7 +339,7 @@ macro_rules! accounts_sql {
                 )
                 .bind(Self::to_time(at))
                 .bind(key.0)
-                .execute(self.pool())
+                .execute(self.writer())
                 .await
                 .map_err(Self::db_error)?;
                 affected_one(done.rows_affected())
@@ -333,7 +353,7 @@ macro_rules! accounts_sql {
                 let done = sqlx::query("UPDATE api_keys SET webhook_url = $1 WHERE id = $2")
                     .bind(url)
                     .bind(key.0)
-                    .execute(self.pool())
+                    .execute(self.writer())
                     .await
                     .map_err(Self::db_error)?;
                 affected_one(done.rows_affected())

@@ -61,17 +61,28 @@ macro_rules! job_claimable {
 /// have; those numbered within their key by run time (their round), a key's rounds cut where
 /// its live leases would pass the cap, then round by round, oldest first. So a key with a
 /// thousand due jobs delays another key's single job by at most one job.
+///
+/// A claim runs while the queue is at its longest and, on SQLite, holds the write lock, so
+/// none of its parts reads the whole queue: the live leases are read from the index of leased
+/// jobs (a finished job holds no lease: every update that finishes one ends it), the keys
+/// with unfinished jobs are found by skipping from one key to the next in the index by key,
+/// and each key gives its few oldest claimable jobs from that index.
 #[macro_export]
 macro_rules! claim_sql {
     ($dialect:ident) => {
         concat!(
-            "WITH held AS ( \
-                 SELECT key_id, COUNT(*) AS n FROM alert_jobs \
-                 WHERE stage <> 'done' AND ",
+            "WITH RECURSIVE held AS ( \
+                 SELECT key_id, COUNT(*) AS n FROM alert_jobs WHERE ",
             $crate::job_held!("", "$1"),
             " GROUP BY key_id), \
-             keys AS ( \
-                 SELECT DISTINCT key_id FROM alert_jobs WHERE stage <> 'done' AND run_at <= $1), \
+             keys (key_id) AS ( \
+                 SELECT (SELECT key_id FROM alert_jobs WHERE stage <> 'done' \
+                         ORDER BY key_id LIMIT 1) \
+                 UNION ALL \
+                 SELECT (SELECT j.key_id FROM alert_jobs j \
+                         WHERE j.stage <> 'done' AND j.key_id > k.key_id \
+                         ORDER BY j.key_id LIMIT 1) \
+                 FROM keys k WHERE k.key_id IS NOT NULL), \
              due AS (",
             $crate::dialect_sql!($dialect, claim_candidates),
             "), \

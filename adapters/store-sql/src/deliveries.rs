@@ -33,7 +33,7 @@ macro_rules! deliveries_sql {
         #[async_trait]
         impl DeliveryLog for $store {
             async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
-                let mut conn = self.pool().acquire().await.map_err(Self::db_error)?;
+                let mut conn = self.writer().acquire().await.map_err(Self::db_error)?;
                 Self::insert_attempt(&mut conn, attempt).await
             }
 

@@ -24,9 +24,10 @@
 /// - `json_strings`: the strings of the JSON array in `$2`, as a one-column `SELECT`.
 /// - `activity_bucket(column)`: the bucket of the time in `column`, counting from `$2` in
 ///   buckets of `$3` seconds (SQLite keeps times as microseconds).
-/// - `claim_candidates`: of each key in `keys`, its oldest claimable jobs, at most `$4`, each
-///   with its round (its place among the key's jobs), read from the key's index so that a long
-///   backlog costs a claim little. PostgreSQL has `LATERAL`; SQLite a correlated `IN`.
+/// - `claim_candidates`: of each key in `keys` (which ends with a `NULL`, matching none), its
+///   oldest claimable jobs, at most `$4`, each with its round (its place among the key's
+///   jobs), read from the key's index so that a long backlog costs a claim little. PostgreSQL
+///   has `LATERAL`; SQLite a correlated `IN`.
 /// - `claim_lock`: what the claim's final `SELECT` ends with: PostgreSQL locks the rows,
 ///   passing over any that something other than a claim (an update, a redeliver) holds at the
 ///   moment; SQLite's claim holds the write lock already.

@@ -21,7 +21,7 @@ macro_rules! jobs_sql {
                 let done = query
                     .bind(token.0)
                     .bind(lease.id)
-                    .execute(self.pool())
+                    .execute(self.writer())
                     .await
                     .map_err(Self::db_error)?;
                 if done.rows_affected() == 0 {
@@ -120,6 +120,69 @@ macro_rules! jobs_sql {
                 .map_err(Self::db_error)?;
                 Ok(true)
             }
+
+            /// Stores a small request with the others waiting (see [`batch`](crate::batch)): returns once
+            /// the transaction that holds it is committed.
+            async fn enqueue_together(
+                &self,
+                job: &NewAlertJob,
+                points: Vec<AlertPoint>,
+            ) -> Result<(), StoreError> {
+                let enqueues = &self.in_process().enqueues;
+                let (outcome, start) = enqueues.push(*job, points);
+                if start {
+                    // A task of its own, so that the caller going away (a client that hung
+                    // up) cannot stop a write that other callers wait for.
+                    let store = self.clone();
+                    $crate::__private::tokio::spawn(async move { store.write_queued().await });
+                }
+                outcome.await.map_err(|_| {
+                    StoreError::Unavailable(
+                        "the write that was to store the request stopped".to_owned(),
+                    )
+                })?
+            }
+
+            /// Stores the waiting small requests, a batch per transaction, until none wait.
+            async fn write_queued(&self) {
+                let enqueues = &self.in_process().enqueues;
+                let _writing = $crate::batch::WriterGuard(enqueues);
+                while let Some(batch) = enqueues.next_batch() {
+                    if batch.len() > 1 && self.insert_batch(&batch).await.is_ok() {
+                        self.jobs_arrived();
+                        for queued in batch {
+                            queued.answer(Ok(()));
+                        }
+                        continue;
+                    }
+                    // Alone, or after the batch failed: each request in a transaction of its
+                    // own, so that one that cannot be stored (its key deleted meanwhile, say)
+                    // does not fail the others.
+                    for queued in batch {
+                        let mut pages = SlicePages::new(&queued.points, POINT_PAGE);
+                        let stored = async {
+                            let mut tx = self.begin_write().await?;
+                            Self::insert_request(&mut tx, &queued.job, &mut pages, None).await?;
+                            tx.commit().await.map_err(Self::db_error)
+                        }
+                        .await;
+                        if stored.is_ok() {
+                            self.jobs_arrived();
+                        }
+                        queued.answer(stored);
+                    }
+                }
+            }
+
+            /// Stores every request of `batch` in one transaction, or none of them.
+            async fn insert_batch(&self, batch: &[$crate::batch::Queued]) -> Result<(), StoreError> {
+                let mut tx = self.begin_write().await?;
+                for queued in batch {
+                    let mut pages = SlicePages::new(&queued.points, POINT_PAGE);
+                    Self::insert_request(&mut tx, &queued.job, &mut pages, None).await?;
+                }
+                tx.commit().await.map_err(Self::db_error)
+            }
         }
 
         #[async_trait]
@@ -134,6 +197,25 @@ macro_rules! jobs_sql {
                 // or a local file, and a request is one transaction however it arrives. On any
                 // error it is dropped, which rolls it back.
                 let Some(idempotency) = idempotency else {
+                    if pages.total() <= POINT_PAGE as u64 {
+                        // A small request: read whole first (a page's worth at most, and
+                        // one more page when the pages hold more than they announced, which
+                        // is refused), then stored with the others waiting.
+                        let mut points = Vec::new();
+                        loop {
+                            let page = pages.next_page().await?;
+                            if page.is_empty() {
+                                break;
+                            }
+                            points.extend(page);
+                            if points.len() as u64 > pages.total() {
+                                break;
+                            }
+                        }
+                        check_page_total(points.len() as u64, pages)?;
+                        self.enqueue_together(job, points).await?;
+                        return Ok(Enqueued::Stored);
+                    }
                     let mut tx = self.begin_write().await?;
                     Self::insert_request(&mut tx, job, pages, None).await?;
                     tx.commit().await.map_err(Self::db_error)?;
@@ -365,7 +447,7 @@ macro_rules! jobs_sql {
                 .bind(Self::to_time(at))
                 .bind(token.0)
                 .bind(key.0)
-                .execute(self.pool())
+                .execute(self.writer())
                 .await
                 .map_err(Self::db_error)?;
                 if done.rows_affected() > 0 {
@@ -452,7 +534,7 @@ macro_rules! jobs_sql {
                 )
                 .bind(Self::to_time(before))
                 .bind(to_i64(limit as u64))
-                .fetch_all(self.pool())
+                .fetch_all(self.writer())
                 .await
                 .map_err(Self::db_error)?;
                 Ok(tokens.into_iter().map(Token).collect())

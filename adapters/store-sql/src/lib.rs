@@ -34,7 +34,9 @@
 //! ```
 
 pub mod accounts;
+pub mod batch;
 pub mod claims;
+pub mod configs;
 pub mod deliveries;
 pub mod dialect;
 pub mod jobs;
@@ -126,8 +128,17 @@ pub trait SqlDialect: Send + Sync + Sized + 'static {
     /// The database's name in messages, such as `SQLite`.
     const NAME: &'static str;
 
-    /// The store's connection pool.
+    /// The store's connection pool, for reads.
     fn pool(&self) -> &sqlx::Pool<Self::Db>;
+
+    /// What the store keeps in the process beside its database, shared by its clones.
+    fn in_process(&self) -> &InProcess;
+
+    /// The pool every write goes through. A database that lets one writer in at a time gives
+    /// it a single connection, so that writers wait their turn in the process, woken the
+    /// moment the writer before them is done, rather than on the database's lock, whose busy
+    /// handler sleeps and retries; a database with concurrent writers gives [`Self::pool`].
+    fn writer(&self) -> &sqlx::Pool<Self::Db>;
 
     /// A time as the database keeps it.
     fn to_time(t: DateTime<Utc>) -> Self::Time;
@@ -203,6 +214,16 @@ pub trait SqlDialect: Send + Sync + Sized + 'static {
     }
 }
 
+/// What a SQL store keeps in the process beside its database: the key configurations it read
+/// lately ([`configs`]) and the small requests waiting to be stored together ([`batch`]).
+#[derive(Debug, Default)]
+pub struct InProcess {
+    /// The key configurations read lately, each at its version.
+    pub configs: configs::KeyConfigs,
+    /// Small requests waiting for the next write.
+    pub enqueues: batch::EnqueueQueue,
+}
+
 /// What the macros' code names, so that it does not depend on the names the calling crate
 /// gives its dependencies.
 #[doc(hidden)]
@@ -213,6 +234,7 @@ pub mod __private {
     pub use identity_core;
     pub use serde_json;
     pub use sqlx;
+    pub use tokio;
     pub use uuid;
 }
 
@@ -244,9 +266,10 @@ macro_rules! sql_store {
             use $crate::__private::alerts_core::ports::{
                 Activity, ActivityWindow, AlertJob, Arrivals, Backlog, ClaimLimits,
                 DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobStage,
-                JobUpdate, KeyConfig, Lease, NewAlertJob, PointPages, RequestSummary, RuleStore,
-                SentChange, SentChanges, Settlement, SigningSecret, StoreError, UNFINISHED_JOB,
-                check_page_total, encode_stored_points, points_of_pages,
+                JobUpdate, KeyConfig, Lease, NewAlertJob, POINT_PAGE, PointPages, RequestSummary,
+                RuleStore, SentChange, SentChanges, Settlement, SigningSecret, SlicePages,
+                StoreError, UNFINISHED_JOB, check_page_total, encode_stored_points,
+                points_of_pages,
             };
             use $crate::__private::alerts_core::request::AlertPoint;
             use $crate::__private::alerts_core::rule::AlertRule;
@@ -284,12 +307,13 @@ macro_rules! sql_store {
                 /// Closes every connection, waiting for operations under way; later
                 /// operations fail with [`StoreError::Unavailable`].
                 pub async fn close(&self) {
+                    self.writer().close().await;
                     self.pool().close().await;
                 }
 
                 /// A transaction that writes, begun in the dialect's way.
                 async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Db>, StoreError> {
-                    self.pool()
+                    self.writer()
                         .begin_with($crate::dialect_sql!($dialect, begin_write))
                         .await
                         .map_err(Self::db_error)

@@ -17,7 +17,7 @@ macro_rules! sessions_sql {
                 .bind(&session.csrf_secret)
                 .bind(Self::to_time(session.created_at))
                 .bind(Self::to_time(session.expires_at))
-                .execute(self.pool())
+                .execute(self.writer())
                 .await
                 .map_err(Self::db_error_or_conflict(|| {
                     "the session exists already".to_owned()
@@ -45,7 +45,7 @@ macro_rules! sessions_sql {
             async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError> {
                 sqlx::query("DELETE FROM sessions WHERE id_hash = $1")
                     .bind(id_hash)
-                    .execute(self.pool())
+                    .execute(self.writer())
                     .await
                     .map_err(Self::db_error)?;
                 Ok(())
@@ -63,7 +63,7 @@ macro_rules! sessions_sql {
                 )
                 .bind(account.0)
                 .bind(except)
-                .execute(self.pool())
+                .execute(self.writer())
                 .await
                 .map_err(Self::db_error)?;
                 Ok(done.rows_affected())
@@ -72,7 +72,7 @@ macro_rules! sessions_sql {
             async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
                 let done = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
                     .bind(Self::to_time(now))
-                    .execute(self.pool())
+                    .execute(self.writer())
                     .await
                     .map_err(Self::db_error)?;
                 Ok(done.rows_affected())

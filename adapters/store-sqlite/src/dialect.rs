@@ -7,6 +7,7 @@ use alerts_core::ports::{AlertJob, Arrivals, SentChange, StoreError};
 use chrono::{DateTime, Utc};
 use identity_core::ids::KeyId;
 use sqlx::{Sqlite, SqliteConnection, SqlitePool};
+use store_sql::InProcess;
 use store_sql::SqlDialect;
 
 use crate::SqliteStore;
@@ -20,6 +21,14 @@ impl SqlDialect for SqliteStore {
 
     fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+
+    fn in_process(&self) -> &InProcess {
+        &self.in_process
+    }
+
+    fn writer(&self) -> &SqlitePool {
+        &self.writer
     }
 
     fn to_time(t: DateTime<Utc>) -> i64 {
@@ -77,7 +86,7 @@ impl SqlDialect for SqliteStore {
         changes: &[SentChange],
     ) -> Result<(), StoreError> {
         let mut tx = self
-            .pool
+            .writer
             .begin_with(store_sql::dialect_sql!(sqlite, begin_write))
             .await
             .map_err(Self::db_error)?;

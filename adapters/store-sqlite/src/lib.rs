@@ -11,10 +11,16 @@
 //!
 //! The database runs in WAL mode (readers never wait for the writer) with `synchronous = FULL`
 //! (a request acknowledged to a client survives a power cut), foreign keys on, and a busy
-//! timeout, so that concurrent writers queue rather than fail. Every transaction that writes
-//! starts with `BEGIN IMMEDIATE`, which takes the write lock up front: a transaction that read
-//! first and then tried to write could otherwise fail at once with `SQLITE_BUSY`. No
-//! transaction is held across anything outside the database.
+//! timeout, so that concurrent writers queue rather than fail. Every write of the store goes
+//! through one connection of its own: SQLite lets one writer in at a time anyway, and writers
+//! queued for that connection are woken the moment the one before them commits, where writers
+//! racing for the database's lock from several connections would meet SQLite's busy handler,
+//! which sleeps up to 100 ms between tries (under a steady stream of small alert jobs, most of
+//! each job's time). The busy timeout still covers other processes writing to the same file,
+//! such as the admin commands. Every transaction that writes starts with `BEGIN IMMEDIATE`,
+//! which takes the write lock up front: a transaction that read first and then tried to write
+//! could otherwise fail at once with `SQLITE_BUSY`. No transaction is held across anything
+//! outside the database.
 //!
 //! The schema is created and upgraded by the migrations in `migrations/`, embedded in the
 //! binary and applied by [`SqliteStore::open`]; applying them again is a no-op.
@@ -40,11 +46,13 @@ mod dialect;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use alerts_core::ports::{ArrivalHub, StoreError};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use store_sql::InProcess;
 
 /// The migrations of this crate's schema, embedded at compile time.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -130,8 +138,9 @@ impl SqliteOptions {
         &self.location
     }
 
-    /// The most connections the store opens (at least 1). Readers run in parallel; writers
-    /// take turns whatever this says. Ignored for in-memory databases.
+    /// The most connections the store opens for reads (at least 1); they run in parallel.
+    /// Writes have one more connection of their own, whatever this says. Ignored for
+    /// in-memory databases.
     #[must_use]
     pub fn max_connections(mut self, n: u32) -> Self {
         self.max_connections = n.max(1);
@@ -158,7 +167,13 @@ impl SqliteOptions {
 /// The embedded store. Cheap to clone: clones share one connection pool.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
+    /// Reads.
     pool: SqlitePool,
+    /// Writes: one connection, see the crate's documentation. The same pool as `pool` for an
+    /// in-memory database, which has only one connection.
+    writer: SqlitePool,
+    /// What the store keeps in the process, shared by clones.
+    in_process: Arc<InProcess>,
     /// Tells the workers of this process that jobs arrived.
     arrivals: ArrivalHub,
 }
@@ -170,7 +185,7 @@ impl SqliteStore {
     /// [`StoreError::Unavailable`] when the file or its directory cannot be created or opened,
     /// or a migration fails; the message names the path and what to check.
     pub async fn open(options: SqliteOptions) -> Result<Self, StoreError> {
-        let (connect, pool_options) = match &options.location {
+        let (connect, pool_options, shared) = match &options.location {
             SqliteLocation::File(path) => {
                 create_parent_dir(path)?;
                 create_private_file(path)?;
@@ -180,7 +195,7 @@ impl SqliteStore {
                     .journal_mode(SqliteJournalMode::Wal)
                     .synchronous(SqliteSynchronous::Full);
                 let pool = SqlitePoolOptions::new().max_connections(options.max_connections);
-                (connect, pool)
+                (connect, pool, false)
             }
             SqliteLocation::Memory => {
                 let connect = SqliteConnectOptions::from_str("sqlite::memory:")
@@ -191,7 +206,7 @@ impl SqliteStore {
                     .min_connections(1)
                     .idle_timeout(None)
                     .max_lifetime(None);
-                (connect, pool)
+                (connect, pool, true)
             }
         };
         let connect = connect
@@ -201,18 +216,31 @@ impl SqliteStore {
             SqliteLocation::File(path) => format!("the SQLite database {}", path.display()),
             SqliteLocation::Memory => "the in-memory SQLite database".to_owned(),
         };
+        let cannot_open = |e: sqlx::Error| {
+            StoreError::Unavailable(format!(
+                "cannot open {}: {e}; check that the path is a writable file or directory the \
+                 server may create",
+                describe()
+            ))
+        };
         let pool = pool_options
             .acquire_timeout(options.acquire_timeout)
-            .connect_with(connect)
+            .connect_with(connect.clone())
             .await
-            .map_err(|e| {
-                StoreError::Unavailable(format!(
-                    "cannot open {}: {e}; check that the path is a writable file or directory \
-                     the server may create",
-                    describe()
-                ))
-            })?;
-        MIGRATOR.run(&pool).await.map_err(|e| {
+            .map_err(cannot_open)?;
+        let writer = if shared {
+            pool.clone()
+        } else {
+            // Waiting for the writer is waiting for the writes before it: as long a wait as a
+            // writer's busy timeout allows, and at least the wait for a connection.
+            SqlitePoolOptions::new()
+                .max_connections(1)
+                .acquire_timeout(options.acquire_timeout.max(options.busy_timeout))
+                .connect_with(connect)
+                .await
+                .map_err(cannot_open)?
+        };
+        MIGRATOR.run(&writer).await.map_err(|e| {
             store_sql::migrate_error(
                 &describe(),
                 &e,
@@ -221,6 +249,8 @@ impl SqliteStore {
         })?;
         Ok(Self {
             pool,
+            writer,
+            in_process: Arc::default(),
             arrivals: ArrivalHub::default(),
         })
     }

@@ -130,3 +130,12 @@ async fn refilled_limits_are_purged_and_live_ones_kept() {
         Ok(Decision::Allowed)
     ));
 }
+
+#[tokio::test]
+async fn a_key_configuration_changed_on_one_replica_is_read_at_once_on_another() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let (one, other) = (db.store().await, db.store().await);
+    stores::key_config_changes_are_seen_everywhere(&one, &other).await;
+}

@@ -45,3 +45,13 @@ async fn a_file_store_tells_waiting_workers_of_arriving_jobs() {
     let file = FileStore::new().await;
     stores::arrivals(&file.store, &|d| Box::pin(tokio::time::sleep(d))).await;
 }
+
+#[tokio::test]
+async fn a_key_configuration_changed_by_another_process_is_read_at_once() {
+    // Two stores on one file, as the server and an admin command are.
+    let file = FileStore::new().await;
+    let other = SqliteStore::open(SqliteOptions::file(file.path()))
+        .await
+        .unwrap();
+    stores::key_config_changes_are_seen_everywhere(&other, &file.store).await;
+}

@@ -48,7 +48,7 @@ pub use enqueue::{
 pub use fairness::{backlog, fair_claims, purge_finished};
 pub use fixtures::{claim, drain, enqueue_jobs, one_point_pages, read_points};
 pub use idempotency::{concurrent_idempotent_enqueue, idempotent_enqueue};
-pub use rules::{key_config, rules, secret_rotation};
+pub use rules::{key_config, key_config_changes_are_seen_everywhere, rules, secret_rotation};
 pub use sent::sent_changes;
 pub use settle::{Sleep, arrivals, settlements};
 

@@ -272,3 +272,99 @@ pub async fn rules<S: AccountStore + RuleStore + ?Sized>(store: &S) {
         "another key's rules are untouched"
     );
 }
+
+/// For stores that share one database between processes (`seen` another handle on the same
+/// database than `changed`, as a second replica or the admin command opens it): every change
+/// to a key's configuration made through `changed` shows in the next [`RuleStore::key_config`]
+/// of `seen`, however recently `seen` read the key.
+pub async fn key_config_changes_are_seen_everywhere<S: AccountStore + RuleStore + ?Sized>(
+    changed: &S,
+    seen: &S,
+) {
+    let (_, key, _) = account_with_key(changed).await;
+    let read = |at: i64| async move {
+        ok(
+            seen.key_config(key.id, t0() + secs(at)).await,
+            "key_config reads a key",
+        )
+    };
+    assert_eq!(
+        read(0).await.map(|c| c.webhook_url),
+        Some(None),
+        "a new key has no webhook URL"
+    );
+
+    ok(
+        changed
+            .set_webhook_url(key.id, Some("https://receiver.example.com/a"))
+            .await,
+        "set_webhook_url sets a URL",
+    );
+    assert_eq!(
+        read(1).await.and_then(|c| c.webhook_url).as_deref(),
+        Some("https://receiver.example.com/a"),
+        "a URL set elsewhere is read at once"
+    );
+
+    let mut added = rule(key.id, aq_spec(3), true, t0());
+    ok(changed.add_rule(&added).await, "add_rule stores a rule");
+    assert_eq!(
+        read(2).await.map(|c| c.rules),
+        Some(vec![added.clone()]),
+        "a rule added elsewhere is read at once"
+    );
+    added.enabled = false;
+    ok(
+        changed.update_rule(&added).await,
+        "update_rule changes a rule",
+    );
+    assert_eq!(
+        read(3).await.map(|c| c.rules),
+        Some(Vec::new()),
+        "a rule disabled elsewhere is read at once"
+    );
+    let other = rule(key.id, aq_spec(6), true, t0() + secs(1));
+    ok(changed.add_rule(&other).await, "add_rule stores a rule");
+    assert_eq!(read(4).await.map(|c| c.rules.len()), Some(1));
+    ok(
+        changed.delete_rule(key.id, other.id).await,
+        "delete_rule deletes a rule",
+    );
+    assert_eq!(
+        read(5).await.map(|c| c.rules),
+        Some(Vec::new()),
+        "a rule deleted elsewhere is read at once"
+    );
+
+    let next = WebhookSecret::generate(secrets());
+    ok(
+        changed.rotate_secret(key.id, &next, t0() + secs(100)).await,
+        "rotate_secret rotates",
+    );
+    let config = read(6).await.unwrap();
+    assert_eq!(
+        config.secrets.first().map(|s| s.secret.clone()),
+        Some(next),
+        "a secret rotated elsewhere is current at once"
+    );
+    assert_eq!(
+        config.secrets.len(),
+        2,
+        "the previous secret signs until its grace period ends"
+    );
+    assert_eq!(
+        read(101).await.map(|c| c.secrets.len()),
+        Some(1),
+        "a read after the grace period leaves the previous secret out"
+    );
+
+    ok(
+        changed.revoke_key(key.id, t0() + secs(7)).await,
+        "revoke_key revokes",
+    );
+    assert_eq!(
+        read(8).await,
+        None,
+        "a key revoked elsewhere is gone at once"
+    );
+}
