@@ -262,3 +262,39 @@ async fn a_closed_store_is_unavailable() {
         Err(StoreError::Unavailable(_))
     ));
 }
+
+#[tokio::test]
+async fn a_request_that_cannot_be_stored_fails_alone_among_requests_stored_together() {
+    use alerts_core::ports::NewAlertRequest;
+    use alerts_core::request::AlertPoint;
+
+    let file = FileStore::new().await;
+    let key = account_with_key(&file.store).await;
+    let request = |key: KeyId| NewAlertRequest {
+        token: Token(Uuid::new_v4()),
+        key_id: key,
+        points: vec![AlertPoint {
+            position: aq_core::Position::new(13.4, 52.5).unwrap(),
+            id: "p".to_owned(),
+            custom_data: "{}".to_owned(),
+        }],
+        received_at: t0(),
+    };
+    // Small requests posted at once are written together; one of them names a key the
+    // database does not have, which no transaction can store.
+    let mut requests: Vec<NewAlertRequest> = (0..20).map(|_| request(key)).collect();
+    requests.insert(10, request(KeyId(Uuid::new_v4())));
+    let stored = futures::future::join_all(requests.iter().map(|r| file.store.enqueue(r))).await;
+    for (i, stored) in stored.into_iter().enumerate() {
+        if i == 10 {
+            assert_eq!(stored, Err(StoreError::NotFound), "the request of no key");
+        } else {
+            assert!(stored.is_ok(), "request {i}: {stored:?}");
+        }
+    }
+    assert_eq!(
+        file.store.counts(t0()).await.unwrap().waiting,
+        20,
+        "every other request has its job"
+    );
+}

@@ -537,3 +537,50 @@ pub async fn paged_enqueue_all_or_nothing<S: AccountStore + JobQueue + DeliveryL
     }
     drain(store).await;
 }
+
+/// Requests stored at once (as many clients post them): each is stored whole with its job,
+/// whatever the store does to write several together, small and large side by side.
+pub async fn concurrent_enqueue<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &S) {
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    let mut requests: Vec<NewAlertRequest> = (0..40)
+        .map(|i| request(key.id, 1 + i % 10, t0() + secs(i64::try_from(i).unwrap())))
+        .collect();
+    // One request over a page, which is stored on its own.
+    let mut large = request(key.id, 1, t0());
+    large.points = (0..=crate::ports::POINT_PAGE)
+        .map(|i| AlertPoint {
+            id: format!("large-{i}"),
+            ..large.points[0].clone()
+        })
+        .collect();
+    requests.push(large);
+    let stored = futures::future::join_all(requests.iter().map(|r| store.enqueue(r))).await;
+    for (request, stored) in requests.iter().zip(stored) {
+        ok(stored, "enqueue stores each of many requests made at once");
+        assert_eq!(
+            ok(
+                read_points(store, request.token, 1000).await,
+                "points_page reads a request's points"
+            ),
+            request.points,
+            "each request made at once keeps its own points"
+        );
+    }
+    let jobs = ok(
+        store
+            .claim(
+                t0() + secs(60),
+                LEASE,
+                ClaimLimits::up_to(100),
+                &Uuid::new_v4,
+            )
+            .await,
+        "claim leases due jobs",
+    );
+    let mut claimed = tokens(&jobs);
+    claimed.sort();
+    let mut expected: Vec<Token> = requests.iter().map(|r| r.token).collect();
+    expected.sort();
+    assert_eq!(claimed, expected, "every request made at once has its job");
+}

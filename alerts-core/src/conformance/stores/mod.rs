@@ -42,8 +42,8 @@ pub use claims::{claims, concurrent_claims, job_counts, release_and_redeliver, u
 pub use cost::{JobCost, small_job_cost};
 pub use deliveries::{activity, delivery_log};
 pub use enqueue::{
-    awkward_points, enqueue, paged_enqueue, paged_enqueue_all_or_nothing, points_pages,
-    points_past_the_end,
+    awkward_points, concurrent_enqueue, enqueue, paged_enqueue, paged_enqueue_all_or_nothing,
+    points_pages, points_past_the_end,
 };
 pub use fairness::{backlog, fair_claims, purge_finished};
 pub use fixtures::{claim, drain, enqueue_jobs, one_point_pages, read_points};
@@ -74,6 +74,7 @@ where
     rules(store).await;
     key_config(store).await;
     enqueue(store).await;
+    concurrent_enqueue(store).await;
     points_pages(store).await;
     points_past_the_end(store).await;
     paged_enqueue(store).await;
