@@ -129,7 +129,8 @@ macro_rules! jobs_sql {
                 points: Vec<AlertPoint>,
             ) -> Result<(), StoreError> {
                 let enqueues = &self.in_process().enqueues;
-                let (outcome, start) = enqueues.push(*job, points);
+                let (outcome, start) =
+                    enqueues.push($crate::batch::SmallRequest { job: *job, points });
                 if start {
                     // A task of its own, so that the caller going away (a client that hung
                     // up) cannot stop a write that other callers wait for.
@@ -159,10 +160,11 @@ macro_rules! jobs_sql {
                     // own, so that one that cannot be stored (its key deleted meanwhile, say)
                     // does not fail the others.
                     for queued in batch {
-                        let mut pages = SlicePages::new(&queued.points, POINT_PAGE);
+                        let request = &queued.item;
+                        let mut pages = SlicePages::new(&request.points, POINT_PAGE);
                         let stored = async {
                             let mut tx = self.begin_write().await?;
-                            Self::insert_request(&mut tx, &queued.job, &mut pages, None).await?;
+                            Self::insert_request(&mut tx, &request.job, &mut pages, None).await?;
                             tx.commit().await.map_err(Self::db_error)
                         }
                         .await;
@@ -175,13 +177,118 @@ macro_rules! jobs_sql {
             }
 
             /// Stores every request of `batch` in one transaction, or none of them.
-            async fn insert_batch(&self, batch: &[$crate::batch::Queued]) -> Result<(), StoreError> {
+            async fn insert_batch(
+                &self,
+                batch: &[$crate::batch::Queued<$crate::batch::SmallRequest>],
+            ) -> Result<(), StoreError> {
                 let mut tx = self.begin_write().await?;
                 for queued in batch {
-                    let mut pages = SlicePages::new(&queued.points, POINT_PAGE);
-                    Self::insert_request(&mut tx, &queued.job, &mut pages, None).await?;
+                    let request = &queued.item;
+                    let mut pages = SlicePages::new(&request.points, POINT_PAGE);
+                    Self::insert_request(&mut tx, &request.job, &mut pages, None).await?;
                 }
                 tx.commit().await.map_err(Self::db_error)
+            }
+
+            /// The statement that records `settlement`'s next state of a held job, checking
+            /// its lease as every update does: its last two placeholders are the job's token
+            /// and the lease id. `written` records the file and moves the job past
+            /// evaluation, when it is given.
+            fn settle_change(
+                settlement: &Settlement,
+            ) -> sqlx::query::Query<'static, Db, <Db as sqlx::Database>::Arguments> {
+                let written = settlement.written.map(to_i64);
+                match settlement.next {
+                    JobUpdate::Written { alerts } => sqlx::query(
+                        "UPDATE alert_jobs SET stage = 'deliver', alerts = $1 \
+                         WHERE token = $2 AND lease_id = $3",
+                    )
+                    .bind(to_i64(alerts)),
+                    JobUpdate::Retry { attempts, run_at } => sqlx::query(
+                        "UPDATE alert_jobs SET attempts = $1, run_at = $2, \
+                         alerts = COALESCE($3, alerts), \
+                         stage = CASE WHEN $3 IS NULL THEN stage ELSE 'deliver' END, \
+                         lease_id = NULL, lease_until = NULL WHERE token = $4 AND lease_id = $5",
+                    )
+                    .bind(to_i32(attempts))
+                    .bind(Self::to_time(run_at))
+                    .bind(written),
+                    JobUpdate::Finish { outcome, attempts } => sqlx::query(
+                        "UPDATE alert_jobs SET stage = 'done', outcome = $1, attempts = $2, \
+                         alerts = COALESCE($3, alerts), \
+                         lease_id = NULL, lease_until = NULL WHERE token = $4 AND lease_id = $5",
+                    )
+                    .bind(outcome.as_str())
+                    .bind(to_i32(attempts))
+                    .bind(written),
+                }
+            }
+
+            /// Stores a settlement with an attempt in a transaction of its own: whether it
+            /// changed the job (no when the lease was lost).
+            async fn settle_alone(&self, held: &$crate::batch::HeldSettlement) -> Result<bool, StoreError> {
+                let mut tx = self.begin_write().await?;
+                let changed = Self::settle_in(&mut tx, held).await?;
+                tx.commit().await.map_err(Self::db_error)?;
+                Ok(changed)
+            }
+
+            /// Writes a settlement inside the caller's transaction: the attempt (kept whatever
+            /// became of the lease: it was made), then the job's change; whether it changed
+            /// the job.
+            async fn settle_in(
+                tx: &mut <Db as sqlx::Database>::Connection,
+                held: &$crate::batch::HeldSettlement,
+            ) -> Result<bool, StoreError> {
+                if let Some(attempt) = &held.settlement.attempt {
+                    Self::insert_attempt(&mut *tx, attempt).await?;
+                }
+                let changed = Self::settle_change(&held.settlement)
+                    .bind(held.token.0)
+                    .bind(held.lease.id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(Self::db_error)?
+                    .rows_affected();
+                Ok(changed > 0)
+            }
+
+            /// Stores the waiting settlements, a batch per transaction, until none wait.
+            async fn write_settlements(&self) {
+                let settlements = &self.in_process().settlements;
+                let _writing = $crate::batch::WriterGuard(settlements);
+                while let Some(batch) = settlements.next_batch() {
+                    let together = async {
+                        let mut tx = self.begin_write().await?;
+                        let mut changed = Vec::with_capacity(batch.len());
+                        for queued in &batch {
+                            changed.push(Self::settle_in(&mut tx, &queued.item).await?);
+                        }
+                        tx.commit().await.map_err(Self::db_error)?;
+                        Ok::<_, StoreError>(changed)
+                    };
+                    let changed = match together.await {
+                        Ok(changed) => changed.into_iter().map(Ok).collect(),
+                        // Each on its own, so that one that cannot be stored does not fail the
+                        // others.
+                        Err(_) if batch.len() > 1 => {
+                            let mut each = Vec::with_capacity(batch.len());
+                            for queued in &batch {
+                                each.push(self.settle_alone(&queued.item).await);
+                            }
+                            each
+                        }
+                        Err(e) => vec![Err(e)],
+                    };
+                    for (queued, changed) in batch.into_iter().zip(changed) {
+                        let outcome = match changed {
+                            Ok(true) => Ok(()),
+                            Ok(false) => Err(self.lease_lost_or_missing(queued.item.token).await),
+                            Err(e) => Err(e),
+                        };
+                        queued.answer(outcome);
+                    }
+                }
             }
         }
 
@@ -367,52 +474,29 @@ macro_rules! jobs_sql {
                 lease: &Lease,
                 settlement: &Settlement,
             ) -> Result<(), StoreError> {
-                let written = settlement.written.map(to_i64);
-                // One statement for the job, checking the lease as `update` does; `written`
-                // records the file and moves the job past evaluation, when it is given.
-                let change = match settlement.next {
-                    JobUpdate::Written { alerts } => sqlx::query(
-                        "UPDATE alert_jobs SET stage = 'deliver', alerts = $1 \
-                         WHERE token = $2 AND lease_id = $3",
-                    )
-                    .bind(to_i64(alerts)),
-                    JobUpdate::Retry { attempts, run_at } => sqlx::query(
-                        "UPDATE alert_jobs SET attempts = $1, run_at = $2, \
-                         alerts = COALESCE($3, alerts), \
-                         stage = CASE WHEN $3 IS NULL THEN stage ELSE 'deliver' END, \
-                         lease_id = NULL, lease_until = NULL WHERE token = $4 AND lease_id = $5",
-                    )
-                    .bind(to_i32(attempts))
-                    .bind(Self::to_time(run_at))
-                    .bind(written),
-                    JobUpdate::Finish { outcome, attempts } => sqlx::query(
-                        "UPDATE alert_jobs SET stage = 'done', outcome = $1, attempts = $2, \
-                         alerts = COALESCE($3, alerts), \
-                         lease_id = NULL, lease_until = NULL WHERE token = $4 AND lease_id = $5",
-                    )
-                    .bind(outcome.as_str())
-                    .bind(to_i32(attempts))
-                    .bind(written),
-                };
-                let Some(attempt) = &settlement.attempt else {
+                if settlement.attempt.is_none() {
                     // A single statement is atomic on its own.
+                    let change = Self::settle_change(settlement);
                     return self.update_held(change, token, lease).await;
-                };
-                let mut tx = self.begin_write().await?;
-                Self::insert_attempt(&mut tx, attempt).await?;
-                let changed = change
-                    .bind(token.0)
-                    .bind(lease.id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(Self::db_error)?
-                    .rows_affected();
-                // The attempt was made whatever became of the lease: keep its record.
-                tx.commit().await.map_err(Self::db_error)?;
-                if changed == 0 {
-                    return Err(self.lease_lost_or_missing(token).await);
                 }
-                Ok(())
+                // With an attempt: stored with the other settlements waiting (see
+                // [`batch`](crate::batch)), in a task of its own, so that a worker going away
+                // cannot stop a write that other workers wait for.
+                let settlements = &self.in_process().settlements;
+                let (outcome, start) = settlements.push($crate::batch::HeldSettlement {
+                    token,
+                    lease: *lease,
+                    settlement: settlement.clone(),
+                });
+                if start {
+                    let store = self.clone();
+                    $crate::__private::tokio::spawn(async move { store.write_settlements().await });
+                }
+                outcome.await.map_err(|_| {
+                    StoreError::Unavailable(
+                        "the write that was to store the settlement stopped".to_owned(),
+                    )
+                })?
             }
 
             async fn arrivals(&self) -> Result<Box<dyn Arrivals>, StoreError> {

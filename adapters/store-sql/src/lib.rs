@@ -215,13 +215,16 @@ pub trait SqlDialect: Send + Sync + Sized + 'static {
 }
 
 /// What a SQL store keeps in the process beside its database: the key configurations it read
-/// lately ([`configs`]) and the small requests waiting to be stored together ([`batch`]).
+/// lately ([`configs`]), and the small requests and the settlements waiting to be stored
+/// together ([`batch`]).
 #[derive(Debug, Default)]
 pub struct InProcess {
     /// The key configurations read lately, each at its version.
     pub configs: configs::KeyConfigs,
     /// Small requests waiting for the next write.
-    pub enqueues: batch::EnqueueQueue,
+    pub enqueues: batch::BatchQueue<batch::SmallRequest>,
+    /// Settlements of held jobs waiting for the next write.
+    pub settlements: batch::BatchQueue<batch::HeldSettlement>,
 }
 
 /// What the macros' code names, so that it does not depend on the names the calling crate

@@ -50,7 +50,7 @@ pub use fixtures::{claim, drain, enqueue_jobs, one_point_pages, read_points};
 pub use idempotency::{concurrent_idempotent_enqueue, idempotent_enqueue};
 pub use rules::{key_config, key_config_changes_are_seen_everywhere, rules, secret_rotation};
 pub use sent::sent_changes;
-pub use settle::{Sleep, arrivals, settlements};
+pub use settle::{Sleep, arrivals, concurrent_settlements, settlements};
 
 use identity_core::ports::{AccountStore, KeyAuthenticator, SessionStore};
 
@@ -86,6 +86,7 @@ where
     updates(store).await;
     release_and_redeliver(store).await;
     settlements(store).await;
+    concurrent_settlements(store).await;
     delivery_log(store).await;
     activity(store).await;
     job_counts(store).await;

@@ -304,3 +304,68 @@ where
     );
     drain(store).await;
 }
+
+/// Settlements made at once (as many workers finish together): each is stored with its own
+/// attempt and outcome, whatever the store does to write several together, and one whose
+/// lease was lost fails alone.
+pub async fn concurrent_settlements<S>(store: &S)
+where
+    S: AccountStore + JobQueue + DeliveryLog,
+{
+    drain(store).await;
+    let (_, key, _) = account_with_key(store).await;
+    for i in 0..12 {
+        enqueue_one(store, &request(key.id, 1, t0() + secs(i))).await;
+    }
+    let mut jobs = claim(store, t0() + secs(20), 12, "claim leases the new jobs").await;
+    assert_eq!(jobs.len(), 12, "every new job is claimed");
+    // A worker whose lease was taken over: its settlement must change nothing.
+    jobs[5].lease.id = uuid::Uuid::new_v4();
+    let settlements: Vec<Settlement> = jobs
+        .iter()
+        .map(|job| Settlement {
+            written: Some(2),
+            attempt: Some(attempt(job.token, 1, 200)),
+            next: JobUpdate::Finish {
+                outcome: JobOutcome::Delivered,
+                attempts: 1,
+            },
+        })
+        .collect();
+    let settled = futures::future::join_all(
+        jobs.iter()
+            .zip(&settlements)
+            .map(|(job, settlement)| store.settle(job.token, &job.lease, settlement)),
+    )
+    .await;
+    for (i, (job, settled)) in jobs.iter().zip(settled).enumerate() {
+        let summary = summary_of(store, key.id, job.token).await;
+        if i == 5 {
+            assert_eq!(
+                settled,
+                Err(StoreError::LeaseLost),
+                "a settlement of a lost lease made beside others fails with LeaseLost"
+            );
+            assert_eq!(
+                summary.stage,
+                JobStage::Evaluate,
+                "a settlement of a lost lease changes nothing"
+            );
+        } else {
+            ok(settled, "each of many settlements made at once is stored");
+            assert_eq!(
+                (summary.stage, summary.outcome, summary.alerts),
+                (JobStage::Done, Some(JobOutcome::Delivered), Some(2)),
+                "each settlement made at once records its own outcome and lines"
+            );
+        }
+        assert_eq!(
+            ok(
+                store.list_attempts(key.id, job.token).await,
+                "list_attempts lists the settled attempt"
+            ),
+            vec![attempt(job.token, 1, 200)],
+            "each attempt is kept, the lost lease's too"
+        );
+    }
+}
