@@ -121,26 +121,24 @@ macro_rules! jobs_sql {
                 Ok(true)
             }
 
-            /// Stores a small request with the others waiting (see [`batch`](crate::batch)): returns once
-            /// the transaction that holds it is committed.
-            async fn enqueue_together(
+            /// Queues `item` for the next transaction of its kind (see
+            /// [`batch`](crate::batch)), in the store's queue that `queue` picks, starts
+            /// `writer` when no write of that kind is under way, and returns once the
+            /// transaction that holds `item` is committed.
+            async fn store_together<T: Send + 'static>(
                 &self,
-                job: &NewAlertJob,
-                points: Vec<AlertPoint>,
+                queue: fn(&$crate::InProcess) -> &$crate::batch::BatchQueue<T>,
+                item: T,
+                writer: fn(Self) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
             ) -> Result<(), StoreError> {
-                let enqueues = &self.in_process().enqueues;
-                let (outcome, start) =
-                    enqueues.push($crate::batch::SmallRequest { job: *job, points });
+                let (outcome, start) = queue(self.in_process()).push(item);
                 if start {
-                    // A task of its own, so that the caller going away (a client that hung
-                    // up) cannot stop a write that other callers wait for.
-                    let store = self.clone();
-                    $crate::__private::tokio::spawn(async move { store.write_queued().await });
+                    // A task of its own, so that a caller going away (a client that hung up,
+                    // a worker stopping) cannot stop a write that others wait for.
+                    $crate::__private::tokio::spawn(writer(self.clone()));
                 }
                 outcome.await.map_err(|_| {
-                    StoreError::Unavailable(
-                        "the write that was to store the request stopped".to_owned(),
-                    )
+                    StoreError::Unavailable("the write that was to store this stopped".to_owned())
                 })?
             }
 
@@ -320,7 +318,13 @@ macro_rules! jobs_sql {
                             }
                         }
                         check_page_total(points.len() as u64, pages)?;
-                        self.enqueue_together(job, points).await?;
+                        let request = $crate::batch::SmallRequest { job: *job, points };
+                        self.store_together(
+                            |kept| &kept.enqueues,
+                            request,
+                            |store| Box::pin(async move { store.write_queued().await }),
+                        )
+                        .await?;
                         return Ok(Enqueued::Stored);
                     }
                     let mut tx = self.begin_write().await?;
@@ -479,24 +483,18 @@ macro_rules! jobs_sql {
                     let change = Self::settle_change(settlement);
                     return self.update_held(change, token, lease).await;
                 }
-                // With an attempt: stored with the other settlements waiting (see
-                // [`batch`](crate::batch)), in a task of its own, so that a worker going away
-                // cannot stop a write that other workers wait for.
-                let settlements = &self.in_process().settlements;
-                let (outcome, start) = settlements.push($crate::batch::HeldSettlement {
+                // With an attempt: stored with the other settlements waiting.
+                let held = $crate::batch::HeldSettlement {
                     token,
                     lease: *lease,
                     settlement: settlement.clone(),
-                });
-                if start {
-                    let store = self.clone();
-                    $crate::__private::tokio::spawn(async move { store.write_settlements().await });
-                }
-                outcome.await.map_err(|_| {
-                    StoreError::Unavailable(
-                        "the write that was to store the settlement stopped".to_owned(),
-                    )
-                })?
+                };
+                self.store_together(
+                    |kept| &kept.settlements,
+                    held,
+                    |store| Box::pin(async move { store.write_settlements().await }),
+                )
+                .await
             }
 
             async fn arrivals(&self) -> Result<Box<dyn Arrivals>, StoreError> {
