@@ -27,8 +27,12 @@ const WRITE_BUFFER: usize = 64 * 1024;
 pub(crate) struct LocalFileWriter {
     target: PathBuf,
     staging: PathBuf,
-    /// `None` once finished, aborted or failed.
+    /// `None` once finished, aborted or failed, and while a blocking step holds it.
     file: Option<std::fs::File>,
+    /// Whether the staging file may still be there for this writer to remove: until it is
+    /// renamed into place or removed, so that a writer dropped in the middle of a step (its
+    /// job cancelled) leaves nothing behind.
+    staged: bool,
     /// Written but not yet handed to the file.
     pending: BytesMut,
     written: u64,
@@ -86,6 +90,7 @@ impl LocalFileWriter {
             target,
             staging,
             file: Some(file),
+            staged: true,
             pending: BytesMut::new(),
             written: 0,
         })
@@ -132,6 +137,7 @@ impl LocalFileWriter {
         self.file = None;
         let staging = self.staging.clone();
         let _ = blocking(move || Ok(std::fs::remove_file(staging))).await;
+        self.staged = false;
     }
 }
 
@@ -176,6 +182,7 @@ impl FileWriter for LocalFileWriter {
             self.discard().await;
             return Err(e);
         }
+        self.staged = false;
         Ok(self.written)
     }
 
@@ -189,14 +196,16 @@ impl FileWriter for LocalFileWriter {
             })
             .await?;
         }
+        self.staged = false;
         Ok(())
     }
 }
 
 impl Drop for LocalFileWriter {
     fn drop(&mut self) {
-        // Abandoned unfinished: nothing should keep the partial file.
-        if self.file.take().is_some() {
+        // Abandoned unfinished: nothing should keep the partial file. A blocking step still
+        // under way then fails to rename a file that is gone, and nobody waits for it.
+        if self.staged {
             let _ = std::fs::remove_file(&self.staging);
         }
     }

@@ -3,6 +3,7 @@
 //! statement each from arrays.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use alerts_core::ids::{RuleId, Token};
 use alerts_core::ports::{AlertJob, Arrivals, SentChange, StoreError};
@@ -28,7 +29,7 @@ impl SqlDialect for PgStore {
         &self.pool
     }
 
-    fn in_process(&self) -> &InProcess {
+    fn in_process(&self) -> &Arc<InProcess> {
         &self.in_process
     }
 

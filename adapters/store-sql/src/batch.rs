@@ -37,12 +37,14 @@
 //! assert!(queue.push(small(3)).1);
 //! ```
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use alerts_core::ids::Token;
 use alerts_core::ports::{Lease, NewAlertJob, Settlement, StoreError};
 use alerts_core::request::AlertPoint;
 use tokio::sync::oneshot;
+
+use crate::InProcess;
 
 /// The most writes one transaction stores: enough that a burst is a few transactions, few
 /// enough that one transaction holds the writer for milliseconds.
@@ -135,22 +137,122 @@ impl<T> BatchQueue<T> {
         Some(state.waiting.drain(..take).collect())
     }
 
-    /// Marks the writer under way as over, whatever became of it, so that the next write
-    /// starts another, which takes what was left waiting: for a writer that stopped short (its
-    /// task panicked or was dropped). Called after a writer that ended normally it may let two
-    /// writers run at once for a while, which only stores fewer writes per transaction.
-    pub fn writer_stopped(&self) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.writing = false;
+    /// Ends the writer under way short: every write still waiting is answered
+    /// [`StoreError::Unavailable`] (it was never tried, and may be made again), and the next
+    /// write starts another writer.
+    fn abandon(&self) {
+        let waiting = {
+            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.writing = false;
+            std::mem::take(&mut state.waiting)
+        };
+        for queued in waiting {
+            queued.answer(Err(StoreError::Unavailable(
+                "the write that was to store this stopped before it began".to_owned(),
+            )));
+        }
     }
 }
 
-/// Ends the writer under way when dropped, however the writer's task ends.
+/// How a batch's transaction failed.
 #[derive(Debug)]
-pub struct WriterGuard<'a, T>(pub &'a BatchQueue<T>);
+pub enum BatchFailed {
+    /// The transaction itself (no writer to be had, a failed commit): the same for every write
+    /// of the batch, which would only fail again one by one.
+    Transaction(StoreError),
+    /// One write's own statement; the others may be stored one by one.
+    Write(StoreError),
+}
 
-impl<T> Drop for WriterGuard<'_, T> {
+/// A writer's hold on its queue, made before the writer's task is started and moved into it:
+/// however the task ends without finishing (it panicked, or was dropped before it ran), the
+/// writes left waiting are answered and the next write starts another writer, so that none
+/// waits for a writer that is gone.
+#[derive(Debug)]
+pub struct WriterGuard<T: 'static> {
+    kept: Arc<InProcess>,
+    queue: fn(&InProcess) -> &BatchQueue<T>,
+    finished: bool,
+}
+
+impl<T> WriterGuard<T> {
+    /// A hold on the queue `queue` picks of `kept`.
+    #[must_use]
+    pub fn new(kept: Arc<InProcess>, queue: fn(&InProcess) -> &BatchQueue<T>) -> Self {
+        Self {
+            kept,
+            queue,
+            finished: false,
+        }
+    }
+
+    /// The queue.
+    #[must_use]
+    pub fn queue(&self) -> &BatchQueue<T> {
+        (self.queue)(&self.kept)
+    }
+
+    /// Lets go once [`BatchQueue::next_batch`] found nothing waiting, which ended the writer.
+    pub fn finish(mut self) {
+        self.finished = true;
+    }
+}
+
+impl<T> Drop for WriterGuard<T> {
     fn drop(&mut self) {
-        self.0.writer_stopped();
+        if !self.finished {
+            self.queue().abandon();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alerts_core::ids::Token;
+    use identity_core::ids::KeyId;
+
+    use super::*;
+
+    fn small(n: u128) -> SmallRequest {
+        SmallRequest {
+            job: NewAlertJob {
+                token: Token(uuid::Uuid::from_u128(n)),
+                key_id: KeyId(uuid::Uuid::nil()),
+                received_at: chrono::DateTime::UNIX_EPOCH,
+            },
+            points: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_writer_gone_without_finishing_answers_what_waits_and_lets_the_next_write_start_one() {
+        let kept = Arc::new(InProcess::default());
+        let (mut first, start) = kept.enqueues.push(small(1));
+        assert!(start);
+        let (mut second, start) = kept.enqueues.push(small(2));
+        assert!(!start);
+        // The writer's task is dropped before it took anything.
+        drop(WriterGuard::new(kept.clone(), |kept| &kept.enqueues));
+        for outcome in [&mut first, &mut second] {
+            assert!(
+                matches!(outcome.try_recv(), Ok(Err(StoreError::Unavailable(_)))),
+                "a write left waiting is told it was not made"
+            );
+        }
+        assert!(
+            kept.enqueues.push(small(3)).1,
+            "the next write starts a writer"
+        );
+    }
+
+    #[test]
+    fn a_writer_that_finished_leaves_the_next_write_to_start_one() {
+        let kept = Arc::new(InProcess::default());
+        let (_outcome, _) = kept.enqueues.push(small(1));
+        let guard = WriterGuard::new(kept.clone(), |kept| &kept.enqueues);
+        assert_eq!(guard.queue().next_batch().map(|b| b.len()), Some(1));
+        assert!(guard.queue().next_batch().is_none());
+        guard.finish();
+        assert!(kept.enqueues.push(small(2)).1);
     }
 }

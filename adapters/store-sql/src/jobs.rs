@@ -129,13 +129,18 @@ macro_rules! jobs_sql {
                 &self,
                 queue: fn(&$crate::InProcess) -> &$crate::batch::BatchQueue<T>,
                 item: T,
-                writer: fn(Self) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+                writer: fn(
+                    Self,
+                    $crate::batch::WriterGuard<T>,
+                ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
             ) -> Result<(), StoreError> {
                 let (outcome, start) = queue(self.in_process()).push(item);
                 if start {
                     // A task of its own, so that a caller going away (a client that hung up,
-                    // a worker stopping) cannot stop a write that others wait for.
-                    $crate::__private::tokio::spawn(writer(self.clone()));
+                    // a worker stopping) cannot stop a write that others wait for; the guard
+                    // is made first, so that even a task that never runs lets go.
+                    let guard = $crate::batch::WriterGuard::new(self.in_process().clone(), queue);
+                    $crate::__private::tokio::spawn(writer(self.clone(), guard));
                 }
                 outcome.await.map_err(|_| {
                     StoreError::Unavailable("the write that was to store this stopped".to_owned())
@@ -143,49 +148,68 @@ macro_rules! jobs_sql {
             }
 
             /// Stores the waiting small requests, a batch per transaction, until none wait.
-            async fn write_queued(&self) {
-                let enqueues = &self.in_process().enqueues;
-                let _writing = $crate::batch::WriterGuard(enqueues);
-                while let Some(batch) = enqueues.next_batch() {
-                    if batch.len() > 1 && self.insert_batch(&batch).await.is_ok() {
-                        self.jobs_arrived();
-                        for queued in batch {
-                            queued.answer(Ok(()));
-                        }
-                        continue;
-                    }
-                    // Alone, or after the batch failed: each request in a transaction of its
-                    // own, so that one that cannot be stored (its key deleted meanwhile, say)
-                    // does not fail the others.
-                    for queued in batch {
-                        let request = &queued.item;
-                        let mut pages = SlicePages::new(&request.points, POINT_PAGE);
-                        let stored = async {
-                            let mut tx = self.begin_write().await?;
-                            Self::insert_request(&mut tx, &request.job, &mut pages, None).await?;
-                            tx.commit().await.map_err(Self::db_error)
-                        }
-                        .await;
-                        if stored.is_ok() {
+            async fn write_queued(
+                &self,
+                guard: $crate::batch::WriterGuard<$crate::batch::SmallRequest>,
+            ) {
+                use $crate::batch::BatchFailed;
+                while let Some(batch) = guard.queue().next_batch() {
+                    match self.insert_batch(&batch).await {
+                        Ok(()) => {
                             self.jobs_arrived();
+                            for queued in batch {
+                                queued.answer(Ok(()));
+                            }
                         }
-                        queued.answer(stored);
+                        Err(BatchFailed::Transaction(e)) => {
+                            for queued in batch {
+                                queued.answer(Err(e.clone()));
+                            }
+                        }
+                        Err(BatchFailed::Write(e)) if batch.len() == 1 => {
+                            batch.into_iter().for_each(|queued| queued.answer(Err(e.clone())));
+                        }
+                        // Each request in a transaction of its own, so that one that cannot be
+                        // stored (its key deleted meanwhile, say) does not fail the others.
+                        Err(BatchFailed::Write(_)) => {
+                            for queued in batch {
+                                let request = &queued.item;
+                                let mut pages = SlicePages::new(&request.points, POINT_PAGE);
+                                let stored = async {
+                                    let mut tx = self.begin_write().await?;
+                                    Self::insert_request(&mut tx, &request.job, &mut pages, None)
+                                        .await?;
+                                    tx.commit().await.map_err(Self::db_error)
+                                }
+                                .await;
+                                if stored.is_ok() {
+                                    self.jobs_arrived();
+                                }
+                                queued.answer(stored);
+                            }
+                        }
                     }
                 }
+                guard.finish();
             }
 
             /// Stores every request of `batch` in one transaction, or none of them.
             async fn insert_batch(
                 &self,
                 batch: &[$crate::batch::Queued<$crate::batch::SmallRequest>],
-            ) -> Result<(), StoreError> {
-                let mut tx = self.begin_write().await?;
+            ) -> Result<(), $crate::batch::BatchFailed> {
+                use $crate::batch::BatchFailed;
+                let mut tx = self.begin_write().await.map_err(BatchFailed::Transaction)?;
                 for queued in batch {
                     let request = &queued.item;
                     let mut pages = SlicePages::new(&request.points, POINT_PAGE);
-                    Self::insert_request(&mut tx, &request.job, &mut pages, None).await?;
+                    Self::insert_request(&mut tx, &request.job, &mut pages, None)
+                        .await
+                        .map_err(BatchFailed::Write)?;
                 }
-                tx.commit().await.map_err(Self::db_error)
+                tx.commit()
+                    .await
+                    .map_err(|e| BatchFailed::Transaction(Self::db_error(e)))
             }
 
             /// The statement that records `settlement`'s next state of a held job, checking
@@ -224,7 +248,10 @@ macro_rules! jobs_sql {
 
             /// Stores a settlement with an attempt in a transaction of its own: whether it
             /// changed the job (no when the lease was lost).
-            async fn settle_alone(&self, held: &$crate::batch::HeldSettlement) -> Result<bool, StoreError> {
+            async fn settle_alone(
+                &self,
+                held: &$crate::batch::HeldSettlement,
+            ) -> Result<bool, StoreError> {
                 let mut tx = self.begin_write().await?;
                 let changed = Self::settle_in(&mut tx, held).await?;
                 tx.commit().await.map_err(Self::db_error)?;
@@ -252,31 +279,39 @@ macro_rules! jobs_sql {
             }
 
             /// Stores the waiting settlements, a batch per transaction, until none wait.
-            async fn write_settlements(&self) {
-                let settlements = &self.in_process().settlements;
-                let _writing = $crate::batch::WriterGuard(settlements);
-                while let Some(batch) = settlements.next_batch() {
+            async fn write_settlements(
+                &self,
+                guard: $crate::batch::WriterGuard<$crate::batch::HeldSettlement>,
+            ) {
+                use $crate::batch::BatchFailed;
+                while let Some(batch) = guard.queue().next_batch() {
                     let together = async {
-                        let mut tx = self.begin_write().await?;
+                        let mut tx = self.begin_write().await.map_err(BatchFailed::Transaction)?;
                         let mut changed = Vec::with_capacity(batch.len());
                         for queued in &batch {
-                            changed.push(Self::settle_in(&mut tx, &queued.item).await?);
+                            let change = Self::settle_in(&mut tx, &queued.item)
+                                .await
+                                .map_err(BatchFailed::Write)?;
+                            changed.push(change);
                         }
-                        tx.commit().await.map_err(Self::db_error)?;
-                        Ok::<_, StoreError>(changed)
+                        tx.commit()
+                            .await
+                            .map_err(|e| BatchFailed::Transaction(Self::db_error(e)))?;
+                        Ok::<_, BatchFailed>(changed)
                     };
-                    let changed = match together.await {
+                    let changed: Vec<Result<bool, StoreError>> = match together.await {
                         Ok(changed) => changed.into_iter().map(Ok).collect(),
+                        Err(BatchFailed::Transaction(e)) => vec![Err(e); batch.len()],
+                        Err(BatchFailed::Write(e)) if batch.len() == 1 => vec![Err(e)],
                         // Each on its own, so that one that cannot be stored does not fail the
                         // others.
-                        Err(_) if batch.len() > 1 => {
+                        Err(BatchFailed::Write(_)) => {
                             let mut each = Vec::with_capacity(batch.len());
                             for queued in &batch {
                                 each.push(self.settle_alone(&queued.item).await);
                             }
                             each
                         }
-                        Err(e) => vec![Err(e)],
                     };
                     for (queued, changed) in batch.into_iter().zip(changed) {
                         let outcome = match changed {
@@ -287,6 +322,7 @@ macro_rules! jobs_sql {
                         queued.answer(outcome);
                     }
                 }
+                guard.finish();
             }
         }
 
@@ -322,7 +358,9 @@ macro_rules! jobs_sql {
                         self.store_together(
                             |kept| &kept.enqueues,
                             request,
-                            |store| Box::pin(async move { store.write_queued().await }),
+                            |store, guard| {
+                                Box::pin(async move { store.write_queued(guard).await })
+                            },
                         )
                         .await?;
                         return Ok(Enqueued::Stored);
@@ -492,7 +530,9 @@ macro_rules! jobs_sql {
                 self.store_together(
                     |kept| &kept.settlements,
                     held,
-                    |store| Box::pin(async move { store.write_settlements().await }),
+                    |store, guard| {
+                        Box::pin(async move { store.write_settlements(guard).await })
+                    },
                 )
                 .await
             }

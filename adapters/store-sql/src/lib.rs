@@ -132,7 +132,7 @@ pub trait SqlDialect: Send + Sync + Sized + 'static {
     fn pool(&self) -> &sqlx::Pool<Self::Db>;
 
     /// What the store keeps in the process beside its database, shared by its clones.
-    fn in_process(&self) -> &InProcess;
+    fn in_process(&self) -> &std::sync::Arc<InProcess>;
 
     /// The pool every write goes through. A database that lets one writer in at a time gives
     /// it a single connection, so that writers wait their turn in the process, woken the

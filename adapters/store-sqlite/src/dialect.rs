@@ -2,6 +2,8 @@
 //! take turns by the write lock alone, and leases and told changes written row by row in the
 //! write transaction.
 
+use std::sync::Arc;
+
 use alerts_core::ids::Token;
 use alerts_core::ports::{AlertJob, Arrivals, SentChange, StoreError};
 use chrono::{DateTime, Utc};
@@ -23,7 +25,7 @@ impl SqlDialect for SqliteStore {
         &self.pool
     }
 
-    fn in_process(&self) -> &InProcess {
+    fn in_process(&self) -> &Arc<InProcess> {
         &self.in_process
     }
 

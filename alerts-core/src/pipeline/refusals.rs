@@ -30,10 +30,18 @@ pub(crate) struct Refusals {
     state: Mutex<State>,
 }
 
+/// A remembered refusal: until when it stands, and the end of the wait its `Retry-After` told,
+/// which a repeated refusal keeps telling.
+#[derive(Debug, Clone, Copy)]
+struct Standing {
+    until: DateTime<Utc>,
+    retry_at: DateTime<Utc>,
+}
+
 #[derive(Debug, Default)]
 struct State {
-    keys: HashMap<KeyId, DateTime<Utc>>,
-    everyone: Option<DateTime<Utc>>,
+    keys: HashMap<KeyId, Standing>,
+    everyone: Option<Standing>,
 }
 
 impl Refusals {
@@ -42,41 +50,49 @@ impl Refusals {
         let AcceptError::Busy { retry_after, scope } = refusal else {
             return;
         };
-        let Ok(lasts) = chrono::Duration::from_std((*retry_after).min(REMEMBERED_FOR)) else {
+        let (Ok(lasts), Ok(wait)) = (
+            chrono::Duration::from_std((*retry_after).min(REMEMBERED_FOR)),
+            chrono::Duration::from_std(*retry_after),
+        ) else {
             return;
         };
-        let until = now + lasts;
+        let standing = Standing {
+            until: now + lasts,
+            retry_at: now + wait,
+        };
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         match scope {
             BusyScope::Key => {
                 if state.keys.len() >= MAX_KEYS && !state.keys.contains_key(&key) {
                     state.keys.clear();
                 }
-                state.keys.insert(key, until);
+                state.keys.insert(key, standing);
             }
-            BusyScope::Service => state.everyone = Some(until),
+            BusyScope::Service => state.everyone = Some(standing),
         }
     }
 
     /// The refusal a request of `key` gets at `now` without asking the store, if one stands:
-    /// `Busy`, with what is left of the remembered moment as its `Retry-After` (at least 1 s,
+    /// `Busy`, with what is left of the first refusal's `Retry-After` as its own (at least 1 s,
     /// as every `Busy` has).
     pub(crate) fn standing(&self, key: KeyId, now: DateTime<Utc>) -> Option<AcceptError> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let busy = |until: DateTime<Utc>, scope| AcceptError::Busy {
-            retry_after: (until - now)
+        let busy = |standing: Standing, scope| AcceptError::Busy {
+            retry_after: (standing.retry_at - now)
                 .to_std()
                 .unwrap_or_default()
                 .max(Duration::from_secs(1)),
             scope,
         };
         match state.everyone {
-            Some(until) if until > now => return Some(busy(until, BusyScope::Service)),
+            Some(standing) if standing.until > now => {
+                return Some(busy(standing, BusyScope::Service));
+            }
             Some(_) => state.everyone = None,
             None => {}
         }
         match state.keys.get(&key).copied() {
-            Some(until) if until > now => Some(busy(until, BusyScope::Key)),
+            Some(standing) if standing.until > now => Some(busy(standing, BusyScope::Key)),
             Some(_) => {
                 state.keys.remove(&key);
                 None
@@ -111,7 +127,11 @@ mod tests {
         refusals.remember(key, &busy(20, BusyScope::Key), t(0));
         assert_eq!(
             refusals.standing(key, t(400)),
-            Some(busy(1, BusyScope::Key))
+            Some(AcceptError::Busy {
+                retry_after: Duration::from_millis(19_600),
+                scope: BusyScope::Key
+            }),
+            "the first refusal's wait, less what has passed"
         );
         assert_eq!(refusals.standing(other, t(400)), None);
         assert_eq!(refusals.standing(key, t(1_000)), None, "a second later");
