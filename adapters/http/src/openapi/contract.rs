@@ -298,7 +298,9 @@ pub(crate) fn cleanest_route_operation(config: &ApiConfig) -> Value {
                                 `queue_full`: this alert request would wait (or requests \
                                 already wait) longer than the service allows, so it was not \
                                 accepted (`Retry-After` says when \
-                                the queue is expected to have room)"),
+                                the queue is expected to have room; the key's requests in the \
+                                next second at most are refused the same way without the queue \
+                                being read again)"),
         }
     })
 }
