@@ -164,6 +164,16 @@ pub enum BatchFailed {
     Write(StoreError),
 }
 
+impl BatchFailed {
+    /// The database's error, however the transaction failed.
+    #[must_use]
+    pub fn into_error(self) -> StoreError {
+        match self {
+            Self::Transaction(e) | Self::Write(e) => e,
+        }
+    }
+}
+
 /// A writer's hold on its queue, made before the writer's task is started and moved into it:
 /// however the task ends without finishing (it panicked, or was dropped before it ran), the
 /// writes left waiting are answered and the next write starts another writer, so that none

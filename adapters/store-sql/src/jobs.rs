@@ -173,15 +173,10 @@ macro_rules! jobs_sql {
                         // stored (its key deleted meanwhile, say) does not fail the others.
                         Err(BatchFailed::Write(_)) => {
                             for queued in batch {
-                                let request = &queued.item;
-                                let mut pages = SlicePages::new(&request.points, POINT_PAGE);
-                                let stored = async {
-                                    let mut tx = self.begin_write().await?;
-                                    Self::insert_request(&mut tx, &request.job, &mut pages, None)
-                                        .await?;
-                                    tx.commit().await.map_err(Self::db_error)
-                                }
-                                .await;
+                                let stored = self
+                                    .insert_batch(std::slice::from_ref(&queued))
+                                    .await
+                                    .map_err(BatchFailed::into_error);
                                 if stored.is_ok() {
                                     self.jobs_arrived();
                                 }

@@ -47,7 +47,7 @@ async fn a_file_store_tells_waiting_workers_of_arriving_jobs() {
 }
 
 #[tokio::test]
-async fn a_key_configuration_changed_by_another_process_is_read_at_once() {
+async fn a_key_configuration_changed_through_another_handle_on_the_file_is_read_at_once() {
     // Two stores on one file, as the server and an admin command are.
     let file = FileStore::new().await;
     let other = SqliteStore::open(SqliteOptions::file(file.path()))
