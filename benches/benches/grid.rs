@@ -11,6 +11,12 @@
 //!   scale); set `GRIB_GET_DATA` to the tool's path, or have it on `PATH` (`pip install
 //!   eccodeslib` ships it under `eccodeslib/bin`), else that side is left out.
 //!
+//! - one page of an alert job (1,000 points around four European cities, within half a degree
+//!   of each): `hourly_ci` over 24 hours and `daily_pollen` over 2 days, as the alert worker
+//!   asks them for a 24 h air-quality rule and a 2-day pollen rule, on a 0.1° European grid of
+//!   the six pollutants and three pollen types over 130 hours (every chunk cached), on a
+//!   runtime of two threads as the server's alert workers.
+//!
 //! Each rate is also printed at the end on a line starting `FIGURE:`.
 
 use std::hint::black_box;
@@ -19,7 +25,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Instant;
 
-use aq_core::{AirQualitySource, Pollutant, Position, SampleQuery};
+use aq_core::{AirQualitySource, ForecastSource, Pollutant, Position, SampleQuery};
 use aq_grid::{Field, GridSource, GridStore, Lattice, Layer, Product, Quantity};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use criterion::{Criterion, Throughput};
@@ -158,6 +164,82 @@ fn bench_sampling(c: &mut Criterion, figures: &mut Vec<String>) {
     ));
 }
 
+/// Points in one page of an alert job.
+const PAGE: usize = 1_000;
+
+/// A 0.1° European grid around Paris and Berlin (46°N to 54°N, 0°E to 15°E), every quantity
+/// over 130 hours from [`run`].
+fn europe_store(rt: &tokio::runtime::Runtime) -> Arc<GridStore> {
+    let store = Arc::new(GridStore::in_memory());
+    let lattice = Lattice::new(54.0, -0.1, 81, 0.0, 0.1, 151).unwrap_or_else(|e| panic!("{e}"));
+    let mut fields = Vec::new();
+    for h in 0..130 {
+        for (k, quantity) in Quantity::ALL.into_iter().enumerate() {
+            let layer = Layer::new(lattice, values(k as u64 * 1000 + h, lattice.len()).into())
+                .unwrap_or_else(|e| panic!("{e}"));
+            fields.push(Field {
+                product: Product::Europe,
+                quantity,
+                run: run(),
+                valid: run() + Duration::hours(h as i64),
+                layer,
+            });
+        }
+    }
+    rt.block_on(store.commit(fields))
+        .unwrap_or_else(|e| panic!("{e}"));
+    store
+}
+
+/// A page of points around Paris, Brussels, Frankfurt and Berlin, spread as the load tool
+/// spreads an alert request's.
+fn page() -> Vec<Position> {
+    const CITIES: [(f64, f64); 4] = [(2.35, 48.86), (4.35, 50.85), (8.68, 50.11), (13.40, 52.52)];
+    (0..PAGE)
+        .map(|i| {
+            let (lon, lat) = CITIES[i % CITIES.len()];
+            let dx = ((i * 37) % 101) as f64 / 100.0 - 0.5;
+            let dy = ((i * 53) % 97) as f64 / 96.0 - 0.5;
+            Position::new(lon + dx, lat + dy).unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect()
+}
+
+fn bench_alert_page(c: &mut Criterion, figures: &mut Vec<String>) {
+    // Two threads, as the server's alert workers have on two cores.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap_or_else(|e| panic!("runtime: {e}"));
+    let source = GridSource::new(europe_store(&rt));
+    let positions = page();
+    // Between two whole hours, as a job's clock is.
+    let now = run() + Duration::minutes(30 * 60 + 20);
+    let one_page = || {
+        rt.block_on(async {
+            let aq = source.hourly_ci(&positions, now, 24).await;
+            let pollen = source.daily_pollen(&positions, now, 2).await;
+            let pollen = pollen.unwrap_or_else(|e| panic!("{e}"));
+            black_box((aq.unwrap_or_else(|e| panic!("{e}")), pollen))
+        })
+    };
+    let mut group = c.benchmark_group("grid_alerts");
+    group.throughput(Throughput::Elements(PAGE as u64));
+    group.bench_function("grid_source/alert_page_aq_24h_pollen_2d", |b| {
+        b.iter(one_page)
+    });
+    group.finish();
+    figures.push(format!(
+        "FIGURE: grid source alert page (24 h index + 2-day pollen) = {:.0} points/s",
+        median_rate(
+            || {
+                one_page();
+            },
+            PAGE
+        )
+    ));
+}
+
 fn grib_get_data() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("GRIB_GET_DATA") {
         return Some(p.into());
@@ -233,6 +315,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     let mut figures = Vec::new();
     bench_sampling(&mut c, &mut figures);
+    bench_alert_page(&mut c, &mut figures);
     bench_ingest(&mut c, &mut figures);
     c.final_summary();
     println!();

@@ -17,7 +17,12 @@ pub(crate) const HOUR: i64 = 3600;
 
 /// The start of the hour that holds `t`, in seconds since the epoch.
 pub(crate) fn hour_of(t: DateTime<Utc>) -> i64 {
-    aq_core::air_hour::hour_of(t).timestamp()
+    whole_hour(t.timestamp())
+}
+
+/// The start of the hour that holds the instant `seconds` after the epoch.
+pub(crate) fn whole_hour(seconds: i64) -> i64 {
+    seconds - seconds.rem_euclid(HOUR)
 }
 
 /// One quantity of a batch, ready to sample.
@@ -128,6 +133,19 @@ impl Catalog {
         hour: i64,
     ) -> Option<&[Option<Slot>; N_QUANTITIES]> {
         self.products[product.index()].get(&hour)
+    }
+
+    /// The valid hours of `product` within `span`, oldest first, with their slots.
+    pub(crate) fn range(
+        &self,
+        product: Product,
+        span: std::ops::Range<i64>,
+    ) -> impl Iterator<Item = (i64, &[Option<Slot>; N_QUANTITIES])> {
+        // A range that ends before it starts holds nothing (and would panic the map).
+        let span = if span.start <= span.end { span } else { 0..0 };
+        self.products[product.index()]
+            .range(span)
+            .map(|(&hour, slots)| (hour, slots))
     }
 
     /// The valid hours `product` holds, oldest first.

@@ -1,16 +1,20 @@
-//! A batch of points sampled from the store: each point from the chunks in the cache, and the
-//! chunks missing fetched from the object store, all of one round at once, until every point
-//! is answered.
+//! Positions sampled from the store over whole hours: every value a batch of positions needs,
+//! read from the chunks in the cache, and the chunks missing fetched from the object store, all
+//! of one round at once, until every value is answered.
 //!
-//! The work per point is kept to what differs from the point before: the points of one
-//! position come together (a series, hour after hour), so a position's place in each grid is
-//! found once for all its quantities and hours, a whole hour's values read for one instant are
-//! kept for the next instant that blends it, and the chunks used last are kept at hand in a
-//! small table, so that the shared cache is asked once per chunk, not once per value. Positions
-//! are visited cell by cell of the finest grid, so that neighbours share those chunks, and the
-//! same lines of them in the processor's cache.
+//! The work is ordered by what the memory holds rather than by position. The positions are
+//! grouped by the chunk their four nodes lie in (per grid), and each hour of each quantity is
+//! read for a whole group at once: one chunk looked up, then one hour of it (a few kilobytes)
+//! blended at every position of the group while it is in the processor's cache. Asked position
+//! by position, each would read its own nodes of every hour and quantity from main memory, and
+//! look its chunks up in the shared cache again and again.
+//!
+//! An instant between two whole hours is blended linearly between them ([`Hourly::at`]): the
+//! whole hours are read once for a series of instants, so the hourly series of a forecast and
+//! the civil days of pollen read each hour once.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use aq_core::SourceError;
@@ -20,27 +24,29 @@ use object_store::ObjectStoreExt;
 use object_store::path::Path;
 
 use crate::cache::{ChunkCache, ChunkId};
-use crate::catalog::{Catalog, HOUR, hour_of};
+use crate::catalog::{Catalog, HOUR, whole_hour};
 use crate::chunk::Chunk;
 use crate::field::Product;
 use crate::lattice::Blend;
 use crate::manifest::chunk_path;
 use crate::quantity::{N_QUANTITIES, PointValues, Wanted};
 use crate::store::GridStore;
-use crate::tiling::{Place, Tiling};
+use crate::tiling::Tiling;
 
 /// Chunk reads in flight at once.
 const FETCHES: usize = 16;
 
-/// Degrees a side of the cells positions are grouped by: the finest grid's step (the European
-/// grid's 0.1°). Each value read brings its neighbours into the processor's cache with it, so
-/// positions visited cell by cell, row after row, mostly read memory already at hand; visited
-/// in the order asked, each would read its own from main memory.
-const CELL_DEGREES: f64 = 0.1;
+/// The longest time between the first and last of the points read together: points further
+/// apart are read in windows of this much time.
+const WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
 
-/// Chunks read for this batch of points (`None`: not in the object store), which answer even
-/// if the cache has already let them go.
-type Fetched = HashMap<ChunkId, Option<Arc<Chunk>>>;
+/// The most positions times hours read together for points at their own instants: a window
+/// holds at most this many values of each quantity (2 MiB of them).
+const WINDOW_VALUES: usize = 1 << 18;
+
+/// The chunks one sampling has used (`None`: not in the object store), which answer even if
+/// the cache has since let them go.
+type Held = HashMap<ChunkId, Option<Arc<Chunk>>>;
 
 /// A chunk as read from the object store.
 type Read = Result<Option<Arc<Chunk>>, SourceError>;
@@ -52,245 +58,325 @@ type Misses = HashMap<ChunkId, Path>;
 /// the epoch) and the quantity's index.
 pub(crate) type Origin = (Product, i64, usize);
 
-/// The chunks used last, at hand without the shared cache's hashing and locking: a
-/// direct-mapped table, each chunk in one place picked by its id (a newer chunk takes the place
-/// of an older one).
-struct Recent {
-    places: Vec<Option<(ChunkId, Option<Arc<Chunk>>)>>,
+/// The whole hours (seconds since the epoch) that instants from `first` to `last` are blended
+/// from: the hour at or before `first` up to the hour at or after `last`.
+pub(crate) fn hours_for(first: DateTime<Utc>, last: DateTime<Utc>) -> Range<i64> {
+    let (end, next) = around(last.timestamp(), last.timestamp_subsec_nanos());
+    let end = if next.is_some() { end + HOUR } else { end };
+    around(first.timestamp(), 0).0..end + HOUR
 }
 
-impl Recent {
-    /// Bits of the table's index: 1,024 places, more than the chunks of a page of points.
-    const BITS: u32 = 10;
-
-    fn new() -> Self {
-        Self {
-            places: vec![None; 1 << Self::BITS],
-        }
-    }
-
-    fn index(id: &ChunkId) -> usize {
-        let mixed = id.batch
-            ^ (u64::from(id.quantity) << 56)
-            ^ (u64::from(id.hours) << 36)
-            ^ (u64::from(id.row_block) << 18)
-            ^ u64::from(id.column_block);
-        // The top bits of a Fibonacci hash: every bit of the id moves them.
-        usize::try_from(mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::BITS))
-            .unwrap_or_default()
-    }
-
-    /// `Some(chunk)` when `id` is at hand (`chunk` is `None` for a chunk not in the store).
-    fn get(&self, id: &ChunkId) -> Option<Option<&Chunk>> {
-        match &self.places[Self::index(id)] {
-            Some((held, chunk)) if held == id => Some(chunk.as_deref()),
-            _ => None,
-        }
-    }
-
-    fn put(&mut self, id: ChunkId, chunk: Option<Arc<Chunk>>) {
-        self.places[Self::index(&id)] = Some((id, chunk));
+/// The whole hour at or before the instant `seconds` and `nanos` after the epoch, and the
+/// weight of the hour after it (`None` on a whole hour).
+fn around(seconds: i64, nanos: u32) -> (i64, Option<f64>) {
+    let h0 = whole_hour(seconds);
+    let offset = seconds - h0;
+    if offset == 0 && nanos == 0 {
+        (h0, None)
+    } else {
+        // An offset within an hour and its nanoseconds are exact in an f64.
+        #[allow(clippy::cast_precision_loss)]
+        let w = (offset as f64 + f64::from(nanos) * 1e-9) / HOUR as f64;
+        (h0, Some(w))
     }
 }
 
-/// One position's place in each grid it was looked up on: the blend's weights and where its
-/// nodes lie in the chunks, or `None` outside the grid.
-#[derive(Default)]
-struct Geometry {
-    /// The position, as bits (NaN never matches: looked up afresh).
-    at: Option<(u64, u64)>,
-    places: Vec<(Tiling, Option<(Blend, Place)>)>,
+/// Which product answered each quantity of one value: two bits per quantity, 0 for none, else
+/// one more than the product's index.
+#[derive(Debug, Clone, Copy, Default)]
+struct Answered(u32);
+
+impl Answered {
+    fn set(&mut self, k: usize, product: Product) {
+        let bits = u32::try_from(product.index() + 1).unwrap_or_default();
+        self.0 |= bits << (2 * k);
+    }
+
+    fn get(self, k: usize) -> Option<Product> {
+        match (self.0 >> (2 * k)) & 3 {
+            0 => None,
+            n => Product::ALL.get(usize::try_from(n).ok()? - 1).copied(),
+        }
+    }
 }
 
-impl Geometry {
-    /// The place of (`lat`, `lon`) on `tiling`, found once per position and tiling.
-    fn place(&mut self, lat: f64, lon: f64, tiling: &Tiling) -> Option<(Blend, Place)> {
-        let at = Some((lat.to_bits(), lon.to_bits()));
-        if self.at != at {
-            self.at = at;
-            self.places.clear();
+/// The runs each product answers each quantity from at one hour.
+type Runs = [[Option<i64>; N_QUANTITIES]; 2];
+
+/// The values at a batch of positions over a span of whole hours, and where each value came
+/// from. The values are held quantity by quantity and hour by hour, each hour's positions
+/// together, since one quantity at one hour is what a round writes at once; only the
+/// quantities asked for are held.
+#[derive(Debug)]
+pub(crate) struct Hourly {
+    /// The catalog the values were read through.
+    catalog: Arc<Catalog>,
+    /// The span's first hour.
+    start: i64,
+    /// The positions asked about.
+    positions: usize,
+    /// Per hour of the span, the runs behind its values.
+    runs: Vec<Runs>,
+    /// Where each quantity's values lie in `values`, by [`crate::Quantity::index`].
+    planes: [Option<usize>; N_QUANTITIES],
+    /// The held quantities' values, NaN where not (yet) answered.
+    values: Vec<f64>,
+    answered: Vec<Answered>,
+}
+
+impl Hourly {
+    /// The whole hours of the span.
+    fn span(&self) -> Range<i64> {
+        let hours = i64::try_from(self.runs.len()).unwrap_or(0);
+        self.start..self.start + hours * HOUR
+    }
+
+    /// The span's hour `hour` falls on (hours after its first), when within it.
+    fn hour_index(&self, hour: i64) -> Option<usize> {
+        usize::try_from((hour - self.start).div_euclid(HOUR)).ok()
+    }
+
+    /// Where the value of position `p` at the span's hour `h` lies, when within the span.
+    fn index(&self, p: usize, h: usize) -> Option<usize> {
+        (p < self.positions && h < self.runs.len()).then_some(h * self.positions + p)
+    }
+
+    fn value(&self, p: usize, hour: i64) -> PointValues {
+        self.hour_index(hour)
+            .and_then(|h| self.index(p, h))
+            .map_or(PointValues::MISSING, |i| {
+                let mut out = PointValues::MISSING;
+                for (o, plane) in out.0.iter_mut().zip(self.planes) {
+                    if let Some(plane) = plane {
+                        *o = self.values[plane * self.answered.len() + i];
+                    }
+                }
+                out
+            })
+    }
+
+    /// The values at position `p` at `t`: linear in time between the whole hours before and
+    /// after it; a quantity missing at either of them is missing, and so is every quantity
+    /// at an hour outside the span.
+    pub(crate) fn at(&self, p: usize, t: DateTime<Utc>) -> PointValues {
+        self.at_parts(p, t.timestamp(), t.timestamp_subsec_nanos())
+    }
+
+    /// [`Hourly::at`] the instant `seconds` after the epoch.
+    pub(crate) fn at_seconds(&self, p: usize, seconds: i64) -> PointValues {
+        self.at_parts(p, seconds, 0)
+    }
+
+    fn at_parts(&self, p: usize, seconds: i64, nanos: u32) -> PointValues {
+        let (h0, next) = around(seconds, nanos);
+        let before = self.value(p, h0);
+        let Some(w) = next else {
+            return before;
+        };
+        let after = self.value(p, h0 + HOUR);
+        let mut out = PointValues::MISSING;
+        for (o, (a, b)) in out.0.iter_mut().zip(before.0.iter().zip(&after.0)) {
+            // NaN on either side stays NaN.
+            *o = a * (1.0 - w) + b * w;
         }
-        if let Some((_, place)) = self.places.iter().find(|(t, _)| t == tiling) {
-            return *place;
+        out
+    }
+
+    /// Tells `used` where each value blended into [`Hourly::at`]`(p, t)` came from (both
+    /// hours' values when `t` falls between two).
+    pub(crate) fn origins(&self, p: usize, t: DateTime<Utc>, used: &mut impl FnMut(Origin)) {
+        self.origins_parts(p, t.timestamp(), t.timestamp_subsec_nanos(), used);
+    }
+
+    /// [`Hourly::origins`] of the instant `seconds` after the epoch.
+    pub(crate) fn origins_seconds(&self, p: usize, seconds: i64, used: &mut impl FnMut(Origin)) {
+        self.origins_parts(p, seconds, 0, used);
+    }
+
+    fn origins_parts(&self, p: usize, seconds: i64, nanos: u32, used: &mut impl FnMut(Origin)) {
+        let (h0, next) = around(seconds, nanos);
+        let hours = if next.is_some() { 2 } else { 1 };
+        for hour in (0..hours).map(|n| h0 + n * HOUR) {
+            let Some(h) = self.hour_index(hour) else {
+                continue;
+            };
+            let Some(i) = self.index(p, h) else {
+                continue;
+            };
+            for k in 0..N_QUANTITIES {
+                let Some(product) = self.answered[i].get(k) else {
+                    continue;
+                };
+                if let Some(run) = self.runs[h][product.index()][k] {
+                    used((product, run, k));
+                }
+            }
         }
-        let place = tiling.lattice().blend(lat, lon).map(|blend| {
+    }
+}
+
+/// Positions of one chunk of a grid, each with the blend of its four nodes in the chunk.
+struct Group {
+    row_block: usize,
+    column_block: usize,
+    members: Vec<(usize, Blend)>,
+}
+
+/// The positions grouped by chunk, per grid, worked out on first use.
+struct Places<'a> {
+    positions: &'a [(f64, f64)],
+    grids: Vec<(Tiling, Vec<Group>)>,
+}
+
+impl Places<'_> {
+    fn groups(&mut self, tiling: &Tiling) -> &[Group] {
+        let found = self.grids.iter().position(|(t, _)| t == tiling);
+        let at = match found {
+            Some(at) => at,
+            None => {
+                self.grids.push((*tiling, group(self.positions, tiling)));
+                self.grids.len() - 1
+            }
+        };
+        &self.grids[at].1
+    }
+}
+
+/// `positions` on `tiling`, by chunk, and within a chunk by node (the order of its memory);
+/// the positions outside the grid are left out.
+fn group(positions: &[(f64, f64)], tiling: &Tiling) -> Vec<Group> {
+    let mut placed: Vec<(usize, usize, usize, Blend)> = positions
+        .iter()
+        .enumerate()
+        .filter_map(|(p, &(lat, lon))| {
+            let blend = tiling.lattice().blend(lat, lon)?;
             let place = tiling.locate(&blend);
             // The same weights on the chunk's own copy of the nodes.
             let local = Blend {
                 nodes: place.nodes,
                 weights: blend.weights,
             };
-            (local, place)
-        });
-        self.places.push((*tiling, place));
-        place
+            Some((place.row_block, place.column_block, p, local))
+        })
+        .collect();
+    placed.sort_by_key(|&(rb, cb, p, b)| (rb, cb, b.nodes[0], p));
+    let mut groups: Vec<Group> = Vec::new();
+    for (rb, cb, p, blend) in placed {
+        match groups.last_mut() {
+            Some(g) if g.row_block == rb && g.column_block == cb => g.members.push((p, blend)),
+            _ => groups.push(Group {
+                row_block: rb,
+                column_block: cb,
+                members: vec![(p, blend)],
+            }),
+        }
     }
+    groups
 }
 
-/// A whole hour's values at one position, kept for the next instant that blends that hour.
-struct LastHour {
-    at: (u64, u64, i64),
-    values: PointValues,
-    /// Where each quantity's value came from.
-    origins: [Option<Origin>; N_QUANTITIES],
+/// What a lookup of a chunk found.
+enum Found {
+    /// The chunk.
+    Held(Arc<Chunk>),
+    /// Not in the store: its nodes are not covered.
+    Absent,
+    /// Still to be read.
+    Miss,
 }
 
-struct Lookup<'a> {
-    catalog: &'a Catalog,
+/// The chunks of one round: those held by the sampling, else the cache's (then held too), else
+/// noted as misses.
+struct Chunks<'a> {
     cache: &'a ChunkCache,
-    fetched: &'a Fetched,
-    misses: &'a mut Misses,
-    wanted: Wanted,
-    recent: &'a mut Recent,
-    geometry: Geometry,
-    last: Option<LastHour>,
+    held: &'a mut Held,
+    misses: Misses,
 }
 
-impl Lookup<'_> {
-    /// The chunk `id`: at hand, read in this batch, or in the cache; `None` inside when it is
-    /// not in the store. `None` when it is still to be read (then it is noted as a miss).
-    fn chunk(&mut self, id: ChunkId, path: impl FnOnce() -> Path) -> Option<Option<&Chunk>> {
-        if self.recent.get(&id).is_none() {
-            let found = match self.fetched.get(&id) {
-                Some(fetched) => fetched.clone(),
-                None => match self.cache.get(&id) {
-                    Some(chunk) => Some(chunk),
-                    None => {
-                        self.misses.entry(id).or_insert_with(path);
-                        return None;
-                    }
-                },
-            };
-            self.recent.put(id, found);
+impl Chunks<'_> {
+    fn find(&mut self, id: ChunkId, path: impl FnOnce() -> Path) -> Found {
+        if let Some(held) = self.held.get(&id) {
+            return held.clone().map_or(Found::Absent, Found::Held);
         }
-        self.recent.get(&id)
+        if let Some(chunk) = self.cache.get(&id) {
+            self.held.insert(id, Some(chunk.clone()));
+            return Found::Held(chunk);
+        }
+        self.misses.entry(id).or_insert_with(path);
+        Found::Miss
     }
+}
 
-    /// The values at (`lat`, `lon`) at the whole hour `hour`: each wanted quantity from the
-    /// first product that covers the point and holds it. `None` when a chunk is still to be
-    /// read. `used` hears where each value came from.
-    fn at_hour(
-        &mut self,
-        lat: f64,
-        lon: f64,
-        hour: i64,
-        used: &mut impl FnMut(Origin),
-    ) -> Option<PointValues> {
-        let key = (lat.to_bits(), lon.to_bits(), hour);
-        if let Some(last) = self.last.as_ref().filter(|l| l.at == key) {
-            last.origins.iter().flatten().for_each(|&o| used(o));
-            return Some(last.values);
-        }
-        let catalog = self.catalog;
-        let mut out = PointValues::MISSING;
-        let mut origins = [None; N_QUANTITIES];
-        // A quantity whose chunk is still to be read: no later product may answer it yet.
-        let mut waiting = [false; N_QUANTITIES];
+impl Hourly {
+    /// One round over every product, hour and wanted quantity the catalog holds within `span`:
+    /// each value not answered yet, nor waiting for a chunk of an earlier product, is blended
+    /// from the first product that covers its position and has a value there. A value whose
+    /// chunk is still to be read waits, so that no later product answers it first.
+    fn round(&mut self, places: &mut Places<'_>, chunks: &mut Chunks<'_>) {
+        let catalog = self.catalog.clone();
+        let span = self.span();
+        // Per value, the quantities waiting for a chunk in this round.
+        let mut waiting = vec![0u16; self.answered.len()];
         for product in Product::ALL {
-            let Some(slots) = catalog.slots(product, hour) else {
-                continue;
-            };
-            for (k, slot) in slots.iter().enumerate() {
-                let Some(slot) = slot else {
+            for (hour, slots) in catalog.range(product, span.clone()) {
+                let Some(h) = self.hour_index(hour) else {
                     continue;
                 };
-                if !self.wanted[k] || waiting[k] || !out.0[k].is_nan() {
-                    continue;
+                for (k, slot) in slots.iter().enumerate() {
+                    let (Some(slot), Some(plane)) = (slot, self.planes[k]) else {
+                        continue;
+                    };
+                    let plane = plane * self.answered.len();
+                    let batch = &catalog.batches[slot.batch];
+                    let layer = &batch.layers[slot.layer];
+                    let (t, within) = (
+                        slot.position / batch.chunk_hours,
+                        slot.position % batch.chunk_hours,
+                    );
+                    let bit = 1u16 << k;
+                    for group in places.groups(&layer.tiling) {
+                        // Looked up once per group, and only when a position needs it.
+                        let mut found = None;
+                        for &(p, ref blend) in &group.members {
+                            let Some(i) = self.index(p, h) else {
+                                continue;
+                            };
+                            if !self.values[plane + i].is_nan() || waiting[i] & bit != 0 {
+                                continue;
+                            }
+                            let found = found.get_or_insert_with(|| {
+                                let id = ChunkId {
+                                    batch: batch.id,
+                                    quantity: u8::try_from(k).unwrap_or(u8::MAX),
+                                    hours: u32::try_from(t).unwrap_or(u32::MAX),
+                                    row_block: u32::try_from(group.row_block).unwrap_or(u32::MAX),
+                                    column_block: u32::try_from(group.column_block)
+                                        .unwrap_or(u32::MAX),
+                                };
+                                chunks.find(id, || {
+                                    chunk_path(
+                                        &layer.chunks,
+                                        t,
+                                        group.row_block,
+                                        group.column_block,
+                                    )
+                                })
+                            });
+                            match found {
+                                Found::Miss => waiting[i] |= bit,
+                                Found::Absent => {}
+                                Found::Held(chunk) => {
+                                    if let Some(v) = chunk.blend(within, blend) {
+                                        self.values[plane + i] = v;
+                                        self.answered[i].set(k, product);
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
-                let batch = &catalog.batches[slot.batch];
-                let layer = &batch.layers[slot.layer];
-                let Some((blend, place)) = self.geometry.place(lat, lon, &layer.tiling) else {
-                    continue;
-                };
-                let t = slot.position / batch.chunk_hours;
-                let id = ChunkId {
-                    batch: batch.id,
-                    quantity: u8::try_from(k).unwrap_or(u8::MAX),
-                    hours: u32::try_from(t).unwrap_or(u32::MAX),
-                    row_block: u32::try_from(place.row_block).unwrap_or(u32::MAX),
-                    column_block: u32::try_from(place.column_block).unwrap_or(u32::MAX),
-                };
-                let path = || chunk_path(&layer.chunks, t, place.row_block, place.column_block);
-                let Some(chunk) = self.chunk(id, path) else {
-                    waiting[k] = true;
-                    continue;
-                };
-                if let Some(v) =
-                    chunk.and_then(|c| c.blend(slot.position % batch.chunk_hours, &blend))
-                {
-                    out.0[k] = v;
-                    origins[k] = Some((product, slot.run, k));
-                }
-            }
-            let answered = |(v, &w): (&f64, &bool)| !w || !v.is_nan();
-            if out.0.iter().zip(&self.wanted).all(answered) {
-                // Nothing left for a later product to answer.
-                break;
-            }
-        }
-        if waiting.contains(&true) {
-            return None;
-        }
-        origins.iter().flatten().for_each(|&o| used(o));
-        self.last = Some(LastHour {
-            at: key,
-            values: out,
-            origins,
-        });
-        Some(out)
-    }
-
-    /// The values at (`lat`, `lon`) at `t`: linear in time between the whole hours before and
-    /// after it; a quantity missing at either of them is missing. `used` hears where each
-    /// value blended came from (both hours' values when `t` falls between two).
-    fn at(
-        &mut self,
-        lat: f64,
-        lon: f64,
-        t: DateTime<Utc>,
-        used: &mut impl FnMut(Origin),
-    ) -> Option<PointValues> {
-        let h0 = hour_of(t);
-        let offset = t.timestamp() - h0;
-        if offset == 0 && t.timestamp_subsec_nanos() == 0 {
-            return self.at_hour(lat, lon, h0, used);
-        }
-        let before = self.at_hour(lat, lon, h0, used);
-        let after = self.at_hour(lat, lon, h0 + HOUR, used);
-        let (before, after) = (before?, after?);
-        let w = (offset as f64 + f64::from(t.timestamp_subsec_nanos()) * 1e-9) / HOUR as f64;
-        let mut out = PointValues::MISSING;
-        for (o, (a, b)) in out.0.iter_mut().zip(before.0.iter().zip(&after.0)) {
-            // NaN on either side stays NaN.
-            *o = a * (1.0 - w) + b * w;
-        }
-        Some(out)
-    }
-}
-
-/// The order to visit `points` in: the runs of points at one position kept whole and in
-/// order, the runs grouped by cell, cells row after row.
-fn visiting_order(points: &[(f64, f64, DateTime<Utc>)]) -> Vec<usize> {
-    let mut runs: Vec<(i64, i64, std::ops::Range<usize>)> = Vec::new();
-    for (i, &(lat, lon, _)) in points.iter().enumerate() {
-        match runs.last_mut() {
-            Some((_, _, run))
-                if points[run.start].0.to_bits() == lat.to_bits()
-                    && points[run.start].1.to_bits() == lon.to_bits() =>
-            {
-                run.end = i + 1;
-            }
-            _ => {
-                // Cells only order the visit; any value, even of a NaN, will do.
-                #[allow(clippy::cast_possible_truncation)]
-                let cell = |deg: f64| (deg / CELL_DEGREES).floor() as i64;
-                runs.push((cell(lat), cell(lon), i..i + 1));
             }
         }
     }
-    // Stable: positions of one cell keep their order.
-    runs.sort_by_key(|&(row, column, _)| (row, column));
-    runs.into_iter().flat_map(|(_, _, run)| run).collect()
 }
 
 impl GridStore {
@@ -298,83 +384,107 @@ impl GridStore {
     /// missing.
     ///
     /// # Errors
-    /// [`SourceError::Unavailable`] when the object store fails to give a chunk. A chunk that
-    /// is not there (purged since the catalog was read) or cannot be decoded leaves its nodes
-    /// not covered, with a log line.
+    /// As [`GridStore::hourly`].
     pub(crate) async fn values(
         &self,
         points: &[(f64, f64, DateTime<Utc>)],
         wanted: Wanted,
     ) -> Result<Vec<PointValues>, SourceError> {
-        Ok(self
-            .sample(points, wanted, false)
-            .await?
-            .into_iter()
-            .map(|(v, _)| v)
-            .collect())
-    }
-
-    /// [`GridStore::values`], each with where its values came from.
-    ///
-    /// # Errors
-    /// As [`GridStore::values`].
-    pub(crate) async fn values_traced(
-        &self,
-        points: &[(f64, f64, DateTime<Utc>)],
-        wanted: Wanted,
-    ) -> Result<Vec<(PointValues, Vec<Origin>)>, SourceError> {
-        self.sample(points, wanted, true).await
-    }
-
-    /// The values at each of `points`, and where they came from when `trace` is set (an empty
-    /// list otherwise).
-    async fn sample(
-        &self,
-        points: &[(f64, f64, DateTime<Utc>)],
-        wanted: Wanted,
-        trace: bool,
-    ) -> Result<Vec<(PointValues, Vec<Origin>)>, SourceError> {
-        let catalog = self.catalog();
-        let mut fetched = Fetched::new();
-        let mut recent = Recent::new();
-        let mut out = vec![(PointValues::MISSING, Vec::new()); points.len()];
-        let mut pending = visiting_order(points);
-        // Each round reads every chunk the last one missed, so it ends: a later round misses
-        // only chunks of a product a point falls back to.
-        while !pending.is_empty() {
-            let mut misses = Misses::new();
-            let mut lookup = Lookup {
-                catalog: &catalog,
-                cache: &self.cache,
-                fetched: &fetched,
-                misses: &mut misses,
-                wanted,
-                recent: &mut recent,
-                geometry: Geometry::default(),
-                last: None,
+        let mut out = vec![PointValues::MISSING; points.len()];
+        // Points far apart in time are read in windows, so that no span holds many hours that
+        // few points need, and no window holds more values than a bound.
+        let mut order: Vec<usize> = (0..points.len()).collect();
+        order.sort_by_key(|&i| points[i].2);
+        let mut rest = order.as_slice();
+        while let Some(&first) = rest.first() {
+            let first = points[first].2;
+            let fits = |n: usize, last: DateTime<Utc>| {
+                let span = hours_for(first, last);
+                let hours = usize::try_from((span.end - span.start) / HOUR).unwrap_or(usize::MAX);
+                last - first <= WINDOW && hours.saturating_mul(n) <= WINDOW_VALUES
             };
-            let mut still = Vec::new();
-            for &i in &pending {
-                let (lat, lon, t) = points[i];
-                // A point still waiting for a chunk is looked up again whole, origins too.
-                let mut origins = Vec::new();
-                let mut used = |o: Origin| {
-                    if trace {
-                        origins.push(o);
-                    }
-                };
-                match lookup.at(lat, lon, t, &mut used) {
-                    Some(v) => out[i] = (v, origins),
-                    None => still.push(i),
-                }
+            let mut n = 1;
+            while n < rest.len() && fits(n + 1, points[rest[n]].2) {
+                n += 1;
             }
-            self.fetch(misses, &mut fetched).await?;
-            pending = still;
+            let (window, after) = rest.split_at(n);
+            rest = after;
+            let last = points[window[n - 1]].2;
+            let positions: Vec<(f64, f64)> =
+                window.iter().map(|&i| (points[i].0, points[i].1)).collect();
+            let hourly = self
+                .hourly(&positions, hours_for(first, last), wanted)
+                .await?;
+            for (p, &i) in window.iter().enumerate() {
+                out[i] = hourly.at(p, points[i].2);
+            }
         }
         Ok(out)
     }
 
-    async fn fetch(&self, misses: Misses, into: &mut Fetched) -> Result<(), SourceError> {
+    /// The `wanted` values at each of `positions` (latitude, longitude) at each whole hour of
+    /// `span` (seconds since the epoch, whole hours), with where they came from.
+    ///
+    /// # Errors
+    /// [`SourceError::Unavailable`] when the object store fails to give a chunk. A chunk that
+    /// is not there (purged since the catalog was read) or cannot be decoded leaves its nodes
+    /// not covered, with a log line.
+    pub(crate) async fn hourly(
+        &self,
+        positions: &[(f64, f64)],
+        span: Range<i64>,
+        wanted: Wanted,
+    ) -> Result<Hourly, SourceError> {
+        let start = whole_hour(span.start);
+        let hours = usize::try_from((span.end - start).div_euclid(HOUR)).unwrap_or(0);
+        let catalog = self.catalog();
+        let mut runs = vec![Runs::default(); hours];
+        for product in Product::ALL {
+            for (hour, slots) in catalog.range(product, span.clone()) {
+                let h = usize::try_from((hour - start).div_euclid(HOUR)).unwrap_or(usize::MAX);
+                if let Some(at) = runs.get_mut(h) {
+                    at[product.index()] = slots.map(|s| s.map(|s| s.run));
+                }
+            }
+        }
+        let mut planes = [None; N_QUANTITIES];
+        let mut held = 0;
+        for (plane, _) in planes.iter_mut().zip(wanted).filter(|(_, w)| *w) {
+            *plane = Some(held);
+            held += 1;
+        }
+        let mut hourly = Hourly {
+            catalog,
+            start,
+            positions: positions.len(),
+            runs,
+            planes,
+            values: vec![f64::NAN; held * hours * positions.len()],
+            answered: vec![Answered::default(); hours * positions.len()],
+        };
+        let mut places = Places {
+            positions,
+            grids: Vec::new(),
+        };
+        let mut held = Held::new();
+        // Each round reads every chunk the last one missed, so it ends: a later round misses
+        // only chunks of a product a value falls back to.
+        loop {
+            let mut chunks = Chunks {
+                cache: &self.cache,
+                held: &mut held,
+                misses: Misses::new(),
+            };
+            hourly.round(&mut places, &mut chunks);
+            let misses = chunks.misses;
+            if misses.is_empty() {
+                return Ok(hourly);
+            }
+            self.fetch(misses, &mut held).await?;
+        }
+    }
+
+    async fn fetch(&self, misses: Misses, into: &mut Held) -> Result<(), SourceError> {
         let read: Vec<(ChunkId, Read)> = futures::stream::iter(misses)
             .map(|(id, path)| async move { (id, self.load(id, &path).await) })
             .buffer_unordered(FETCHES)
@@ -420,22 +530,64 @@ mod tests {
 
     use super::*;
 
+    fn t(h: u32, m: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 6, 10, h, m, 0).unwrap()
+    }
+
     #[test]
-    fn positions_are_visited_by_area_each_in_its_order() {
-        let t = |h| Utc.with_ymd_and_hms(2026, 6, 10, h, 0, 0).unwrap();
+    fn instants_are_read_from_the_whole_hours_around_them() {
+        let hour = |h| t(h, 0).timestamp();
+        assert_eq!(hours_for(t(8, 0), t(8, 0)), hour(8)..hour(9));
+        assert_eq!(hours_for(t(8, 30), t(8, 30)), hour(8)..hour(10));
+        assert_eq!(hours_for(t(8, 30), t(11, 30)), hour(8)..hour(13));
+        assert_eq!(hours_for(t(8, 0), t(11, 0)), hour(8)..hour(12));
+    }
+
+    #[test]
+    fn each_quantity_names_the_product_that_answered_it() {
+        let mut a = Answered::default();
+        a.set(0, Product::Europe);
+        a.set(8, Product::Global);
+        assert_eq!(a.get(0), Some(Product::Europe));
+        assert_eq!(a.get(8), Some(Product::Global));
+        assert_eq!(a.get(3), None);
+    }
+
+    /// Points days apart are read in windows of their own, and each is answered.
+    #[tokio::test]
+    async fn points_days_apart_are_each_answered() {
+        use aq_core::Pollutant;
+
+        use crate::{Field, Lattice, Layer, Quantity};
+
+        let store = GridStore::in_memory();
+        let lattice = Lattice::new(53.0, -1.0, 2, 13.0, 1.0, 2).unwrap();
+        let field = |valid: DateTime<Utc>, v: f32| Field {
+            product: Product::Europe,
+            quantity: Quantity::Pollutant(Pollutant::Pm25),
+            run: t(0, 0),
+            valid,
+            layer: Layer::new(lattice, vec![v; 4].into()).unwrap(),
+        };
+        let later = |h: i64, m: i64| t(0, 0) + chrono::Duration::minutes(h * 60 + m);
+        store
+            .commit(vec![
+                field(later(0, 0), 10.0),
+                field(later(1, 0), 20.0),
+                field(later(72, 0), 30.0),
+                field(later(73, 0), 40.0),
+            ])
+            .await
+            .unwrap();
         let points = [
-            (48.86, 2.35, t(0)),
-            (48.86, 2.35, t(1)),
-            (-33.9, 151.2, t(0)),
-            (48.9, 2.4, t(0)),
-            (48.9, 2.4, t(1)),
-            (-33.9, 151.2, t(1)),
+            (52.5, 13.5, later(72, 30)),
+            (52.5, 13.5, later(0, 30)),
+            (52.5, 13.5, later(36, 0)),
         ];
-        let order = visiting_order(&points);
-        let mut sorted = order.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, (0..points.len()).collect::<Vec<_>>());
-        // Sydney's two runs first (further south), then Paris's two runs, together.
-        assert_eq!(order, vec![2, 5, 0, 1, 3, 4]);
+        let wanted = crate::quantity::POLLUTANTS;
+        let got = store.values(&points, wanted).await.unwrap();
+        assert_eq!(got[0].0[0], 35.0);
+        assert_eq!(got[1].0[0], 15.0);
+        assert!(got[2].0[0].is_nan(), "no field at that hour");
     }
 }

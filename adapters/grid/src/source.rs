@@ -1,6 +1,5 @@
 //! The grid as an air-quality and forecast source.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -16,6 +15,7 @@ use aq_core::{
 
 use crate::field::Product;
 use crate::quantity::{POLLEN, POLLUTANTS, PointValues, Quantity};
+use crate::sampling::{Hourly, hours_for};
 use crate::store::GridStore;
 
 /// The attribution the Copernicus licence asks of products made from CAMS data.
@@ -82,7 +82,7 @@ pub struct GridSource {
 
 /// A position's days of pollen, with the runs (product, reference time in seconds) behind
 /// their values.
-type RunDays = (Vec<PollenDay>, BTreeSet<(Product, i64)>);
+type RunDays = (Vec<PollenDay>, Runs);
 
 impl GridSource {
     /// A source answering from `store` with the default EAQI bands and pollen thresholds.
@@ -134,6 +134,8 @@ impl GridSource {
             .collect())
     }
 
+    /// Each position's values at `start` and each of the `hours` after it, read once per
+    /// whole hour, mapped by `f`.
     async fn series<T>(
         &self,
         positions: &[Position],
@@ -141,39 +143,56 @@ impl GridSource {
         hours: u32,
         f: impl Fn(PointValues) -> Option<T>,
     ) -> Result<Vec<Vec<Option<T>>>, SourceError> {
-        let per = hours as usize + 1;
-        let points = series_points(positions, start, hours);
-        let values = self.store.values(&points, POLLUTANTS).await?;
-        Ok(values
-            .chunks(per)
-            .map(|one| one.iter().map(|&v| f(v)).collect())
+        let hourly = self.hourly(positions, start, hours, POLLUTANTS).await?;
+        let instants: Vec<DateTime<Utc>> = instants(start, hours).collect();
+        Ok((0..positions.len())
+            .map(|p| instants.iter().map(|&t| f(hourly.at(p, t))).collect())
             .collect())
+    }
+
+    /// The `wanted` values at `positions` over the whole hours that `start` and the `hours`
+    /// after it are blended from.
+    async fn hourly(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+        wanted: crate::quantity::Wanted,
+    ) -> Result<Hourly, SourceError> {
+        let last = start + Duration::hours(i64::from(hours));
+        let range = hours_for(start, last);
+        let at: Vec<(f64, f64)> = positions.iter().map(|p| (p.lat(), p.lon())).collect();
+        self.store.hourly(&at, range, wanted).await
     }
 }
 
-/// The points of a series: each position at `start` and each of the `hours` after it,
-/// position by position.
-fn series_points(
-    positions: &[Position],
-    start: DateTime<Utc>,
-    hours: u32,
-) -> Vec<(f64, f64, DateTime<Utc>)> {
-    positions
-        .iter()
-        .flat_map(|p| {
-            (0..=hours).map(move |h| (p.lat(), p.lon(), start + Duration::hours(i64::from(h))))
-        })
-        .collect()
+/// `start` and each of the `hours` after it.
+fn instants(start: DateTime<Utc>, hours: u32) -> impl Iterator<Item = DateTime<Utc>> {
+    (0..=hours).map(move |h| start + Duration::hours(i64::from(h)))
 }
 
-/// The provenance of values read from `runs` (product, reference time in seconds).
-fn model_runs(runs: &BTreeSet<(Product, i64)>) -> Provenance {
-    Provenance::model(runs.iter().filter_map(|&(product, run)| {
-        Some(ModelRun {
-            model: product.model_name().to_owned(),
-            reference_time: DateTime::from_timestamp(run, 0)?,
-        })
-    }))
+/// The runs (product, reference time in seconds) behind a series: a few at most, so a list
+/// that refuses repeats.
+#[derive(Debug, Default)]
+struct Runs(Vec<(Product, i64)>);
+
+impl Runs {
+    fn add(&mut self, run: (Product, i64)) {
+        if !self.0.contains(&run) {
+            self.0.push(run);
+        }
+    }
+
+    /// The provenance of values read from these runs.
+    fn provenance(mut self) -> Provenance {
+        self.0.sort_unstable();
+        Provenance::model(self.0.into_iter().filter_map(|(product, run)| {
+            Some(ModelRun {
+                model: product.model_name().to_owned(),
+                reference_time: DateTime::from_timestamp(run, 0)?,
+            })
+        }))
+    }
 }
 
 /// Whether the quantity of index `k` is a pollen type.
@@ -226,30 +245,27 @@ impl ForecastSource for GridSource {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
-        let per = hours as usize + 1;
-        let points = series_points(positions, start, hours);
-        let traced = self.store.values_traced(&points, POLLUTANTS).await?;
-        Ok(traced
-            .chunks(per)
-            .map(|one| {
-                let mut runs = BTreeSet::new();
-                let values = one
+        let hourly = self.hourly(positions, start, hours, POLLUTANTS).await?;
+        let instants: Vec<DateTime<Utc>> = instants(start, hours).collect();
+        Ok((0..positions.len())
+            .map(|p| {
+                let mut runs = Runs::default();
+                let values = instants
                     .iter()
-                    .map(|(v, origins)| {
-                        let ci = v.ci(&self.bands);
+                    .map(|&t| {
+                        let ci = hourly.at(p, t).ci(&self.bands);
                         if ci.is_some() {
                             // Pollen is held beside the pollutants but no CI reads it.
-                            runs.extend(
-                                origins
-                                    .iter()
-                                    .filter(|&&(_, _, k)| !is_pollen(k))
-                                    .map(|&(product, run, _)| (product, run)),
-                            );
+                            hourly.origins(p, t, &mut |(product, run, k)| {
+                                if !is_pollen(k) {
+                                    runs.add((product, run));
+                                }
+                            });
                         }
                         ci
                     })
                     .collect();
-                HourlyCi::covered(start, values).map(|s| s.with_provenance(model_runs(&runs)))
+                HourlyCi::covered(start, values).map(|s| s.with_provenance(runs.provenance()))
             })
             .collect())
     }
@@ -286,7 +302,7 @@ impl ForecastSource for GridSource {
             .map(|&p| CivilDays::outlook(p, at, days))
             .collect();
         Ok(self
-            .pollen_means(positions, &civil)
+            .pollen_means(positions, &civil, false)
             .await?
             .into_iter()
             .map(|d| PollenOutlook::from_days(&d?.0))
@@ -306,65 +322,62 @@ impl ForecastSource for GridSource {
             .map(|&p| CivilDays::from_today(p, at, days))
             .collect();
         Ok(self
-            .pollen_means(positions, &civil)
+            .pollen_means(positions, &civil, true)
             .await?
             .into_iter()
             .map(|d| {
                 let (days, runs) = d?;
-                Some(PollenDays::new(days).with_provenance(model_runs(&runs)))
+                Some(PollenDays::new(days).with_provenance(runs.provenance()))
             })
             .collect())
     }
 }
 
 impl GridSource {
-    /// Each position's `civil` days from the pollen counts at each of their whole hours, read
-    /// in one batch, with the runs behind the days' values; `None` for a position with no count
-    /// at all.
+    /// Each position's `civil` days from the pollen counts at each of their hours, read in one
+    /// batch, with the runs behind the days' values when `trace` is set (none otherwise);
+    /// `None` for a position with no count at all.
     async fn pollen_means(
         &self,
         positions: &[Position],
         civil: &[CivilDays],
+        trace: bool,
     ) -> Result<Vec<Option<RunDays>>, SourceError> {
-        // Each position's hours, in order; every hour of a civil day is an instant chrono holds.
-        let hours: Vec<Vec<i64>> = civil
+        let time = |t: i64| DateTime::from_timestamp(t, 0).unwrap_or(DateTime::<Utc>::MIN_UTC);
+        // From the first hour of any position's days to the last: the positions' days are the
+        // same dates in their own zones, at most a day and a few hours apart.
+        let first = civil
             .iter()
-            .map(|c| (0..c.len()).flat_map(|k| c.hours(k)).collect())
-            .collect();
-        let points: Vec<(f64, f64, DateTime<Utc>)> = positions
+            .filter_map(|c| (0..c.len()).flat_map(|k| c.hours(k)).next())
+            .min();
+        let last = civil
             .iter()
-            .zip(&hours)
-            .flat_map(|(p, hours)| {
-                hours.iter().map(|&t| {
-                    let time = DateTime::from_timestamp(t, 0).unwrap_or(DateTime::<Utc>::MIN_UTC);
-                    (p.lat(), p.lon(), time)
-                })
-            })
-            .collect();
-        let traced = self.store.values_traced(&points, POLLEN).await?;
-        let mut rest = traced.as_slice();
+            .filter_map(|c| (0..c.len()).rev().flat_map(|k| c.hours(k).last()).next())
+            .max();
+        let span = match (first, last) {
+            (Some(first), Some(last)) => hours_for(time(first), time(last)),
+            _ => 0..0,
+        };
+        let at: Vec<(f64, f64)> = positions.iter().map(|p| (p.lat(), p.lon())).collect();
+        let hourly = self.store.hourly(&at, span, POLLEN).await?;
         Ok(civil
             .iter()
-            .zip(&hours)
-            .map(|(c, hours)| {
-                let (one, after) = rest.split_at(hours.len().min(rest.len()));
-                rest = after;
+            .enumerate()
+            .map(|(p, c)| {
                 let means = daily_means(c, &self.pollen, |t| {
-                    match hours.binary_search(&t).ok().and_then(|i| one.get(i)) {
-                        Some((values, origins)) => (
-                            PollenType::ALL.map(|k| values.pollen(k)),
-                            origins.as_slice(),
-                        ),
-                        None => ([None; 3], &[][..]),
-                    }
+                    let values = hourly.at_seconds(p, t);
+                    (PollenType::ALL.map(|k| values.pollen(k)), t)
                 })?;
-                let runs: BTreeSet<(Product, i64)> = means
-                    .behind
-                    .iter()
-                    .flat_map(|origins| origins.iter())
-                    .filter(|&&(_, _, k)| is_pollen(k))
-                    .map(|&(product, run, _)| (product, run))
-                    .collect();
+                let mut runs = Runs::default();
+                if trace {
+                    for &t in &means.behind {
+                        hourly.origins_seconds(p, t, &mut |(product, run, k)| {
+                            if is_pollen(k) {
+                                runs.add((product, run));
+                            }
+                        });
+                    }
+                }
                 Some((means.days, runs))
             })
             .collect())
