@@ -15,6 +15,7 @@ mod dispatch;
 mod fusion;
 mod ingest;
 mod limits;
+mod parts;
 mod private;
 mod serve;
 mod validate;

@@ -26,6 +26,7 @@ use store_sqlite::{SqliteOptions, SqliteStore};
 use webhook_http::{AddressPolicy, HttpWebhookSender, WebhookHttpConfig, validate_webhook_url};
 
 use crate::config::Settings;
+use crate::parts::ForecastInParts;
 use crate::private::redact_url;
 
 /// How long a `cams:` source keeps hours that have passed: yesterday stays answerable for
@@ -261,7 +262,21 @@ pub(crate) fn open_sources(
     exclusions: Option<Arc<dyn aq_fusion::ExclusionSink>>,
 ) -> Result<Sources> {
     let model = open_model(settings, clock)?;
-    crate::fusion::fused(settings, clock, model, exclusions)
+    let sources = crate::fusion::fused(settings, clock, model, exclusions)?;
+    Ok(if answers_from_memory(&settings.aq_source) {
+        Sources {
+            forecast: Arc::new(ForecastInParts(sources.forecast)),
+            ..sources
+        }
+    } else {
+        sources
+    })
+}
+
+/// Whether the source named `spec` answers from what the process holds (the demo field, a
+/// station file, the CAMS grids), so that a large batch is worth answering in parts at once.
+fn answers_from_memory(spec: &str) -> bool {
+    spec == "demo" || spec.starts_with("stations:") || spec.starts_with("cams:")
 }
 
 /// Opens the source named by `settings.aq_source` alone.
