@@ -58,17 +58,24 @@ fn values(seed: u64, n: usize) -> Vec<f32> {
     (0..n).map(|_| (5.0 + 40.0 * lcg(&mut s)) as f32).collect()
 }
 
-fn store(rt: &tokio::runtime::Runtime) -> Arc<GridStore> {
+/// A store of `product` on `lattice` holding `quantities` at each of `hours` hours from [`run`],
+/// every value drawn from a seeded generator.
+fn filled(
+    rt: &tokio::runtime::Runtime,
+    product: Product,
+    lattice: Lattice,
+    quantities: &[Quantity],
+    hours: u64,
+) -> Arc<GridStore> {
     let store = Arc::new(GridStore::in_memory());
-    let lattice = global();
     let mut fields = Vec::new();
-    for h in 0..3 {
-        for (k, p) in Pollutant::ALL.into_iter().enumerate() {
-            let layer = Layer::new(lattice, values(k as u64 * 10 + h, lattice.len()).into())
+    for h in 0..hours {
+        for (k, &quantity) in quantities.iter().enumerate() {
+            let layer = Layer::new(lattice, values(k as u64 * 1000 + h, lattice.len()).into())
                 .unwrap_or_else(|e| panic!("{e}"));
             fields.push(Field {
-                product: Product::Global,
-                quantity: Quantity::Pollutant(p),
+                product,
+                quantity,
                 run: run(),
                 valid: run() + Duration::hours(h as i64),
                 layer,
@@ -78,6 +85,12 @@ fn store(rt: &tokio::runtime::Runtime) -> Arc<GridStore> {
     rt.block_on(store.commit(fields))
         .unwrap_or_else(|e| panic!("{e}"));
     store
+}
+
+/// The six pollutants on the global grid over 3 hours.
+fn store(rt: &tokio::runtime::Runtime) -> Arc<GridStore> {
+    let pollutants = Pollutant::ALL.map(Quantity::Pollutant);
+    filled(rt, Product::Global, global(), &pollutants, 3)
 }
 
 fn queries() -> Vec<SampleQuery> {
@@ -170,25 +183,8 @@ const PAGE: usize = 1_000;
 /// A 0.1° European grid around Paris and Berlin (46°N to 54°N, 0°E to 15°E), every quantity
 /// over 130 hours from [`run`].
 fn europe_store(rt: &tokio::runtime::Runtime) -> Arc<GridStore> {
-    let store = Arc::new(GridStore::in_memory());
     let lattice = Lattice::new(54.0, -0.1, 81, 0.0, 0.1, 151).unwrap_or_else(|e| panic!("{e}"));
-    let mut fields = Vec::new();
-    for h in 0..130 {
-        for (k, quantity) in Quantity::ALL.into_iter().enumerate() {
-            let layer = Layer::new(lattice, values(k as u64 * 1000 + h, lattice.len()).into())
-                .unwrap_or_else(|e| panic!("{e}"));
-            fields.push(Field {
-                product: Product::Europe,
-                quantity,
-                run: run(),
-                valid: run() + Duration::hours(h as i64),
-                layer,
-            });
-        }
-    }
-    rt.block_on(store.commit(fields))
-        .unwrap_or_else(|e| panic!("{e}"));
-    store
+    filled(rt, Product::Europe, lattice, &Quantity::ALL, 130)
 }
 
 /// A page of points around Paris, Brussels, Frankfurt and Berlin, spread as the load tool
