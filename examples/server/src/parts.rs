@@ -4,7 +4,8 @@
 //! a batch's time on the processor, in one task: an alert job's page of 1,000 points would use
 //! one core while the other is free. [`ForecastInParts`] splits such a batch into as many parts
 //! as the runtime has threads and asks the source for each at once. Remote sources are not
-//! wrapped: their time is the upstream's, and their requests are theirs to shape.
+//! wrapped, nor a model corrected by a remote station source: their time is the upstream's,
+//! and their requests are theirs to shape.
 
 use std::future::Future;
 use std::sync::Arc;

@@ -263,7 +263,7 @@ pub(crate) fn open_sources(
 ) -> Result<Sources> {
     let model = open_model(settings, clock)?;
     let sources = crate::fusion::fused(settings, clock, model, exclusions)?;
-    Ok(if answers_from_memory(&settings.aq_source) {
+    Ok(if answers_from_memory(settings) {
         Sources {
             forecast: Arc::new(ForecastInParts(sources.forecast)),
             ..sources
@@ -273,10 +273,17 @@ pub(crate) fn open_sources(
     })
 }
 
-/// Whether the source named `spec` answers from what the process holds (the demo field, a
-/// station file, the CAMS grids), so that a large batch is worth answering in parts at once.
-fn answers_from_memory(spec: &str) -> bool {
-    spec == "demo" || spec.starts_with("stations:") || spec.starts_with("cams:")
+/// Whether the sources `settings` name answer from what the process holds (the demo field, a
+/// station file, the CAMS grids, corrected by a station file if any), so that a large batch is
+/// worth answering in parts at once; a remote source's requests are its own to shape.
+fn answers_from_memory(settings: &Settings) -> bool {
+    let spec = settings.aq_source.as_str();
+    let model = spec == "demo" || spec.starts_with("stations:") || spec.starts_with("cams:");
+    let stations = settings
+        .fuse_stations
+        .as_deref()
+        .is_none_or(|s| s.starts_with("stations:"));
+    model && stations
 }
 
 /// Opens the source named by `settings.aq_source` alone.
@@ -604,6 +611,25 @@ mod tests {
             ..GlobalArgs::default()
         };
         webhook_policy(&Settings::resolve(&args).unwrap())
+    }
+
+    #[test]
+    fn only_sources_that_answer_from_memory_are_asked_in_parts() {
+        let local = |aq_source: &str, fuse_stations: Option<&str>| {
+            let args = GlobalArgs {
+                aq_source: Some(aq_source.to_owned()),
+                fuse_stations: fuse_stations.map(str::to_owned),
+                ..GlobalArgs::default()
+            };
+            answers_from_memory(&Settings::resolve(&args).unwrap())
+        };
+        assert!(local("demo", None));
+        assert!(local("cams:/var/lib/grids", None));
+        assert!(local("stations:/srv/stations.csv", None));
+        assert!(local("cams:/var/lib/grids", Some("stations:/srv/stations.csv")));
+        assert!(!local("open-meteo", None));
+        assert!(!local("openaq", None));
+        assert!(!local("demo", Some("openaq")));
     }
 
     #[test]
