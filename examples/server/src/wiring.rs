@@ -626,7 +626,10 @@ mod tests {
         assert!(local("demo", None));
         assert!(local("cams:/var/lib/grids", None));
         assert!(local("stations:/srv/stations.csv", None));
-        assert!(local("cams:/var/lib/grids", Some("stations:/srv/stations.csv")));
+        assert!(local(
+            "cams:/var/lib/grids",
+            Some("stations:/srv/stations.csv")
+        ));
         assert!(!local("open-meteo", None));
         assert!(!local("openaq", None));
         assert!(!local("demo", Some("openaq")));
