@@ -12,10 +12,11 @@ use std::sync::Arc;
 
 use aq_core::{
     ForecastSource, HourlyCi, HourlyConcentrations, HourlyFusion, PollenDays, PollenOutlook,
-    Position, SourceError, SourceInfo, SourceReach,
+    Position, SourceError, SourceInfo, SourceReach, check_batch_len,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use tokio::task::JoinSet;
 
 /// A [`ForecastSource`] that asks the source inside for a large batch in parts at once (see the
 /// module's documentation); every method is the source's own, its answers, errors and their
@@ -105,12 +106,13 @@ const MIN_PART: usize = 256;
 /// task each, as many as the runtime has threads (each part at least [`MIN_PART`] positions):
 /// a large batch, such as a page of an alert job, is then not held to one core while another
 /// is free. Neighbours go to one part, so that the parts mostly read different data (a grid's
-/// chunks, a station file's cells). On a
-/// runtime of one thread, or for a small batch, `work` answers the whole batch itself.
+/// chunks, a station file's cells). On a runtime of one thread, or for a small batch, `work`
+/// answers the whole batch itself. The parts' tasks end with the call: a part that fails, or
+/// a caller that stops waiting, stops the others.
 ///
 /// # Errors
-/// The first part's error, and [`SourceError::Unavailable`] when a part's task fails or
-/// answers with the wrong number of entries.
+/// The first error of a part, [`SourceError::InvalidResponse`] when a part answers with the
+/// wrong number of entries, and [`SourceError::Unavailable`] when a part's task fails.
 async fn in_parts<T, F, Fut>(positions: &[Position], work: F) -> Result<Vec<T>, SourceError>
 where
     F: Fn(Vec<Position>) -> Fut,
@@ -129,26 +131,21 @@ where
             .total_cmp(&b.lat())
             .then(a.lon().total_cmp(&b.lon()))
     });
-    let size = positions.len().div_ceil(parts);
-    let tasks: Vec<_> = order
-        .chunks(size)
-        .map(|members| tokio::spawn(work(members.iter().map(|&p| positions[p]).collect())))
-        .collect();
+    let members: Vec<&[usize]> = order.chunks(positions.len().div_ceil(parts)).collect();
+    // Dropped, the set aborts the tasks still running.
+    let mut tasks = JoinSet::new();
+    for (part, members) in members.iter().enumerate() {
+        let asked = work(members.iter().map(|&p| positions[p]).collect());
+        tasks.spawn(async move { (part, asked.await) });
+    }
     let mut out: Vec<Option<T>> = std::iter::repeat_with(|| None)
         .take(positions.len())
         .collect();
-    for (members, task) in order.chunks(size).zip(tasks) {
-        let answers = task
-            .await
-            .map_err(|e| SourceError::Unavailable(format!("a part of the batch failed: {e}")))??;
-        if answers.len() != members.len() {
-            return Err(SourceError::Unavailable(format!(
-                "{} answers for a part of {} positions",
-                answers.len(),
-                members.len()
-            )));
-        }
-        for (&p, answer) in members.iter().zip(answers) {
+    while let Some(done) = tasks.join_next().await {
+        let (part, answers) =
+            done.map_err(|e| SourceError::Unavailable(format!("a part of the batch failed: {e}")))?;
+        let answers = check_batch_len(members[part].len(), answers?)?;
+        for (&p, answer) in members[part].iter().zip(answers) {
             out[p] = Some(answer);
         }
     }
@@ -204,6 +201,56 @@ mod tests {
         })
         .await;
         assert!(matches!(failed, Err(SourceError::Unavailable(_))));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_part_with_too_few_answers_is_an_invalid_response() {
+        let asked = positions(1_000);
+        let short = in_parts(&asked, |part| async move {
+            Ok::<_, SourceError>(vec![(); part.len() - 1])
+        })
+        .await;
+        assert!(matches!(short, Err(SourceError::InvalidResponse(_))));
+    }
+
+    /// The part still at work when another fails is stopped (its work dropped), not left
+    /// running.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_part_stops_the_others() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+
+        /// Tells, when dropped, that the work holding it was dropped.
+        struct Dropped(Arc<AtomicBool>);
+        impl Drop for Dropped {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+
+        let dropped = Arc::new(AtomicBool::new(false));
+        let asked = positions(1_000);
+        let failed = in_parts(&asked, |part| {
+            let fails = part.iter().any(|p| p.lat() > 80.0);
+            // Only the part that never ends holds a guard, from before it first runs.
+            let guard = (!fails).then(|| Dropped(dropped.clone()));
+            async move {
+                let _guard = guard;
+                if fails {
+                    return Err(SourceError::Unavailable("no".into()));
+                }
+                // Never done by itself: only stopping it ends it.
+                std::future::pending::<()>().await;
+                Ok(vec![(); part.len()])
+            }
+        })
+        .await;
+        assert!(failed.is_err());
+        let mut waited = 0;
+        while !dropped.load(Ordering::SeqCst) && waited < 500 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            waited += 1;
+        }
+        assert!(dropped.load(Ordering::SeqCst), "the other part ran on");
     }
 
     /// A batch large enough to be split answers exactly as the source answers it whole.
