@@ -481,28 +481,15 @@ macro_rules! jobs_sql {
                 lease: &Lease,
                 update: JobUpdate,
             ) -> Result<(), StoreError> {
-                // Each update is one statement that checks the lease (and ends it, but for
-                // Written): atomic on its own.
-                let query = match update {
-                    JobUpdate::Written { alerts } => sqlx::query(
-                        "UPDATE alert_jobs SET stage = 'deliver', alerts = $1 \
-                         WHERE token = $2 AND lease_id = $3",
-                    )
-                    .bind(to_i64(alerts)),
-                    JobUpdate::Retry { attempts, run_at } => sqlx::query(
-                        "UPDATE alert_jobs SET attempts = $1, run_at = $2, \
-                         lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
-                    )
-                    .bind(to_i32(attempts))
-                    .bind(Self::to_time(run_at)),
-                    JobUpdate::Finish { outcome, attempts } => sqlx::query(
-                        "UPDATE alert_jobs SET stage = 'done', outcome = $1, attempts = $2, \
-                         lease_id = NULL, lease_until = NULL WHERE token = $3 AND lease_id = $4",
-                    )
-                    .bind(outcome.as_str())
-                    .bind(to_i32(attempts)),
-                };
-                self.update_held(query, token, lease).await
+                // The statement of a settlement that wrote no file and made no attempt: one
+                // statement that checks the lease (and ends it, but for Written), atomic on
+                // its own.
+                let change = Self::settle_change(&Settlement {
+                    written: None,
+                    attempt: None,
+                    next: update,
+                });
+                self.update_held(change, token, lease).await
             }
 
             async fn settle(
