@@ -15,6 +15,8 @@
 //! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
 //!   in-memory versions in [`memory`]; [`Provenance`]: the model runs or the newest
 //!   measurement behind an answer.
+//! - The port [`AirModel`] ([`model`]): a model evaluated at any place and time, such as the
+//!   synthetic demo field, which a grid lays on its nodes.
 //! - The port [`ObservationSource`] ([`observation`]): station readings as taken, which a
 //!   fused source corrects a model with; [`HourlyFusion`] ([`fused`]): how sure a fused source
 //!   is of its hours.
@@ -46,6 +48,7 @@ pub mod fused;
 pub mod index;
 pub mod json;
 pub mod memory;
+pub mod model;
 pub mod nowcast;
 pub mod observation;
 pub mod pollen;
@@ -66,6 +69,7 @@ pub use index::{
     BandLimits, BandsError, CiCategory, CiError, CleanlinessIndex, EaqiBands, RequiredPollutants,
     round_half_up_0_100,
 };
+pub use model::{AirModel, ModelHour};
 pub use observation::{
     Area, AreaError, ObservationQuery, ObservationSource, Reading, StationId, StationSeries,
 };

@@ -36,9 +36,10 @@ use rand_pcg::Pcg64;
 use aq_core::civil::CivilDays;
 use aq_core::pollen_day::{DailyMeans, daily_means};
 use aq_core::{
-    AirQualitySource, AirSample, CleanlinessIndex, Concentrations, EaqiBands, Exposure,
-    ForecastSource, GrainThresholds, HourlyCi, HourlyConcentrations, PollenDays, PollenLevels,
-    PollenOutlook, Position, Provenance, SampleQuery, SourceError, SourceInfo,
+    AirModel, AirQualitySource, AirSample, CleanlinessIndex, Concentrations, EaqiBands, Exposure,
+    ForecastSource, GrainThresholds, HourlyCi, HourlyConcentrations, ModelHour, PollenDays,
+    PollenLevels, PollenOutlook, PollenType, Position, Provenance, SampleQuery, SourceError,
+    SourceInfo,
 };
 
 use crate::geo::unit_vector;
@@ -283,6 +284,28 @@ fn info() -> SourceInfo {
     SourceInfo {
         attribution: Some(DEMO_ATTRIBUTION.to_owned()),
         ..SourceInfo::demo("demo")
+    }
+}
+
+/// The field as a model a grid lays on its nodes: every quantity, the place worked out once
+/// for all the hours asked.
+impl AirModel for DemoField {
+    fn info(&self) -> SourceInfo {
+        info()
+    }
+
+    fn hours(&self, position: Position, times: &[DateTime<Utc>]) -> Vec<ModelHour> {
+        let place = self.place(position);
+        times
+            .iter()
+            .map(|&t| {
+                let values = self.values_at(&place, t);
+                ModelHour {
+                    concentrations: values.concentrations(),
+                    pollen: PollenType::ALL.map(|k| values.get(Values::pollen_index(k))),
+                }
+            })
+            .collect()
     }
 }
 
