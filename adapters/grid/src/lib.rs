@@ -18,7 +18,10 @@
 //!   civil days from the hourly counts of the grids that carry them;
 //! - [`ingest`]: CAMS GRIB2 files into a store, streamed one hour block of one quantity at a
 //!   time;
-//! - [`DirectoryFeed`]: a directory an operator's job fills, followed by a server.
+//! - [`DirectoryFeed`]: a directory an operator's job fills, followed by a server;
+//! - [`GridStore::from_model`] with a [`ModelGrid`]: an [`aq_core::AirModel`] (the demo
+//!   field) laid on a grid's nodes, computed per block on first use and cached, so that it is
+//!   sampled through the same chunks as the CAMS grids.
 
 mod cache;
 mod catalog;
@@ -28,6 +31,7 @@ mod field;
 pub mod ingest;
 mod lattice;
 pub mod manifest;
+mod model;
 mod quantity;
 mod sampling;
 mod source;
@@ -39,6 +43,7 @@ pub use feed::{DirectoryFeed, FeedError, PollSummary};
 pub use field::{Field, Layer, LayerSizeError, Product};
 pub use ingest::{IngestError, IngestReport, ingest_file, list_files};
 pub use lattice::{Blend, Lattice, LatticeError};
+pub use model::{MODEL_CHUNK_HOURS, MODEL_CHUNK_NODES, ModelGrid, WHOLE_BLOCK_FACTOR};
 pub use quantity::{N_QUANTITIES, Quantity};
 pub use source::{CAMS_ATTRIBUTION, GridSource, POLLEN_FORECAST_DAYS, POLLEN_FORECAST_REASON};
 pub use store::{

@@ -46,7 +46,7 @@ const WINDOW_VALUES: usize = 1 << 18;
 
 /// The chunks one sampling has used (`None`: not in the object store), which answer even if
 /// the cache has since let them go.
-type Held = HashMap<ChunkId, Option<Arc<Chunk>>>;
+pub(crate) type Held = HashMap<ChunkId, Option<Arc<Chunk>>>;
 
 /// A chunk as read from the object store.
 type Read = Result<Option<Arc<Chunk>>, SourceError>;
@@ -216,10 +216,10 @@ impl Hourly {
 }
 
 /// Positions of one chunk of a grid, each with the blend of its four nodes in the chunk.
-struct Group {
-    row_block: usize,
-    column_block: usize,
-    members: Vec<(usize, Blend)>,
+pub(crate) struct Group {
+    pub(crate) row_block: usize,
+    pub(crate) column_block: usize,
+    pub(crate) members: Vec<(usize, Blend)>,
 }
 
 /// The positions grouped by chunk, per grid, worked out on first use.
@@ -437,7 +437,7 @@ impl GridStore {
     ) -> Result<Hourly, SourceError> {
         let start = whole_hour(span.start);
         let hours = usize::try_from((span.end - start).div_euclid(HOUR)).unwrap_or(0);
-        let catalog = self.catalog();
+        let catalog = self.catalog_for(&span);
         let mut runs = vec![Runs::default(); hours];
         for product in Product::ALL {
             for (hour, slots) in catalog.range(product, span.clone()) {
@@ -467,6 +467,13 @@ impl GridStore {
             grids: Vec::new(),
         };
         let mut held = Held::new();
+        if let Some(model) = &self.model {
+            let catalog = hourly.catalog.clone();
+            let groups = places.groups(model.tiling());
+            model
+                .fill(&catalog, &span, wanted, groups, &mut held)
+                .await?;
+        }
         // Each round reads every chunk the last one missed, so it ends: a later round misses
         // only chunks of a product a value falls back to.
         loop {

@@ -116,6 +116,22 @@ impl GridSource {
         &self.store
     }
 
+    /// The CAMS grids', or a model's ([`GridStore::from_model`]).
+    fn source_info(&self) -> SourceInfo {
+        self.store.model_info().unwrap_or_else(info)
+    }
+
+    /// Where every answer of a model comes from: made-up values for the demo, else unstated
+    /// (a model has no runs to name); `None` for stored grids, whose answers name their runs.
+    fn model_provenance(&self) -> Option<Provenance> {
+        let model = self.store.model_info()?;
+        Some(if model.demo {
+            Provenance::Synthetic
+        } else {
+            Provenance::Unstated
+        })
+    }
+
     async fn each<T>(
         &self,
         queries: &[SampleQuery],
@@ -210,7 +226,7 @@ fn info() -> SourceInfo {
 #[async_trait]
 impl AirQualitySource for GridSource {
     fn info(&self) -> SourceInfo {
-        info()
+        self.source_info()
     }
 
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
@@ -236,7 +252,7 @@ impl AirQualitySource for GridSource {
 #[async_trait]
 impl ForecastSource for GridSource {
     fn info(&self) -> SourceInfo {
-        info()
+        self.source_info()
     }
 
     async fn hourly_ci(
@@ -247,6 +263,7 @@ impl ForecastSource for GridSource {
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
         let hourly = self.hourly(positions, start, hours, POLLUTANTS).await?;
         let instants: Vec<DateTime<Utc>> = instants(start, hours).collect();
+        let fixed = self.model_provenance();
         Ok((0..positions.len())
             .map(|p| {
                 let mut runs = Runs::default();
@@ -254,7 +271,7 @@ impl ForecastSource for GridSource {
                     .iter()
                     .map(|&t| {
                         let ci = hourly.at(p, t).ci(&self.bands);
-                        if ci.is_some() {
+                        if ci.is_some() && fixed.is_none() {
                             // Pollen is held beside the pollutants but no CI reads it.
                             hourly.origins(p, t, &mut |(product, run, k)| {
                                 if !is_pollen(k) {
@@ -265,7 +282,8 @@ impl ForecastSource for GridSource {
                         ci
                     })
                     .collect();
-                HourlyCi::covered(start, values).map(|s| s.with_provenance(runs.provenance()))
+                HourlyCi::covered(start, values)
+                    .map(|s| s.with_provenance(fixed.clone().unwrap_or_else(|| runs.provenance())))
             })
             .collect())
     }
@@ -321,13 +339,15 @@ impl ForecastSource for GridSource {
             .iter()
             .map(|&p| CivilDays::from_today(p, at, days))
             .collect();
+        let fixed = self.model_provenance();
         Ok(self
-            .pollen_means(positions, &civil, true)
+            .pollen_means(positions, &civil, fixed.is_none())
             .await?
             .into_iter()
             .map(|d| {
                 let (days, runs) = d?;
-                Some(PollenDays::new(days).with_provenance(runs.provenance()))
+                let provenance = fixed.clone().unwrap_or_else(|| runs.provenance());
+                Some(PollenDays::new(days).with_provenance(provenance))
             })
             .collect())
     }

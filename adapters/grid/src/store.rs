@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
+use aq_core::{AirModel, SourceInfo};
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use futures::{StreamExt, TryStreamExt};
@@ -16,6 +17,7 @@ use crate::cache::ChunkCache;
 use crate::catalog::{Batch, Catalog, hour_of};
 use crate::field::{Field, Layer, Product};
 use crate::manifest::{CHUNKS, MANIFESTS, Manifest, parse_run};
+use crate::model::{ModelGrid, Modelled};
 use crate::quantity::Quantity;
 use crate::writer::{block_chunks, put, put_manifest};
 
@@ -91,6 +93,8 @@ pub struct GridStore {
     /// The manifests read, by path; `None` for one that could not be read (not tried again).
     known: tokio::sync::Mutex<BTreeMap<Path, Option<Arc<Batch>>>>,
     pub(crate) cache: ChunkCache,
+    /// The model whose values the store computes, for a store that holds no batches.
+    pub(crate) model: Option<Modelled>,
 }
 
 impl GridStore {
@@ -103,6 +107,82 @@ impl GridStore {
             config,
             catalog: RwLock::default(),
             known: tokio::sync::Mutex::default(),
+            model: None,
+        }
+    }
+
+    /// A store that holds no batches but computes `model`'s values on `grid`'s nodes, per
+    /// chunk on first use (see [`ModelGrid`]): the demo field served the way the CAMS grids
+    /// are. Its hours are every hour; it has no manifests, runs or object store to refresh.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    ///
+    /// use aq_core::{AirModel, Concentration, Concentrations, ForecastSource, ModelHour};
+    /// use aq_core::{Pollutant, Position, SourceInfo};
+    /// use aq_grid::{GridSource, GridStore, ModelGrid};
+    /// use chrono::{DateTime, TimeZone, Utc};
+    ///
+    /// /// PM2.5 rising by 1 µg/m³ an hour from midnight UTC.
+    /// struct Rising;
+    ///
+    /// impl AirModel for Rising {
+    ///     fn info(&self) -> SourceInfo {
+    ///         SourceInfo::demo("rising")
+    ///     }
+    ///     fn hours(&self, _: Position, times: &[DateTime<Utc>]) -> Vec<ModelHour> {
+    ///         times
+    ///             .iter()
+    ///             .map(|t| {
+    ///                 let pm25 = Concentration::new(f64::from(t.time().hour())).unwrap();
+    ///                 ModelHour {
+    ///                     concentrations: Concentrations::default().with(Pollutant::Pm25, pm25),
+    ///                     pollen: [None; 3],
+    ///                 }
+    ///             })
+    ///             .collect()
+    ///     }
+    /// }
+    /// # use chrono::Timelike;
+    ///
+    /// # tokio::runtime::Builder::new_multi_thread().build().unwrap().block_on(async {
+    /// let store = GridStore::from_model(Arc::new(Rising), ModelGrid::default());
+    /// let source = GridSource::new(Arc::new(store));
+    /// let berlin = Position::new(13.405, 52.52).unwrap();
+    /// let six = Utc.with_ymd_and_hms(2026, 6, 10, 6, 0, 0).unwrap();
+    /// let series = source.hourly_concentrations(&[berlin], six, 2).await.unwrap();
+    /// let pm25: Vec<f64> = series[0].as_ref().unwrap().values.iter()
+    ///     .map(|c| c.unwrap().get(Pollutant::Pm25).unwrap().ug_m3())
+    ///     .collect();
+    /// assert_eq!(pm25, [6.0, 7.0, 8.0]);
+    /// assert_eq!(ForecastSource::info(&source).name, "rising");
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn from_model(model: Arc<dyn AirModel>, grid: ModelGrid) -> Self {
+        let config = StoreConfig {
+            cache_bytes: 0,
+            chunk_nodes: grid.chunk_nodes,
+            chunk_hours: grid.chunk_hours,
+        };
+        Self {
+            model: Some(Modelled::new(model, grid)),
+            ..Self::new(Arc::new(InMemory::new()), config)
+        }
+    }
+
+    /// What the model of a store made by [`GridStore::from_model`] is; `None` for a store of
+    /// stored batches.
+    #[must_use]
+    pub fn model_info(&self) -> Option<SourceInfo> {
+        self.model.as_ref().map(Modelled::info)
+    }
+
+    /// The catalog a sampling of `span` reads: the model's days, or the batches held.
+    pub(crate) fn catalog_for(&self, span: &std::ops::Range<i64>) -> Arc<Catalog> {
+        match &self.model {
+            Some(model) => Arc::new(model.catalog(span)),
+            None => self.catalog(),
         }
     }
 
@@ -444,6 +524,6 @@ impl GridStore {
     /// Bytes of chunks the cache holds now.
     #[must_use]
     pub fn cached_bytes(&self) -> u64 {
-        self.cache.weight()
+        self.cache.weight() + self.model.as_ref().map_or(0, Modelled::weight)
     }
 }

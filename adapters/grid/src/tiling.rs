@@ -30,6 +30,11 @@ impl Tiling {
         }
     }
 
+    /// Cells a side of a block.
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
     /// The lattice.
     pub(crate) fn lattice(&self) -> &Lattice {
         &self.lattice

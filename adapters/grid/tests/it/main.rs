@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod conformance;
+mod model;
 mod nodes;
 mod pollen;
 mod reference;
