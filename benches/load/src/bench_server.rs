@@ -21,6 +21,7 @@ use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use anyhow::{Context, Result, anyhow, bail};
 use aq_core::runtime::{Clock, IdGenerator};
 use aq_core::{AirQualitySource, Concentration, Concentrations, Pollutant, Position};
+use aq_grid::{GridSource, GridStore, ModelGrid};
 use aq_sources::{DemoField, PollenCounts, StationFile, StationFileConfig, StationReading};
 use axum::Router;
 use axum::routing::get;
@@ -89,7 +90,11 @@ pub async fn serve(source: BenchSource) -> Result<()> {
         .create_account("bench@example.org", "correct horse battery")
         .await?;
     let key = manager.identity().create_key(account.id, "bench").await?;
-    let field = Arc::new(DemoField::new(DEMO_SEED));
+    // The demo field on its grid, as `insights-server` serves it.
+    let field = Arc::new(GridSource::new(Arc::new(GridStore::from_model(
+        Arc::new(DemoField::new(DEMO_SEED)),
+        ModelGrid::default(),
+    ))));
     let pipeline = Arc::new(AlertPipeline::new(
         PipelinePorts {
             rules: store.clone(),

@@ -200,7 +200,8 @@ pub(crate) struct FileSettings {
     retention_hours: Option<u64>,
     /// How often a `cams:` source looks for new files and runs, in seconds.
     cams_poll_seconds: Option<u64>,
-    /// The most MiB of CAMS grid chunks each process keeps in memory.
+    /// The most MiB of grid chunks each process keeps in memory (the CAMS grids', or the demo
+    /// field's computed blocks).
     cams_cache_mib: Option<u64>,
     /// How long a worker holds a job before another may take it over, in seconds.
     lease_seconds: Option<u64>,
@@ -301,7 +302,8 @@ pub(crate) struct Settings {
     pub(crate) retention_hours: u64,
     /// How often a `cams:` source looks for new files and runs.
     pub(crate) cams_poll: Duration,
-    /// The most bytes of CAMS grid chunks this process keeps in memory.
+    /// The most bytes of grid chunks this process keeps in memory (the CAMS grids', or the
+    /// demo field's computed blocks).
     pub(crate) cams_cache_bytes: u64,
     /// How long a worker holds a job, in seconds: after a crash, its jobs wait this long
     /// before another worker takes them over.

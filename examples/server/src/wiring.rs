@@ -12,7 +12,7 @@ use alerts_core::ports::{
 use anyhow::{Context, Result, bail};
 use aq_core::runtime::{Clock, IdGenerator};
 use aq_core::{AirQualitySource, ForecastSource};
-use aq_grid::{DirectoryFeed, GridSource, GridStore, StoreConfig};
+use aq_grid::{DirectoryFeed, GridSource, GridStore, ModelGrid, StoreConfig};
 use aq_sources::{DemoField, OpenAq, OpenAqConfig, OpenMeteo, OpenMeteoConfig, StationFile};
 use async_trait::async_trait;
 use identity_core::manage::Identity;
@@ -290,10 +290,20 @@ fn answers_from_memory(settings: &Settings) -> bool {
 pub(crate) fn open_model(settings: &Settings, clock: &Arc<dyn Clock>) -> Result<Sources> {
     let spec = settings.aq_source.as_str();
     if spec == "demo" {
-        let field = Arc::new(DemoField::new(DEMO_SEED));
+        // The field laid on a 0.01° grid and computed per block on first use: routes, tiles,
+        // lookups and alerts read it the way they read the CAMS grids, and a forecast hour
+        // is the index a route leaving then scores.
+        let grid = GridStore::from_model(
+            Arc::new(DemoField::new(DEMO_SEED)),
+            ModelGrid {
+                cache_bytes: settings.cams_cache_bytes,
+                ..ModelGrid::default()
+            },
+        );
+        let source = Arc::new(GridSource::new(Arc::new(grid)));
         return Ok(Sources {
-            air: field.clone(),
-            forecast: field,
+            air: source.clone(),
+            forecast: source,
         });
     }
     if let Some(base_url) = open_meteo_url(spec) {
