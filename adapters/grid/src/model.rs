@@ -37,7 +37,7 @@ use crate::sampling::{Group, Held};
 use crate::store::DEFAULT_CACHE_BYTES;
 use crate::tiling::Tiling;
 
-/// Cells a side of a model's chunks by default: 16 cells of 0.01°, about 18 km, so that the
+/// Cells a side of a model's chunks by default: 16 cells of 0.02°, about 35 km, so that the
 /// points around one city share a few blocks and a block is a few milliseconds of work.
 pub const MODEL_CHUNK_NODES: usize = 16;
 
@@ -72,13 +72,13 @@ pub struct ModelGrid {
 }
 
 impl Default for ModelGrid {
-    /// 0.01° round the globe (about 1.1 km: fine enough for the demo field's road plumes of
-    /// 1.5 km to show), chunks of [`MODEL_CHUNK_NODES`] cells and [`MODEL_CHUNK_HOURS`] hours,
+    /// 0.02° round the globe (about 2.2 km: the demo field's city plumes in detail, its road
+    /// plumes of 1.5 km softened), chunks of [`MODEL_CHUNK_NODES`] cells and [`MODEL_CHUNK_HOURS`] hours,
     /// [`DEFAULT_CACHE_BYTES`] of blocks.
     fn default() -> Self {
         Self {
-            lattice: Lattice::new(90.0, -0.01, 18_001, -180.0, 0.01, 36_000)
-                .expect("0.01° from the North Pole to the South Pole, round the globe, is a grid"),
+            lattice: Lattice::new(90.0, -0.02, 9_001, -180.0, 0.02, 18_000)
+                .expect("0.02° from the North Pole to the South Pole, round the globe, is a grid"),
             chunk_nodes: MODEL_CHUNK_NODES,
             chunk_hours: MODEL_CHUNK_HOURS,
             cache_bytes: DEFAULT_CACHE_BYTES,

@@ -290,7 +290,7 @@ fn answers_from_memory(settings: &Settings) -> bool {
 pub(crate) fn open_model(settings: &Settings, clock: &Arc<dyn Clock>) -> Result<Sources> {
     let spec = settings.aq_source.as_str();
     if spec == "demo" {
-        // The field laid on a 0.01° grid and computed per block on first use: routes, tiles,
+        // The field laid on a 0.02° grid and computed per block on first use: routes, tiles,
         // lookups and alerts read it the way they read the CAMS grids, and a forecast hour
         // is the index a route leaving then scores.
         let grid = GridStore::from_model(

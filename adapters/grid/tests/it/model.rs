@@ -128,7 +128,7 @@ async fn an_answer_does_not_depend_on_the_positions_asked_with_it() {
     let crowd: Vec<Position> = std::iter::once(paris)
         .chain((0..2_000).map(|i| {
             let (dx, dy) = (f64::from(i % 50), f64::from(i / 50));
-            p(2.30 + dx * 0.002, 48.82 + dy * 0.002)
+            p(2.25 + dx * 0.004, 48.78 + dy * 0.004)
         }))
         .collect();
     let together = source.hourly_ci(&crowd, start, 24).await.unwrap();
@@ -223,7 +223,7 @@ async fn scattered_positions_cost_a_few_evaluations_each_wherever_they_are() {
 }
 
 #[tokio::test]
-async fn the_demo_field_on_its_grid_is_labelled_synthetic_and_near_the_field() {
+async fn the_demo_field_on_its_grid_is_labelled_synthetic() {
     let source = demo();
     let info = ForecastSource::info(&source);
     assert_eq!(info.name, "demo");
@@ -238,16 +238,39 @@ async fn the_demo_field_on_its_grid_is_labelled_synthetic_and_near_the_field() {
     assert_eq!(series.provenance, Provenance::Synthetic);
     let days = source.pollen_days(&[berlin], t(20, 6, 0), 2).await.unwrap();
     assert_eq!(days[0].as_ref().unwrap().provenance, Provenance::Synthetic);
-    // Nodes 0.01° apart hold the field's values, so a blend stays near the field between them.
+}
+
+#[tokio::test]
+async fn the_demo_field_on_its_grid_stays_near_the_field() {
+    let source = demo();
     let field = DemoField::default();
-    for (k, ci) in series.values.iter().enumerate() {
-        let exact = field
-            .ci_at(berlin, t(20, 6, 0) + Duration::hours(k as i64))
-            .unwrap()
-            .value();
-        let got = ci.unwrap().value();
-        assert!((got - exact).abs() < 2.0, "hour {k}: {got} against {exact}");
+    // A day of every 0.05° over a degree around Paris: its centre, suburbs, road corridors.
+    let positions: Vec<Position> = (0..400)
+        .map(|i| {
+            p(
+                1.863 + f64::from(i % 20) * 0.05,
+                48.367 + f64::from(i / 20) * 0.05,
+            )
+        })
+        .collect();
+    let start = t(20, 6, 0);
+    let series = source.hourly_ci(&positions, start, 23).await.unwrap();
+    let mut off: Vec<f64> = Vec::new();
+    for (position, s) in positions.iter().zip(series) {
+        for (h, ci) in s.unwrap().values.iter().enumerate() {
+            let exact = field
+                .ci_at(*position, start + Duration::hours(h as i64))
+                .unwrap();
+            off.push((ci.unwrap().value() - exact.value()).abs());
+        }
     }
+    off.sort_by(f64::total_cmp);
+    let mean = off.iter().sum::<f64>() / off.len() as f64;
+    let p99 = off[off.len() * 99 / 100];
+    // Nodes 0.02° apart hold the field's values: the blend is the field but where a feature is
+    // narrower than the spacing (a road plume), a few index points off there.
+    assert!(mean < 0.25, "mean {mean}");
+    assert!(p99 < 5.0, "99th percentile {p99}");
 }
 
 #[tokio::test]
