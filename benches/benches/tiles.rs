@@ -1,7 +1,7 @@
 //! Heatmap tiles per second: whole `GET /insights/v1/tiles/{z}/{x}/{y}.png` requests through
 //! the API's router in the process (key check, rate limiter, one batch source call for the
 //! tile's 17 × 17 grid, interpolation, PNG encoding), on one thread, on the demo field (as
-//! computed per point, and as the server serves it, on its 0.01° grid), on 10,000 in-memory
+//! computed per point, and as the server serves it, on its 0.02° grid), on 10,000 in-memory
 //! stations and on the CAMS grid source (the European forecast's 0.1° grid
 //! held as chunks in an in-memory store, the chunks in the cache after the first round). No
 //! sockets: the figure is the handler's cost, what a server core spends per tile.
@@ -201,7 +201,7 @@ fn grid(rt: &tokio::runtime::Runtime) -> GridSource {
     GridSource::new(store)
 }
 
-/// The demo field as the server serves it: on its 0.01° grid, the blocks computed on first
+/// The demo field as the server serves it: on its 0.02° grid, the blocks computed on first
 /// use and then held.
 fn demo_grid() -> GridSource {
     let model = GridStore::from_model(Arc::new(DemoField::default()), ModelGrid::default());
@@ -226,7 +226,7 @@ fn main() {
     // Zoom 10 over Berlin: 64 tiles of about 25 km each, inside the stations' square.
     let cases: [(&str, Arc<dyn AirQualitySource>); 4] = [
         ("demo field", Arc::new(DemoField::default())),
-        ("demo field on its 0.01° grid", Arc::new(demo_grid())),
+        ("demo field on its 0.02° grid", Arc::new(demo_grid())),
         ("10,000 stations", Arc::new(stations())),
         ("CAMS grid, 0.1°", Arc::new(grid(&rt))),
     ];

@@ -4,6 +4,7 @@
 //! insights-load http-ratio                       # scoring vs an empty handler, 64 connections
 //! insights-load alerts-scale --points 10000      # one large alert request, time and memory
 //! insights-load alerts-scale --points 100000 --aq-source demo --aq-source cams   # both sources
+//! insights-load alerts-scale --points 100000 --requests 3   # and again, on what is in memory
 //! insights-load mixed --duration 60 --connections 64
 //! insights-load alert-jobs --rate 800 --before-bin old/insights-server   # small jobs, side by side
 //! insights-load abuse --duration 20              # good clients alone, then beside an abusive one
@@ -68,6 +69,10 @@ enum Command {
         /// repeat it to run each in turn, side by side in one run.
         #[arg(long = "aq-source", value_enum, default_values_t = [ScaleSource::Demo])]
         sources: Vec<ScaleSource>,
+        /// The same request posted this many times to the same server, each once the last is
+        /// delivered: the later ones find what the first left in memory.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10))]
+        requests: u32,
     },
     /// Route scoring and alert requests together on the real server; fails on any error or
     /// any accepted alert request not delivered.
@@ -201,6 +206,7 @@ async fn run(command: Command) -> Result<bool> {
             server_bin,
             patience,
             sources,
+            requests,
         } => {
             let bin = server_bin.unwrap_or_else(default_server_bin);
             for source in sources {
@@ -208,6 +214,7 @@ async fn run(command: Command) -> Result<bool> {
                     points,
                     patience: Duration::from_secs(patience),
                     source,
+                    requests: usize::try_from(requests).unwrap_or(1),
                 };
                 let result = alerts_scale::run(&bin, &options).await?;
                 result.print();

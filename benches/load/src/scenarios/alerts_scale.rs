@@ -1,7 +1,9 @@
 //! Alerts at scale: one alert request of N points with two rules on the real server, from the
 //! POST to the receiver's verified webhook, then the file downloaded as a stream; the time of
 //! each and the server's peak memory. Run at two sizes, the peaks show whether memory grows
-//! with the number of points.
+//! with the number of points. With `--requests N` the same request is posted again to the same
+//! server once each is delivered: the later ones find in memory what the first read (chunks)
+//! or computed (the demo field's blocks), as the hourly requests of a deployment do.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -46,6 +48,17 @@ pub struct ScaleOptions {
     pub patience: Duration,
     /// What the server answers from.
     pub source: ScaleSource,
+    /// Requests posted one after the other (at least one).
+    pub requests: usize,
+}
+
+/// One request after the first: from the POST to its 200, and to its verified webhook.
+#[derive(Debug, Clone, Copy)]
+pub struct LaterRequest {
+    /// From sending the POST to its 200.
+    pub accepted_in: Duration,
+    /// From sending the POST to the verified webhook.
+    pub post_to_webhook: Duration,
 }
 
 /// What was measured.
@@ -73,6 +86,8 @@ pub struct ScaleResult {
     pub peak_before_kib: u64,
     /// The server's memory over the run.
     pub memory: MemoryReport,
+    /// The requests posted after the first, in turn.
+    pub later: Vec<LaterRequest>,
 }
 
 impl ScaleResult {
@@ -116,6 +131,18 @@ impl ScaleResult {
                 self.download.largest_chunk
             ),
         );
+        for (k, later) in self.later.iter().enumerate() {
+            figure(
+                &s,
+                &format!("request {}: POST to 200 / to webhook", k + 2),
+                format!(
+                    "{} / {} ({:.0} points/s)",
+                    ms(later.accepted_in),
+                    ms(later.post_to_webhook),
+                    self.points as f64 / later.post_to_webhook.as_secs_f64().max(1e-9)
+                ),
+            );
+        }
         figure(
             &s,
             "server peak memory (VmHWM) before the POST",
@@ -179,30 +206,34 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
     };
     let body_bytes = body.len();
     let url = format!("{}{}", server.base, requests::api_path(&key.key));
-    let posted = Instant::now();
-    let reply = client::post_json(&url, body).await?;
-    let accepted_in = posted.elapsed();
-    if reply.status != 200 {
-        bail!(
-            "the alert request was answered {}: {}",
-            reply.status,
-            String::from_utf8_lossy(&reply.body)
-        );
-    }
-    let answer: serde_json::Value = serde_json::from_slice(&reply.body)?;
-    let token = answer["data"]["token"]
-        .as_str()
-        .context("the 200 carries no token")?
-        .to_owned();
-    let Some(delivered) = receiver.wait_for(&token, options.patience).await else {
-        let (refused, why) = receiver.refused();
-        bail!(
-            "no delivery of {token} within {:?} ({refused} refused{})\nserver log:\n{}",
-            options.patience,
-            why.map(|w| format!(": {w}")).unwrap_or_default(),
-            server.log_tail(30)
-        );
+    let post = async || {
+        let posted = Instant::now();
+        let reply = client::post_json(&url, body.clone()).await?;
+        let accepted_in = posted.elapsed();
+        if reply.status != 200 {
+            bail!(
+                "the alert request was answered {}: {}",
+                reply.status,
+                String::from_utf8_lossy(&reply.body)
+            );
+        }
+        let answer: serde_json::Value = serde_json::from_slice(&reply.body)?;
+        let token = answer["data"]["token"]
+            .as_str()
+            .context("the 200 carries no token")?
+            .to_owned();
+        let Some(delivered) = receiver.wait_for(&token, options.patience).await else {
+            let (refused, why) = receiver.refused();
+            bail!(
+                "no delivery of {token} within {:?} ({refused} refused{})\nserver log:\n{}",
+                options.patience,
+                why.map(|w| format!(": {w}")).unwrap_or_default(),
+                server.log_tail(30)
+            );
+        };
+        Ok((posted, accepted_in, token, delivered))
     };
+    let (posted, accepted_in, token, delivered) = post().await?;
     let arrived = delivered.arrived;
     let file_url = delivered.json["URL"]
         .as_str()
@@ -225,6 +256,14 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
             download.lines
         );
     }
+    let mut later = Vec::new();
+    for _ in 1..options.requests {
+        let (posted, accepted_in, _, delivered) = post().await?;
+        later.push(LaterRequest {
+            accepted_in,
+            post_to_webhook: delivered.arrived.duration_since(posted),
+        });
+    }
     drop(server);
     drop(grids);
     Ok(ScaleResult {
@@ -239,6 +278,7 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
         alerts_recorded,
         peak_before_kib,
         memory,
+        later,
     })
 }
 
