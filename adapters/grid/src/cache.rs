@@ -97,7 +97,7 @@ mod tests {
     #[tokio::test]
     async fn the_cache_never_holds_more_bytes_than_its_bound() {
         let cache = ChunkCache::new(1 << 20);
-        let chunk = Arc::new(Chunk::new(65, 65, 8, vec![1.0; 65 * 65 * 8].into()).unwrap());
+        let chunk = Arc::new(Chunk::new(65, 65, 8, &[1.0; 65 * 65 * 8]).unwrap());
         for k in 0..100 {
             let id = ChunkId {
                 batch: 1,
@@ -130,9 +130,7 @@ mod tests {
             reads.fetch_add(1, Ordering::SeqCst);
             // Long enough for every other caller to arrive while this read is under way.
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            Ok::<_, ()>(Some(Arc::new(
-                Chunk::new(2, 2, 1, vec![1.0; 4].into()).unwrap(),
-            )))
+            Ok::<_, ()>(Some(Arc::new(Chunk::new(2, 2, 1, &[1.0; 4]).unwrap())))
         };
         let got = futures::future::join_all((0..8).map(|_| cache.get_or_load(id, read()))).await;
         assert_eq!(reads.load(Ordering::SeqCst), 1);
@@ -154,11 +152,8 @@ mod tests {
         };
         let missing = || async { Ok::<Option<Arc<Chunk>>, ()>(None) };
         assert_eq!(cache.get_or_load(id, missing()).await, Ok(None));
-        let found = || async {
-            Ok::<_, ()>(Some(Arc::new(
-                Chunk::new(2, 2, 1, vec![2.0; 4].into()).unwrap(),
-            )))
-        };
+        let found =
+            || async { Ok::<_, ()>(Some(Arc::new(Chunk::new(2, 2, 1, &[2.0; 4]).unwrap()))) };
         assert!(matches!(cache.get_or_load(id, found()).await, Ok(Some(_))));
     }
 }

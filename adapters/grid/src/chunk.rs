@@ -38,10 +38,15 @@ pub struct ChunkError(String);
 
 /// A block of nodes of one quantity over a block of hours, values in µg/m³ or grains/m³.
 ///
+/// In memory a node's hours lie together (node after node, the hour varying fastest), the
+/// transpose of the stored order: a batch is read hour after hour, and its positions' nodes
+/// are then read from the lines the first hour brought into the processor's cache, not from
+/// main memory again for every hour.
+///
 /// ```
 /// use aq_grid::chunk::Chunk;
 ///
-/// let chunk = Chunk::new(2, 2, 1, vec![1.0, 2.0, f32::NAN, 4.0].into()).unwrap();
+/// let chunk = Chunk::new(2, 2, 1, &[1.0, 2.0, f32::NAN, 4.0]).unwrap();
 /// let back = Chunk::decode(&chunk.encode()).unwrap();
 /// assert_eq!(back.shape(), (2, 2, 1));
 /// assert_eq!(back.value(0, 1), 2.0);
@@ -53,6 +58,7 @@ pub struct Chunk {
     rows: usize,
     cols: usize,
     hours: usize,
+    /// Node-major: node `n`'s value at hour `h` is at `n × hours + h`.
     values: Box<[f32]>,
 }
 
@@ -66,12 +72,7 @@ impl Chunk {
     ///
     /// # Errors
     /// [`ChunkError`] when the count of values differs, or a side is zero or above `u32`.
-    pub fn new(
-        rows: usize,
-        cols: usize,
-        hours: usize,
-        values: Box<[f32]>,
-    ) -> Result<Self, ChunkError> {
+    pub fn new(rows: usize, cols: usize, hours: usize, values: &[f32]) -> Result<Self, ChunkError> {
         let fits = |n: usize| n > 0 && u32::try_from(n).is_ok();
         if !(fits(rows) && fits(cols) && fits(hours)) {
             return Err(ChunkError(format!("{rows} × {cols} × {hours}")));
@@ -82,6 +83,10 @@ impl Chunk {
                 values.len()
             )));
         }
+        let nodes = rows * cols;
+        let values = (0..nodes * hours)
+            .map(|k| values[(k % hours) * nodes + k / hours])
+            .collect();
         Ok(Self {
             rows,
             cols,
@@ -100,16 +105,15 @@ impl Chunk {
     /// position outside the chunk.
     #[must_use]
     pub fn value(&self, hour: usize, at: usize) -> f32 {
-        self.hour(hour)
-            .and_then(|values| values.get(at))
-            .copied()
-            .unwrap_or(f32::NAN)
+        self.at(hour, at).unwrap_or(f32::NAN)
     }
 
-    /// The values of `hour`, node by node; `None` past the chunk's hours.
-    fn hour(&self, hour: usize) -> Option<&[f32]> {
-        let nodes = self.rows * self.cols;
-        self.values.get(hour * nodes..(hour + 1) * nodes)
+    /// The value of `hour` at node `at`; `None` outside the chunk.
+    fn at(&self, hour: usize, at: usize) -> Option<f32> {
+        if hour >= self.hours || at >= self.rows * self.cols {
+            return None;
+        }
+        self.values.get(at * self.hours + hour).copied()
     }
 
     /// The bytes the chunk takes in memory, for the cache's weight.
@@ -127,8 +131,11 @@ impl Chunk {
             // `new` checked that each side fits.
             out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
         }
-        for v in &self.values {
-            out.extend_from_slice(&v.to_le_bytes());
+        let nodes = self.rows * self.cols;
+        for hour in 0..self.hours {
+            for node in 0..nodes {
+                out.extend_from_slice(&self.values[node * self.hours + hour].to_le_bytes());
+            }
         }
         out
     }
@@ -157,17 +164,17 @@ impl Chunk {
                 bytes.len()
             )));
         }
-        let values: Box<[f32]> = bytes[HEADER..]
+        let values: Vec<f32> = bytes[HEADER..]
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
-        Self::new(rows, cols, hours, values)
+        Self::new(rows, cols, hours, &values)
     }
 
     /// The blend of `hour`'s values at `blend`'s nodes: `None` when a node with weight has no
     /// value or lies outside the chunk.
     pub(crate) fn blend(&self, hour: usize, blend: &Blend) -> Option<f64> {
-        blend.apply(self.hour(hour)?)
+        blend.apply_by(|node| self.at(hour, node))
     }
 }
 
@@ -179,28 +186,38 @@ mod tests {
 
     #[test]
     fn damaged_bytes_are_refused() {
-        let chunk = Chunk::new(2, 3, 2, vec![1.5; 12].into()).unwrap();
+        let chunk = Chunk::new(2, 3, 2, &[1.5; 12]).unwrap();
         let bytes = chunk.encode();
         assert!(Chunk::decode(&bytes[..bytes.len() - 1]).is_err());
         assert!(Chunk::decode(&bytes[..10]).is_err());
         let mut wrong = bytes.clone();
         wrong[0] = b'X';
         assert!(Chunk::decode(&wrong).is_err());
-        assert!(Chunk::new(2, 3, 2, vec![1.5; 11].into()).is_err());
+        assert!(Chunk::new(2, 3, 2, &[1.5; 11]).is_err());
     }
 
     proptest! {
         /// What ingest stores (an `f32` per node, NaN for none) comes back bit for bit.
         #[test]
         fn a_chunk_round_trips_bit_for_bit(
-            values in prop::collection::vec(any::<f32>(), 1..64),
+            (rows, cols, hours, values) in (1..5usize, 1..5usize, 1..4usize).prop_flat_map(
+                |(r, c, h)| (Just(r), Just(c), Just(h), prop::collection::vec(any::<f32>(), r * c * h)),
+            ),
         ) {
-            let n = values.len();
-            let chunk = Chunk::new(1, n, 1, values.clone().into()).unwrap();
-            let back = Chunk::decode(&chunk.encode()).unwrap();
+            let chunk = Chunk::new(rows, cols, hours, &values).unwrap();
+            let bytes = chunk.encode();
+            // Stored hour after hour, row after row, as given.
             for (k, v) in values.iter().enumerate() {
-                prop_assert_eq!(back.value(0, k).to_bits(), v.to_bits());
+                let at = HEADER + 4 * k;
+                prop_assert_eq!(&bytes[at..at + 4], &v.to_le_bytes()[..]);
             }
+            let back = Chunk::decode(&bytes).unwrap();
+            let nodes = rows * cols;
+            for (k, v) in values.iter().enumerate() {
+                prop_assert_eq!(back.value(k / nodes, k % nodes).to_bits(), v.to_bits());
+            }
+            prop_assert!(back.value(hours, 0).is_nan());
+            prop_assert!(back.value(0, nodes).is_nan());
         }
 
         /// Against the exact value ingest computed in `f64`, a stored value is off by at most
@@ -211,7 +228,7 @@ mod tests {
             exact in prop_oneof![0.0..1e-30f64, 0.0..1.0f64, 0.0..1e6f64, 1e-45..1e30f64],
         ) {
             #[allow(clippy::cast_possible_truncation)]
-            let chunk = Chunk::new(1, 1, 1, vec![exact as f32].into()).unwrap();
+            let chunk = Chunk::new(1, 1, 1, &[exact as f32]).unwrap();
             let got = f64::from(Chunk::decode(&chunk.encode()).unwrap().value(0, 0));
             let bound = (exact.abs() * MAX_RELATIVE_ERROR).max(2f64.powi(-150));
             prop_assert!((got - exact).abs() <= bound, "{exact} stored as {got}");

@@ -205,12 +205,17 @@ impl Blend {
     /// The blend of `values` at the nodes: `None` when a node with weight is missing (NaN).
     #[must_use]
     pub fn apply(&self, values: &[f32]) -> Option<f64> {
+        self.apply_by(|n| values.get(n).copied())
+    }
+
+    /// The blend of the nodes' values as `value` gives them (`None` for a node not held).
+    pub(crate) fn apply_by(&self, value: impl Fn(usize) -> Option<f32>) -> Option<f64> {
         let mut sum = 0.0;
         for (&n, &w) in self.nodes.iter().zip(&self.weights) {
             if w == 0.0 {
                 continue;
             }
-            let v = f64::from(*values.get(n)?);
+            let v = f64::from(value(n)?);
             if v.is_nan() {
                 return None;
             }

@@ -408,7 +408,7 @@ fn evaluate(
     }
     values
         .into_iter()
-        .map(|v| Chunk::new(rows, cols, hours.len(), v.into()).map(Arc::new))
+        .map(|v| Chunk::new(rows, cols, hours.len(), &v).map(Arc::new))
         .collect()
 }
 

@@ -36,7 +36,7 @@ pub(crate) fn block_chunks(
                 }
             }
             // The shape is the tiling's and the hours are at least one: always a chunk.
-            let Ok(chunk) = Chunk::new(rows, cols, hours.len(), values.into()) else {
+            let Ok(chunk) = Chunk::new(rows, cols, hours.len(), &values) else {
                 continue;
             };
             if !put(chunk_path(prefix, t, rb, cb), Bytes::from(chunk.encode())) {
