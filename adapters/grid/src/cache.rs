@@ -19,6 +19,27 @@ pub(crate) struct ChunkId {
     pub(crate) column_block: u32,
 }
 
+impl ChunkId {
+    /// Chunk (`hours`, `row_block`, `column_block`) of quantity `quantity` (its index) of
+    /// batch `batch`; indices past what the id holds (never met: a grid has far fewer blocks)
+    /// saturate.
+    pub(crate) fn new(
+        batch: u64,
+        quantity: usize,
+        hours: usize,
+        row_block: usize,
+        column_block: usize,
+    ) -> Self {
+        Self {
+            batch,
+            quantity: u8::try_from(quantity).unwrap_or(u8::MAX),
+            hours: u32::try_from(hours).unwrap_or(u32::MAX),
+            row_block: u32::try_from(row_block).unwrap_or(u32::MAX),
+            column_block: u32::try_from(column_block).unwrap_or(u32::MAX),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct ByBytes;
 

@@ -67,22 +67,47 @@ fn u32_le(bytes: &[u8], at: usize) -> Option<usize> {
     usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()
 }
 
+/// Refuses a shape with a side of zero or above `u32`, or `values` not one per node and hour.
+fn check_shape(rows: usize, cols: usize, hours: usize, values: usize) -> Result<(), ChunkError> {
+    let fits = |n: usize| n > 0 && u32::try_from(n).is_ok();
+    if !(fits(rows) && fits(cols) && fits(hours)) {
+        return Err(ChunkError(format!("{rows} × {cols} × {hours}")));
+    }
+    if values != rows * cols * hours {
+        return Err(ChunkError(format!(
+            "{values} values for {rows} rows, {cols} columns and {hours} hours"
+        )));
+    }
+    Ok(())
+}
+
+/// The header, then `values` (in the encoding's order) little-endian, of a shape checked
+/// already.
+fn stored_form(
+    rows: usize,
+    cols: usize,
+    hours: usize,
+    values: impl Iterator<Item = f32>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER + 4 * rows * cols * hours);
+    out.extend_from_slice(MAGIC);
+    for n in [rows, cols, hours] {
+        // The shape was checked: each side fits.
+        out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+    }
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
 impl Chunk {
     /// A chunk of `hours` × `rows` × `cols` `values` in the encoding's order.
     ///
     /// # Errors
     /// [`ChunkError`] when the count of values differs, or a side is zero or above `u32`.
     pub fn new(rows: usize, cols: usize, hours: usize, values: &[f32]) -> Result<Self, ChunkError> {
-        let fits = |n: usize| n > 0 && u32::try_from(n).is_ok();
-        if !(fits(rows) && fits(cols) && fits(hours)) {
-            return Err(ChunkError(format!("{rows} × {cols} × {hours}")));
-        }
-        if values.len() != rows * cols * hours {
-            return Err(ChunkError(format!(
-                "{} values for {rows} rows, {cols} columns and {hours} hours",
-                values.len()
-            )));
-        }
+        check_shape(rows, cols, hours, values.len())?;
         let nodes = rows * cols;
         let values = (0..nodes * hours)
             .map(|k| values[(k % hours) * nodes + k / hours])
@@ -125,19 +150,25 @@ impl Chunk {
     /// The stored form (see the module's documentation).
     #[must_use]
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER + 4 * self.values.len());
-        out.extend_from_slice(MAGIC);
-        for n in [self.rows, self.cols, self.hours] {
-            // `new` checked that each side fits.
-            out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
-        }
         let nodes = self.rows * self.cols;
-        for hour in 0..self.hours {
-            for node in 0..nodes {
-                out.extend_from_slice(&self.values[node * self.hours + hour].to_le_bytes());
-            }
-        }
-        out
+        let stored = (0..self.hours)
+            .flat_map(|hour| (0..nodes).map(move |node| self.values[node * self.hours + hour]));
+        stored_form(self.rows, self.cols, self.hours, stored)
+    }
+
+    /// The stored form of `hours` × `rows` × `cols` `values` in the encoding's order, as
+    /// [`Chunk::new`] then [`Chunk::encode`] would make it, without holding them as a chunk.
+    ///
+    /// # Errors
+    /// As [`Chunk::new`].
+    pub fn encode_values(
+        rows: usize,
+        cols: usize,
+        hours: usize,
+        values: &[f32],
+    ) -> Result<Vec<u8>, ChunkError> {
+        check_shape(rows, cols, hours, values.len())?;
+        Ok(stored_form(rows, cols, hours, values.iter().copied()))
     }
 
     /// A chunk from its stored form.
@@ -211,6 +242,8 @@ mod tests {
                 let at = HEADER + 4 * k;
                 prop_assert_eq!(&bytes[at..at + 4], &v.to_le_bytes()[..]);
             }
+            // Written straight from the values, the same bytes.
+            prop_assert_eq!(&Chunk::encode_values(rows, cols, hours, &values).unwrap(), &bytes);
             let back = Chunk::decode(&bytes).unwrap();
             let nodes = rows * cols;
             for (k, v) in values.iter().enumerate() {

@@ -351,13 +351,7 @@ fn hold(held: &mut Held, batch: u64, id: BlockId, block: &Block, wanted: Wanted)
         if !wanted[k] {
             continue;
         }
-        let chunk_id = ChunkId {
-            batch,
-            quantity: u8::try_from(k).unwrap_or(u8::MAX),
-            hours: u32::try_from(id.hours).unwrap_or(u32::MAX),
-            row_block: u32::try_from(id.row_block).unwrap_or(u32::MAX),
-            column_block: u32::try_from(id.column_block).unwrap_or(u32::MAX),
-        };
+        let chunk_id = ChunkId::new(batch, k, id.hours, id.row_block, id.column_block);
         held.insert(chunk_id, Some(chunk.clone()));
     }
 }

@@ -344,14 +344,13 @@ impl Hourly {
                                 continue;
                             }
                             let found = found.get_or_insert_with(|| {
-                                let id = ChunkId {
-                                    batch: batch.id,
-                                    quantity: u8::try_from(k).unwrap_or(u8::MAX),
-                                    hours: u32::try_from(t).unwrap_or(u32::MAX),
-                                    row_block: u32::try_from(group.row_block).unwrap_or(u32::MAX),
-                                    column_block: u32::try_from(group.column_block)
-                                        .unwrap_or(u32::MAX),
-                                };
+                                let id = ChunkId::new(
+                                    batch.id,
+                                    k,
+                                    t,
+                                    group.row_block,
+                                    group.column_block,
+                                );
                                 chunks.find(id, || {
                                     chunk_path(
                                         &layer.chunks,

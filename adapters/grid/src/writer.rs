@@ -36,10 +36,10 @@ pub(crate) fn block_chunks(
                 }
             }
             // The shape is the tiling's and the hours are at least one: always a chunk.
-            let Ok(chunk) = Chunk::new(rows, cols, hours.len(), &values) else {
+            let Ok(bytes) = Chunk::encode_values(rows, cols, hours.len(), &values) else {
                 continue;
             };
-            if !put(chunk_path(prefix, t, rb, cb), Bytes::from(chunk.encode())) {
+            if !put(chunk_path(prefix, t, rb, cb), Bytes::from(bytes)) {
                 return;
             }
         }
