@@ -13,7 +13,8 @@
 //! those nodes and hours, for itself. A large batch around a city pays for its blocks at once;
 //! small requests around it, after a few of them. Either way a position's value is the blend
 //! of the same node values, so an answer never depends on which other positions came with it;
-//! and scattered positions cost a few model evaluations each per hour, wherever they are.
+//! and scattered positions cost at most four model evaluations each per hour, wherever they
+//! are, until their places have been asked for often enough to pay for whole blocks.
 
 use std::collections::BTreeSet;
 use std::fmt;

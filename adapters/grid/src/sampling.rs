@@ -4,10 +4,11 @@
 //!
 //! The work is ordered by what the memory holds rather than by position. The positions are
 //! grouped by the chunk their four nodes lie in (per grid), and each hour of each quantity is
-//! read for a whole group at once: one chunk looked up, then one hour of it (a few kilobytes)
-//! blended at every position of the group while it is in the processor's cache. Asked position
-//! by position, each would read its own nodes of every hour and quantity from main memory, and
-//! look its chunks up in the shared cache again and again.
+//! read for a whole group at once: one chunk looked up, then blended at every position of the
+//! group. A chunk holds each node's hours together ([`Chunk`]), so the first hour brings a
+//! group's nodes into the processor's cache and the hours after it find them there. Asked
+//! position by position, each would read its own nodes of every hour and quantity from main
+//! memory, and look its chunks up in the shared cache again and again.
 //!
 //! An instant between two whole hours is blended linearly between them ([`Hourly::at`]): the
 //! whole hours are read once for a series of instants, so the hourly series of a forecast and
