@@ -1,4 +1,4 @@
-//! A model's values laid on a grid ([`GridStore::from_model`]): the demo field, or any
+//! A model's values laid on a grid ([`crate::GridStore::from_model`]): the demo field, or any
 //! [`AirModel`], sampled through the same chunks, blends and hours as the CAMS grids, its nodes
 //! computed per block on first use instead of read from an object store.
 //!
