@@ -147,12 +147,19 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     Ok(())
 }
 
+/// The most threads the alert workers' blocking steps (file writes, a model's blocks) run on at
+/// once. Without a bound, a burst of small jobs under load left hundreds of threads (tokio's
+/// default allows 512), each a stack and a turn for the scheduler; a few dozen keep the disk
+/// and the cores as busy, and the steps past them wait their turn.
+const JOBS_BLOCKING_THREADS: usize = 64;
+
 /// The runtime of the alert workers: one thread per core, up to two, since a job mostly
 /// waits on the store and the receiver.
 fn jobs_runtime() -> Result<tokio::runtime::Runtime> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
+        .max_blocking_threads(JOBS_BLOCKING_THREADS)
         .thread_name("insights-jobs")
         .enable_all()
         .build()
