@@ -53,6 +53,10 @@ pub const WHOLE_BLOCK_FACTOR: usize = 8;
 /// Blocks whose demand so far is remembered: a bound on what scattered calls leave behind.
 const DEMANDS: usize = 1 << 16;
 
+/// Catalogs of spans of days kept: a server asks for a handful (the days of a day's forecasts
+/// and of the civil days of pollen around the world).
+const CATALOGS: usize = 64;
+
 /// Blocks computed at once.
 const COMPUTING: usize = 16;
 
@@ -116,6 +120,9 @@ pub(crate) struct Modelled {
     blocks: Cache<BlockId, Arc<Block>, BlockBytes>,
     /// Per block not held, the node-hours the calls that asked for it needed so far.
     demand: Cache<BlockId, usize>,
+    /// The catalogs of the spans of days asked lately (first day, days): every call of an
+    /// hour asks for the same few, and building one is most of a small call's cost.
+    catalogs: Cache<(i64, i64), Arc<Catalog>>,
 }
 
 impl fmt::Debug for Modelled {
@@ -159,6 +166,7 @@ impl Modelled {
             chunk_hours: grid.chunk_hours.max(1),
             blocks: Cache::with_weighter(items, grid.cache_bytes.max(1), BlockBytes),
             demand: Cache::new(DEMANDS),
+            catalogs: Cache::new(CATALOGS),
         }
     }
 
@@ -177,12 +185,24 @@ impl Modelled {
     }
 
     /// The catalog of the UTC days `span` (whole hours) touches.
-    pub(crate) fn catalog(&self, span: &Range<i64>) -> Catalog {
+    pub(crate) fn catalog(&self, span: &Range<i64>) -> Arc<Catalog> {
         if span.start >= span.end {
-            return Catalog::default();
+            return Arc::new(Catalog::default());
         }
         let first = span.start.div_euclid(DAY) * DAY;
-        let batches = (first..span.end)
+        // The days from `first` that begin before the span ends.
+        let days = (span.end - first - 1).div_euclid(DAY) + 1;
+        if let Some(held) = self.catalogs.get(&(first, days)) {
+            return held;
+        }
+        let catalog = Arc::new(self.catalog_of_days(first, days));
+        self.catalogs.insert((first, days), catalog.clone());
+        catalog
+    }
+
+    /// The catalog of `days` UTC days from `first` (seconds since the epoch).
+    fn catalog_of_days(&self, first: i64, days: i64) -> Catalog {
+        let batches = (first..first + days * DAY)
             .step_by(usize::try_from(DAY).unwrap_or(usize::MAX))
             .filter_map(|day| {
                 let run = DateTime::from_timestamp(day, 0)?;

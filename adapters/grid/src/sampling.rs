@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use aq_core::SourceError;
 use chrono::{DateTime, Utc};
+use foldhash::fast::RandomState;
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 use object_store::path::Path;
@@ -47,13 +48,13 @@ const WINDOW_VALUES: usize = 1 << 18;
 
 /// The chunks one sampling has used (`None`: not in the object store), which answer even if
 /// the cache has since let them go.
-pub(crate) type Held = HashMap<ChunkId, Option<Arc<Chunk>>>;
+pub(crate) type Held = HashMap<ChunkId, Option<Arc<Chunk>>, RandomState>;
 
 /// A chunk as read from the object store.
 type Read = Result<Option<Arc<Chunk>>, SourceError>;
 
 /// The chunks a round wanted and did not find, with where they lie.
-type Misses = HashMap<ChunkId, Path>;
+type Misses = HashMap<ChunkId, Path, RandomState>;
 
 /// Where one value of a point came from: the product, the run's reference time (seconds since
 /// the epoch) and the quantity's index.
@@ -466,7 +467,7 @@ impl GridStore {
             positions,
             grids: Vec::new(),
         };
-        let mut held = Held::new();
+        let mut held = Held::default();
         if let Some(model) = &self.model {
             let catalog = hourly.catalog.clone();
             let groups = places.groups(model.tiling());
@@ -480,7 +481,7 @@ impl GridStore {
             let mut chunks = Chunks {
                 cache: &self.cache,
                 held: &mut held,
-                misses: Misses::new(),
+                misses: Misses::default(),
             };
             hourly.round(&mut places, &mut chunks);
             let misses = chunks.misses;

@@ -181,7 +181,7 @@ impl GridStore {
     /// The catalog a sampling of `span` reads: the model's days, or the batches held.
     pub(crate) fn catalog_for(&self, span: &std::ops::Range<i64>) -> Arc<Catalog> {
         match &self.model {
-            Some(model) => Arc::new(model.catalog(span)),
+            Some(model) => model.catalog(span),
             None => self.catalog(),
         }
     }
