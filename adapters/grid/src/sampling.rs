@@ -83,6 +83,17 @@ fn around(seconds: i64, nanos: u32) -> (i64, Option<f64>) {
     }
 }
 
+/// The values a fraction `w` of the way from `before` to `after`; a quantity missing on
+/// either side is missing.
+fn between(before: &PointValues, after: &PointValues, w: f64) -> PointValues {
+    let mut out = PointValues::MISSING;
+    for (o, (a, b)) in out.0.iter_mut().zip(before.0.iter().zip(&after.0)) {
+        // NaN on either side stays NaN.
+        *o = a * (1.0 - w) + b * w;
+    }
+    out
+}
+
 /// Which product answered each quantity of one value: two bits per quantity, 0 for none, else
 /// one more than the product's index.
 #[derive(Debug, Clone, Copy, Default)]
@@ -172,16 +183,36 @@ impl Hourly {
     fn at_parts(&self, p: usize, seconds: i64, nanos: u32) -> PointValues {
         let (h0, next) = around(seconds, nanos);
         let before = self.value(p, h0);
-        let Some(w) = next else {
-            return before;
-        };
-        let after = self.value(p, h0 + HOUR);
-        let mut out = PointValues::MISSING;
-        for (o, (a, b)) in out.0.iter_mut().zip(before.0.iter().zip(&after.0)) {
-            // NaN on either side stays NaN.
-            *o = a * (1.0 - w) + b * w;
+        match next {
+            None => before,
+            Some(w) => between(&before, &self.value(p, h0 + HOUR), w),
         }
-        out
+    }
+
+    /// [`Hourly::at`]`(p, t)` for `t` at `start` and each of the `hours` whole hours after
+    /// it, in order: each whole hour is read once, although an instant between two blends
+    /// both and the next instant blends the later one again.
+    pub(crate) fn series(
+        &self,
+        p: usize,
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> impl Iterator<Item = PointValues> + '_ {
+        let (h0, next) = around(start.timestamp(), start.timestamp_subsec_nanos());
+        let mut before = self.value(p, h0);
+        (0..=i64::from(hours)).map(move |k| {
+            let after_hour = h0 + (k + 1) * HOUR;
+            match next {
+                None if k == 0 => before,
+                None => self.value(p, h0 + k * HOUR),
+                Some(w) => {
+                    let after = self.value(p, after_hour);
+                    let blended = between(&before, &after, w);
+                    before = after;
+                    blended
+                }
+            }
+        })
     }
 
     /// Tells `used` where each value blended into [`Hourly::at`]`(p, t)` came from (both
@@ -559,6 +590,64 @@ mod tests {
         assert_eq!(a.get(0), Some(Product::Europe));
         assert_eq!(a.get(8), Some(Product::Global));
         assert_eq!(a.get(3), None);
+    }
+
+    /// A position's series, which reads each whole hour once, is what `at` gives at each of
+    /// its instants: on whole hours, between them, and past the hours held.
+    #[tokio::test]
+    async fn a_series_is_the_values_at_each_of_its_instants() {
+        use aq_core::Pollutant;
+
+        use crate::{Field, Lattice, Layer, Quantity};
+
+        let store = GridStore::in_memory();
+        let lattice = Lattice::new(53.0, -1.0, 2, 13.0, 1.0, 2).unwrap();
+        let later = |h: i64, m: i64| t(0, 0) + chrono::Duration::minutes(h * 60 + m);
+        let fields = (0..6_i64).map(|h| {
+            let base = f32::from(u8::try_from(h).unwrap()) * 10.0;
+            Field {
+                product: Product::Europe,
+                quantity: Quantity::Pollutant(Pollutant::No2),
+                run: t(0, 0),
+                valid: later(h, 0),
+                layer: Layer::new(
+                    lattice,
+                    vec![base, base + 1.0, base + 3.0, base + 7.0].into(),
+                )
+                .unwrap(),
+            }
+        });
+        store.commit(fields.collect()).await.unwrap();
+        let positions = [(52.5, 13.5), (52.2, 13.9)];
+        let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+        for start in [later(0, 0), later(0, 20), later(2, 45)] {
+            let hours = 4;
+            let span = hours_for(start, start + chrono::Duration::hours(i64::from(hours)));
+            let hourly = store
+                .hourly(&positions, span, crate::quantity::POLLUTANTS)
+                .await
+                .unwrap();
+            for p in 0..positions.len() {
+                let series: Vec<PointValues> = hourly.series(p, start, hours).collect();
+                assert_eq!(series.len(), 5);
+                for (k, values) in series.iter().enumerate() {
+                    let at = hourly.at(
+                        p,
+                        start + chrono::Duration::hours(i64::try_from(k).unwrap()),
+                    );
+                    assert!(
+                        values.0.iter().zip(&at.0).all(|(&a, &b)| same(a, b)),
+                        "start {start}, position {p}, hour {k}: {values:?} against {at:?}"
+                    );
+                }
+            }
+            // The instants past 05:00, the last hour held, are missing in both.
+            let last = hourly.series(0, start, hours).last().unwrap();
+            assert_eq!(
+                last.0[Quantity::Pollutant(Pollutant::No2).index()].is_nan(),
+                start > later(1, 0)
+            );
+        }
     }
 
     /// Points days apart are read in windows of their own, and each is answered.

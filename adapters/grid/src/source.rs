@@ -1,5 +1,6 @@
 //! The grid as an air-quality and forecast source.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -160,9 +161,8 @@ impl GridSource {
         f: impl Fn(PointValues) -> Option<T>,
     ) -> Result<Vec<Vec<Option<T>>>, SourceError> {
         let hourly = self.hourly(positions, start, hours, POLLUTANTS).await?;
-        let instants: Vec<DateTime<Utc>> = instants(start, hours).collect();
         Ok((0..positions.len())
-            .map(|p| instants.iter().map(|&t| f(hourly.at(p, t))).collect())
+            .map(|p| hourly.series(p, start, hours).map(&f).collect())
             .collect())
     }
 
@@ -267,10 +267,11 @@ impl ForecastSource for GridSource {
         Ok((0..positions.len())
             .map(|p| {
                 let mut runs = Runs::default();
-                let values = instants
-                    .iter()
-                    .map(|&t| {
-                        let ci = hourly.at(p, t).ci(&self.bands);
+                let values = hourly
+                    .series(p, start, hours)
+                    .zip(&instants)
+                    .map(|(values, &t)| {
+                        let ci = values.ci(&self.bands);
                         if ci.is_some() && fixed.is_none() {
                             // Pollen is held beside the pollutants but no CI reads it.
                             hourly.origins(p, t, &mut |(product, run, k)| {
@@ -355,8 +356,8 @@ impl ForecastSource for GridSource {
 
 impl GridSource {
     /// Each position's `civil` days from the pollen counts at each of their hours, read in one
-    /// batch, with the runs behind the days' values when `trace` is set (none otherwise);
-    /// `None` for a position with no count at all.
+    /// batch per span of hours the days cover, with the runs behind the days' values when
+    /// `trace` is set (none otherwise); `None` for a position with no count at all.
     async fn pollen_means(
         &self,
         positions: &[Position],
@@ -364,43 +365,59 @@ impl GridSource {
         trace: bool,
     ) -> Result<Vec<Option<RunDays>>, SourceError> {
         let time = |t: i64| DateTime::from_timestamp(t, 0).unwrap_or(DateTime::<Utc>::MIN_UTC);
-        // From the first hour of any position's days to the last: the positions' days are the
-        // same dates in their own zones, at most a day and a few hours apart.
-        let first = civil
-            .iter()
-            .filter_map(|c| (0..c.len()).flat_map(|k| c.hours(k)).next())
-            .min();
-        let last = civil
-            .iter()
-            .filter_map(|c| (0..c.len()).rev().flat_map(|k| c.hours(k).last()).next())
-            .max();
-        let span = match (first, last) {
-            (Some(first), Some(last)) => hours_for(time(first), time(last)),
-            _ => 0..0,
-        };
-        let at: Vec<(f64, f64)> = positions.iter().map(|p| (p.lat(), p.lon())).collect();
-        let hourly = self.store.hourly(&at, span, POLLEN).await?;
-        Ok(civil
-            .iter()
-            .enumerate()
-            .map(|(p, c)| {
-                let means = daily_means(c, &self.pollen, |t| {
-                    let values = hourly.at_seconds(p, t);
-                    (PollenType::ALL.map(|k| values.pollen(k)), t)
-                })?;
-                let mut runs = Runs::default();
-                if trace {
-                    for &t in &means.behind {
-                        hourly.origins_seconds(p, t, &mut |(product, run, k)| {
-                            if is_pollen(k) {
-                                runs.add((product, run));
-                            }
-                        });
+        // The positions whose days span the same hours (those of one zone) are read together
+        // over those hours alone: one span for the whole batch would read every position over
+        // the hours of the zones furthest east and west of it too, a day and more for a batch
+        // round the world.
+        let mut spans: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
+        for (p, c) in civil.iter().enumerate() {
+            let first = (0..c.len()).flat_map(|k| c.hours(k)).next();
+            let last = (0..c.len()).rev().flat_map(|k| c.hours(k).last()).next();
+            if let (Some(first), Some(last)) = (first, last) {
+                spans.entry((first, last)).or_default().push(p);
+            }
+        }
+        let mut out: Vec<Option<RunDays>> = std::iter::repeat_with(|| None)
+            .take(positions.len())
+            .collect();
+        for ((first, last), members) in spans {
+            let at: Vec<(f64, f64)> = members
+                .iter()
+                .map(|&p| (positions[p].lat(), positions[p].lon()))
+                .collect();
+            let span = hours_for(time(first), time(last));
+            let hourly = self.store.hourly(&at, span, POLLEN).await?;
+            for (i, &p) in members.iter().enumerate() {
+                out[p] = self.days_from(&hourly, i, &civil[p], trace);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The days of position `p` of `hourly` over its `civil` days, with the runs behind them
+    /// when `trace` is set; `None` without a count at all.
+    fn days_from(
+        &self,
+        hourly: &Hourly,
+        p: usize,
+        civil: &CivilDays,
+        trace: bool,
+    ) -> Option<RunDays> {
+        let means = daily_means(civil, &self.pollen, |t| {
+            let values = hourly.at_seconds(p, t);
+            (PollenType::ALL.map(|k| values.pollen(k)), t)
+        })?;
+        let mut runs = Runs::default();
+        if trace {
+            for &t in &means.behind {
+                hourly.origins_seconds(p, t, &mut |(product, run, k)| {
+                    if is_pollen(k) {
+                        runs.add((product, run));
                     }
-                }
-                Some((means.days, runs))
-            })
-            .collect())
+                });
+            }
+        }
+        Some((means.days, runs))
     }
 
     /// Grains/m³ of `kind` at `position` and `time`, blended like every other quantity; `None`
