@@ -578,13 +578,10 @@ impl AlertPipeline {
                 .await?;
             return Ok(Evaluated::Ended(ended));
         };
-        let (alerts, told) = if self.ports.files.exists(&key).await? {
-            // Written by an earlier run that died before recording it: keep that file. What
-            // that run told is stored already.
-            let bytes = self.ports.files.read(&key).await?;
-            (count_lines(&bytes), true)
-        } else {
-            match self.write_file(job, &key, &config.rules, now).await {
+        let (alerts, told) = if let Some(writer) =
+            self.ports.files.create_unless_exists(&key).await?
+        {
+            match self.write_file(writer, job, &config.rules, now).await {
                 Ok(written) => written,
                 Err(e) => {
                     let past_window = add(job.received_at, self.config.retry.window)
@@ -596,6 +593,11 @@ impl AlertPipeline {
                     return Err(e);
                 }
             }
+        } else {
+            // Written by an earlier run that died before recording it: keep that file. What
+            // that run told is stored already.
+            let bytes = self.ports.files.read(&key).await?;
+            (count_lines(&bytes), true)
         };
         if told {
             // What this job told counts for other jobs of the key once its file is recorded
@@ -617,15 +619,15 @@ impl AlertPipeline {
         })
     }
 
-    /// Writes the file; its lines, and whether the job told a once-per-change alert.
+    /// Writes the file with `writer`; its lines, and whether the job told a once-per-change
+    /// alert.
     async fn write_file(
         &self,
+        mut writer: Box<dyn FileWriter>,
         job: &AlertJob,
-        key: &FileKey,
         rules: &[AlertRule],
         now: DateTime<Utc>,
     ) -> Result<(u64, bool), PipelineError> {
-        let mut writer = self.ports.files.create(key).await?;
         match self.stream(writer.as_mut(), job, rules, now).await {
             Ok(written) => {
                 writer.finish().await?;

@@ -57,11 +57,32 @@ async fn blocking<T: Send + 'static>(
 impl LocalFileWriter {
     /// Creates the missing directories above `target` (0700) and its staging file (0600).
     pub(crate) async fn create(target: PathBuf) -> Result<Self, FileError> {
+        // Without `unless_exists`, `start` always creates the staging file.
+        Self::start(target, false)
+            .await?
+            .ok_or_else(|| FileError::Other("the staging file was not created".to_owned()))
+    }
+
+    /// [`LocalFileWriter::create`], unless `target` is a complete file already (`None`),
+    /// looked up in the same step.
+    pub(crate) async fn create_unless_exists(target: PathBuf) -> Result<Option<Self>, FileError> {
+        Self::start(target, true).await
+    }
+
+    async fn start(target: PathBuf, unless_exists: bool) -> Result<Option<Self>, FileError> {
         // Digits only after the `#`: that is what the local backend takes for a staging file.
         let mut name = target.as_os_str().to_owned();
         name.push(format!("#{}", uuid::Uuid::new_v4().as_u128()));
         let staging = PathBuf::from(name);
-        let (file, target, staging) = blocking(move || {
+        let started = blocking(move || {
+            if unless_exists {
+                match std::fs::metadata(&target) {
+                    Ok(found) if found.is_file() => return Ok(None),
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(io_failed("look for", &target, &e)),
+                }
+            }
             if let Some(parent) = target.parent() {
                 let mut dirs = std::fs::DirBuilder::new();
                 dirs.recursive(true);
@@ -83,17 +104,17 @@ impl LocalFileWriter {
             let file = options
                 .open(&staging)
                 .map_err(|e| io_failed("create", &staging, &e))?;
-            Ok((file, target, staging))
+            Ok(Some((file, target, staging)))
         })
         .await?;
-        Ok(Self {
+        Ok(started.map(|(file, target, staging)| Self {
             target,
             staging,
             file: Some(file),
             staged: true,
             pending: BytesMut::new(),
             written: 0,
-        })
+        }))
     }
 
     /// Where the unfinished file is, for tests.

@@ -340,6 +340,23 @@ impl FileStore for ObjectFileStore {
         )))
     }
 
+    /// On the local filesystem the target is looked for in the step that creates the staging
+    /// file; elsewhere a `HEAD` request, then the writer.
+    async fn create_unless_exists(
+        &self,
+        key: &FileKey,
+    ) -> Result<Option<Box<dyn FileWriter>>, FileError> {
+        let Some(dir) = &self.staging_dir else {
+            if self.exists(key).await? {
+                return Ok(None);
+            }
+            return self.create(key).await.map(Some);
+        };
+        let target = dir.join(self.object_path(key)?.as_ref());
+        let writer = LocalFileWriter::create_unless_exists(target).await?;
+        Ok(writer.map(|w| Box::new(w) as Box<dyn FileWriter>))
+    }
+
     async fn exists(&self, key: &FileKey) -> Result<bool, FileError> {
         match self.store.head(&self.object_path(key)?).await {
             Ok(_) => Ok(true),

@@ -36,6 +36,7 @@ pub async fn run_file_store_suite(store: &dyn FileStore) {
     small_file_reads_back(store).await;
     large_file_in_uneven_chunks_reads_back(store).await;
     empty_file_exists_and_is_empty(store).await;
+    a_file_is_created_unless_it_exists(store).await;
     nothing_is_visible_before_finish(store).await;
     abort_leaves_nothing(store).await;
     dropped_writer_leaves_nothing(store).await;
@@ -210,6 +211,35 @@ pub async fn empty_file_exists_and_is_empty(store: &dyn FileStore) {
     assert!(
         store.read(&key).await.unwrap().is_empty(),
         "an empty file reads back empty"
+    );
+    store.delete(&key).await.unwrap();
+}
+
+/// [`FileStore::create_unless_exists`] writes a file where none is, leaves a complete one
+/// alone, and does not take a file still being written for one that exists.
+pub async fn a_file_is_created_unless_it_exists(store: &dyn FileStore) {
+    let key = fresh_key();
+    let unfinished = store
+        .create_unless_exists(&key)
+        .await
+        .unwrap()
+        .expect("no file exists under a fresh key");
+    let mut writer = store
+        .create_unless_exists(&key)
+        .await
+        .unwrap()
+        .expect("a file still being written does not exist yet");
+    writer.write(Bytes::from_static(b"kept")).await.unwrap();
+    writer.finish().await.unwrap();
+    unfinished.abort().await.unwrap();
+    assert!(
+        store.create_unless_exists(&key).await.unwrap().is_none(),
+        "a complete file is left alone"
+    );
+    assert_eq!(
+        store.read(&key).await.unwrap().as_ref(),
+        b"kept",
+        "the complete file is unchanged"
     );
     store.delete(&key).await.unwrap();
 }

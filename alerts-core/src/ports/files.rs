@@ -75,6 +75,21 @@ pub trait FileStore: Send + Sync {
     /// Whether a complete file exists under `key`.
     async fn exists(&self, key: &FileKey) -> Result<bool, FileError>;
 
+    /// Starts writing the file `key`, unless a complete file exists under it already (then
+    /// `None`): what a worker asks before it evaluates a job, whose file an earlier run may
+    /// have written before it stopped. The default asks [`exists`](Self::exists), then
+    /// [`create`](Self::create); a store that can look in the step that creates the file
+    /// overrides it, so that a job pays for one step instead of two.
+    async fn create_unless_exists(
+        &self,
+        key: &FileKey,
+    ) -> Result<Option<Box<dyn FileWriter>>, FileError> {
+        if self.exists(key).await? {
+            return Ok(None);
+        }
+        self.create(key).await.map(Some)
+    }
+
     /// The whole file.
     async fn read(&self, key: &FileKey) -> Result<Bytes, FileError>;
 
