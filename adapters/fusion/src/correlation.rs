@@ -47,10 +47,11 @@ const MIN_LENGTH_M: f64 = 2_000.0;
 /// How many candidate lengths are tried, spaced evenly in their logarithm.
 const LENGTHS: usize = 32;
 
-/// The Gaspari–Cohn function of half-width `c` at distance `d`: 1 at 0, 0 from `2c` on.
+/// The Gaspari–Cohn function of half-width `c` at distance `d`: 1 at 0, 0 from `2c` on, and
+/// within those bounds everywhere.
 pub(crate) fn gaspari_cohn(d: f64, c: f64) -> f64 {
     let r = d / c;
-    if r >= 2.0 {
+    let value = if r >= 2.0 {
         0.0
     } else if r <= 1.0 {
         let r2 = r * r;
@@ -61,7 +62,10 @@ pub(crate) fn gaspari_cohn(d: f64, c: f64) -> f64 {
         let r3 = r2 * r;
         r3 * r2 / 12.0 - 0.5 * r2 * r2 + 0.625 * r3 + 5.0 / 3.0 * r2 - 5.0 * r + 4.0
             - 2.0 / (3.0 * r)
-    }
+    };
+    // Just short of `2c` the outer polynomial's terms cancel to about 1e-15 and rounding can
+    // leave it that far below zero: a correlation is never negative.
+    value.clamp(0.0, 1.0)
 }
 
 /// The error statistics one pollutant's analysis uses.
@@ -268,6 +272,8 @@ mod tests {
         assert!(gaspari_cohn(20.0 - 1e-6, 10.0).abs() < 1e-9);
         // Where the two pieces meet: -1/4 + 1/2 + 5/8 - 5/3 + 1 = 5/24.
         assert!((gaspari_cohn(10.0, 10.0) - 0.208_333).abs() < 1e-5);
+        // Just short of the support, where rounding left the polynomial at -1e-15.
+        assert_eq!(gaspari_cohn(149_996.674_443_110_07, 75_000.0), 0.0);
     }
 
     proptest! {
