@@ -578,26 +578,28 @@ impl AlertPipeline {
                 .await?;
             return Ok(Evaluated::Ended(ended));
         };
-        let (alerts, told) = if let Some(writer) =
-            self.ports.files.create_unless_exists(&key).await?
-        {
-            match self.write_file(writer, job, &config.rules, now).await {
-                Ok(written) => written,
-                Err(e) => {
-                    let past_window = add(job.received_at, self.config.retry.window)
-                        .is_some_and(|deadline| now > deadline);
-                    if past_window && !matches!(e, PipelineError::Store(StoreError::LeaseLost)) {
-                        let ended = self.finish(job, JobOutcome::GaveUp, job.attempts).await?;
-                        return Ok(Evaluated::Ended(ended));
-                    }
-                    return Err(e);
-                }
+        let written = match self.ports.files.create_unless_exists(&key).await {
+            Ok(Some(writer)) => self.write_file(writer, job, &config.rules, now).await,
+            Ok(None) => {
+                // Written by an earlier run that died before recording it: keep that file.
+                // What that run told is stored already.
+                let bytes = self.ports.files.read(&key).await?;
+                Ok((count_lines(&bytes), true))
             }
-        } else {
-            // Written by an earlier run that died before recording it: keep that file. What
-            // that run told is stored already.
-            let bytes = self.ports.files.read(&key).await?;
-            (count_lines(&bytes), true)
+            Err(e) => Err(e.into()),
+        };
+        let (alerts, told) = match written {
+            Ok(written) => written,
+            Err(e) => {
+                // A file that cannot be started or written past the retry window ends the job.
+                let past_window = add(job.received_at, self.config.retry.window)
+                    .is_some_and(|deadline| now > deadline);
+                if past_window && !matches!(e, PipelineError::Store(StoreError::LeaseLost)) {
+                    let ended = self.finish(job, JobOutcome::GaveUp, job.attempts).await?;
+                    return Ok(Evaluated::Ended(ended));
+                }
+                return Err(e);
+            }
         };
         if told {
             // What this job told counts for other jobs of the key once its file is recorded

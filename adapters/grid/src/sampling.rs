@@ -200,17 +200,14 @@ impl Hourly {
     ) -> impl Iterator<Item = PointValues> + '_ {
         let (h0, next) = around(start.timestamp(), start.timestamp_subsec_nanos());
         let mut before = self.value(p, h0);
-        (0..=i64::from(hours)).map(move |k| {
-            let after_hour = h0 + (k + 1) * HOUR;
-            match next {
-                None if k == 0 => before,
-                None => self.value(p, h0 + k * HOUR),
-                Some(w) => {
-                    let after = self.value(p, after_hour);
-                    let blended = between(&before, &after, w);
-                    before = after;
-                    blended
-                }
+        (0..=i64::from(hours)).map(move |k| match next {
+            None if k == 0 => before,
+            None => self.value(p, h0 + k * HOUR),
+            Some(w) => {
+                let after = self.value(p, h0 + (k + 1) * HOUR);
+                let blended = between(&before, &after, w);
+                before = after;
+                blended
             }
         })
     }

@@ -509,6 +509,56 @@ async fn evaluation_failures_keep_the_lease_then_give_up_after_the_window() {
     );
 }
 
+/// A file store that cannot start a file (its disk full, its bucket unreachable).
+struct NoNewFiles(Arc<MemoryFiles>);
+
+#[async_trait]
+impl FileStore for NoNewFiles {
+    async fn create(&self, _: &FileKey) -> Result<Box<dyn FileWriter>, FileError> {
+        Err(FileError::Unavailable("no space left".into()))
+    }
+    async fn exists(&self, key: &FileKey) -> Result<bool, FileError> {
+        self.0.exists(key).await
+    }
+    async fn read(&self, key: &FileKey) -> Result<bytes::Bytes, FileError> {
+        self.0.read(key).await
+    }
+    async fn delete(&self, key: &FileKey) -> Result<(), FileError> {
+        self.0.delete(key).await
+    }
+}
+
+#[tokio::test]
+async fn a_file_that_cannot_be_started_keeps_the_lease_then_gives_up_after_the_window() {
+    let h = Harness::new().await;
+    let config = PipelineConfig::default();
+    let lease_for = chrono::Duration::from_std(config.lease_for).unwrap();
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            files: Arc::new(NoNewFiles(h.files.clone())),
+            ..h.ports()
+        },
+        config,
+    );
+    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
+    let run = pipeline.run_once(1).await.unwrap();
+    assert!(matches!(run.failed[0].1, PipelineError::File(_)), "{run:?}");
+    assert_eq!(
+        h.store.job_state(token).unwrap().leased_until,
+        Some(t0() + lease_for)
+    );
+
+    h.clock.set(t0() + chrono::Duration::hours(24) + lease_for);
+    let run = pipeline.run_once(1).await.unwrap();
+    assert_eq!(
+        run.processed[0].1,
+        Processed::Finished {
+            outcome: JobOutcome::GaveUp,
+            attempts: 0
+        }
+    );
+}
+
 #[tokio::test]
 async fn rotated_secrets_sign_side_by_side_until_their_grace_ends() {
     let h = Harness::new().await;
