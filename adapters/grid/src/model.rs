@@ -121,7 +121,8 @@ pub(crate) struct Modelled {
     /// Per block not held, the node-hours the calls that asked for it needed so far.
     demand: Cache<BlockId, usize>,
     /// The catalogs of the spans of days asked lately (first day, days): every call of an
-    /// hour asks for the same few, and building one is most of a small call's cost.
+    /// hour asks for the same few, and building one for every call showed in the profile of
+    /// small alert jobs.
     catalogs: Cache<(i64, i64), Arc<Catalog>>,
 }
 

@@ -480,19 +480,31 @@ async fn evaluation_failures_keep_the_lease_then_give_up_after_the_window() {
     forecast
         .expect_hourly_ci()
         .returning(|_, _, _| Err(SourceError::Unavailable("down".into())));
-    let config = PipelineConfig::default();
-    let lease_for = chrono::Duration::from_std(config.lease_for).unwrap();
     let pipeline = AlertPipeline::new(
         PipelinePorts {
             forecast: Arc::new(forecast),
             ..h.ports()
         },
-        config,
+        PipelineConfig::default(),
     );
+    let token = fails_keeping_its_lease_then_gives_up(&h, &pipeline, |e| {
+        matches!(e, PipelineError::Source(_))
+    })
+    .await;
+    assert!(!h.files.exists(&FileKey::for_token(token)).await.unwrap());
+}
+
+/// Accepts a request that `pipeline` fails to evaluate with an error `failed` accepts: the job
+/// keeps its lease, and once the retry window and the lease are over it is given up. Its token.
+async fn fails_keeping_its_lease_then_gives_up(
+    h: &Harness,
+    pipeline: &AlertPipeline,
+    failed: impl Fn(&PipelineError) -> bool,
+) -> Token {
+    let lease_for = chrono::Duration::from_std(PipelineConfig::default().lease_for).unwrap();
     let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
     let run = pipeline.run_once(1).await.unwrap();
-    assert!(matches!(run.failed[0].1, PipelineError::Source(_)));
-    assert!(!h.files.exists(&FileKey::for_token(token)).await.unwrap());
+    assert!(failed(&run.failed[0].1), "{run:?}");
     assert_eq!(
         h.store.job_state(token).unwrap().leased_until,
         Some(t0() + lease_for)
@@ -507,6 +519,7 @@ async fn evaluation_failures_keep_the_lease_then_give_up_after_the_window() {
             attempts: 0
         }
     );
+    token
 }
 
 /// A file store that cannot start a file (its disk full, its bucket unreachable).
@@ -531,32 +544,15 @@ impl FileStore for NoNewFiles {
 #[tokio::test]
 async fn a_file_that_cannot_be_started_keeps_the_lease_then_gives_up_after_the_window() {
     let h = Harness::new().await;
-    let config = PipelineConfig::default();
-    let lease_for = chrono::Duration::from_std(config.lease_for).unwrap();
     let pipeline = AlertPipeline::new(
         PipelinePorts {
             files: Arc::new(NoNewFiles(h.files.clone())),
             ..h.ports()
         },
-        config,
+        PipelineConfig::default(),
     );
-    let token = pipeline.accept(h.key_id, h.request()).await.unwrap();
-    let run = pipeline.run_once(1).await.unwrap();
-    assert!(matches!(run.failed[0].1, PipelineError::File(_)), "{run:?}");
-    assert_eq!(
-        h.store.job_state(token).unwrap().leased_until,
-        Some(t0() + lease_for)
-    );
-
-    h.clock.set(t0() + chrono::Duration::hours(24) + lease_for);
-    let run = pipeline.run_once(1).await.unwrap();
-    assert_eq!(
-        run.processed[0].1,
-        Processed::Finished {
-            outcome: JobOutcome::GaveUp,
-            attempts: 0
-        }
-    );
+    fails_keeping_its_lease_then_gives_up(&h, &pipeline, |e| matches!(e, PipelineError::File(_)))
+        .await;
 }
 
 #[tokio::test]
