@@ -19,6 +19,18 @@ fn p(lon: f64, lat: f64) -> Position {
     Position::new(lon, lat).unwrap()
 }
 
+/// 20 × 20 positions `step` degrees apart, the south-west one at (`west`, `south`).
+fn square(west: f64, south: f64, step: f64) -> Vec<Position> {
+    (0..400)
+        .map(|i| {
+            p(
+                west + f64::from(i % 20) * step,
+                south + f64::from(i / 20) * step,
+            )
+        })
+        .collect()
+}
+
 fn t(day: u32, h: u32, m: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 4, day, h, m, 0).unwrap()
 }
@@ -147,14 +159,7 @@ async fn a_block_computed_whole_is_computed_once_for_every_caller() {
     let source = GridSource::new(Arc::new(GridStore::from_model(plane.clone(), europe())));
     // Positions over the whole of one chunk of 8 × 8 cells (49.6° to 50.4° N, 9.4° to
     // 10.2° E), on every cell of it.
-    let positions: Vec<Position> = (0..400)
-        .map(|i| {
-            p(
-                9.45 + f64::from(i % 20) * 0.035,
-                49.65 + f64::from(i / 20) * 0.035,
-            )
-        })
-        .collect();
+    let positions = square(9.45, 49.65, 0.035);
     let start = t(20, 0, 0);
     let calls = (0..4).map(|_| source.hourly_ci(&positions, start, 3));
     let answers = futures::future::join_all(calls).await;
@@ -245,14 +250,7 @@ async fn the_demo_field_on_its_grid_stays_near_the_field() {
     let source = demo();
     let field = DemoField::default();
     // A day of every 0.05° over a degree around Paris: its centre, suburbs, road corridors.
-    let positions: Vec<Position> = (0..400)
-        .map(|i| {
-            p(
-                1.863 + f64::from(i % 20) * 0.05,
-                48.367 + f64::from(i / 20) * 0.05,
-            )
-        })
-        .collect();
+    let positions = square(1.863, 48.367, 0.05);
     let start = t(20, 6, 0);
     let series = source.hourly_ci(&positions, start, 23).await.unwrap();
     let mut off: Vec<f64> = Vec::new();
