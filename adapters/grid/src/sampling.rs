@@ -132,6 +132,9 @@ pub(crate) struct Hourly {
     runs: Vec<Runs>,
     /// Where each quantity's values lie in `values`, by [`crate::Quantity::index`].
     planes: [Option<usize>; N_QUANTITIES],
+    /// The held quantities alone, each with where its plane starts in `values`: reading a
+    /// value back visits these, not every quantity.
+    held: Vec<(usize, usize)>,
     /// The held quantities' values, NaN where not (yet) answered.
     values: Vec<f64>,
     answered: Vec<Answered>,
@@ -159,10 +162,8 @@ impl Hourly {
             .and_then(|h| self.index(p, h))
             .map_or(PointValues::MISSING, |i| {
                 let mut out = PointValues::MISSING;
-                for (o, plane) in out.0.iter_mut().zip(self.planes) {
-                    if let Some(plane) = plane {
-                        *o = self.values[plane * self.answered.len() + i];
-                    }
+                for &(k, start) in &self.held {
+                    out.0[k] = self.values[start + i];
                 }
                 out
             })
@@ -482,14 +483,19 @@ impl GridStore {
             *plane = Some(held);
             held += 1;
         }
+        let plane_len = hours * positions.len();
+        let held_planes = (0..N_QUANTITIES)
+            .filter_map(|k| Some((k, planes[k]? * plane_len)))
+            .collect();
         let mut hourly = Hourly {
             catalog,
             start,
             positions: positions.len(),
             runs,
             planes,
-            values: vec![f64::NAN; held * hours * positions.len()],
-            answered: vec![Answered::default(); hours * positions.len()],
+            held: held_planes,
+            values: vec![f64::NAN; held * plane_len],
+            answered: vec![Answered::default(); plane_len],
         };
         let mut places = Places {
             positions,
