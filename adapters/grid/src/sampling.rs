@@ -134,7 +134,7 @@ pub(crate) struct Hourly {
     planes: [Option<usize>; N_QUANTITIES],
     /// The held quantities alone, each with where its plane starts in `values`: reading a
     /// value back visits these, not every quantity.
-    held: Vec<(usize, usize)>,
+    held_planes: Vec<(usize, usize)>,
     /// The held quantities' values, NaN where not (yet) answered.
     values: Vec<f64>,
     answered: Vec<Answered>,
@@ -162,7 +162,7 @@ impl Hourly {
             .and_then(|h| self.index(p, h))
             .map_or(PointValues::MISSING, |i| {
                 let mut out = PointValues::MISSING;
-                for &(k, start) in &self.held {
+                for &(k, start) in &self.held_planes {
                     out.0[k] = self.values[start + i];
                 }
                 out
@@ -493,7 +493,7 @@ impl GridStore {
             positions: positions.len(),
             runs,
             planes,
-            held: held_planes,
+            held_planes,
             values: vec![f64::NAN; held * plane_len],
             answered: vec![Answered::default(); plane_len],
         };
