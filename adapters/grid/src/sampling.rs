@@ -130,11 +130,9 @@ pub(crate) struct Hourly {
     positions: usize,
     /// Per hour of the span, the runs behind its values.
     runs: Vec<Runs>,
-    /// Where each quantity's values lie in `values`, by [`crate::Quantity::index`].
-    planes: [Option<usize>; N_QUANTITIES],
-    /// The held quantities alone, each with where its plane starts in `values`: reading a
-    /// value back visits these, not every quantity.
-    held_planes: Vec<(usize, usize)>,
+    /// The held quantities, each as its [`crate::Quantity::index`] and where its plane starts
+    /// in `values`: a round and a read visit these alone, not every quantity.
+    planes: Vec<(usize, usize)>,
     /// The held quantities' values, NaN where not (yet) answered.
     values: Vec<f64>,
     answered: Vec<Answered>,
@@ -162,7 +160,7 @@ impl Hourly {
             .and_then(|h| self.index(p, h))
             .map_or(PointValues::MISSING, |i| {
                 let mut out = PointValues::MISSING;
-                for &(k, start) in &self.held_planes {
+                for &(k, start) in &self.planes {
                     out.0[k] = self.values[start + i];
                 }
                 out
@@ -352,11 +350,10 @@ impl Hourly {
                 let Some(h) = self.hour_index(hour) else {
                     continue;
                 };
-                for (k, slot) in slots.iter().enumerate() {
-                    let (Some(slot), Some(plane)) = (slot, self.planes[k]) else {
+                for &(k, plane) in &self.planes {
+                    let Some(slot) = &slots[k] else {
                         continue;
                     };
-                    let plane = plane * self.answered.len();
                     let batch = &catalog.batches[slot.batch];
                     let layer = &batch.layers[slot.layer];
                     let (t, within) = (
@@ -477,24 +474,19 @@ impl GridStore {
                 }
             }
         }
-        let mut planes = [None; N_QUANTITIES];
-        let mut held = 0;
-        for (plane, _) in planes.iter_mut().zip(wanted).filter(|(_, w)| *w) {
-            *plane = Some(held);
-            held += 1;
-        }
         let plane_len = hours * positions.len();
-        let held_planes = (0..N_QUANTITIES)
-            .filter_map(|k| Some((k, planes[k]? * plane_len)))
+        let planes: Vec<(usize, usize)> = (0..N_QUANTITIES)
+            .filter(|&k| wanted[k])
+            .enumerate()
+            .map(|(plane, k)| (k, plane * plane_len))
             .collect();
         let mut hourly = Hourly {
             catalog,
             start,
             positions: positions.len(),
             runs,
+            values: vec![f64::NAN; planes.len() * plane_len],
             planes,
-            held_planes,
-            values: vec![f64::NAN; held * plane_len],
             answered: vec![Answered::default(); plane_len],
         };
         let mut places = Places {
