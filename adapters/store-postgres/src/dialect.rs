@@ -3,6 +3,7 @@
 //! statement each from arrays.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 
 use alerts_core::ids::{RuleId, Token};
@@ -36,6 +37,14 @@ impl SqlDialect for PgStore {
     fn writer(&self) -> &PgPool {
         // Concurrent writers each take a connection; row locks order them.
         &self.pool
+    }
+
+    fn spawn_write<F>(&self, write: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        tokio::spawn(write)
     }
 
     fn jobs_arrived(&self) {

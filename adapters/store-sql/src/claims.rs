@@ -11,6 +11,11 @@
 //! assert!(store_sql::claim_sql!(postgres).ends_with("FOR UPDATE OF j SKIP LOCKED"));
 //! ```
 
+/// The most jobs one claim takes, whatever its caller asks for: a claim makes a lease id for
+/// every job it may take before it starts (see `jobs.rs`), and holds the write lock on SQLite
+/// while it runs, so it stays as small as a batch of writes.
+pub const MOST_PER_CLAIM: usize = 256;
+
 /// A job (`$prefix` is its table's alias and a dot, or nothing) held under a live lease at the
 /// time in the placeholder `$now`.
 #[macro_export]

@@ -2,6 +2,7 @@
 //! take turns by the write lock alone, and leases and told changes written row by row in the
 //! write transaction.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use alerts_core::ids::Token;
@@ -40,6 +41,14 @@ impl SqlDialect for SqliteStore {
     fn from_time(us: i64) -> Result<DateTime<Utc>, StoreError> {
         DateTime::from_timestamp_micros(us)
             .ok_or_else(|| StoreError::Corrupt(format!("time {us} µs is out of range")))
+    }
+
+    fn spawn_write<F>(&self, write: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.writer_thread.spawn(write)
     }
 
     fn jobs_arrived(&self) {

@@ -20,7 +20,9 @@
 //! such as the admin commands. Every transaction that writes starts with `BEGIN IMMEDIATE`,
 //! which takes the write lock up front: a transaction that read first and then tried to write
 //! could otherwise fail at once with `SQLITE_BUSY`. No transaction is held across anything
-//! outside the database.
+//! outside the database, and the ones many callers wait behind (claims, and the batches of
+//! accepted requests and settled jobs) run on a thread of their own, so that a busy runtime
+//! never keeps the write lock waiting between two statements (`writer_thread.rs`).
 //!
 //! The schema is created and upgraded by the migrations in `migrations/`, embedded in the
 //! binary and applied by [`SqliteStore::open`]; applying them again is a no-op.
@@ -43,6 +45,7 @@
 //! ```
 
 mod dialect;
+mod writer_thread;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -53,6 +56,8 @@ use alerts_core::ports::{ArrivalHub, StoreError};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use store_sql::InProcess;
+
+use crate::writer_thread::WriterThread;
 
 /// The migrations of this crate's schema, embedded at compile time.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -176,6 +181,8 @@ pub struct SqliteStore {
     in_process: Arc<InProcess>,
     /// Tells the workers of this process that jobs arrived.
     arrivals: ArrivalHub,
+    /// Where the claim and the batch writers run (see `writer_thread.rs`).
+    writer_thread: WriterThread,
 }
 
 impl SqliteStore {
@@ -247,11 +254,18 @@ impl SqliteStore {
                 "check that the database file is writable and not damaged",
             )
         })?;
+        let writer_thread = WriterThread::start().map_err(|e| {
+            StoreError::Unavailable(format!(
+                "cannot start the thread that writes to {}: {e}",
+                describe()
+            ))
+        })?;
         Ok(Self {
             pool,
             writer,
             in_process: Arc::default(),
             arrivals: ArrivalHub::default(),
+            writer_thread,
         })
     }
 }

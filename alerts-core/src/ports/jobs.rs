@@ -579,7 +579,10 @@ pub trait JobQueue: Send + Sync {
     }
 
     /// Leases up to `limits.max` claimable jobs until `now + lease_for`, each under a lease id
-    /// from `lease_ids` (one call per job). No two concurrent callers get the same job.
+    /// of its own from `lease_ids`, called at most `limits.max` times (a store may make the
+    /// ids before it knows how many jobs it takes). No two concurrent callers get the same
+    /// job. A store may take fewer than `limits.max` jobs at once, but never none while some
+    /// are claimable within the limits.
     ///
     /// Claims are fair across keys: the jobs are taken round by round, each round the oldest
     /// claimable job (by run time, then token) of every key that has one, the rounds' jobs

@@ -59,19 +59,20 @@ pub async fn claims<S: AccountStore + JobQueue + ?Sized>(store: &S) {
         vec![b.token, c.token],
         "claim takes at most max jobs, oldest run time first"
     );
-    assert_eq!(
-        calls.load(Ordering::SeqCst),
-        2,
-        "claim calls lease_ids once per claimed job"
+    assert!(
+        calls.load(Ordering::SeqCst) <= 2,
+        "claim calls lease_ids at most once per job it may take"
     );
     let given: HashSet<Uuid> = handed_out.lock().unwrap().iter().copied().collect();
     let used: HashSet<Uuid> = first.iter().map(|j| j.lease.id).collect();
-    assert_eq!(
-        used, given,
+    assert!(
+        used.len() == first.len() && used.is_subset(&given),
         "each job is leased under its own id from lease_ids"
     );
 
-    let second = claim(store, now, 10, "claim leases due jobs").await;
+    // Asked for any number of jobs, a claim takes what there is, and makes no more lease ids
+    // than it may take.
+    let second = claim(store, now, usize::MAX, "claim leases due jobs").await;
     assert_eq!(
         tokens(&second),
         vec![a.token],
