@@ -122,7 +122,7 @@ pub struct DashboardPorts {
     pub deliveries: Arc<dyn DeliveryLog>,
     /// The job queue, for the redeliver button.
     pub jobs: Arc<dyn JobQueue>,
-    /// Ids of the playground's alert requests (random UUIDs in production).
+    /// Tokens of the playground's alert requests (time-ordered UUIDs in production).
     pub ids: Arc<dyn IdGenerator>,
     /// Secret randomness for session ids and CSRF secrets (the OS generator in production).
     pub rng: Arc<dyn SecretRng>,

@@ -1,6 +1,6 @@
 //! The system implementations of [`aq_core::runtime`]'s ports and of the secret randomness
-//! port: the wall clock, a tokio timer, random (v4) UUIDs and the operating system's random
-//! generator. The server wires these into the cores; tests use the fixed versions in
+//! port: the wall clock, a tokio timer, random (v4) and time-ordered (v7) UUIDs and the
+//! operating system's random generator. The server wires these into the cores; tests use the fixed versions in
 //! `aq_core::runtime` and `identity_core::randomness` instead.
 //!
 //! ```
@@ -57,6 +57,34 @@ impl IdGenerator for RandomIds {
     }
 }
 
+/// Version 7 UUIDs: the time in milliseconds, then random bits, so that ids made one after
+/// another sort one after another.
+///
+/// The server makes alert tokens and leases with these. Each token keys a row in several
+/// tables and indexes; with random ids, every new request and every update lands on a page of
+/// its own in each index, and the database writes a whole page for it, where ids in time
+/// order fill the same few pages at the end. A token is no secret (a file is read through a
+/// signed URL, not by knowing its token), and the time it shows is when the client posted
+/// it. Ids that should not tell when they were made (accounts, keys, responses) stay
+/// [`RandomIds`].
+///
+/// ```
+/// use aq_core::runtime::IdGenerator;
+/// use insights_system::TimeOrderedIds;
+///
+/// let (first, second) = (TimeOrderedIds.new_id(), TimeOrderedIds.new_id());
+/// assert_eq!(first.get_version_num(), 7);
+/// assert!(first < second);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TimeOrderedIds;
+
+impl IdGenerator for TimeOrderedIds {
+    fn new_id(&self) -> Uuid {
+        Uuid::now_v7()
+    }
+}
+
 /// Secret bytes straight from the operating system's generator (`getrandom`), with no
 /// user-space state that a fork or a snapshot could duplicate.
 #[derive(Debug, Clone, Copy, Default)]
@@ -81,6 +109,16 @@ mod tests {
         let start = std::time::Instant::now();
         TokioTimer.sleep(Duration::from_millis(20)).await;
         assert!(start.elapsed() >= Duration::from_millis(20));
+    }
+
+    #[test]
+    fn time_ordered_ids_sort_in_the_order_they_were_made() {
+        let ids: Vec<Uuid> = (0..1_000).map(|_| TimeOrderedIds.new_id()).collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted);
+        let distinct: std::collections::HashSet<Uuid> = ids.iter().copied().collect();
+        assert_eq!(distinct.len(), ids.len());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use insights_http::{
     ApiConfig, AppState, AppStateBuilder, FileUrlRejection, FileUrlVerifier, Metrics,
 };
 use insights_objects::{LocalUrlSigner, VerifyError};
-use insights_system::{OsRandomness, RandomIds};
+use insights_system::{OsRandomness, TimeOrderedIds};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -228,7 +228,8 @@ fn dashboard_state(
         sessions: service.stores.sessions.clone(),
         deliveries: service.stores.deliveries.clone(),
         jobs: service.stores.jobs.clone(),
-        ids: Arc::new(RandomIds),
+        // Alert tokens (the playground's requests), in time order like the API's.
+        ids: Arc::new(TimeOrderedIds),
         rng: Arc::new(OsRandomness),
         sender: Some(service.sender.clone()),
         // Browsers drop Secure cookies over plain http, which would make signing in

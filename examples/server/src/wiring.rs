@@ -19,7 +19,7 @@ use identity_core::manage::Identity;
 use identity_core::ports::{AccountStore, KeyAuthenticator, SessionStore};
 use insights_http::ReadinessCheck;
 use insights_objects::Files;
-use insights_system::{OsRandomness, RandomIds, SystemClock, TokioTimer};
+use insights_system::{OsRandomness, RandomIds, SystemClock, TimeOrderedIds, TokioTimer};
 use racs_core::Scorer;
 use store_postgres::PgStore;
 use store_sqlite::{SqliteOptions, SqliteStore};
@@ -574,7 +574,6 @@ pub(crate) async fn open_service(
         })
         .context("cannot set up the webhook sender")?,
     );
-    let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
     let pipeline = Arc::new(AlertPipeline::new(
         PipelinePorts {
             rules: stores.rules.clone(),
@@ -586,7 +585,8 @@ pub(crate) async fn open_service(
             sender: sender.clone(),
             forecast: sources.forecast,
             clock: clock.clone(),
-            ids: ids.clone(),
+            // Tokens in time order keep the job tables' writes on a few pages.
+            ids: Arc::new(TimeOrderedIds),
         },
         PipelineConfig {
             lease_for: std::time::Duration::from_secs(settings.lease_seconds),
@@ -596,6 +596,7 @@ pub(crate) async fn open_service(
             ..PipelineConfig::default()
         },
     ));
+    let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
     let scorer = Scorer::new(sources.air, clock.clone(), Arc::new(TokioTimer), ids)
         .with_config(settings.racs.clone());
     Ok(Service {

@@ -66,7 +66,11 @@ pub(crate) async fn post_points(server: &Server, key: &Key) -> String {
     assert_eq!(body["error"], Value::Null, "{body}");
     let token = body["data"]["token"].as_str().unwrap().to_owned();
     let uuid = uuid::Uuid::parse_str(&token).unwrap();
-    assert_eq!(uuid.get_version_num(), 4, "the token is a v4 UUID: {token}");
+    assert_eq!(
+        uuid.get_version_num(),
+        7,
+        "the token is a time-ordered (v7) UUID: {token}"
+    );
     token
 }
 
