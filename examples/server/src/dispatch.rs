@@ -7,6 +7,10 @@
 //! It still claims now and then untold, a safety net for what no notice covers: jobs whose
 //! worker died (claimable once their lease ends), retries scheduled by a replica that stopped,
 //! and notices lost with a connection.
+//!
+//! A busy dispatcher claims for several places at once ([`worth_claiming`]): each claim is a
+//! write transaction that runs the queue's fairness query, and claiming for the one place each
+//! finished job frees made about as many claims as jobs.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -30,6 +34,19 @@ pub(crate) const SAFETY_POLL: Duration = Duration::from_secs(5);
 const UNTOLD_POLL: Duration = Duration::from_millis(200);
 /// How long a dispatcher waits after the store failed before it tries again.
 const ERROR_BACKOFF: Duration = Duration::from_secs(2);
+/// The longest a free place waits for others to free up before the dispatcher claims for it
+/// anyway (see [`worth_claiming`]): short beside a job's time under load, so that slow jobs
+/// in the other places leave it idle no longer than this.
+const GATHER_PLACES: Duration = Duration::from_millis(20);
+
+/// Whether to claim now for `free` of `places` places, with `running` jobs in hand and the
+/// first of the free places waiting for a claim since `waited` ago: at once when nothing runs
+/// or a quarter of the places (at least one) are free; otherwise once that place has waited
+/// [`GATHER_PLACES`], so that under load claims take a few jobs each, and a place is never
+/// left idle for long.
+fn worth_claiming(places: usize, free: usize, running: usize, waited: Duration) -> bool {
+    free > 0 && (running == 0 || free >= (places / 4).max(1) || waited >= GATHER_PLACES)
+}
 
 /// What a dispatcher runs jobs with.
 pub(crate) struct Workers {
@@ -55,6 +72,8 @@ pub(crate) async fn dispatch(workers: Workers, mut stop: watch::Receiver<bool>) 
     let mut due: BinaryHeap<Reverse<Instant>> = BinaryHeap::new();
     let mut claim_now = true;
     let mut untold_until = Instant::now();
+    // Since when a claim is wanted for free places but waits for more of them.
+    let mut gathering: Option<Instant> = None;
     loop {
         if *stop.borrow() {
             break;
@@ -78,8 +97,10 @@ pub(crate) async fn dispatch(workers: Workers, mut stop: watch::Receiver<bool>) 
             claim_now = true;
         }
         let free = workers.places.saturating_sub(running.len());
-        if claim_now && free > 0 {
+        let waited = gathering.map_or(Duration::ZERO, |since| now - since);
+        if claim_now && worth_claiming(workers.places, free, running.len(), waited) {
             claim_now = false;
+            gathering = None;
             let poll = if arrivals.is_some() {
                 SAFETY_POLL
             } else {
@@ -102,13 +123,17 @@ pub(crate) async fn dispatch(workers: Workers, mut stop: watch::Receiver<bool>) 
                 }
             }
         }
+        if claim_now && free > 0 {
+            gathering.get_or_insert(now);
+        }
         let wake = due
             .peek()
             .map_or(untold_until, |Reverse(at)| (*at).min(untold_until));
+        let wake = gathering.map_or(wake, |since| wake.min(since + GATHER_PLACES));
         tokio::select! {
             Some(done) = running.join_next(), if !running.is_empty() => {
                 // A finished job frees a place, and may free its key's share of the workers:
-                // claim, once for every job that finished meanwhile.
+                // claim, once for every job that finished meanwhile, when it is worth it.
                 schedule(&mut due, done.ok().flatten(), workers.clock.as_ref());
                 while let Some(done) = running.try_join_next() {
                     schedule(&mut due, done.ok().flatten(), workers.clock.as_ref());

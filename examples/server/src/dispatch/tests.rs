@@ -255,3 +255,42 @@ async fn an_idle_dispatcher_claims_only_when_told_or_at_the_safety_poll() {
     stop_tx.send(true).unwrap();
     dispatcher.await.unwrap();
 }
+
+#[test]
+fn a_claim_waits_for_a_quarter_of_the_places_while_others_run() {
+    let none = Duration::ZERO;
+    assert!(!worth_claiming(16, 3, 13, none), "3 of 16 free, 13 running");
+    assert!(worth_claiming(16, 4, 12, none), "a quarter free");
+    assert!(worth_claiming(16, 1, 0, none), "nothing running: at once");
+    assert!(
+        worth_claiming(2, 1, 1, none),
+        "a quarter of 2 places is one"
+    );
+    assert!(
+        worth_claiming(16, 1, 15, GATHER_PLACES),
+        "a free place waits no longer than GATHER_PLACES"
+    );
+}
+
+#[test]
+fn claims_never_come_without_a_free_place_and_always_come_after_the_wait() {
+    // Every case of up to 64 places, at every wait around the bound.
+    for places in 1..=64 {
+        for running in 0..=places {
+            let free = places - running;
+            for waited in [0, 1, 19, 20, 21, 1_000].map(Duration::from_millis) {
+                let claims = worth_claiming(places, free, running, waited);
+                if free == 0 {
+                    assert!(!claims, "{places} places, none free");
+                } else if waited >= GATHER_PLACES || running == 0 {
+                    assert!(claims, "{places} places, {free} free, waited {waited:?}");
+                }
+                // More free places, or a longer wait, never turn a claim into none.
+                if claims && running > 0 {
+                    assert!(worth_claiming(places, free + 1, running - 1, waited));
+                    assert!(worth_claiming(places, free, running, waited * 2));
+                }
+            }
+        }
+    }
+}
