@@ -47,6 +47,13 @@ impl SqlDialect for PgStore {
         tokio::spawn(write)
     }
 
+    fn run_write<T: Send + 'static>(
+        &self,
+        write: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send {
+        write
+    }
+
     fn jobs_arrived(&self) {
         // The database tells every listening replica on commit (the `alert_jobs` triggers).
     }

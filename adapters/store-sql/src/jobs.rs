@@ -410,46 +410,44 @@ macro_rules! jobs_sql {
                 if limits.max == 0 || limits.per_key == 0 {
                     return Ok(Vec::new());
                 }
-                // The whole transaction runs where the store runs its writes, which cannot call
-                // back into the caller: the lease ids are made first, one for every job the
-                // claim may take.
+                // The whole transaction runs where the store runs its writes (on SQLite, a
+                // thread of its own), which cannot call back into the caller: the lease ids are
+                // made first, one for every job the claim may take.
                 let max = limits.max.min($crate::claims::MOST_PER_CLAIM);
                 let ids: Vec<Uuid> = (0..max).map(|_| lease_ids()).collect();
                 let store = self.clone();
-                $crate::joined(
-                    self.spawn_write(async move {
-                        let until = Lease::end(now, lease_for);
-                        let mut tx = store.begin_write().await?;
-                        Self::claims_take_turns(&mut tx).await?;
-                        let due: Vec<(Uuid, Uuid, Time, String, i32)> =
-                            sqlx::query_as($crate::claim_sql!($dialect))
-                                .bind(Self::to_time(now))
-                                .bind(to_i64(max as u64))
-                                .bind(to_i64(limits.per_key as u64))
-                                .bind(to_i64(max.min(limits.per_key) as u64))
-                                .fetch_all(&mut *tx)
-                                .await
-                                .map_err(Self::db_error)?;
-                        let mut jobs = Vec::with_capacity(due.len());
-                        let leased = due.into_iter().zip(ids);
-                        for ((token, key_id, received_at, stage, attempts), id) in leased {
-                            jobs.push(AlertJob {
-                                token: Token(token),
-                                key_id: KeyId(key_id),
-                                stage: stage.parse::<JobStage>()?,
-                                attempts: to_u32(i64::from(attempts), "attempts")?,
-                                received_at: Self::from_time(received_at)?,
-                                lease: Lease { id, until },
-                            });
-                        }
-                        if !jobs.is_empty() {
-                            Self::lease_jobs(&mut tx, &jobs).await?;
-                        }
-                        tx.commit().await.map_err(Self::db_error)?;
-                        Ok(jobs)
-                    })
-                    .await,
-                )
+                self.run_write(async move {
+                    let until = Lease::end(now, lease_for);
+                    let mut tx = store.begin_write().await?;
+                    Self::claims_take_turns(&mut tx).await?;
+                    let due: Vec<(Uuid, Uuid, Time, String, i32)> =
+                        sqlx::query_as($crate::claim_sql!($dialect))
+                            .bind(Self::to_time(now))
+                            .bind(to_i64(max as u64))
+                            .bind(to_i64(limits.per_key as u64))
+                            .bind(to_i64(max.min(limits.per_key) as u64))
+                            .fetch_all(&mut *tx)
+                            .await
+                            .map_err(Self::db_error)?;
+                    let mut jobs = Vec::with_capacity(due.len());
+                    let leased = due.into_iter().zip(ids);
+                    for ((token, key_id, received_at, stage, attempts), id) in leased {
+                        jobs.push(AlertJob {
+                            token: Token(token),
+                            key_id: KeyId(key_id),
+                            stage: stage.parse::<JobStage>()?,
+                            attempts: to_u32(i64::from(attempts), "attempts")?,
+                            received_at: Self::from_time(received_at)?,
+                            lease: Lease { id, until },
+                        });
+                    }
+                    if !jobs.is_empty() {
+                        Self::lease_jobs(&mut tx, &jobs).await?;
+                    }
+                    tx.commit().await.map_err(Self::db_error)?;
+                    Ok(jobs)
+                })
+                .await
             }
 
             async fn points_page(

@@ -206,6 +206,16 @@ pub trait SqlDialect: Send + Sync + Sized + 'static {
         F: Future + Send + 'static,
         F::Output: Send + 'static;
 
+    /// Runs `write`, a write transaction complete in itself, where
+    /// [`SqlDialect::spawn_write`] would start it, and gives its outcome. On PostgreSQL it runs
+    /// in the caller's task, so that a caller going away rolls it back; on SQLite it runs to
+    /// its end on the writer's thread even then (a claim whose caller went away leaves its
+    /// jobs to be taken over once their leases end).
+    fn run_write<T: Send + 'static>(
+        &self,
+        write: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send;
+
     /// Tells this store's waiting workers ([`JobQueue::arrivals`]) that a commit just made jobs
     /// claimable: stored, redelivered or released. A database that tells every listener
     /// itself on commit does nothing here.

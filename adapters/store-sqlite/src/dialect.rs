@@ -51,6 +51,14 @@ impl SqlDialect for SqliteStore {
         self.writer_thread.spawn(write)
     }
 
+    fn run_write<T: Send + 'static>(
+        &self,
+        write: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send {
+        let running = self.writer_thread.spawn(write);
+        async move { store_sql::joined(running.await) }
+    }
+
     fn jobs_arrived(&self) {
         // The embedded database has one server writing to it: telling this process is
         // telling every worker.
