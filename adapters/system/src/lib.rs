@@ -1,7 +1,7 @@
 //! The system implementations of [`aq_core::runtime`]'s ports and of the secret randomness
 //! port: the wall clock, a tokio timer, random (v4) and time-ordered (v7) UUIDs and the
-//! operating system's random generator. The server wires these into the cores; tests use the fixed versions in
-//! `aq_core::runtime` and `identity_core::randomness` instead.
+//! operating system's random generator. The server wires these into the cores; tests use the
+//! fixed versions in `aq_core::runtime` and `identity_core::randomness` instead.
 //!
 //! ```
 //! use identity_core::randomness::SecretRng;
