@@ -116,36 +116,6 @@ pub fn migrate_error(what: &str, e: &MigrateError, otherwise: &str) -> StoreErro
     StoreError::Unavailable(format!("cannot migrate {what}: {e}; {advice}"))
 }
 
-/// The outcome of work started with [`SqlDialect::spawn_write`]: its own; a panic in it
-/// passed on to the caller, as if the caller had run it; or [`StoreError::Unavailable`] when
-/// the store stopped before the work could run.
-///
-/// ```
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// use alerts_core::ports::StoreError;
-///
-/// let done = tokio::spawn(async { Ok::<_, StoreError>(7) }).await;
-/// assert_eq!(store_sql::joined(done), Ok(7));
-/// let never_ran = tokio::spawn(std::future::pending::<Result<u8, StoreError>>());
-/// never_ran.abort();
-/// assert!(matches!(store_sql::joined(never_ran.await), Err(StoreError::Unavailable(_))));
-/// # });
-/// ```
-///
-/// # Errors
-/// The work's own error, or [`StoreError::Unavailable`] as above.
-pub fn joined<T>(
-    outcome: Result<Result<T, StoreError>, tokio::task::JoinError>,
-) -> Result<T, StoreError> {
-    match outcome {
-        Ok(done) => done,
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(_) => Err(StoreError::Unavailable(
-            "the store stopped before this write could run".to_owned(),
-        )),
-    }
-}
-
 /// What one SQL store does its own way, in Rust rather than in SQL; [`sql_store!`] implements
 /// the ports on a type that implements this.
 pub trait SqlDialect: Send + Sync + Sized + 'static {

@@ -55,8 +55,7 @@ impl SqlDialect for SqliteStore {
         &self,
         write: impl Future<Output = Result<T, StoreError>> + Send + 'static,
     ) -> impl Future<Output = Result<T, StoreError>> + Send {
-        let running = self.writer_thread.spawn(write);
-        async move { store_sql::joined(running.await) }
+        self.writer_thread.run(write)
     }
 
     fn jobs_arrived(&self) {

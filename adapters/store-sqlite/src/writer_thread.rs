@@ -13,6 +13,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use alerts_core::ports::StoreError;
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -69,6 +70,26 @@ impl WriterThread {
     {
         self.inner.handle.spawn(work)
     }
+
+    /// Runs `write` on the thread and gives its outcome: its own; a panic in it passed on to
+    /// the caller, as if the caller had run it; or [`StoreError::Unavailable`] when the
+    /// thread ended before it could run. The write is started at once, and runs to its end
+    /// even if the returned future is dropped.
+    pub(crate) fn run<T: Send + 'static>(
+        &self,
+        write: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send + 'static {
+        let running = self.spawn(write);
+        async move {
+            match running.await {
+                Ok(done) => done,
+                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                Err(_) => Err(StoreError::Unavailable(
+                    "the store stopped before this write could run".to_owned(),
+                )),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -88,6 +109,33 @@ mod tests {
             .await
             .unwrap();
         assert_ne!(ran_on, caller);
+    }
+
+    #[tokio::test]
+    async fn a_write_run_gives_its_own_outcome_and_an_error_once_the_thread_ended() {
+        let writer = WriterThread::start().unwrap();
+        assert_eq!(writer.run(async { Ok(7) }).await, Ok(7));
+        let refused = StoreError::NotFound;
+        assert_eq!(
+            writer.run(async move { Err::<(), _>(refused) }).await,
+            Err(StoreError::NotFound)
+        );
+        let late = WriterThread {
+            inner: Arc::new(Inner {
+                handle: writer.inner.handle.clone(),
+                _stop: oneshot::channel().0,
+            }),
+        };
+        drop(writer);
+        // Once the thread has let its runtime go, a write is refused, not lost without a word.
+        for _ in 0..200 {
+            if let Err(e) = late.run(async { Ok(()) }).await {
+                assert!(matches!(e, StoreError::Unavailable(_)), "{e:?}");
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the runtime kept running after the last clone went");
     }
 
     #[tokio::test]
