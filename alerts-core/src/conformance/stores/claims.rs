@@ -70,8 +70,8 @@ pub async fn claims<S: AccountStore + JobQueue + ?Sized>(store: &S) {
         "each job is leased under its own id from lease_ids"
     );
 
-    // Asked for any number of jobs, a claim takes what there is, and makes no more lease ids
-    // than it may take.
+    // Asked for any number of jobs, a claim takes what there is (a store that made a lease id
+    // up front for each of `usize::MAX` jobs would never answer).
     let second = claim(store, now, usize::MAX, "claim leases due jobs").await;
     assert_eq!(
         tokens(&second),
