@@ -126,6 +126,8 @@ pub struct DailyPollenMean {
 impl DailyPollenMean {
     /// Adds one hour of the day: the counts of tree, grass and weed pollen in grains/m³,
     /// `None` where not measured. An hour counts towards the day's length either way.
+    // Inlined into the sources' crates, which add every hour of every position of a batch.
+    #[inline]
     pub fn add_hour(&mut self, counts: [Option<f64>; 3]) {
         self.hours += 1;
         for (i, count) in counts.into_iter().enumerate() {
@@ -167,6 +169,8 @@ impl DailyPollenMean {
 }
 
 /// A count the mean takes: finite and not negative.
+// Inlined with `daily_means` into the sources' crates, for every hour of every position.
+#[inline]
 fn usable(count: Option<f64>) -> Option<f64> {
     count.filter(|c| c.is_finite() && *c >= 0.0)
 }

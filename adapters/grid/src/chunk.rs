@@ -109,8 +109,9 @@ impl Chunk {
     pub fn new(rows: usize, cols: usize, hours: usize, values: &[f32]) -> Result<Self, ChunkError> {
         check_shape(rows, cols, hours, values.len())?;
         let nodes = rows * cols;
-        let values = (0..nodes * hours)
-            .map(|k| values[(k % hours) * nodes + k / hours])
+        // Node by node, each node's values one hour (`nodes` values) apart in the given order.
+        let values = (0..nodes)
+            .flat_map(|node| values[node..].iter().step_by(nodes).copied())
             .collect();
         Ok(Self {
             rows,
@@ -202,10 +203,30 @@ impl Chunk {
         Self::new(rows, cols, hours, &values)
     }
 
-    /// The blend of `hour`'s values at `blend`'s nodes: `None` when a node with weight has no
-    /// value or lies outside the chunk.
-    pub(crate) fn blend(&self, hour: usize, blend: &Blend) -> Option<f64> {
-        blend.apply_by(|node| self.at(hour, node))
+    /// The hours of `blend`'s four nodes, to blend one position hour after hour: a node's
+    /// hours lie together, so they are found once and read from the same few lines after.
+    pub(crate) fn corners<'a>(&'a self, blend: &'a Blend) -> Corners<'a> {
+        let hours = blend.nodes.map(|node| {
+            let start = node.checked_mul(self.hours)?;
+            self.values.get(start..start + self.hours)
+        });
+        Corners { blend, hours }
+    }
+}
+
+/// One position's four nodes in a chunk, with their hours ([`Chunk::corners`]).
+pub(crate) struct Corners<'a> {
+    blend: &'a Blend,
+    /// Each node's hours; `None` for a node outside the chunk.
+    hours: [Option<&'a [f32]>; 4],
+}
+
+impl Corners<'_> {
+    /// The blend of `hour`'s values: `None` when a node with weight has no value or lies
+    /// outside the chunk, or the hour is not the chunk's.
+    pub(crate) fn at(&self, hour: usize) -> Option<f64> {
+        self.blend
+            .apply_by(|corner| self.hours[corner]?.get(hour).copied())
     }
 }
 

@@ -205,23 +205,22 @@ impl Blend {
     /// The blend of `values` at the nodes: `None` when a node with weight is missing (NaN).
     #[must_use]
     pub fn apply(&self, values: &[f32]) -> Option<f64> {
-        self.apply_by(|n| values.get(n).copied())
+        self.apply_by(|corner| values.get(self.nodes[corner]).copied())
     }
 
-    /// The blend of the nodes' values as `value` gives them (`None` for a node not held).
+    /// The blend of the nodes' values as `value` gives them by corner (0 to 3, the order of
+    /// [`Blend::nodes`]), `None` for a node not held.
     pub(crate) fn apply_by(&self, value: impl Fn(usize) -> Option<f32>) -> Option<f64> {
         let mut sum = 0.0;
-        for (&n, &w) in self.nodes.iter().zip(&self.weights) {
-            if w == 0.0 {
-                continue;
+        for (corner, &w) in self.weights.iter().enumerate() {
+            // A node without weight takes no part, even without a value.
+            if w != 0.0 {
+                // A node missing, or without a value, makes the sum NaN: no branch per node
+                // in the loop that blends every value a batch reads.
+                sum += w * value(corner).map_or(f64::NAN, f64::from);
             }
-            let v = f64::from(value(n)?);
-            if v.is_nan() {
-                return None;
-            }
-            sum += w * v;
         }
-        Some(sum)
+        (!sum.is_nan()).then_some(sum)
     }
 }
 

@@ -3,12 +3,15 @@
 //! of one round at once, until every value is answered.
 //!
 //! The work is ordered by what the memory holds rather than by position. The positions are
-//! grouped by the chunk their four nodes lie in (per grid), and each hour of each quantity is
-//! read for a whole group at once: one chunk looked up, then blended at every position of the
-//! group. A chunk holds each node's hours together ([`Chunk`]), so the first hour brings a
-//! group's nodes into the processor's cache and the hours after it find them there. Asked
-//! position by position, each would read its own nodes of every hour and quantity from main
-//! memory, and look its chunks up in the shared cache again and again.
+//! grouped by the chunk their four nodes lie in (per grid), and each chunk (a quantity over a
+//! block of hours) is read for a whole group at once: looked up once, then blended at every
+//! position of the group, all the chunk's hours of one position before the next. A chunk
+//! holds each node's hours together ([`Chunk`]), so a position's four nodes are found once and
+//! their hours read from the same few lines of the processor's cache; the values are written
+//! side by side too, a position's hours together. Asked hour by hour, the group's nodes would
+//! be read again for every hour, from further away once the quantities of a batch of
+//! positions outgrow the nearest cache; asked position by position, each would look its
+//! chunks up in the shared cache again and again.
 //!
 //! An instant between two whole hours is blended linearly between them ([`Hourly::at`]): the
 //! whole hours are read once for a series of instants, so the hourly series of a forecast and
@@ -96,7 +99,7 @@ fn between(before: &PointValues, after: &PointValues, w: f64) -> PointValues {
 
 /// Which product answered each quantity of one value: two bits per quantity, 0 for none, else
 /// one more than the product's index.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Answered(u32);
 
 impl Answered {
@@ -117,9 +120,9 @@ impl Answered {
 type Runs = [[Option<i64>; N_QUANTITIES]; 2];
 
 /// The values at a batch of positions over a span of whole hours, and where each value came
-/// from. The values are held quantity by quantity and hour by hour, each hour's positions
-/// together, since one quantity at one hour is what a round writes at once; only the
-/// quantities asked for are held.
+/// from. The values are held quantity by quantity and position by position, each position's
+/// hours together, since a round writes a position's hours of one chunk at once and a series
+/// reads them in turn; only the quantities asked for are held.
 #[derive(Debug)]
 pub(crate) struct Hourly {
     /// The catalog the values were read through.
@@ -130,6 +133,9 @@ pub(crate) struct Hourly {
     positions: usize,
     /// Per hour of the span, the runs behind its values.
     runs: Vec<Runs>,
+    /// Per hour of the span, the first hour of the stretch of hours before it (itself
+    /// included) that have the same runs behind them.
+    same_runs_from: Vec<usize>,
     /// The held quantities, each as its [`crate::Quantity::index`] and where its plane starts
     /// in `values`: a round and a read visit these alone, not every quantity.
     planes: Vec<(usize, usize)>,
@@ -150,9 +156,11 @@ impl Hourly {
         usize::try_from((hour - self.start).div_euclid(HOUR)).ok()
     }
 
-    /// Where the value of position `p` at the span's hour `h` lies, when within the span.
+    /// Where the value of position `p` at the span's hour `h` lies, when within the span: a
+    /// position's hours side by side.
     fn index(&self, p: usize, h: usize) -> Option<usize> {
-        (p < self.positions && h < self.runs.len()).then_some(h * self.positions + p)
+        let hours = self.runs.len();
+        (p < self.positions && h < hours).then_some(p * hours + h)
     }
 
     fn value(&self, p: usize, hour: i64) -> PointValues {
@@ -172,6 +180,21 @@ impl Hourly {
     /// at an hour outside the span.
     pub(crate) fn at(&self, p: usize, t: DateTime<Utc>) -> PointValues {
         self.at_parts(p, t.timestamp(), t.timestamp_subsec_nanos())
+    }
+
+    /// The values of quantity `k` at position `p`, one per whole hour of the span from its
+    /// first (NaN where not answered); `None` when `k` is not held or `p` was not asked about.
+    pub(crate) fn hours_of(&self, p: usize, k: usize) -> Option<&[f64]> {
+        let &(_, plane) = self.planes.iter().find(|&&(held, _)| held == k)?;
+        let start = plane + self.index(p, 0)?;
+        self.values.get(start..start + self.runs.len())
+    }
+
+    /// Where the whole hour `seconds` after the epoch lies in [`Hourly::hours_of`]; `None` for
+    /// an instant between two whole hours or outside the span.
+    pub(crate) fn whole_hour_index(&self, seconds: i64) -> Option<usize> {
+        let whole = seconds.rem_euclid(HOUR) == 0 && self.span().contains(&seconds);
+        whole.then(|| self.hour_index(seconds)).flatten()
     }
 
     /// [`Hourly::at`] the instant `seconds` after the epoch.
@@ -211,33 +234,41 @@ impl Hourly {
         })
     }
 
-    /// Tells `used` where each value blended into [`Hourly::at`]`(p, t)` came from (both
-    /// hours' values when `t` falls between two).
-    pub(crate) fn origins(&self, p: usize, t: DateTime<Utc>, used: &mut impl FnMut(Origin)) {
-        self.origins_parts(p, t.timestamp(), t.timestamp_subsec_nanos(), used);
-    }
-
-    /// [`Hourly::origins`] of the instant `seconds` after the epoch.
-    pub(crate) fn origins_seconds(&self, p: usize, seconds: i64, used: &mut impl FnMut(Origin)) {
-        self.origins_parts(p, seconds, 0, used);
-    }
-
-    fn origins_parts(&self, p: usize, seconds: i64, nanos: u32, used: &mut impl FnMut(Origin)) {
-        let (h0, next) = around(seconds, nanos);
-        let hours = if next.is_some() { 2 } else { 1 };
-        for hour in (0..hours).map(|n| h0 + n * HOUR) {
-            let Some(h) = self.hour_index(hour) else {
-                continue;
-            };
-            let Some(i) = self.index(p, h) else {
-                continue;
-            };
-            for k in 0..N_QUANTITIES {
-                let Some(product) = self.answered[i].get(k) else {
+    /// Tells `used` where the values blended into [`Hourly::at`] at position `p` at each of
+    /// `instants` (seconds and nanoseconds since the epoch) came from: both hours' values when
+    /// an instant falls between two. Each origin is told at least once, not once per hour: an
+    /// hour whose values were answered as those of the hour before it, from the same runs,
+    /// has nothing new to tell and is passed over.
+    pub(crate) fn origins(
+        &self,
+        p: usize,
+        instants: impl IntoIterator<Item = (i64, u32)>,
+        used: &mut impl FnMut(Origin),
+    ) {
+        let mut last: Option<(usize, Answered)> = None;
+        for (seconds, nanos) in instants {
+            let (h0, next) = around(seconds, nanos);
+            let hours = if next.is_some() { 2 } else { 1 };
+            for hour in (0..hours).map(|n| h0 + n * HOUR) {
+                let Some(h) = self.hour_index(hour) else {
                     continue;
                 };
-                if let Some(run) = self.runs[h][product.index()][k] {
-                    used((product, run, k));
+                let Some(i) = self.index(p, h) else {
+                    continue;
+                };
+                let answered = self.answered[i];
+                let same_runs = |l: usize| self.same_runs_from[l] == self.same_runs_from[h];
+                if last.is_some_and(|(l, a)| a == answered && same_runs(l)) {
+                    continue;
+                }
+                last = Some((h, answered));
+                for &(k, _) in &self.planes {
+                    let Some(product) = answered.get(k) else {
+                        continue;
+                    };
+                    if let Some(run) = self.runs[h][product.index()][k] {
+                        used((product, run, k));
+                    }
                 }
             }
         }
@@ -335,66 +366,117 @@ impl Chunks<'_> {
     }
 }
 
+/// Hours of one quantity of a product that lie in the same block of hours of one batch's layer,
+/// and so in one chunk of each block of nodes.
+struct Stretch {
+    batch: usize,
+    layer: usize,
+    /// The block of hours.
+    block: usize,
+    /// Each hour's place in the span, and in the block.
+    hours: Vec<(usize, usize)>,
+}
+
 impl Hourly {
-    /// One round over every product, hour and wanted quantity the catalog holds within `span`:
-    /// each value not answered yet, nor waiting for a chunk of an earlier product, is blended
-    /// from the first product that covers its position and has a value there. A value whose
-    /// chunk is still to be read waits, so that no later product answers it first.
+    /// The hours of the span that `product` holds quantity `k` at, in stretches that share
+    /// chunks.
+    fn stretches(&self, catalog: &Catalog, product: Product, k: usize) -> Vec<Stretch> {
+        let mut out: Vec<Stretch> = Vec::new();
+        for (hour, slots) in catalog.range(product, self.span()) {
+            let (Some(h), Some(slot)) = (self.hour_index(hour), &slots[k]) else {
+                continue;
+            };
+            let chunk_hours = catalog.batches[slot.batch].chunk_hours;
+            let (block, within) = (slot.position / chunk_hours, slot.position % chunk_hours);
+            match out.last_mut() {
+                Some(s) if (s.batch, s.layer, s.block) == (slot.batch, slot.layer, block) => {
+                    s.hours.push((h, within));
+                }
+                _ => out.push(Stretch {
+                    batch: slot.batch,
+                    layer: slot.layer,
+                    block,
+                    hours: vec![(h, within)],
+                }),
+            }
+        }
+        out
+    }
+
+    /// Where the value of position `p` at the span's hour `h` of the plane starting at
+    /// `plane` lies, when it is still to be answered and not waiting for a chunk of
+    /// quantity bit `bit`.
+    fn open(&self, p: usize, h: usize, plane: usize, bit: u16, waiting: &[u16]) -> Option<usize> {
+        let i = self.index(p, h)?;
+        (self.values[plane + i].is_nan() && waiting[i] & bit == 0).then_some(i)
+    }
+
+    /// One round over every product, wanted quantity and hour the catalog holds within the
+    /// span: each value not answered yet, nor waiting for a chunk of an earlier product, is
+    /// blended from the first product that covers its position and has a value there. A value
+    /// whose chunk is still to be read waits, so that no later product answers it first.
+    ///
+    /// A position's hours of one chunk are blended together: its four nodes' hours lie side by
+    /// side in the chunk, and its values side by side here.
     fn round(&mut self, places: &mut Places<'_>, chunks: &mut Chunks<'_>) {
         let catalog = self.catalog.clone();
-        let span = self.span();
         // Per value, the quantities waiting for a chunk in this round.
         let mut waiting = vec![0u16; self.answered.len()];
         for product in Product::ALL {
-            for (hour, slots) in catalog.range(product, span.clone()) {
-                let Some(h) = self.hour_index(hour) else {
-                    continue;
-                };
-                for &(k, plane) in &self.planes {
-                    let Some(slot) = &slots[k] else {
-                        continue;
-                    };
-                    let batch = &catalog.batches[slot.batch];
-                    let layer = &batch.layers[slot.layer];
-                    let (t, within) = (
-                        slot.position / batch.chunk_hours,
-                        slot.position % batch.chunk_hours,
-                    );
-                    let bit = 1u16 << k;
+            for (k, plane) in self.planes.clone() {
+                let bit = 1u16 << k;
+                for stretch in self.stretches(&catalog, product, k) {
+                    let batch = &catalog.batches[stretch.batch];
+                    let layer = &batch.layers[stretch.layer];
                     for group in places.groups(&layer.tiling) {
                         // Looked up once per group, and only when a position needs it.
                         let mut found = None;
                         for &(p, ref blend) in &group.members {
-                            let Some(i) = self.index(p, h) else {
-                                continue;
+                            let open = |hourly: &Self, waiting: &[u16], h| {
+                                hourly.open(p, h, plane, bit, waiting)
                             };
-                            if !self.values[plane + i].is_nan() || waiting[i] & bit != 0 {
+                            if !stretch
+                                .hours
+                                .iter()
+                                .any(|&(h, _)| open(self, &waiting, h).is_some())
+                            {
                                 continue;
                             }
                             let found = found.get_or_insert_with(|| {
                                 let id = ChunkId::new(
                                     batch.id,
                                     k,
-                                    t,
+                                    stretch.block,
                                     group.row_block,
                                     group.column_block,
                                 );
                                 chunks.find(id, || {
                                     chunk_path(
                                         &layer.chunks,
-                                        t,
+                                        stretch.block,
                                         group.row_block,
                                         group.column_block,
                                     )
                                 })
                             });
                             match found {
-                                Found::Miss => waiting[i] |= bit,
+                                Found::Miss => {
+                                    for &(h, _) in &stretch.hours {
+                                        if let Some(i) = open(self, &waiting, h) {
+                                            waiting[i] |= bit;
+                                        }
+                                    }
+                                }
                                 Found::Absent => {}
                                 Found::Held(chunk) => {
-                                    if let Some(v) = chunk.blend(within, blend) {
-                                        self.values[plane + i] = v;
-                                        self.answered[i].set(k, product);
+                                    let corners = chunk.corners(blend);
+                                    for &(h, within) in &stretch.hours {
+                                        if let Some(i) = open(self, &waiting, h)
+                                            && let Some(v) = corners.at(within)
+                                        {
+                                            self.values[plane + i] = v;
+                                            self.answered[i].set(k, product);
+                                        }
                                     }
                                 }
                             }
@@ -480,11 +562,20 @@ impl GridStore {
             .enumerate()
             .map(|(plane, k)| (k, plane * plane_len))
             .collect();
+        let mut same_runs_from: Vec<usize> = Vec::with_capacity(runs.len());
+        for h in 0..runs.len() {
+            let from = match h.checked_sub(1) {
+                Some(before) if runs[before] == runs[h] => same_runs_from[before],
+                _ => h,
+            };
+            same_runs_from.push(from);
+        }
         let mut hourly = Hourly {
             catalog,
             start,
             positions: positions.len(),
             runs,
+            same_runs_from,
             values: vec![f64::NAN; planes.len() * plane_len],
             planes,
             answered: vec![Answered::default(); plane_len],

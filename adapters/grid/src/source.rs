@@ -262,29 +262,31 @@ impl ForecastSource for GridSource {
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
         let hourly = self.hourly(positions, start, hours, POLLUTANTS).await?;
-        let instants: Vec<DateTime<Utc>> = instants(start, hours).collect();
+        let instants: Vec<(i64, u32)> = instants(start, hours)
+            .map(|t| (t.timestamp(), t.timestamp_subsec_nanos()))
+            .collect();
         let fixed = self.model_provenance();
         Ok((0..positions.len())
             .map(|p| {
-                let mut runs = Runs::default();
-                let values = hourly
+                let values: Vec<Option<CleanlinessIndex>> = hourly
                     .series(p, start, hours)
-                    .zip(&instants)
-                    .map(|(values, &t)| {
-                        let ci = values.ci(&self.bands);
-                        if ci.is_some() && fixed.is_none() {
-                            // Pollen is held beside the pollutants but no CI reads it.
-                            hourly.origins(p, t, &mut |(product, run, k)| {
-                                if !is_pollen(k) {
-                                    runs.add((product, run));
-                                }
-                            });
-                        }
-                        ci
-                    })
+                    .map(|values| values.ci(&self.bands))
                     .collect();
-                HourlyCi::covered(start, values)
-                    .map(|s| s.with_provenance(fixed.clone().unwrap_or_else(|| runs.provenance())))
+                let provenance = fixed.clone().unwrap_or_else(|| {
+                    // The runs behind the hours that have a CI.
+                    let answered = instants
+                        .iter()
+                        .zip(&values)
+                        .filter_map(|(&t, ci)| ci.is_some().then_some(t));
+                    let mut runs = Runs::default();
+                    hourly.origins(p, answered, &mut |(product, run, k)| {
+                        if !is_pollen(k) {
+                            runs.add((product, run));
+                        }
+                    });
+                    runs.provenance()
+                });
+                HourlyCi::covered(start, values).map(|s| s.with_provenance(provenance))
             })
             .collect())
     }
@@ -403,20 +405,27 @@ impl GridSource {
         civil: &CivilDays,
         trace: bool,
     ) -> Option<RunDays> {
-        let means = daily_means(civil, &self.pollen, |t| {
-            let values = hourly.at_seconds(p, t);
-            (PollenType::ALL.map(|k| values.pollen(k)), t)
-        })?;
-        let mut runs = Runs::default();
-        if trace {
-            for &t in &means.behind {
-                hourly.origins_seconds(p, t, &mut |(product, run, k)| {
-                    if is_pollen(k) {
-                        runs.add((product, run));
-                    }
-                });
+        let series = PollenType::ALL.map(|kind| hourly.hours_of(p, Quantity::Pollen(kind).index()));
+        let counts = |t: i64| match hourly.whole_hour_index(t) {
+            // The civil days' hours are whole hours: each type's value is read as held.
+            Some(h) => series.map(|s| s.and_then(|s| s.get(h)).copied().filter(|c| !c.is_nan())),
+            None => {
+                let values = hourly.at_seconds(p, t);
+                PollenType::ALL.map(|k| values.pollen(k))
             }
+        };
+        if !trace {
+            let means = daily_means(civil, &self.pollen, |t| (counts(t), ()))?;
+            return Some((means.days, Runs::default()));
         }
+        let means = daily_means(civil, &self.pollen, |t| (counts(t), t))?;
+        let mut runs = Runs::default();
+        let behind = means.behind.iter().map(|&t| (t, 0));
+        hourly.origins(p, behind, &mut |(product, run, k)| {
+            if is_pollen(k) {
+                runs.add((product, run));
+            }
+        });
         Some((means.days, runs))
     }
 
