@@ -390,7 +390,9 @@ impl Evaluator {
 
     /// Asks `source` for what `rules` need at `points`: one hourly call up to the longest
     /// air-quality horizon, one pollen call up to the longest pollen horizon, and none for a
-    /// data type no enabled rule watches.
+    /// data type no enabled rule watches. The calls are made at once: a source that answers
+    /// from memory spreads them over the processor's cores together, and a remote one waits
+    /// for them together.
     ///
     /// # Errors
     /// [`SourceError`] when the source fails, or answers with the wrong number of entries.
@@ -408,41 +410,51 @@ impl Evaluator {
                 .map(|r| horizon(r.spec.forecast()))
                 .max()
         };
-        let positions: Vec<Position> = points.iter().map(|p| p.position).collect();
-        let mut out = ChunkForecast::default();
         if points.is_empty() {
-            return Ok(out);
+            return Ok(ChunkForecast::default());
         }
-        if let Some(hours) = longest(DataType::Aq) {
-            out.aq = check_batch_len(
-                points.len(),
-                source.hourly_ci(&positions, now, hours).await?,
-            )?;
-        }
+        let positions: Vec<Position> = points.iter().map(|p| p.position).collect();
+        let positions = positions.as_slice();
+        let n = points.len();
+        let aq_hours = longest(DataType::Aq);
         let us_aqi = rules.iter().any(|r| {
             r.enabled && r.spec.data_type() == DataType::Aq && r.spec.aq_index() == AqIndex::UsEpa
         });
-        if let (Some(hours), true) = (longest(DataType::Aq), us_aqi) {
-            // From the hours before now too: the US AQI of an hour averages them as EPA does.
-            let lead = AVERAGING_LEAD_HOURS;
-            out.concentrations = check_batch_len(
-                points.len(),
-                source
-                    .hourly_concentrations(
-                        &positions,
-                        now - chrono::Duration::hours(i64::from(lead)),
-                        hours + lead,
+        let aq = async {
+            match aq_hours {
+                Some(hours) => check_batch_len(n, source.hourly_ci(positions, now, hours).await?),
+                None => Ok(Vec::new()),
+            }
+        };
+        let concentrations = async {
+            match aq_hours.filter(|_| us_aqi) {
+                // From the hours before now too: the US AQI of an hour averages them as EPA
+                // does.
+                Some(hours) => {
+                    let lead = AVERAGING_LEAD_HOURS;
+                    let start = now - chrono::Duration::hours(i64::from(lead));
+                    check_batch_len(
+                        n,
+                        source
+                            .hourly_concentrations(positions, start, hours + lead)
+                            .await?,
                     )
-                    .await?,
-            )?;
-        }
-        if let Some(days) = longest(DataType::Pollen) {
-            out.pollen = check_batch_len(
-                points.len(),
-                source.daily_pollen(&positions, now, days).await?,
-            )?;
-        }
-        Ok(out)
+                }
+                None => Ok(Vec::new()),
+            }
+        };
+        let pollen = async {
+            match longest(DataType::Pollen) {
+                Some(days) => check_batch_len(n, source.daily_pollen(positions, now, days).await?),
+                None => Ok(Vec::new()),
+            }
+        };
+        let (aq, concentrations, pollen) = futures::try_join!(aq, concentrations, pollen)?;
+        Ok(ChunkForecast {
+            aq,
+            pollen,
+            concentrations,
+        })
     }
 
     /// Evaluates every enabled rule at every point of a chunk, point by point and rule by rule

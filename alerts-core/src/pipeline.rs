@@ -47,15 +47,13 @@ use crate::breaker::{BreakerConfig, Breakers};
 use crate::evaluate::Evaluator;
 use crate::idempotency::{Enqueued, Fingerprint, Idempotency, IdempotencyKey};
 use crate::ids::Token;
-use crate::ndjson::{EncodeError, NdjsonEncoder, count_lines};
+use crate::ndjson::{EncodeError, count_lines};
 use crate::ports::{
-    AlertJob, ClaimLimits, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, FileWriter,
-    JobOutcome, JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertJob, POINT_PAGE, PointPages,
-    RuleStore, SentChanges, Settlement, SlicePages, StoreError, UrlSigner, WebhookSender,
+    AlertJob, ClaimLimits, DeliveryAttempt, DeliveryLog, FileError, FileKey, FileStore, JobOutcome,
+    JobQueue, JobStage, JobUpdate, KeyConfig, NewAlertJob, POINT_PAGE, PointPages, RuleStore,
+    SentChanges, Settlement, SlicePages, StoreError, UrlSigner, WebhookSender,
 };
-use crate::repeat::OnceFilter;
 use crate::request::AlertRequest;
-use crate::rule::{AlertRule, Repeat};
 use crate::webhook::{DeliveryPayload, HEADER_DATA_SOURCE, message_id, signed_request};
 
 /// The pipeline's settings.
@@ -76,6 +74,12 @@ pub struct PipelineConfig {
     /// size. Larger chunks mean fewer store reads and source calls, and more memory for the
     /// points and their buffered alert lines.
     pub points_chunk: usize,
+    /// Pages of a job's points the forecast source is asked about at once (default 2; 0
+    /// counts as 1): while one page is evaluated and written, the source works on the next.
+    /// A source that answers from memory then keeps the processor's cores busy throughout a
+    /// job; a remote source has that many pages' requests in flight, so an operator bound by
+    /// its limits on concurrent requests may want 1.
+    pub pages_ahead: usize,
     /// File bytes buffered before a chunk is written (default 64 KiB).
     pub file_chunk_bytes: usize,
     /// Thresholds and message settings.
@@ -98,6 +102,7 @@ impl Default for PipelineConfig {
             lease_for: Duration::from_secs(300),
             claim_batch: 8,
             points_chunk: 1000,
+            pages_ahead: 2,
             file_chunk_bytes: crate::ndjson::DEFAULT_CHUNK_BYTES,
             evaluator: Evaluator::default(),
             per_key_jobs: 8,
@@ -621,100 +626,6 @@ impl AlertPipeline {
         })
     }
 
-    /// Writes the file with `writer`; its lines, and whether the job told a once-per-change
-    /// alert.
-    async fn write_file(
-        &self,
-        mut writer: Box<dyn FileWriter>,
-        job: &AlertJob,
-        rules: &[AlertRule],
-        now: DateTime<Utc>,
-    ) -> Result<(u64, bool), PipelineError> {
-        match self.stream(writer.as_mut(), job, rules, now).await {
-            Ok(written) => {
-                writer.finish().await?;
-                Ok(written)
-            }
-            Err(e) => {
-                // The original error is the one worth reporting; an abort failure leaves at
-                // most an invisible partial upload for the store to clean up.
-                let _ = writer.abort().await;
-                Err(e)
-            }
-        }
-    }
-
-    /// Evaluates the request's points one page of `points_chunk` at a time, so that the
-    /// worker's memory does not depend on the request's size. Alerts of once-per-change rules
-    /// are left out when their point id was told the same change ([`crate::repeat`]); what
-    /// this job tells is recorded page by page, and counts once the file is written. Its
-    /// lines, and whether it told anything.
-    async fn stream(
-        &self,
-        writer: &mut dyn FileWriter,
-        job: &AlertJob,
-        rules: &[AlertRule],
-        now: DateTime<Utc>,
-    ) -> Result<(u64, bool), PipelineError> {
-        let evaluator = &self.config.evaluator;
-        let page_size = self.config.points_chunk.max(1);
-        let once = rules
-            .iter()
-            .any(|r| r.enabled && r.spec.repeat() == Repeat::Once);
-        let mut encoder = NdjsonEncoder::with_chunk_bytes(self.config.file_chunk_bytes);
-        let mut from = 0_u64;
-        let mut told = false;
-        loop {
-            let chunk = self
-                .ports
-                .jobs
-                .points_page(job.token, from, page_size)
-                .await?;
-            if chunk.is_empty() {
-                break;
-            }
-            let forecast = evaluator
-                .fetch(self.ports.forecast.as_ref(), rules, &chunk, now)
-                .await?;
-            let mut filter = if once {
-                let ids: Vec<&str> = chunk.iter().map(|p| p.id.as_str()).collect();
-                OnceFilter::new(self.ports.sent.sent_changes(job.key_id, &ids, now).await?)
-            } else {
-                OnceFilter::default()
-            };
-            let mut failure = None;
-            evaluator.evaluate_chunk(rules, &chunk, &forecast, |alert| {
-                if failure.is_none() && filter.admit(alert) {
-                    failure = encoder.encode(&alert.line()).err();
-                }
-            });
-            if let Some(e) = failure {
-                return Err(e.into());
-            }
-            if !filter.told().is_empty() {
-                told = true;
-                self.ports
-                    .sent
-                    .record_sent(job.token, job.key_id, filter.told())
-                    .await?;
-            }
-            if let Some(bytes) = encoder.take_chunk() {
-                writer.write(bytes).await?;
-            }
-            if chunk.len() < page_size {
-                // A short page is the last: asking again would only confirm it.
-                break;
-            }
-            from += chunk.len() as u64;
-        }
-        let alerts = encoder.lines();
-        let rest = encoder.finish();
-        if !rest.is_empty() {
-            writer.write(rest).await?;
-        }
-        Ok((alerts, told))
-    }
-
     /// One delivery attempt, with the key's configuration when evaluation just read it, and
     /// the file's lines when they are still to be recorded.
     async fn deliver(
@@ -932,6 +843,7 @@ mod refusals;
 mod retry;
 #[cfg(test)]
 mod tests;
+mod writing;
 
 pub use backpressure::{Backpressure, BusyScope, KeyPace};
 use pace::Pace;

@@ -593,6 +593,8 @@ pub(crate) async fn open_service(
             per_key_jobs: settings.per_key_jobs,
             breaker: settings.breaker,
             backpressure: settings.backpressure,
+            // A remote source's requests in flight stay what its own settings allow.
+            pages_ahead: if answers_from_memory(settings) { 2 } else { 1 },
             ..PipelineConfig::default()
         },
     ));

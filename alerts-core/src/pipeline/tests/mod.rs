@@ -29,10 +29,10 @@ use crate::ids::RuleId;
 use crate::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use crate::ndjson::decode_all;
 use crate::ports::{
-    Backlog, ClaimLimits, DeliveryErrorKind, Lease, WebhookRequest, WebhookResponse,
+    Backlog, ClaimLimits, DeliveryErrorKind, FileWriter, Lease, WebhookRequest, WebhookResponse,
 };
 use crate::request::AlertPoint;
-use crate::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+use crate::rule::{AlertRule, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity};
 use crate::webhook::{HEADER_DATA_SOURCE, HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Verifier};
 
 mock! {

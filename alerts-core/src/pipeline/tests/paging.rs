@@ -200,3 +200,78 @@ async fn a_page_that_fails_to_load_leaves_no_file_and_the_job_leased() {
         "the job is retried when its lease ends"
     );
 }
+
+/// A source whose first answer waits until it is asked again: a worker that asks about one page
+/// at a time never hears from it.
+struct AnswersOnceAskedAgain {
+    inner: Arc<MemoryForecast>,
+    calls: AtomicUsize,
+    asked_again: tokio::sync::Notify,
+}
+
+#[async_trait]
+impl ForecastSource for AnswersOnceAskedAgain {
+    fn info(&self) -> SourceInfo {
+        self.inner.info()
+    }
+
+    async fn hourly_ci(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        if self.calls.fetch_add(1, Ordering::SeqCst) == 0 {
+            tokio::time::timeout(Duration::from_secs(10), self.asked_again.notified())
+                .await
+                .map_err(|_| SourceError::Unavailable("not asked about a second page".into()))?;
+        } else {
+            self.asked_again.notify_one();
+        }
+        self.inner.hourly_ci(positions, start, hours).await
+    }
+
+    async fn daily_pollen(
+        &self,
+        positions: &[Position],
+        at: DateTime<Utc>,
+        days: u32,
+    ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
+        self.inner.daily_pollen(positions, at, days).await
+    }
+}
+
+#[tokio::test]
+async fn the_next_page_is_asked_about_before_the_first_is_answered_and_the_file_keeps_its_order() {
+    let h = Harness::new().await;
+    let source = AnswersOnceAskedAgain {
+        inner: h.forecast.clone(),
+        calls: AtomicUsize::new(0),
+        asked_again: tokio::sync::Notify::new(),
+    };
+    let pipeline = AlertPipeline::new(
+        PipelinePorts {
+            forecast: Arc::new(source),
+            ..h.ports()
+        },
+        PipelineConfig {
+            points_chunk: 4,
+            file_chunk_bytes: 100,
+            ..PipelineConfig::default()
+        },
+    );
+    let token = pipeline
+        .accept(
+            h.key_id,
+            AlertRequest {
+                points: paris_points(10),
+            },
+        )
+        .await
+        .unwrap();
+    let report = pipeline.run_once(1).await.unwrap();
+    assert!(report.failed.is_empty(), "{report:?}");
+    let lines = decode_all(&h.files.read(&FileKey::for_token(token)).await.unwrap()).unwrap();
+    let ids: Vec<String> = lines.into_iter().map(|l| l.id).collect();
+    assert_eq!(ids, (0..10).map(|i| format!("p{i}")).collect::<Vec<_>>());
+}
