@@ -70,9 +70,9 @@ pub struct PipelineConfig {
     /// The most jobs one [`AlertPipeline::run_once`] claims (default 8).
     pub claim_batch: usize,
     /// Points read from the job queue and evaluated per forecast call (default 1,000; 0 counts
-    /// as 1). A worker holds one chunk of a request's points at a time, whatever the request's
-    /// size. Larger chunks mean fewer store reads and source calls, and more memory for the
-    /// points and their buffered alert lines.
+    /// as 1). A worker holds a few chunks of a request's points at a time ([`Self::pages_ahead`]
+    /// and one more), whatever the request's size. Larger chunks mean fewer store reads and
+    /// source calls, and more memory for the points and their buffered alert lines.
     pub points_chunk: usize,
     /// Pages of a job's points the forecast source is asked about at once (default 2; 0
     /// counts as 1): while one page is evaluated and written, the source works on the next.

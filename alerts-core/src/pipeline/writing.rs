@@ -57,7 +57,7 @@ impl AlertPipeline {
     /// page is evaluated and written: a source that answers from memory keeps the processor's
     /// cores busy with them meanwhile (and the end of one page's work overlaps the start of the
     /// next), a remote one has them in flight. The worker holds at most that many pages with
-    /// their forecasts, and one chunk of the file.
+    /// their forecasts and the page being written, and one chunk of the file.
     async fn stream(
         &self,
         writer: &mut dyn FileWriter,
