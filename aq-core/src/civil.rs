@@ -24,6 +24,13 @@ use crate::position::Position;
 /// Loading the boundaries takes a few hundred milliseconds, so it happens once, on first use.
 static FINDER: LazyLock<DefaultFinder> = LazyLock::new(DefaultFinder::new);
 
+/// Loads the time zone boundaries now unless they are loaded already. Whatever first needs
+/// civil days (an alert job's pollen, a lookup) otherwise waits for the load; a server calls
+/// this once at start-up, away from any request.
+pub fn load_time_zones() {
+    LazyLock::force(&FINDER);
+}
+
 /// The time zone at `position`: its IANA zone, or `None` where no known zone covers it.
 fn zone(position: Position) -> Option<Tz> {
     FINDER

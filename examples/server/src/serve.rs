@@ -82,6 +82,8 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     let empty = !service.stores.accounts.has_accounts().await.unwrap_or(true);
     announce(&settings, &service, local, &public_url, empty, &limits_at);
 
+    // The first alert job's pollen days would otherwise wait for the time zones to load.
+    tokio::task::spawn_blocking(aq_core::civil::load_time_zones);
     let (stop_tx, stop_rx) = watch::channel(false);
     // The alert workers run on threads of their own. On the API's threads a job waited behind
     // every busy connection at each of its many awaits, so that under heavy route traffic the
