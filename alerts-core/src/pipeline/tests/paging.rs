@@ -70,9 +70,31 @@ async fn points_are_fetched_in_chunks_with_one_call_per_data_type() {
             ("pollen", 2, 2)
         ]
     );
+    assert_eq!(file_ids(&h, token).await, ids_of(10));
+}
+
+/// `n` of [`paris_points`] accepted for the harness's key.
+async fn accept_paris(pipeline: &AlertPipeline, h: &Harness, n: usize) -> Token {
+    pipeline
+        .accept(
+            h.key_id,
+            AlertRequest {
+                points: paris_points(n),
+            },
+        )
+        .await
+        .unwrap()
+}
+
+/// The point ids of `token`'s file, in its order.
+async fn file_ids(h: &Harness, token: Token) -> Vec<String> {
     let lines = decode_all(&h.files.read(&FileKey::for_token(token)).await.unwrap()).unwrap();
-    let ids: Vec<String> = lines.into_iter().map(|l| l.id).collect();
-    assert_eq!(ids, (0..10).map(|i| format!("p{i}")).collect::<Vec<_>>());
+    lines.into_iter().map(|l| l.id).collect()
+}
+
+/// The ids of the first `n` of [`paris_points`], in order.
+fn ids_of(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("p{i}")).collect()
 }
 
 /// Points for the paging tests: all where the harness's forecast has data, so that every one
@@ -107,20 +129,10 @@ async fn the_worker_reads_one_page_of_points_chunk_points_at_a_time() {
                 ..PipelineConfig::default()
             },
         );
-        let token = pipeline
-            .accept(
-                h.key_id,
-                AlertRequest {
-                    points: paris_points(n),
-                },
-            )
-            .await
-            .unwrap();
+        let token = accept_paris(&pipeline, &h, n).await;
         pipeline.run_once(1).await.unwrap();
         assert_eq!(*queue.pages.lock().unwrap(), pages, "{n} points");
-        let lines = decode_all(&h.files.read(&FileKey::for_token(token)).await.unwrap()).unwrap();
-        let ids: Vec<String> = lines.into_iter().map(|l| l.id).collect();
-        assert_eq!(ids, (0..n).map(|i| format!("p{i}")).collect::<Vec<_>>());
+        assert_eq!(file_ids(&h, token).await, ids_of(n), "{n} points");
     }
 }
 
@@ -137,15 +149,7 @@ async fn the_file_is_the_same_whatever_the_page_size() {
                 ..PipelineConfig::default()
             },
         );
-        let token = pipeline
-            .accept(
-                h.key_id,
-                AlertRequest {
-                    points: paris_points(23),
-                },
-            )
-            .await
-            .unwrap();
+        let token = accept_paris(&pipeline, &h, 23).await;
         pipeline.run_once(1).await.unwrap();
         files.push(h.files.read(&FileKey::for_token(token)).await.unwrap());
     }
@@ -172,15 +176,7 @@ async fn a_page_that_fails_to_load_leaves_no_file_and_the_job_leased() {
             ..PipelineConfig::default()
         },
     );
-    let token = pipeline
-        .accept(
-            h.key_id,
-            AlertRequest {
-                points: paris_points(10),
-            },
-        )
-        .await
-        .unwrap();
+    let token = accept_paris(&pipeline, &h, 10).await;
     let report = pipeline.run_once(1).await.unwrap();
     assert!(
         matches!(
@@ -260,18 +256,8 @@ async fn the_next_page_is_asked_about_before_the_first_is_answered_and_the_file_
             ..PipelineConfig::default()
         },
     );
-    let token = pipeline
-        .accept(
-            h.key_id,
-            AlertRequest {
-                points: paris_points(10),
-            },
-        )
-        .await
-        .unwrap();
+    let token = accept_paris(&pipeline, &h, 10).await;
     let report = pipeline.run_once(1).await.unwrap();
     assert!(report.failed.is_empty(), "{report:?}");
-    let lines = decode_all(&h.files.read(&FileKey::for_token(token)).await.unwrap()).unwrap();
-    let ids: Vec<String> = lines.into_iter().map(|l| l.id).collect();
-    assert_eq!(ids, (0..10).map(|i| format!("p{i}")).collect::<Vec<_>>());
+    assert_eq!(file_ids(&h, token).await, ids_of(10));
 }
