@@ -17,6 +17,10 @@
 //!   the six pollutants and three pollen types over 130 hours (every chunk cached), on a
 //!   runtime of two threads as the server's alert workers.
 //!
+//! - decoding one chunk as the store holds it (64 × 64 nodes × 8 hours, 128 KiB) into the
+//!   node-by-node order sampling reads: what the first request after a start pays for every
+//!   chunk it reads.
+//!
 //! Each rate is also printed at the end on a line starting `FIGURE:`.
 
 use std::hint::black_box;
@@ -304,6 +308,25 @@ fn bench_ingest(c: &mut Criterion, figures: &mut Vec<String>) {
     group.finish();
 }
 
+fn bench_chunk_decode(c: &mut Criterion, figures: &mut Vec<String>) {
+    let (rows, cols, hours) = (64, 64, 8);
+    let values = values(7, rows * cols * hours);
+    let bytes = aq_grid::chunk::Chunk::encode_values(rows, cols, hours, &values)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let decode = || {
+        black_box(aq_grid::chunk::Chunk::decode(black_box(&bytes)))
+            .unwrap_or_else(|e| panic!("{e}"));
+    };
+    let mut group = c.benchmark_group("grid_chunk");
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function("decode_64x64x8", |b| b.iter(decode));
+    group.finish();
+    figures.push(format!(
+        "FIGURE: chunk decode (64 x 64 nodes x 8 hours, 128 KiB) = {:.0} chunks/s",
+        median_rate(decode, 1)
+    ));
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -313,6 +336,7 @@ fn main() {
     bench_sampling(&mut c, &mut figures);
     bench_alert_page(&mut c, &mut figures);
     bench_ingest(&mut c, &mut figures);
+    bench_chunk_decode(&mut c, &mut figures);
     c.final_summary();
     println!();
     for line in figures {

@@ -101,6 +101,19 @@ fn stored_form(
     out
 }
 
+/// The values of `nodes` nodes over `hours` hours, given in the encoding's order (`stored(k)`
+/// is the `k`-th: hour after hour, node after node), rearranged node by node as a chunk holds
+/// them in memory.
+fn node_major(nodes: usize, hours: usize, stored: impl Fn(usize) -> f32) -> Box<[f32]> {
+    let mut out = Vec::with_capacity(nodes * hours);
+    for node in 0..nodes {
+        for hour in 0..hours {
+            out.push(stored(hour * nodes + node));
+        }
+    }
+    out.into_boxed_slice()
+}
+
 impl Chunk {
     /// A chunk of `hours` × `rows` × `cols` `values` in the encoding's order.
     ///
@@ -108,11 +121,7 @@ impl Chunk {
     /// [`ChunkError`] when the count of values differs, or a side is zero or above `u32`.
     pub fn new(rows: usize, cols: usize, hours: usize, values: &[f32]) -> Result<Self, ChunkError> {
         check_shape(rows, cols, hours, values.len())?;
-        let nodes = rows * cols;
-        // Node by node, each node's values one hour (`nodes` values) apart in the given order.
-        let values = (0..nodes)
-            .flat_map(|node| values[node..].iter().step_by(nodes).copied())
-            .collect();
+        let values = node_major(rows * cols, hours, |k| values[k]);
         Ok(Self {
             rows,
             cols,
@@ -196,11 +205,19 @@ impl Chunk {
                 bytes.len()
             )));
         }
-        let values: Vec<f32> = bytes[HEADER..]
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        Self::new(rows, cols, hours, &values)
+        check_shape(rows, cols, hours, n)?;
+        // Read straight into the order a chunk holds: one pass, no copy in the stored order.
+        let stored = &bytes[HEADER..];
+        let values = node_major(rows * cols, hours, |k| {
+            let b = &stored[4 * k..4 * k + 4];
+            f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        });
+        Ok(Self {
+            rows,
+            cols,
+            hours,
+            values,
+        })
     }
 
     /// The hours of `blend`'s four nodes, to blend one position hour after hour: a node's
