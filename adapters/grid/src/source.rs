@@ -272,11 +272,12 @@ impl ForecastSource for GridSource {
                     .series(p, start, hours)
                     .map(|values| values.ci(&self.bands))
                     .collect();
+                let series = HourlyCi::covered(start, values)?;
                 let provenance = fixed.clone().unwrap_or_else(|| {
                     // The runs behind the hours that have a CI.
                     let answered = instants
                         .iter()
-                        .zip(&values)
+                        .zip(&series.values)
                         .filter_map(|(&t, ci)| ci.is_some().then_some(t));
                     let mut runs = Runs::default();
                     hourly.origins(p, answered, &mut |(product, run, k)| {
@@ -286,7 +287,7 @@ impl ForecastSource for GridSource {
                     });
                     runs.provenance()
                 });
-                HourlyCi::covered(start, values).map(|s| s.with_provenance(provenance))
+                Some(series.with_provenance(provenance))
             })
             .collect())
     }
