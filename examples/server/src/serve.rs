@@ -59,6 +59,7 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", settings.listen))?;
     let local = listener.local_addr().context("no local address")?;
+    let shutdown = shutdown_signal();
     let public_url = settings
         .public_url
         .clone()
@@ -129,7 +130,7 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     ));
 
     let router = insights_http::router_with(state, insights_dashboard::router(dashboard));
-    insights_http::serve_with(listener, router, settings.connections, shutdown_signal()).await;
+    insights_http::serve_with(listener, router, settings.connections, shutdown).await;
 
     tracing::info!("shutting down: finishing the jobs in hand");
     let _ = stop_tx.send(true);
@@ -361,24 +362,38 @@ async fn sweep_retention(
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// A shutdown signal (SIGINT or SIGTERM), listened for from the moment this returns rather than
+/// from the future's first poll: the server says it is listening before it serves, and a
+/// SIGTERM sent as soon as that line is read must stop it gracefully, not kill it.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (interrupt, terminate) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {}
+                () = wait(terminate) => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
