@@ -85,7 +85,7 @@ pub struct PipelineConfig {
     /// Thresholds and message settings.
     pub evaluator: Evaluator,
     /// The most jobs of one key that workers hold at once, across every worker and replica
-    /// (default 8, half the server's default workers), so that one customer's slow receiver
+    /// (default 16, half the server's default workers), so that one customer's slow receiver
     /// cannot take every worker.
     pub per_key_jobs: usize,
     /// When deliveries to a failing URL wait (default: [`BreakerConfig::default`]).
@@ -105,7 +105,7 @@ impl Default for PipelineConfig {
             pages_ahead: 2,
             file_chunk_bytes: crate::ndjson::DEFAULT_CHUNK_BYTES,
             evaluator: Evaluator::default(),
-            per_key_jobs: 8,
+            per_key_jobs: 16,
             breaker: BreakerConfig::default(),
             backpressure: Backpressure::default(),
         }
@@ -295,12 +295,13 @@ impl AlertPipeline {
     #[must_use]
     pub fn new(ports: PipelinePorts, config: PipelineConfig) -> Self {
         let breakers = Arc::new(Breakers::new(config.breaker));
+        let refusals = Arc::new(Refusals::new(config.backpressure.target()));
         Self {
             ports,
             config,
             breakers,
             pace: Arc::default(),
-            refusals: Arc::default(),
+            refusals,
         }
     }
 

@@ -10,23 +10,34 @@ use super::retry::secs;
 use crate::ports::Backlog;
 
 /// When new alert requests are refused rather than queued, so that every accepted request is
-/// delivered within a bound instead of waiting behind a backlog that only grows.
+/// delivered soon instead of waiting behind a backlog that only adds delay.
 ///
-/// A job *waits* while it is due and no worker holds it. A request of a key is refused with
-/// [`AcceptError::Busy`] when the wait it can expect is more than half of
-/// [`Backpressure::max_queue_delay`], or when any job of any key has waited more than all of it
-/// (the service as a whole is behind). The wait a request can expect is the longer of two
-/// readings of the key's own backlog (so that one customer's flood is refused first, and other
-/// keys' jobs still take their turn, claims being fair):
+/// A job *waits* while it is due and no worker holds it. Two readings tell how long a key's
+/// new request would wait (claims being fair, each key's backlog is its own):
 ///
-/// - how long the key's longest-waiting job has waited already;
-/// - when the process has seen how long the key's jobs hold a worker ([`KeyPace`]), the time to
-///   serve the key's waiting jobs, `workers` at a time, and then the request's own. This one
-///   reacts at once to a burst, which the first only sees once the burst has waited.
+/// - how long the key's longest-waiting job has waited already, which the store knows for
+///   every replica;
+/// - when the process has seen how long the key's jobs hold a worker ([`KeyPace`]), the time
+///   [`PipelineConfig::per_key_jobs`](super::PipelineConfig::per_key_jobs) workers take to
+///   serve the jobs waiting ahead of the request. This one reacts at once to a burst, which the
+///   first only sees once the burst has waited; it assumes the key has all the workers it may
+///   hold, which it has not when other keys wait too.
+///
+/// A request of a key is refused with [`AcceptError::Busy`] when
+///
+/// - the key's queue *stands* past [`Backpressure::target_queue_delay`]: its oldest job has
+///   waited longer than the target. The key then sends more than its workers take, and more
+///   work queued would only lengthen every one of its requests' wait, so the key is held at
+///   the target; a burst its workers clear within the target is accepted whole;
+/// - either reading is past half of [`Backpressure::max_queue_delay`], however short a time
+///   the queue has stood (one customer's flood is refused first, and other keys' jobs still
+///   take their turn);
+/// - any job of any key has waited more than all of it (the service as a whole is behind).
 ///
 /// The pace is per process: a replica that has not run the key's jobs lately judges by the
-/// first reading alone. A key with [`Backpressure::max_pending_per_key`] unfinished requests (queued, running, or retrying a
-/// failing receiver) is refused with [`AcceptError::TooManyPending`].
+/// first reading alone. A key with [`Backpressure::max_pending_per_key`] unfinished requests
+/// (queued, running, or retrying a failing receiver) is refused with
+/// [`AcceptError::TooManyPending`].
 ///
 /// ```
 /// use std::time::Duration;
@@ -36,6 +47,7 @@ use crate::ports::Backlog;
 /// let bp = Backpressure::default();
 /// assert_eq!(bp.max_queue_delay, Duration::from_secs(30));
 /// assert_eq!(bp.key_delay(), Duration::from_secs(15));
+/// assert_eq!(bp.target_queue_delay, Duration::from_secs(1));
 /// assert_eq!(bp.max_pending_per_key, 10_000);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +56,10 @@ pub struct Backpressure {
     /// The longest an accepted request should wait for a worker (default 30 s).
     #[serde(with = "secs")]
     pub max_queue_delay: Duration,
+    /// The wait a key's queue is kept at while it sends more than its workers take
+    /// (default 1 s; at most [`Backpressure::key_delay`] counts).
+    #[serde(with = "secs_f64")]
+    pub target_queue_delay: Duration,
     /// The most unfinished requests one key may have (default 10,000).
     pub max_pending_per_key: u64,
 }
@@ -52,6 +68,7 @@ impl Default for Backpressure {
     fn default() -> Self {
         Self {
             max_queue_delay: Duration::from_secs(30),
+            target_queue_delay: Duration::from_secs(1),
             max_pending_per_key: 10_000,
         }
     }
@@ -63,6 +80,13 @@ impl Backpressure {
     #[must_use]
     pub fn key_delay(&self) -> Duration {
         self.max_queue_delay / 2
+    }
+
+    /// The target a key's standing queue is kept at: [`Backpressure::target_queue_delay`], or
+    /// [`Backpressure::key_delay`] when that is shorter.
+    #[must_use]
+    pub fn target(&self) -> Duration {
+        self.target_queue_delay.min(self.key_delay())
     }
 
     /// Whether a request of a key may join the queue as `backlog` describes it at `now`, the
@@ -98,10 +122,14 @@ impl Backpressure {
                 scope,
             })
         };
-        let expected = pace.map_or(Duration::ZERO, |p| p.expected_wait(backlog.key_waiting));
-        let key_waited = waited(backlog.key_oldest_waiting).max(expected);
-        if key_waited > self.key_delay() {
-            return busy(key_waited, self.key_delay(), BusyScope::Key);
+        let key_waited = waited(backlog.key_oldest_waiting);
+        let expected = pace.map(|p| p.expected_wait(backlog.key_waiting));
+        let longest = expected.map_or(key_waited, |e| e.max(key_waited));
+        if longest > self.key_delay() {
+            return busy(longest, self.key_delay(), BusyScope::Key);
+        }
+        if key_waited > self.target() {
+            return busy(key_waited, self.target(), BusyScope::Key);
         }
         let any_waited = waited(backlog.oldest_waiting);
         if any_waited > self.max_queue_delay {
@@ -121,8 +149,8 @@ pub struct KeyPace {
 }
 
 impl KeyPace {
-    /// The wait of a request that joins `waiting` jobs of the key: the rounds of `workers`
-    /// jobs ahead of it, then its own.
+    /// The wait for a worker of a request that joins `waiting` jobs of the key: the rounds of
+    /// `workers` jobs ahead of it. With none waiting, a worker is free or about to be.
     ///
     /// ```
     /// use std::time::Duration;
@@ -130,14 +158,15 @@ impl KeyPace {
     /// use alerts_core::pipeline::KeyPace;
     ///
     /// let pace = KeyPace { job_time: Duration::from_millis(50), workers: 4 };
-    /// assert_eq!(pace.expected_wait(0), Duration::from_millis(50));
-    /// assert_eq!(pace.expected_wait(4), Duration::from_millis(100));
-    /// assert_eq!(pace.expected_wait(1_000), Duration::from_millis(12_550));
+    /// assert_eq!(pace.expected_wait(0), Duration::ZERO);
+    /// assert_eq!(pace.expected_wait(4), Duration::from_millis(50));
+    /// assert_eq!(pace.expected_wait(5), Duration::from_millis(100));
+    /// assert_eq!(pace.expected_wait(1_000), Duration::from_millis(12_500));
     /// ```
     #[must_use]
     pub fn expected_wait(&self, waiting: u64) -> Duration {
         let workers = u64::try_from(self.workers.max(1)).unwrap_or(u64::MAX);
-        let rounds = u32::try_from(waiting / workers + 1).unwrap_or(u32::MAX);
+        let rounds = u32::try_from(waiting.div_ceil(workers)).unwrap_or(u32::MAX);
         self.job_time.saturating_mul(rounds)
     }
 }
@@ -149,6 +178,22 @@ pub enum BusyScope {
     Key,
     /// Requests of every key wait too long.
     Service,
+}
+
+/// A duration as seconds with a fraction, for the target (which is often under a second).
+mod secs_f64 {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub(super) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let secs = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(secs).map_err(D::Error::custom)
+    }
 }
 
 #[cfg(test)]
@@ -164,8 +209,8 @@ mod tests {
 
     proptest! {
         /// A request is refused exactly when the key is at its pending limit, its own backlog
-        /// waited (or, at the key's pace, would make it wait) past half the bound, or anyone's
-        /// waited past the whole bound; a refusal's `Retry-After` is between 1 s and the bound.
+        /// waited (or, at the key's pace, would make it wait) past half the bound, its oldest
+        /// job waited past the target, or anyone's waited past the whole bound; a refusal's `Retry-After` is between 1 s and the bound.
         #[test]
         fn admit_refuses_exactly_past_the_thresholds(
             pending in 0u64..20,
@@ -173,9 +218,14 @@ mod tests {
             key_waited in proptest::option::of(0i64..100),
             any_extra in proptest::option::of(0i64..100),
             bound in 1u64..60,
+            target_ms in 0u64..40_000,
             pace in proptest::option::of((0u64..20_000, 1usize..8)),
         ) {
-            let bp = Backpressure { max_queue_delay: Duration::from_secs(bound), max_pending_per_key: 10 };
+            let bp = Backpressure {
+                max_queue_delay: Duration::from_secs(bound),
+                target_queue_delay: Duration::from_millis(target_ms),
+                max_pending_per_key: 10,
+            };
             let now = t(1_000);
             let any_waited = match (key_waited, any_extra) {
                 (Some(k), Some(e)) => Some(k + e),
@@ -189,13 +239,21 @@ mod tests {
                 oldest_waiting: any_waited.map(|w| now - chrono::Duration::seconds(w)),
             };
             let pace = pace.map(|(ms, workers)| KeyPace { job_time: Duration::from_millis(ms), workers });
-            // The expected wait, counted out job by job: the rounds ahead, then its own.
-            let expected = pace.map_or(0, |p| {
-                let rounds = waiting.div_ceil(p.workers as u64) + u64::from(waiting % p.workers as u64 == 0);
+            // In milliseconds: the wait the key's oldest job has had, and the rounds of jobs
+            // ahead counted out one by one.
+            let waited_ms = key_waited.map_or(0, |w| w as u64 * 1_000);
+            let expected_ms = pace.map(|p| {
+                let mut rounds = 0;
+                let mut left = waiting;
+                while left > 0 {
+                    left = left.saturating_sub(p.workers as u64);
+                    rounds += 1;
+                }
                 rounds * p.job_time.as_millis() as u64
             });
-            let key_over = key_waited.is_some_and(|w| Duration::from_secs(w as u64) > bp.key_delay())
-                || Duration::from_millis(expected) > bp.key_delay();
+            let half_ms = bound * 1_000 / 2;
+            let key_over = waited_ms.max(expected_ms.unwrap_or(0)) * 2 > bound * 1_000
+                || waited_ms > target_ms.min(half_ms);
             let any_over = any_waited.is_some_and(|w| w as u64 > bound);
             match bp.admit(&backlog, now, pace) {
                 Ok(()) => prop_assert!(pending < 10 && !key_over && !any_over),

@@ -6,7 +6,10 @@
 //! key's configuration and its backlog, the same reads the alert workers need to drain that
 //! backlog. A backlog does not drain in less time than a refusal's `Retry-After` (a second at
 //! least) tells the client to wait, so remembering a refusal for at most a second changes no
-//! answer a client that follows `Retry-After` sees. Per process, like the key's pace.
+//! answer a client that follows `Retry-After` sees. A key's queue kept at a short target
+//! would drain empty in that second, leaving its workers idle while other clients of the key
+//! are refused, so a key's refusal is remembered for half the target at most. Per process,
+//! like the key's pace.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -25,9 +28,11 @@ const REMEMBERED_FOR: Duration = Duration::from_secs(1);
 const MAX_KEYS: usize = 10_000;
 
 /// Until when each key, and every key, is refused without asking the store.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Refusals {
     state: Mutex<State>,
+    /// How long a key's refusal stands at most.
+    key_lasts: Duration,
 }
 
 /// A remembered refusal: until when it stands, and the end of the wait its `Retry-After` told,
@@ -45,13 +50,25 @@ struct State {
 }
 
 impl Refusals {
+    /// Refusals for a pipeline that keeps a key's standing queue at `target`.
+    pub(crate) fn new(target: Duration) -> Self {
+        Self {
+            state: Mutex::default(),
+            key_lasts: (target / 2).min(REMEMBERED_FOR),
+        }
+    }
+
     /// Remembers `refusal` of a request of `key` at `now`, when it was for a busy queue.
     pub(crate) fn remember(&self, key: KeyId, refusal: &AcceptError, now: DateTime<Utc>) {
         let AcceptError::Busy { retry_after, scope } = refusal else {
             return;
         };
+        let most = match scope {
+            BusyScope::Key => self.key_lasts,
+            BusyScope::Service => REMEMBERED_FOR,
+        };
         let (Ok(lasts), Ok(wait)) = (
-            chrono::Duration::from_std((*retry_after).min(REMEMBERED_FOR)),
+            chrono::Duration::from_std((*retry_after).min(most)),
             chrono::Duration::from_std(*retry_after),
         ) else {
             return;
@@ -122,7 +139,7 @@ mod tests {
 
     #[test]
     fn a_busy_key_is_refused_for_a_second_at_most_and_other_keys_are_not() {
-        let refusals = Refusals::default();
+        let refusals = Refusals::new(Duration::from_secs(15));
         let (key, other) = (KeyId(Uuid::from_u128(1)), KeyId(Uuid::from_u128(2)));
         refusals.remember(key, &busy(20, BusyScope::Key), t(0));
         assert_eq!(
@@ -138,8 +155,22 @@ mod tests {
     }
 
     #[test]
+    fn a_key_kept_at_a_short_target_is_refused_for_half_of_it() {
+        let refusals = Refusals::new(Duration::from_millis(600));
+        let key = KeyId(Uuid::from_u128(1));
+        refusals.remember(key, &busy(1, BusyScope::Key), t(0));
+        assert!(refusals.standing(key, t(299)).is_some());
+        assert_eq!(refusals.standing(key, t(300)), None);
+        refusals.remember(key, &busy(1, BusyScope::Service), t(0));
+        assert!(
+            refusals.standing(key, t(999)).is_some(),
+            "a busy service is remembered for the whole second"
+        );
+    }
+
+    #[test]
     fn a_busy_service_refuses_every_key_and_other_refusals_are_not_remembered() {
-        let refusals = Refusals::default();
+        let refusals = Refusals::new(Duration::from_secs(15));
         let key = KeyId(Uuid::from_u128(1));
         refusals.remember(key, &AcceptError::TooManyPending { limit: 3 }, t(0));
         refusals.remember(key, &AcceptError::NoAlertRules, t(0));
@@ -155,7 +186,7 @@ mod tests {
 
     #[test]
     fn memory_is_bounded_by_the_number_of_keys() {
-        let refusals = Refusals::default();
+        let refusals = Refusals::new(Duration::from_secs(15));
         for n in 0..=MAX_KEYS as u128 {
             refusals.remember(KeyId(Uuid::from_u128(n)), &busy(1, BusyScope::Key), t(0));
         }

@@ -68,7 +68,7 @@ pub(crate) struct GlobalArgs {
     pub(crate) allow_private_webhooks: Option<bool>,
 
     /// Alert jobs this process works on at once; 0 makes an API-only replica that leaves jobs
-    /// to others [default: 16].
+    /// to others [default: 32].
     #[arg(long, env = "INSIGHTS_WORKERS", global = true, value_name = "N")]
     pub(crate) workers: Option<usize>,
 
@@ -227,6 +227,9 @@ pub(crate) struct FileSettings {
     per_key_jobs: Option<usize>,
     /// Seconds an accepted alert request may wait for a worker before new ones are refused.
     max_queue_delay_seconds: Option<u64>,
+    /// Seconds (a fraction allowed) a key's queue is kept at while it sends more than its
+    /// workers take.
+    target_queue_delay_seconds: Option<f64>,
     /// Most unfinished alert requests of one key.
     max_pending_per_key: Option<u64>,
     /// Failed deliveries in a row that open a webhook URL's circuit breaker.
@@ -379,7 +382,7 @@ impl Settings {
         )
         .map_err(ConfigError::Invalid)?;
         let (backpressure, breaker, account_limits) =
-            (backpressure(&file), breaker(&file), account_limits(&file));
+            (backpressure(&file)?, breaker(&file), account_limits(&file));
         let racs = racs_config(&file)?;
         let body_budgets = body_budgets(&file)?;
         let data_dir = args
@@ -454,8 +457,10 @@ impl Settings {
                 .or(file.allow_private_webhooks)
                 .unwrap_or(false),
             log_json: args.log_json.or(file.log_json).unwrap_or(false),
-            workers: args.workers.or(file.workers).unwrap_or(16),
-            per_key_jobs: file.per_key_jobs.unwrap_or(8),
+            workers: args.workers.or(file.workers).unwrap_or(32),
+            per_key_jobs: file
+                .per_key_jobs
+                .unwrap_or(alerts_core::pipeline::PipelineConfig::default().per_key_jobs),
             backpressure,
             breaker,
             account_limits,
@@ -605,16 +610,28 @@ fn body_budgets(file: &FileSettings) -> Result<BodyBudgets, ConfigError> {
 /// When alert requests are refused; the defaults are [`Backpressure::default`]'s.
 ///
 /// [`Backpressure::default`]: alerts_core::pipeline::Backpressure
-fn backpressure(file: &FileSettings) -> alerts_core::pipeline::Backpressure {
+fn backpressure(file: &FileSettings) -> Result<alerts_core::pipeline::Backpressure, ConfigError> {
     let defaults = alerts_core::pipeline::Backpressure::default();
-    alerts_core::pipeline::Backpressure {
+    let target_queue_delay = match file.target_queue_delay_seconds {
+        None => defaults.target_queue_delay,
+        Some(secs) => Duration::try_from_secs_f64(secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "target_queue_delay_seconds must be a number of seconds over 0, not {secs}"
+                ))
+            })?,
+    };
+    Ok(alerts_core::pipeline::Backpressure {
         max_queue_delay: file
             .max_queue_delay_seconds
             .map_or(defaults.max_queue_delay, Duration::from_secs),
+        target_queue_delay,
         max_pending_per_key: file
             .max_pending_per_key
             .unwrap_or(defaults.max_pending_per_key),
-    }
+    })
 }
 
 /// When deliveries to a failing URL wait; the defaults are [`BreakerConfig::default`]'s.
@@ -740,228 +757,4 @@ fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn defaults_need_no_setting() {
-        let s = Settings::merge(&GlobalArgs::default(), FileSettings::default()).unwrap();
-        assert_eq!(s.listen.to_string(), "127.0.0.1:8080");
-        assert_eq!(s.data_dir, PathBuf::from("insights-data"));
-        assert_eq!(s.database_url, "sqlite://insights-data/insights.db");
-        assert_eq!(s.public_url, None);
-        assert_eq!(s.aq_source, "demo");
-        assert!(!s.allow_private_webhooks);
-        assert_eq!(s.connections, ConnectionLimits::default());
-        assert_eq!(s.request_timeout, Duration::from_secs(30));
-        assert_eq!(s.cors_origins, AllowedOrigins::None);
-        assert_eq!(s.max_departure_scorings, 1000);
-        assert_eq!(s.racs, racs_core::RacsConfig::default());
-        assert_eq!(s.cams_cache_bytes, 512 << 20);
-    }
-
-    #[test]
-    fn the_least_departure_gain_comes_from_the_file_within_the_racs_scale() {
-        let gain = |toml: &str| {
-            let file: FileSettings = toml::from_str(toml).map_err(|e| e.to_string())?;
-            Settings::merge(&GlobalArgs::default(), file)
-                .map(|s| s.racs.min_departure_gain)
-                .map_err(|e| e.to_string())
-        };
-        assert_eq!(gain(""), Ok(5), "the scoring core's default");
-        assert_eq!(gain("min_departure_gain = 0\n"), Ok(0));
-        assert_eq!(gain("min_departure_gain = 100\n"), Ok(100));
-        let err = gain("min_departure_gain = 101\n").unwrap_err();
-        assert!(
-            err.contains("min_departure_gain is 101; it must be at most 100"),
-            "{err}"
-        );
-        for bad in ["-1", "256", "2.5", "\"five\""] {
-            let err = gain(&format!("min_departure_gain = {bad}\n")).unwrap_err();
-            assert!(err.contains("min_departure_gain"), "{bad}: {err}");
-        }
-    }
-
-    #[test]
-    fn the_cams_cache_is_set_in_mib_and_never_empty() {
-        let file: FileSettings = toml::from_str("cams_cache_mib = 64\n").unwrap();
-        let s = Settings::merge(&GlobalArgs::default(), file).unwrap();
-        assert_eq!(s.cams_cache_bytes, 64 << 20);
-        let file: FileSettings = toml::from_str("cams_cache_mib = 0\n").unwrap();
-        let err = Settings::merge(&GlobalArgs::default(), file).unwrap_err();
-        assert!(err.to_string().contains("cams_cache_mib"), "{err}");
-    }
-
-    #[test]
-    fn connection_settings_come_from_flags_or_the_file_and_are_checked() {
-        let file: FileSettings = toml::from_str(
-            "header_timeout_seconds = 2\nmax_connections = 5\ncors_origins = [\"https://a.example\"]\n",
-        )
-        .unwrap();
-        let args = GlobalArgs {
-            idle_timeout_seconds: Some(7),
-            ..GlobalArgs::default()
-        };
-        let s = Settings::merge(&args, file).unwrap();
-        assert_eq!(s.connections.header_read_timeout, Duration::from_secs(2));
-        assert_eq!(s.connections.idle_timeout, Duration::from_secs(7));
-        assert_eq!(s.connections.max_connections, 5);
-        assert!(matches!(s.cors_origins, AllowedOrigins::List(ref o) if o.len() == 1));
-
-        for (args, named) in [
-            (
-                GlobalArgs {
-                    request_timeout_seconds: Some(0),
-                    ..GlobalArgs::default()
-                },
-                "request_timeout_seconds",
-            ),
-            (
-                GlobalArgs {
-                    max_connections: Some(0),
-                    ..GlobalArgs::default()
-                },
-                "max_connections",
-            ),
-            (
-                GlobalArgs {
-                    header_timeout_seconds: Some(90),
-                    ..GlobalArgs::default()
-                },
-                "idle_timeout_seconds",
-            ),
-            (
-                GlobalArgs {
-                    cors_origins: Some(vec!["example.org".into()]),
-                    ..GlobalArgs::default()
-                },
-                "example.org",
-            ),
-        ] {
-            let err = Settings::merge(&args, FileSettings::default()).unwrap_err();
-            assert!(err.to_string().contains(named), "{err}");
-        }
-    }
-
-    #[test]
-    fn flags_win_over_the_file_and_the_file_over_defaults() {
-        let file: FileSettings = toml::from_str(
-            "listen = \"0.0.0.0:9000\"\naq_source = \"open-meteo\"\nmax_points = 5\n\
-             max_departure_scorings = 0\n",
-        )
-        .unwrap();
-        let args = GlobalArgs {
-            aq_source: Some("demo".into()),
-            ..GlobalArgs::default()
-        };
-        let s = Settings::merge(&args, file).unwrap();
-        assert_eq!(s.listen.to_string(), "0.0.0.0:9000");
-        assert_eq!(s.aq_source, "demo");
-        assert_eq!(s.max_points, 5);
-        assert_eq!(
-            s.max_departure_scorings, 0,
-            "0 refuses every departure window"
-        );
-        assert_eq!(s.public_url, None);
-    }
-
-    #[test]
-    fn the_fusion_is_set_in_its_own_table_and_checked() {
-        let file: FileSettings = toml::from_str(
-            "fuse_stations = \"stations:a.csv\"\n[fusion]\nneighbours = 8\nrelaxation_hours = 12.0\n",
-        )
-        .unwrap();
-        let s = Settings::merge(&GlobalArgs::default(), file).unwrap();
-        assert_eq!(s.fuse_stations.as_deref(), Some("stations:a.csv"));
-        assert_eq!((s.fusion.neighbours, s.fusion.relaxation_hours), (8, 12.0));
-        assert_eq!(s.fusion.max_stations, 400, "the rest keep their defaults");
-        let file: FileSettings = toml::from_str(
-            "[fusion]
-neighbours = 0
-",
-        )
-        .unwrap();
-        let err = Settings::merge(&GlobalArgs::default(), file).unwrap_err();
-        assert!(err.to_string().contains("`neighbours`"), "{err}");
-        let err = toml::from_str::<FileSettings>(
-            "[fusion]
-neighbors = 3
-",
-        )
-        .unwrap_err();
-        assert!(err.to_string().contains("neighbors"), "{err}");
-    }
-
-    #[test]
-    fn limits_follow_the_database_unless_a_limits_url_says_otherwise() {
-        use identity_core::limiter::WhenUnavailable;
-        let resolve = |args: GlobalArgs, toml: &str| {
-            let file: FileSettings = toml::from_str(toml).unwrap();
-            Settings::merge(&args, file).map_err(|e| e.to_string())
-        };
-        let s = resolve(GlobalArgs::default(), "").unwrap();
-        assert_eq!(s.limits, LimitsAt::Memory, "SQLite: one process");
-        assert_eq!(s.limits_unavailable, WhenUnavailable::Open);
-        assert_eq!(s.limits_prefix, DEFAULT_LIMITS_PREFIX);
-        let pg = GlobalArgs {
-            database_url: Some("postgres://db/insights".into()),
-            ..GlobalArgs::default()
-        };
-        assert_eq!(resolve(pg.clone(), "").unwrap().limits, LimitsAt::Database);
-        assert_eq!(
-            resolve(pg.clone(), "limits_url = \"memory\"\n")
-                .unwrap()
-                .limits,
-            LimitsAt::Memory
-        );
-        let redis = GlobalArgs {
-            limits_url: Some("redis://cache:6379".into()),
-            limits_unavailable: Some("closed".into()),
-            ..pg
-        };
-        let s = resolve(redis, "limits_url = \"memory\"\n").unwrap();
-        assert_eq!(s.limits, LimitsAt::Redis("redis://cache:6379".into()));
-        assert_eq!(s.limits_unavailable, WhenUnavailable::Closed);
-        let err = resolve(GlobalArgs::default(), "limits_url = \"http://x\"\n").unwrap_err();
-        assert!(err.contains("limits_url"), "{err}");
-        let err = resolve(GlobalArgs::default(), "limits_unavailable = \"ajar\"\n").unwrap_err();
-        assert!(
-            err.contains("limits_unavailable") && err.contains("ajar"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn body_budgets_are_set_in_mib_and_zero_is_refused() {
-        let file: FileSettings =
-            toml::from_str("key_body_mib_per_second = 2\nnetwork_body_burst_mib = 512\n").unwrap();
-        let s = Settings::merge(&GlobalArgs::default(), file).unwrap();
-        assert_eq!(s.body_budgets.per_key.per_second, 2 << 20);
-        assert_eq!(
-            s.body_budgets.per_key.burst,
-            BodyBudgets::default().per_key.burst
-        );
-        assert_eq!(s.body_budgets.per_network.burst, 512 << 20);
-        for zero in ["key_body_burst_mib = 0", "network_body_mib_per_second = 0"] {
-            let file: FileSettings = toml::from_str(zero).unwrap();
-            let err = Settings::merge(&GlobalArgs::default(), file).unwrap_err();
-            let name = zero.split(' ').next().unwrap();
-            assert!(err.to_string().contains(name), "{err}");
-        }
-    }
-
-    #[test]
-    fn unknown_file_keys_are_named() {
-        let err = toml::from_str::<FileSettings>("listn = \"x\"").unwrap_err();
-        assert!(err.to_string().contains("listn"), "{err}");
-    }
-
-    #[test]
-    fn a_public_url_must_be_http() {
-        let args = GlobalArgs {
-            public_url: Some("ftp://x".into()),
-            ..GlobalArgs::default()
-        };
-        assert!(Settings::merge(&args, FileSettings::default()).is_err());
-    }
-}
+mod tests;

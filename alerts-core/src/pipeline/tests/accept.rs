@@ -105,6 +105,7 @@ async fn accept_refuses_a_key_whose_queue_is_behind_and_then_everyone() {
         backpressure: Backpressure {
             max_queue_delay: Duration::from_secs(30),
             max_pending_per_key: 3,
+            ..Backpressure::default()
         },
         ..PipelineConfig::default()
     };
@@ -120,7 +121,7 @@ async fn accept_refuses_a_key_whose_queue_is_behind_and_then_everyone() {
             scope: BusyScope::Key
         }
     );
-    // The refusal stands for a second, whatever the queue does meanwhile.
+    // The refusal stands for a moment, whatever the queue does meanwhile.
     let claimed = pipeline.claim(10).await.unwrap();
     assert_eq!(claimed[0].token, first);
     let err = pipeline.accept(h.key_id, h.request()).await.unwrap_err();
@@ -142,13 +143,10 @@ async fn accept_refuses_a_key_whose_queue_is_behind_and_then_everyone() {
     assert_eq!(err, AcceptError::TooManyPending { limit: 3 });
 }
 
-/// Once the process has seen how long the key's jobs take, a burst is refused as it arrives:
-/// as soon as the jobs waiting ahead, served `per_key_jobs` at a time, and the new one would
-/// take more than half the bound, although none has waited yet.
-#[tokio::test]
-async fn a_burst_is_refused_once_its_expected_wait_passes_half_the_bound() {
-    let h = Harness::new().await;
-    // Every delivery takes 2 s of the clock.
+/// A pipeline whose deliveries take 2 s of the clock each, two of a key's jobs at a time,
+/// with a target of `target_secs` and a bound of 30 s, which has run one job of the key (so it
+/// knows the key's pace).
+async fn two_second_jobs(h: &Harness, target_secs: u64) -> AlertPipeline {
     let clock = h.clock.clone();
     let mut sender = MockSender::new();
     sender.expect_send().returning(move |_| {
@@ -159,6 +157,7 @@ async fn a_burst_is_refused_once_its_expected_wait_passes_half_the_bound() {
         per_key_jobs: 2,
         backpressure: Backpressure {
             max_queue_delay: Duration::from_secs(30),
+            target_queue_delay: Duration::from_secs(target_secs),
             max_pending_per_key: 1_000,
         },
         ..PipelineConfig::default()
@@ -172,18 +171,32 @@ async fn a_burst_is_refused_once_its_expected_wait_passes_half_the_bound() {
     );
     pipeline.accept(h.key_id, h.request()).await.unwrap();
     pipeline.run_once(1).await.unwrap();
+    pipeline
+}
 
-    // Two at a time, 2 s each: the request joining w waiting jobs expects (w / 2 + 1) × 2 s,
-    // which is 15 s or less up to w = 13.
+/// Accepts requests of the key until one is refused; how many were accepted, and the refusal.
+async fn accept_until_refused(h: &Harness, pipeline: &AlertPipeline) -> (usize, AcceptError) {
     let mut accepted = 0;
-    let refusal = loop {
+    loop {
         match pipeline.accept(h.key_id, h.request()).await {
             Ok(_) => accepted += 1,
-            Err(e) => break e,
+            Err(e) => return (accepted, e),
         }
         assert!(accepted <= 20, "the burst was never refused");
-    };
-    assert_eq!(accepted, 14);
+    }
+}
+
+/// Once the process has seen how long the key's jobs take, a burst is refused as it arrives:
+/// as soon as the jobs waiting ahead, served `per_key_jobs` at a time, would take more than
+/// half the bound, although none has waited yet.
+#[tokio::test]
+async fn a_burst_is_refused_once_its_expected_wait_passes_half_the_bound() {
+    let h = Harness::new().await;
+    let pipeline = two_second_jobs(&h, 1).await;
+    // Two at a time, 2 s each: the request joining w waiting jobs waits ceil(w / 2) × 2 s,
+    // which is 15 s or less up to w = 14.
+    let (accepted, refusal) = accept_until_refused(&h, &pipeline).await;
+    assert_eq!(accepted, 15);
     assert_eq!(
         refusal,
         AcceptError::Busy {
@@ -191,4 +204,38 @@ async fn a_burst_is_refused_once_its_expected_wait_passes_half_the_bound() {
             scope: BusyScope::Key
         }
     );
+}
+
+/// A burst its workers take longer than the target to clear is accepted while it is new; once
+/// its oldest job has waited past the target, the key's queue stands there and the key's
+/// requests are refused, until workers take the oldest jobs and it is back under.
+#[tokio::test]
+async fn a_queue_standing_past_the_target_refuses_the_key_until_it_is_back_under() {
+    let h = Harness::new().await;
+    let pipeline = two_second_jobs(&h, 4).await;
+    for _ in 0..2 {
+        pipeline.accept(h.key_id, h.request()).await.unwrap();
+    }
+    // Three seconds on, past no threshold yet: more join, 4 s of work now waiting.
+    h.clock.advance(chrono::Duration::seconds(3));
+    for _ in 0..2 {
+        pipeline.accept(h.key_id, h.request()).await.unwrap();
+    }
+    // Two seconds more, the oldest have waited past the 4 s target.
+    h.clock.advance(chrono::Duration::seconds(2));
+    let (accepted, refusal) = accept_until_refused(&h, &pipeline).await;
+    assert_eq!(accepted, 0);
+    assert_eq!(
+        refusal,
+        AcceptError::Busy {
+            retry_after: Duration::from_secs(1),
+            scope: BusyScope::Key
+        }
+    );
+    // The key's two workers take the two oldest; the oldest left has waited 2 s, under the
+    // target: accepted once the refusal's moment is over.
+    let claimed = pipeline.claim(6).await.unwrap();
+    assert_eq!(claimed.len(), 2);
+    h.clock.advance(chrono::Duration::seconds(1));
+    pipeline.accept(h.key_id, h.request()).await.unwrap();
 }

@@ -162,6 +162,25 @@ async fn storm_and_kill(urls: &[String], victim: Server, kill_after: usize) -> V
     tokens
 }
 
+/// Sends request `i` of the storm to `url` until it is not refused as busy, waiting what each
+/// refusal's `Retry-After` says, as a client that retries does: after a restart the requests
+/// stored before the crash have waited for a worker all the while, and the key's new requests
+/// are refused until the workers are back under the target. Its last answer.
+async fn post_storm_as_told(client: &reqwest::Client, url: &str, i: usize) -> Reply {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let reply = post_storm(client, url, i).await.unwrap();
+        if reply.status != 503 || Instant::now() > deadline {
+            return reply;
+        }
+        let after: u64 = reply
+            .header("retry-after")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("a 503 without Retry-After for request {i}: {reply:?}"));
+        tokio::time::sleep(Duration::from_secs(after)).await;
+    }
+}
+
 /// Sends every request of the storm again, with its idempotency key, to `url`: an acknowledged
 /// one must come back as a replay of its token; the others get theirs now. Every request's
 /// token.
@@ -169,7 +188,7 @@ async fn retry_storm(url: &str, acknowledged: &[Option<String>]) -> Vec<String> 
     let client = client();
     let mut tokens = Vec::with_capacity(IN_FLIGHT);
     for (i, before) in acknowledged.iter().enumerate() {
-        let reply = post_storm(&client, url, i).await.unwrap();
+        let reply = post_storm_as_told(&client, url, i).await;
         let token = token_from(&reply)
             .unwrap_or_else(|| panic!("the retry of request {i} failed: {reply:?}"));
         if let Some(before) = before {

@@ -32,8 +32,13 @@ fn every_operation_answers_as_the_openapi_document_says() {
     let Some(st) = schemathesis() else {
         return;
     };
-    // A rate far above what the run sends, so that every answer is the operation's own.
-    let deployment = Deployment::new().config("rate_per_second = 100000\nrate_burst = 100000\n");
+    // A rate far above what the run sends, and a queue bound past the run's length (no worker
+    // takes a job here, so the key's queue only grows), so that every answer is the
+    // operation's own.
+    let deployment = Deployment::new().config(
+        "rate_per_second = 100000\nrate_burst = 100000\nmax_queue_delay_seconds = 3600\n\
+         target_queue_delay_seconds = 1800\n",
+    );
     let key = deployment.new_key();
     // Alert requests are accepted (a webhook and a rule) and never delivered: the port is
     // closed. The run checks the API, not deliveries.
