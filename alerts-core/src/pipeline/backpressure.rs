@@ -210,7 +210,8 @@ mod tests {
     proptest! {
         /// A request is refused exactly when the key is at its pending limit, its own backlog
         /// waited (or, at the key's pace, would make it wait) past half the bound, its oldest
-        /// job waited past the target, or anyone's waited past the whole bound; a refusal's `Retry-After` is between 1 s and the bound.
+        /// job waited past the target, or anyone's waited past the whole bound; a refusal's
+        /// `Retry-After` is between 1 s and the bound.
         #[test]
         fn admit_refuses_exactly_past_the_thresholds(
             pending in 0u64..20,
