@@ -121,23 +121,17 @@ impl SqlDialect for PgStore {
             |f: fn(&SentChange) -> String| changes.iter().map(|c| f(c)).collect::<Vec<_>>();
         let rules: Vec<Uuid> = changes.iter().map(|c| c.rule_id.0).collect();
         let untils: Vec<DateTime<Utc>> = changes.iter().map(|c| c.until).collect();
-        // A rule deleted while its request was evaluated has nothing left to remember.
-        sqlx::query(store_sql::upsert_sent!(
-            "SELECT c.rule_id, c.point_id, c.subject, $6, $7, c.mark, c.until \
-             FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) \
-                  AS c (rule_id, point_id, subject, mark, until) \
-             WHERE EXISTS (SELECT 1 FROM alert_rules r WHERE r.id = c.rule_id)"
-        ))
-        .bind(rules)
-        .bind(column(|c| c.point_id.clone()))
-        .bind(column(|c| c.subject.clone()))
-        .bind(column(|c| c.mark.clone()))
-        .bind(untils)
-        .bind(key.0)
-        .bind(token.0)
-        .execute(&self.pool)
-        .await
-        .map_err(Self::db_error)?;
+        sqlx::query(store_sql::sent::postgres::UPSERT_SENT)
+            .bind(rules)
+            .bind(column(|c| c.point_id.clone()))
+            .bind(column(|c| c.subject.clone()))
+            .bind(column(|c| c.mark.clone()))
+            .bind(untils)
+            .bind(key.0)
+            .bind(token.0)
+            .execute(&self.pool)
+            .await
+            .map_err(Self::db_error)?;
         Ok(())
     }
 }

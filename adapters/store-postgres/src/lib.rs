@@ -8,9 +8,10 @@
 //! ([`LimitStore`](identity_core::ports::LimitStore), `limits.rs`): one unlogged row per
 //! limited key, updated by one upsert per request.
 //!
-//! The ports' queries are the ones both SQL stores share, written once in `store-sql` and
-//! expanded here by its `sql_store!`; this crate holds how the database is opened, its
-//! migrations, and what PostgreSQL does its own way (`dialect.rs`, the `SqlDialect` trait).
+//! The ports' statements are the ones both SQL stores share, written once in `store-sql` (in
+//! this database's spelling where the two differ), and run by the port implementations its
+//! `sql_store!` expands here; this crate holds how the database is opened, its migrations, and
+//! what PostgreSQL does its own way (`dialect.rs`, the `SqlDialect` trait).
 //!
 //! Any number of replicas share one database: workers claim jobs with
 //! `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait for one another nor

@@ -1,389 +1,158 @@
-//! Accounts, API keys, signing secrets and alert rules: the account store and key
-//! authentication (identity's ports), and the rule store (the alert pipeline's), for
-//! [`sql_store!`](crate::sql_store).
+//! Accounts, API keys and their webhook signing secrets, for identity's `AccountStore` and
+//! `KeyAuthenticator`: the statements, and the rows they read as the ports' values. Both
+//! databases read every statement here as it is.
 //!
 //! ```
-//! // A key with its current secret, for the key listings.
-//! assert!(store_sql::select_keys!("WHERE k.id = $1").ends_with("valid_until IS NULL WHERE k.id = $1"));
+//! use store_sql::accounts::KEY_BY_ID;
+//!
+//! // A key is listed with its current secret.
+//! assert!(KEY_BY_ID.ends_with("valid_until IS NULL WHERE k.id = $1"));
 //! ```
 
-/// A query of keys with their current secret (the columns of a
-/// [`KeyRow`](crate::rows::KeyRow)), filtered by `$filter`.
-#[macro_export]
-macro_rules! select_keys {
-    ($filter:literal) => {
-        concat!(
-            "SELECT k.id, k.account_id, k.label, k.prefix, k.created_at, k.last_used_at, ",
-            "k.revoked_at, k.webhook_url, s.secret FROM api_keys k ",
-            "JOIN webhook_secrets s ON s.key_id = k.id AND s.valid_until IS NULL ",
-            $filter
-        )
-    };
+use alerts_core::ports::StoreError;
+use identity_core::ids::{AccountId, KeyId};
+use identity_core::keys::WebhookSecret;
+use identity_core::ports::{Account, ApiKeyInfo};
+use uuid::Uuid;
+
+use crate::SqlDialect;
+
+/// The key of a hash, unless revoked, with its last recorded use (a [`KeyUseRow`]): `$1` the
+/// hash. A read on every authenticated request.
+pub const KEY_BY_HASH: &str = "\
+    SELECT id, last_used_at FROM api_keys \
+    WHERE key_hash = $1 AND revoked_at IS NULL";
+
+/// Records a key's use at `$1` (key `$2`), unless a later use is recorded already: concurrent
+/// requests may finish in any order.
+pub const TOUCH_KEY: &str = "\
+    UPDATE api_keys SET last_used_at = $1 \
+    WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)";
+
+/// A new account: `$1` id, `$2` email, `$3` password hash, `$4` created.
+pub const INSERT_ACCOUNT: &str = "\
+    INSERT INTO accounts (id, email, password_hash, created_at) \
+    VALUES ($1, $2, $3, $4)";
+
+/// The account (an [`AccountRow`]) with the email `$1`, which the store trims and lowercases
+/// first.
+pub const ACCOUNT_BY_EMAIL: &str =
+    "SELECT id, email, password_hash, created_at FROM accounts WHERE email = $1";
+
+/// The account (an [`AccountRow`]) of id `$1`.
+pub const ACCOUNT_BY_ID: &str =
+    "SELECT id, email, password_hash, created_at FROM accounts WHERE id = $1";
+
+/// Replaces the password hash of the account `$2` with `$1`.
+pub const SET_PASSWORD_HASH: &str = "UPDATE accounts SET password_hash = $1 WHERE id = $2";
+
+/// Whether any account exists: the first one is made by the setup, later ones by users.
+pub const HAS_ACCOUNTS: &str = "SELECT EXISTS (SELECT 1 FROM accounts)";
+
+/// A new key: `$1` id, `$2` account, `$3` label, `$4` prefix, `$5` hash, `$6` created. Its
+/// first secret is [`INSERT_SECRET`], in the same transaction.
+pub const INSERT_KEY: &str = "\
+    INSERT INTO api_keys (id, account_id, label, prefix, key_hash, created_at) \
+    VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// A key's new current secret: `$1` key, `$2` secret.
+pub const INSERT_SECRET: &str = "INSERT INTO webhook_secrets (key_id, secret) VALUES ($1, $2)";
+
+/// The keys of the account `$1`, newest first, each with its current secret (a [`KeyRow`]).
+pub const KEYS_OF_ACCOUNT: &str = "\
+    SELECT k.id, k.account_id, k.label, k.prefix, k.created_at, k.last_used_at, \
+    k.revoked_at, k.webhook_url, s.secret FROM api_keys k \
+    JOIN webhook_secrets s ON s.key_id = k.id AND s.valid_until IS NULL \
+    WHERE k.account_id = $1 ORDER BY k.created_at DESC, k.seq DESC";
+
+/// The keys whose prefix is `$1`, newest first, each with its current secret (a [`KeyRow`]):
+/// prefixes are short, and a new key's may be an old one's.
+pub const KEYS_WITH_PREFIX: &str = "\
+    SELECT k.id, k.account_id, k.label, k.prefix, k.created_at, k.last_used_at, \
+    k.revoked_at, k.webhook_url, s.secret FROM api_keys k \
+    JOIN webhook_secrets s ON s.key_id = k.id AND s.valid_until IS NULL \
+    WHERE k.prefix = $1 ORDER BY k.created_at DESC, k.seq DESC";
+
+/// The key of id `$1` with its current secret (a [`KeyRow`]).
+pub const KEY_BY_ID: &str = "\
+    SELECT k.id, k.account_id, k.label, k.prefix, k.created_at, k.last_used_at, \
+    k.revoked_at, k.webhook_url, s.secret FROM api_keys k \
+    JOIN webhook_secrets s ON s.key_id = k.id AND s.valid_until IS NULL \
+    WHERE k.id = $1";
+
+/// Renames the key `$2` to `$1`.
+pub const SET_KEY_LABEL: &str = "UPDATE api_keys SET label = $1 WHERE id = $2";
+
+/// Revokes the key `$2` at `$1`; a key revoked already keeps the time it was revoked.
+pub const REVOKE_KEY: &str =
+    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2";
+
+/// Sets the webhook URL of the key `$2` to `$1`, or none.
+pub const SET_WEBHOOK_URL: &str = "UPDATE api_keys SET webhook_url = $1 WHERE id = $2";
+
+/// Ends the current secret of the key `$2` at `$1`, the end of its grace period; a rotation
+/// then adds the new one ([`INSERT_SECRET`]) in the same transaction.
+pub const EXPIRE_SECRET: &str = "\
+    UPDATE webhook_secrets SET valid_until = $1 \
+    WHERE key_id = $2 AND valid_until IS NULL";
+
+/// A key found by its hash: id, last used.
+pub type KeyUseRow<T> = (Uuid, Option<T>);
+
+/// An account: id, email, password hash, created.
+pub type AccountRow<T> = (Uuid, String, String, T);
+
+/// The account of an [`AccountRow`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a time the store cannot have written.
+pub fn account<D: SqlDialect>(row: AccountRow<D::Time>) -> Result<Account, StoreError> {
+    let (id, email, password_hash, created) = row;
+    Ok(Account {
+        id: AccountId(id),
+        email,
+        password_hash,
+        created_at: D::from_time(created)?,
+    })
 }
 
-/// Implements `KeyAuthenticator`, `RuleStore` and `AccountStore` for
-/// [`sql_store!`](crate::sql_store).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! accounts_sql {
-    ($store:ty, $dialect:ident) => {
-        impl $store {
-            /// The rules of `key`, or its enabled ones only.
-            async fn rules_of(
-                conn: &mut <Db as sqlx::Database>::Connection,
-                key: KeyId,
-                only_enabled: bool,
-            ) -> Result<Vec<AlertRule>, StoreError> {
-                let rows: Vec<rows::RuleRow<Time>> = sqlx::query_as(
-                    "SELECT id, key_id, CAST(spec AS TEXT), enabled, created_at FROM alert_rules \
-                     WHERE key_id = $1 AND (enabled OR NOT $2) ORDER BY created_at, seq",
-                )
-                .bind(key.0)
-                .bind(only_enabled)
-                .fetch_all(&mut *conn)
-                .await
-                .map_err(Self::db_error)?;
-                rows.into_iter().map(rows::rule::<Self>).collect()
-            }
+/// A key with its current secret: id, account, label, prefix, created, last used, revoked,
+/// webhook URL, secret.
+pub type KeyRow<T> = (
+    Uuid,
+    Uuid,
+    String,
+    String,
+    T,
+    Option<T>,
+    Option<T>,
+    Option<String>,
+    String,
+);
 
-            /// The keys a query of [`select_keys!`] finds with `filter` in `$1`.
-            async fn keys_where(
-                &self,
-                query: &'static str,
-                filter: impl for<'q> sqlx::Encode<'q, Db> + sqlx::Type<Db> + Send,
-            ) -> Result<Vec<ApiKeyInfo>, StoreError> {
-                let rows: Vec<rows::KeyRow<Time>> = sqlx::query_as(query)
-                    .bind(filter)
-                    .fetch_all(self.pool())
-                    .await
-                    .map_err(Self::db_error)?;
-                rows.into_iter().map(rows::key_info::<Self>).collect()
-            }
-        }
+/// The key of a [`KeyRow`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a time or secret the store cannot have written.
+pub fn key_info<D: SqlDialect>(row: KeyRow<D::Time>) -> Result<ApiKeyInfo, StoreError> {
+    let (id, account_id, label, prefix, created, used, revoked, url, secret) = row;
+    Ok(ApiKeyInfo {
+        id: KeyId(id),
+        account_id: AccountId(account_id),
+        label,
+        prefix,
+        created_at: D::from_time(created)?,
+        last_used_at: D::from_opt_time(used)?,
+        revoked_at: D::from_opt_time(revoked)?,
+        webhook_url: url,
+        secret: secret_of(&secret)?,
+    })
+}
 
-        #[async_trait]
-        impl KeyAuthenticator for $store {
-            async fn authenticate(
-                &self,
-                hash: &KeyHash,
-                now: DateTime<Utc>,
-            ) -> Result<Option<KeyId>, StoreError> {
-                // A read on the hot path; the write only when the recorded use is stale.
-                let key: Option<(Uuid, Option<Time>)> = sqlx::query_as(
-                    "SELECT id, last_used_at FROM api_keys \
-                     WHERE key_hash = $1 AND revoked_at IS NULL",
-                )
-                .bind(hash.to_hex())
-                .fetch_optional(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                let Some((id, last_used)) = key else {
-                    return Ok(None);
-                };
-                if last_use_is_stale(Self::from_opt_time(last_used)?, now) {
-                    sqlx::query(
-                        "UPDATE api_keys SET last_used_at = $1 \
-                         WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)",
-                    )
-                    .bind(Self::to_time(now))
-                    .bind(id)
-                    .execute(self.writer())
-                    .await
-                    .map_err(Self::db_error)?;
-                }
-                Ok(Some(KeyId(id)))
-            }
-        }
-
-        #[async_trait]
-        impl RuleStore for $store {
-            async fn key_config(
-                &self,
-                key_id: KeyId,
-                now: DateTime<Utc>,
-            ) -> Result<Option<KeyConfig>, StoreError> {
-                // The version alone first: most reads find the configuration kept at it.
-                let version: Option<i64> = sqlx::query_scalar(
-                    "SELECT config_version FROM api_keys WHERE id = $1 AND revoked_at IS NULL",
-                )
-                .bind(key_id.0)
-                .fetch_optional(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                let Some(version) = version else {
-                    self.in_process().configs.forget(key_id);
-                    return Ok(None);
-                };
-                if let Some(config) = self.in_process().configs.at_version(key_id, version, now) {
-                    return Ok(Some(config));
-                }
-                // A read transaction: the key, its secrets and its rules from one snapshot,
-                // with the version they are at.
-                let mut tx = self.pool().begin().await.map_err(Self::db_error)?;
-                let key: Option<(String, Option<String>, i64)> = sqlx::query_as(
-                    "SELECT prefix, webhook_url, config_version FROM api_keys \
-                     WHERE id = $1 AND revoked_at IS NULL",
-                )
-                .bind(key_id.0)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(Self::db_error)?;
-                let Some((prefix, webhook_url, version)) = key else {
-                    self.in_process().configs.forget(key_id);
-                    return Ok(None);
-                };
-                // Every secret, expired ones too: which are still valid depends on the time
-                // of each read of the kept configuration (`configs::current`).
-                let secrets: Vec<(String, Option<Time>)> = sqlx::query_as(
-                    "SELECT secret, valid_until FROM webhook_secrets WHERE key_id = $1 \
-                     ORDER BY valid_until IS NOT NULL, valid_until DESC, seq DESC",
-                )
-                .bind(key_id.0)
-                .fetch_all(&mut *tx)
-                .await
-                .map_err(Self::db_error)?;
-                let rules = Self::rules_of(&mut tx, key_id, true).await?;
-                tx.commit().await.map_err(Self::db_error)?;
-                let secrets = secrets
-                    .into_iter()
-                    .map(|(secret, until)| {
-                        Ok(SigningSecret {
-                            secret: rows::secret_of(&secret)?,
-                            valid_until: Self::from_opt_time(until)?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, StoreError>>()?;
-                let config = KeyConfig {
-                    key_id,
-                    prefix,
-                    webhook_url,
-                    secrets,
-                    rules,
-                };
-                self.in_process().configs.keep(version, config.clone());
-                Ok(Some($crate::configs::current(config, now)))
-            }
-
-            async fn add_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
-                sqlx::query(concat!(
-                    "INSERT INTO alert_rules (id, key_id, spec, enabled, created_at) \
-                     VALUES ($1, $2, $3",
-                    $crate::dialect_sql!($dialect, as_jsonb),
-                    ", $4, $5)"
-                ))
-                .bind(rule.id.0)
-                .bind(rule.key_id.0)
-                .bind(rows::spec_text(&rule.spec)?)
-                .bind(rule.enabled)
-                .bind(Self::to_time(rule.created_at))
-                .execute(self.writer())
-                .await
-                .map_err(Self::db_error_or_conflict(|| {
-                    format!("the alert rule {} exists already", rule.id)
-                }))?;
-                Ok(())
-            }
-
-            async fn list_rules(&self, key: KeyId) -> Result<Vec<AlertRule>, StoreError> {
-                let mut conn = self.pool().acquire().await.map_err(Self::db_error)?;
-                Self::rules_of(&mut conn, key, false).await
-            }
-
-            async fn update_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
-                let done = sqlx::query(concat!(
-                    "UPDATE alert_rules SET spec = $1",
-                    $crate::dialect_sql!($dialect, as_jsonb),
-                    ", enabled = $2 WHERE id = $3 AND key_id = $4"
-                ))
-                .bind(rows::spec_text(&rule.spec)?)
-                .bind(rule.enabled)
-                .bind(rule.id.0)
-                .bind(rule.key_id.0)
-                .execute(self.writer())
-                .await
-                .map_err(Self::db_error)?;
-                affected_one(done.rows_affected())
-            }
-
-            async fn delete_rule(&self, key: KeyId, rule: RuleId) -> Result<(), StoreError> {
-                let done = sqlx::query("DELETE FROM alert_rules WHERE id = $1 AND key_id = $2")
-                    .bind(rule.0)
-                    .bind(key.0)
-                    .execute(self.writer())
-                    .await
-                    .map_err(Self::db_error)?;
-                affected_one(done.rows_affected())
-            }
-        }
-
-        #[async_trait]
-        impl AccountStore for $store {
-            async fn create_account(&self, account: &Account) -> Result<(), StoreError> {
-                sqlx::query(
-                    "INSERT INTO accounts (id, email, password_hash, created_at) \
-                     VALUES ($1, $2, $3, $4)",
-                )
-                .bind(account.id.0)
-                .bind(&account.email)
-                .bind(&account.password_hash)
-                .bind(Self::to_time(account.created_at))
-                .execute(self.writer())
-                .await
-                .map_err(Self::db_error_or_conflict(|| {
-                    format!("an account with the email {} exists already", account.email)
-                }))?;
-                Ok(())
-            }
-
-            async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError> {
-                let row: Option<rows::AccountRow<Time>> = sqlx::query_as(
-                    "SELECT id, email, password_hash, created_at FROM accounts WHERE email = $1",
-                )
-                .bind(email.trim().to_lowercase())
-                .fetch_optional(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                row.map(rows::account::<Self>).transpose()
-            }
-
-            async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
-                let row: Option<rows::AccountRow<Time>> = sqlx::query_as(
-                    "SELECT id, email, password_hash, created_at FROM accounts WHERE id = $1",
-                )
-                .bind(id.0)
-                .fetch_optional(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                row.map(rows::account::<Self>).transpose()
-            }
-
-            async fn set_password_hash(
-                &self,
-                account: AccountId,
-                hash: &str,
-            ) -> Result<(), StoreError> {
-                let done = sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
-                    .bind(hash)
-                    .bind(account.0)
-                    .execute(self.writer())
-                    .await
-                    .map_err(Self::db_error)?;
-                affected_one(done.rows_affected())
-            }
-
-            async fn has_accounts(&self) -> Result<bool, StoreError> {
-                sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM accounts)")
-                    .fetch_one(self.pool())
-                    .await
-                    .map_err(Self::db_error)
-            }
-
-            async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {
-                let mut tx = self.begin_write().await?;
-                sqlx::query(
-                    "INSERT INTO api_keys (id, account_id, label, prefix, key_hash, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                )
-                .bind(key.id.0)
-                .bind(key.account_id.0)
-                .bind(&key.label)
-                .bind(&key.prefix)
-                .bind(key.hash.to_hex())
-                .bind(Self::to_time(key.created_at))
-                .execute(&mut *tx)
-                .await
-                .map_err(Self::db_error_or_conflict(|| {
-                    format!("the API key {} exists already", key.prefix)
-                }))?;
-                sqlx::query("INSERT INTO webhook_secrets (key_id, secret) VALUES ($1, $2)")
-                    .bind(key.id.0)
-                    .bind(key.secret.expose())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(Self::db_error)?;
-                tx.commit().await.map_err(Self::db_error)
-            }
-
-            async fn list_keys(&self, account: AccountId) -> Result<Vec<ApiKeyInfo>, StoreError> {
-                let query = $crate::select_keys!(
-                    "WHERE k.account_id = $1 ORDER BY k.created_at DESC, k.seq DESC"
-                );
-                self.keys_where(query, account.0).await
-            }
-
-            async fn keys_with_prefix(&self, prefix: &str) -> Result<Vec<ApiKeyInfo>, StoreError> {
-                let query = $crate::select_keys!(
-                    "WHERE k.prefix = $1 ORDER BY k.created_at DESC, k.seq DESC"
-                );
-                self.keys_where(query, prefix).await
-            }
-
-            async fn key_info(&self, key: KeyId) -> Result<Option<ApiKeyInfo>, StoreError> {
-                let query = $crate::select_keys!("WHERE k.id = $1");
-                Ok(self.keys_where(query, key.0).await?.into_iter().next())
-            }
-
-            async fn set_key_label(&self, key: KeyId, label: &str) -> Result<(), StoreError> {
-                let done = sqlx::query("UPDATE api_keys SET label = $1 WHERE id = $2")
-                    .bind(label)
-                    .bind(key.0)
-                    .execute(self.writer())
-                    .await
-                    .map_err(Self::db_error)?;
-                affected_one(done.rows_affected())
-            }
-
-            async fn revoke_key(&self, key: KeyId, at: DateTime<Utc>) -> Result<(), StoreError> {
-                let done = sqlx::query(
-                    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2",
-                )
-                .bind(Self::to_time(at))
-                .bind(key.0)
-                .execute(self.writer())
-                .await
-                .map_err(Self::db_error)?;
-                affected_one(done.rows_affected())
-            }
-
-            async fn set_webhook_url(
-                &self,
-                key: KeyId,
-                url: Option<&str>,
-            ) -> Result<(), StoreError> {
-                let done = sqlx::query("UPDATE api_keys SET webhook_url = $1 WHERE id = $2")
-                    .bind(url)
-                    .bind(key.0)
-                    .execute(self.writer())
-                    .await
-                    .map_err(Self::db_error)?;
-                affected_one(done.rows_affected())
-            }
-
-            async fn rotate_secret(
-                &self,
-                key: KeyId,
-                new: &WebhookSecret,
-                previous_valid_until: DateTime<Utc>,
-            ) -> Result<(), StoreError> {
-                let mut tx = self.begin_write().await?;
-                let done = sqlx::query(
-                    "UPDATE webhook_secrets SET valid_until = $1 \
-                     WHERE key_id = $2 AND valid_until IS NULL",
-                )
-                .bind(Self::to_time(previous_valid_until))
-                .bind(key.0)
-                .execute(&mut *tx)
-                .await
-                .map_err(Self::db_error)?;
-                affected_one(done.rows_affected())?;
-                sqlx::query("INSERT INTO webhook_secrets (key_id, secret) VALUES ($1, $2)")
-                    .bind(key.0)
-                    .bind(new.expose())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(Self::db_error)?;
-                tx.commit().await.map_err(Self::db_error)
-            }
-        }
-    };
+/// A stored webhook signing secret.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when it is not one.
+pub fn secret_of(s: &str) -> Result<WebhookSecret, StoreError> {
+    WebhookSecret::parse(s).map_err(|e| StoreError::Corrupt(format!("webhook secret: {e}")))
 }

@@ -37,14 +37,17 @@
 //! assert!(queue.push(small(3)).1);
 //! ```
 
+use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use alerts_core::ids::Token;
-use alerts_core::ports::{Lease, NewAlertJob, Settlement, StoreError};
+use alerts_core::ports::{
+    Lease, NewAlertJob, PointPages, Settlement, StoreError, check_page_total,
+};
 use alerts_core::request::AlertPoint;
 use tokio::sync::oneshot;
 
-use crate::InProcess;
+use crate::{InProcess, SqlDialect};
 
 /// The most writes one transaction stores: enough that a burst is a few transactions, few
 /// enough that one transaction holds the writer for milliseconds.
@@ -214,6 +217,175 @@ impl<T> Drop for WriterGuard<T> {
             self.queue().abandon();
         }
     }
+}
+
+/// Reads a small request whole, to be stored with the others waiting: a page's worth at most,
+/// and one more page when the pages hold more than they announced, which is refused.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when the pages do not hold the points they announced; the pages'
+/// own.
+pub async fn read_small(pages: &mut dyn PointPages) -> Result<Vec<AlertPoint>, StoreError> {
+    let mut points = Vec::new();
+    loop {
+        let page = pages.next_page().await?;
+        if page.is_empty() {
+            break;
+        }
+        points.extend(page);
+        if points.len() as u64 > pages.total() {
+            break;
+        }
+    }
+    check_page_total(points.len() as u64, pages)?;
+    Ok(points)
+}
+
+/// The transactions a store writes batches in: the driver's part of the writers here, which
+/// [`sql_store!`](crate::sql_store) implements.
+pub trait BatchStore: SqlDialect + Clone {
+    /// Stores every request of `batch`, with its points and its job, in one transaction, or
+    /// none of them.
+    fn insert_requests(
+        &self,
+        batch: &[Queued<SmallRequest>],
+    ) -> impl Future<Output = Result<(), BatchFailed>> + Send;
+
+    /// Stores every settlement of `batch` in one transaction, or none of them: whether each
+    /// changed its job (no when its lease was lost).
+    fn insert_settlements(
+        &self,
+        batch: &[Queued<HeldSettlement>],
+    ) -> impl Future<Output = Result<Vec<bool>, BatchFailed>> + Send;
+
+    /// After a settlement changed no job: the job is unknown, or another worker holds it.
+    fn lease_lost_or_missing(&self, token: Token) -> impl Future<Output = StoreError> + Send;
+}
+
+/// Stores `request` with the other small requests waiting, and returns once the transaction
+/// that holds it is committed.
+///
+/// # Errors
+/// The transaction's, or [`StoreError::Unavailable`] when the write that was to store it
+/// stopped.
+pub async fn store_request<S: BatchStore>(
+    store: &S,
+    request: SmallRequest,
+) -> Result<(), StoreError> {
+    store_together(store, |kept| &kept.enqueues, request, write_requests).await
+}
+
+/// Stores `held` with the other settlements waiting, and returns once the transaction that
+/// holds it is committed.
+///
+/// # Errors
+/// [`StoreError::LeaseLost`] when the job's lease was lost, [`StoreError::NotFound`] when
+/// there is no such job; the transaction's, or [`StoreError::Unavailable`] when the write that
+/// was to store it stopped.
+pub async fn store_settlement<S: BatchStore>(
+    store: &S,
+    held: HeldSettlement,
+) -> Result<(), StoreError> {
+    store_together(store, |kept| &kept.settlements, held, write_settlements).await
+}
+
+/// Queues `item` for the next transaction of its kind, in the queue of `store` that `queue`
+/// picks, starts `writer` when no write of that kind is under way, and returns once the
+/// transaction that holds `item` is committed.
+async fn store_together<S, T, F>(
+    store: &S,
+    queue: fn(&InProcess) -> &BatchQueue<T>,
+    item: T,
+    writer: fn(S, WriterGuard<T>) -> F,
+) -> Result<(), StoreError>
+where
+    S: BatchStore,
+    T: 'static,
+    F: Future<Output = ()> + Send + 'static,
+{
+    let (outcome, start) = queue(store.in_process()).push(item);
+    if start {
+        // A task of its own, so that a caller going away (a client that hung up, a worker
+        // stopping) cannot stop a write that others wait for; the guard is made first, so that
+        // even a task that never runs lets go.
+        let guard = WriterGuard::new(store.in_process().clone(), queue);
+        drop(store.spawn_write(writer(store.clone(), guard)));
+    }
+    outcome.await.map_err(|_| {
+        StoreError::Unavailable("the write that was to store this stopped".to_owned())
+    })?
+}
+
+/// Stores the waiting small requests, a batch per transaction, until none wait.
+async fn write_requests<S: BatchStore>(store: S, guard: WriterGuard<SmallRequest>) {
+    while let Some(batch) = guard.queue().next_batch() {
+        match store.insert_requests(&batch).await {
+            Ok(()) => {
+                store.jobs_arrived();
+                for queued in batch {
+                    queued.answer(Ok(()));
+                }
+            }
+            Err(BatchFailed::Transaction(e)) => {
+                for queued in batch {
+                    queued.answer(Err(e.clone()));
+                }
+            }
+            Err(BatchFailed::Write(e)) if batch.len() == 1 => {
+                batch
+                    .into_iter()
+                    .for_each(|queued| queued.answer(Err(e.clone())));
+            }
+            // Each request in a transaction of its own, so that one that cannot be stored (its
+            // key deleted meanwhile, say) does not fail the others.
+            Err(BatchFailed::Write(_)) => {
+                for queued in batch {
+                    let stored = store
+                        .insert_requests(std::slice::from_ref(&queued))
+                        .await
+                        .map_err(BatchFailed::into_error);
+                    if stored.is_ok() {
+                        store.jobs_arrived();
+                    }
+                    queued.answer(stored);
+                }
+            }
+        }
+    }
+    guard.finish();
+}
+
+/// Stores the waiting settlements, a batch per transaction, until none wait.
+async fn write_settlements<S: BatchStore>(store: S, guard: WriterGuard<HeldSettlement>) {
+    while let Some(batch) = guard.queue().next_batch() {
+        let changed: Vec<Result<bool, StoreError>> = match store.insert_settlements(&batch).await {
+            Ok(changed) => changed.into_iter().map(Ok).collect(),
+            Err(BatchFailed::Transaction(e)) => vec![Err(e); batch.len()],
+            Err(BatchFailed::Write(e)) if batch.len() == 1 => vec![Err(e)],
+            // Each on its own, so that one that cannot be stored does not fail the others.
+            Err(BatchFailed::Write(_)) => {
+                let mut each = Vec::with_capacity(batch.len());
+                for queued in &batch {
+                    let alone = store
+                        .insert_settlements(std::slice::from_ref(queued))
+                        .await
+                        .map(|changed| changed.contains(&true))
+                        .map_err(BatchFailed::into_error);
+                    each.push(alone);
+                }
+                each
+            }
+        };
+        for (queued, changed) in batch.into_iter().zip(changed) {
+            let outcome = match changed {
+                Ok(true) => Ok(()),
+                Ok(false) => Err(store.lease_lost_or_missing(queued.item.token).await),
+                Err(e) => Err(e),
+            };
+            queued.answer(outcome);
+        }
+    }
+    guard.finish();
 }
 
 #[cfg(test)]

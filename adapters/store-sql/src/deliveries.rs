@@ -1,130 +1,199 @@
-//! The delivery log: every delivery attempt, and the listings and activity the dashboard
-//! shows, for [`sql_store!`](crate::sql_store).
+//! The delivery log, for the pipeline's `DeliveryLog`: every delivery attempt, and the
+//! listings and activity the dashboard shows. The statements, and the rows they read. The
+//! activity's buckets of time are spelt per database, in [`sqlite`] (times kept as
+//! microseconds) and [`postgres`].
 
-/// Implements `DeliveryLog` for [`sql_store!`](crate::sql_store).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! deliveries_sql {
-    ($store:ty, $dialect:ident) => {
-        impl $store {
-            /// Records `attempt` on `conn`; an attempt recorded already is kept as it was.
-            async fn insert_attempt(
-                conn: &mut <Db as sqlx::Database>::Connection,
-                attempt: &DeliveryAttempt,
-            ) -> Result<(), StoreError> {
-                sqlx::query(
-                    "INSERT INTO delivery_attempts \
-                     (token, attempt, at, status, latency_ms, error) \
-                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (token, attempt) DO NOTHING",
-                )
-                .bind(attempt.token.0)
-                .bind(to_i32(attempt.attempt))
-                .bind(Self::to_time(attempt.at))
-                .bind(attempt.status.map(i32::from))
-                .bind(to_i64(attempt.latency_ms))
-                .bind(attempt.error.map(DeliveryErrorKind::as_str))
-                .execute(&mut *conn)
-                .await
-                .map_err(Self::db_error)?;
-                Ok(())
-            }
-        }
+use alerts_core::ids::Token;
+use alerts_core::ports::stored::{to_u32, to_u64};
+use alerts_core::ports::{
+    Activity, AttemptTally, DeliveryAttempt, DeliveryErrorKind, JobOutcome, JobStage,
+    RequestSummary, RequestTally, StoreError,
+};
+use uuid::Uuid;
 
-        #[async_trait]
-        impl DeliveryLog for $store {
-            async fn record_attempt(&self, attempt: &DeliveryAttempt) -> Result<(), StoreError> {
-                let mut conn = self.writer().acquire().await.map_err(Self::db_error)?;
-                Self::insert_attempt(&mut conn, attempt).await
-            }
+use crate::SqlDialect;
 
-            async fn list_requests(
-                &self,
-                key: KeyId,
-                limit: usize,
-            ) -> Result<Vec<RequestSummary>, StoreError> {
-                let rows: Vec<rows::SummaryRow<Time>> = sqlx::query_as(
-                    "SELECT r.token, r.received_at, r.point_count, j.alerts, j.stage, \
-                            j.outcome, j.attempts \
-                     FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
-                     WHERE r.key_id = $1 ORDER BY r.received_at DESC, r.token DESC LIMIT $2",
-                )
-                .bind(key.0)
-                .bind(to_i64(limit as u64))
-                .fetch_all(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                rows.into_iter().map(rows::summary::<Self>).collect()
-            }
+/// A delivery attempt: `$1` token, `$2` attempt, `$3` at, `$4` HTTP status, `$5` latency in
+/// milliseconds, `$6` error. An attempt recorded already is kept as it was.
+pub const INSERT_ATTEMPT: &str = "\
+    INSERT INTO delivery_attempts \
+    (token, attempt, at, status, latency_ms, error) \
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (token, attempt) DO NOTHING";
 
-            async fn list_attempts(
-                &self,
-                key: KeyId,
-                token: Token,
-            ) -> Result<Vec<DeliveryAttempt>, StoreError> {
-                let rows: Vec<rows::AttemptRow<Time>> = sqlx::query_as(
-                    "SELECT a.token, a.attempt, a.at, a.status, a.latency_ms, a.error \
-                     FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
-                     WHERE a.token = $1 AND r.key_id = $2 ORDER BY a.attempt",
-                )
-                .bind(token.0)
-                .bind(key.0)
-                .fetch_all(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                rows.into_iter().map(rows::attempt::<Self>).collect()
-            }
+/// The latest requests of the key `$1`, at most `$2`, each with its job (a [`SummaryRow`]).
+pub const REQUESTS_OF_KEY: &str = "\
+    SELECT r.token, r.received_at, r.point_count, j.alerts, j.stage, \
+           j.outcome, j.attempts \
+    FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
+    WHERE r.key_id = $1 ORDER BY r.received_at DESC, r.token DESC LIMIT $2";
 
-            async fn activity(
-                &self,
-                key: KeyId,
-                window: &ActivityWindow,
-            ) -> Result<Activity, StoreError> {
-                let since = Self::to_time(window.since);
-                let until = Self::to_time(window.until());
-                let width = i64::from(window.bucket_seconds);
-                let requests: Vec<rows::RequestTallyRow> = sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::dialect_sql!($dialect, activity_bucket("r.received_at")),
-                    " AS bucket, COUNT(*), CAST(COALESCE(SUM(j.alerts), 0) AS BIGINT) \
-                     FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
-                     WHERE r.key_id = $1 AND r.received_at >= $2 AND r.received_at < $4 \
-                     GROUP BY bucket"
-                ))
-                .bind(key.0)
-                .bind(since)
-                .bind(width)
-                .bind(until)
-                .fetch_all(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                let attempts: Vec<rows::AttemptTallyRow> = sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::dialect_sql!($dialect, activity_bucket("a.at")),
-                    " AS bucket, a.status, a.error, COUNT(*), \
-                     CAST(SUM(a.latency_ms) AS BIGINT), MAX(a.latency_ms) \
-                     FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
-                     WHERE r.key_id = $1 AND a.at >= $2 AND a.at < $4 \
-                     GROUP BY bucket, a.status, a.error"
-                ))
-                .bind(key.0)
-                .bind(since)
-                .bind(width)
-                .bind(until)
-                .fetch_all(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                Ok(Activity {
-                    requests: requests
-                        .into_iter()
-                        .map(rows::request_tally)
-                        .collect::<Result<_, _>>()?,
-                    attempts: attempts
-                        .into_iter()
-                        .map(rows::attempt_tally)
-                        .collect::<Result<_, _>>()?,
-                }
-                .sorted())
-            }
-        }
-    };
+/// The attempts (each an [`AttemptRow`]) of the request `$1`, when it is of the key `$2`.
+pub const ATTEMPTS_OF_REQUEST: &str = "\
+    SELECT a.token, a.attempt, a.at, a.status, a.latency_ms, a.error \
+    FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
+    WHERE a.token = $1 AND r.key_id = $2 ORDER BY a.attempt";
+
+/// SQLite's spelling: a time is microseconds, so a bucket is a division.
+pub mod sqlite {
+    /// The requests of the key `$1` received from `$2` until `$4`, tallied in buckets of `$3`
+    /// seconds counted from `$2` (each a [`RequestTallyRow`](super::RequestTallyRow)).
+    pub const REQUEST_ACTIVITY: &str = "\
+        SELECT (r.received_at - $2) / ($3 * 1000000) AS bucket, \
+        COUNT(*), CAST(COALESCE(SUM(j.alerts), 0) AS BIGINT) \
+        FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
+        WHERE r.key_id = $1 AND r.received_at >= $2 AND r.received_at < $4 \
+        GROUP BY bucket";
+
+    /// The attempts for the key `$1` made from `$2` until `$4`, tallied in buckets of `$3`
+    /// seconds counted from `$2`, and by status and error (each an
+    /// [`AttemptTallyRow`](super::AttemptTallyRow)).
+    pub const ATTEMPT_ACTIVITY: &str = "\
+        SELECT (a.at - $2) / ($3 * 1000000) AS bucket, a.status, a.error, COUNT(*), \
+        CAST(SUM(a.latency_ms) AS BIGINT), MAX(a.latency_ms) \
+        FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
+        WHERE r.key_id = $1 AND a.at >= $2 AND a.at < $4 \
+        GROUP BY bucket, a.status, a.error";
+}
+
+/// PostgreSQL's spelling: a time is a `timestamptz`, so a bucket is counted in seconds of an
+/// interval.
+pub mod postgres {
+    /// As SQLite's [`REQUEST_ACTIVITY`](super::sqlite::REQUEST_ACTIVITY).
+    pub const REQUEST_ACTIVITY: &str = "\
+        SELECT FLOOR(EXTRACT(EPOCH FROM (r.received_at - $2)) / $3)::bigint AS bucket, \
+        COUNT(*), CAST(COALESCE(SUM(j.alerts), 0) AS BIGINT) \
+        FROM alert_requests r JOIN alert_jobs j ON j.token = r.token \
+        WHERE r.key_id = $1 AND r.received_at >= $2 AND r.received_at < $4 \
+        GROUP BY bucket";
+
+    /// As SQLite's [`ATTEMPT_ACTIVITY`](super::sqlite::ATTEMPT_ACTIVITY).
+    pub const ATTEMPT_ACTIVITY: &str = "\
+        SELECT FLOOR(EXTRACT(EPOCH FROM (a.at - $2)) / $3)::bigint AS bucket, a.status, \
+        a.error, COUNT(*), \
+        CAST(SUM(a.latency_ms) AS BIGINT), MAX(a.latency_ms) \
+        FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
+        WHERE r.key_id = $1 AND a.at >= $2 AND a.at < $4 \
+        GROUP BY bucket, a.status, a.error";
+}
+
+/// A stored HTTP status.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when it is out of range.
+pub fn status(s: Option<i32>) -> Result<Option<u16>, StoreError> {
+    s.map(|s| {
+        u16::try_from(s)
+            .map_err(|_| StoreError::Corrupt(format!("HTTP status {s} is out of range")))
+    })
+    .transpose()
+}
+
+/// A stored delivery error.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when it names no kind of error.
+pub fn error_kind(e: Option<&str>) -> Result<Option<DeliveryErrorKind>, StoreError> {
+    e.map(str::parse::<DeliveryErrorKind>)
+        .transpose()
+        .map_err(StoreError::from)
+}
+
+/// A delivery attempt: token, attempt, at, status, latency, error.
+pub type AttemptRow<T> = (Uuid, i32, T, Option<i32>, i64, Option<String>);
+
+/// The attempt of an [`AttemptRow`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a value the store cannot have written.
+pub fn attempt<D: SqlDialect>(row: AttemptRow<D::Time>) -> Result<DeliveryAttempt, StoreError> {
+    let (token, attempt, at, status, latency, error) = row;
+    Ok(DeliveryAttempt {
+        token: Token(token),
+        attempt: to_u32(i64::from(attempt), "attempt")?,
+        at: D::from_time(at)?,
+        status: self::status(status)?,
+        latency_ms: to_u64(latency, "latency")?,
+        error: error_kind(error.as_deref())?,
+    })
+}
+
+/// A request with its job: token, received, points, alerts, stage, outcome, attempts.
+pub type SummaryRow<T> = (Uuid, T, i64, Option<i64>, String, Option<String>, i32);
+
+/// The summary of a [`SummaryRow`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a value the store cannot have written.
+pub fn summary<D: SqlDialect>(row: SummaryRow<D::Time>) -> Result<RequestSummary, StoreError> {
+    let (token, received, points, alerts, stage, outcome, attempts) = row;
+    Ok(RequestSummary {
+        token: Token(token),
+        received_at: D::from_time(received)?,
+        points: to_u64(points, "point count")?,
+        alerts: alerts.map(|a| to_u64(a, "alert count")).transpose()?,
+        stage: stage.parse::<JobStage>()?,
+        outcome: outcome
+            .as_deref()
+            .map(str::parse::<JobOutcome>)
+            .transpose()?,
+        attempts: to_u32(i64::from(attempts), "attempts")?,
+    })
+}
+
+/// The requests of one bucket of activity: bucket, requests, alerts.
+pub type RequestTallyRow = (i64, i64, i64);
+
+/// The tally of a [`RequestTallyRow`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a negative count or bucket.
+pub fn request_tally(row: RequestTallyRow) -> Result<RequestTally, StoreError> {
+    let (bucket, requests, alerts) = row;
+    Ok(RequestTally {
+        bucket: to_u32(bucket, "bucket")?,
+        requests: to_u64(requests, "request count")?,
+        alerts: to_u64(alerts, "alert count")?,
+    })
+}
+
+/// The attempts of one bucket, status and error: bucket, status, error, attempts, total and
+/// longest latency.
+pub type AttemptTallyRow = (i64, Option<i32>, Option<String>, i64, i64, i64);
+
+/// The tally of an [`AttemptTallyRow`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a value the store cannot have written.
+pub fn attempt_tally(row: AttemptTallyRow) -> Result<AttemptTally, StoreError> {
+    let (bucket, status, error, attempts, total, max) = row;
+    Ok(AttemptTally {
+        bucket: to_u32(bucket, "bucket")?,
+        status: self::status(status)?,
+        error: error_kind(error.as_deref())?,
+        attempts: to_u64(attempts, "attempt count")?,
+        latency_ms_total: to_u64(total, "latency")?,
+        latency_ms_max: to_u64(max, "latency")?,
+    })
+}
+
+/// The activity of the rows of [`REQUEST_ACTIVITY`](sqlite::REQUEST_ACTIVITY) and
+/// [`ATTEMPT_ACTIVITY`](sqlite::ATTEMPT_ACTIVITY), in the order the port promises.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a value the store cannot have written.
+pub fn activity(
+    requests: Vec<RequestTallyRow>,
+    attempts: Vec<AttemptTallyRow>,
+) -> Result<Activity, StoreError> {
+    Ok(Activity {
+        requests: requests
+            .into_iter()
+            .map(request_tally)
+            .collect::<Result<_, _>>()?,
+        attempts: attempts
+            .into_iter()
+            .map(attempt_tally)
+            .collect::<Result<_, _>>()?,
+    }
+    .sorted())
 }

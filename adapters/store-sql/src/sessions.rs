@@ -1,82 +1,49 @@
-//! Dashboard sessions: identity's session store, for [`sql_store!`](crate::sql_store).
+//! Dashboard sessions, for identity's `SessionStore`: the statements, and the rows they read
+//! as sessions. Both databases read every statement here as it is.
 
-/// Implements `SessionStore` for [`sql_store!`](crate::sql_store).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! sessions_sql {
-    ($store:ty, $dialect:ident) => {
-        #[async_trait]
-        impl SessionStore for $store {
-            async fn create_session(&self, session: &Session) -> Result<(), StoreError> {
-                sqlx::query(
-                    "INSERT INTO sessions (id_hash, account_id, csrf_secret, created_at, \
-                     expires_at) VALUES ($1, $2, $3, $4, $5)",
-                )
-                .bind(&session.id_hash)
-                .bind(session.account_id.0)
-                .bind(&session.csrf_secret)
-                .bind(Self::to_time(session.created_at))
-                .bind(Self::to_time(session.expires_at))
-                .execute(self.writer())
-                .await
-                .map_err(Self::db_error_or_conflict(|| {
-                    "the session exists already".to_owned()
-                }))?;
-                Ok(())
-            }
+use alerts_core::ports::StoreError;
+use identity_core::ids::AccountId;
+use identity_core::ports::Session;
+use uuid::Uuid;
 
-            async fn session(
-                &self,
-                id_hash: &str,
-                now: DateTime<Utc>,
-            ) -> Result<Option<Session>, StoreError> {
-                let row: Option<rows::SessionRow<Time>> = sqlx::query_as(
-                    "SELECT id_hash, account_id, csrf_secret, created_at, expires_at \
-                     FROM sessions WHERE id_hash = $1 AND expires_at > $2",
-                )
-                .bind(id_hash)
-                .bind(Self::to_time(now))
-                .fetch_optional(self.pool())
-                .await
-                .map_err(Self::db_error)?;
-                row.map(rows::session::<Self>).transpose()
-            }
+use crate::SqlDialect;
 
-            async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError> {
-                sqlx::query("DELETE FROM sessions WHERE id_hash = $1")
-                    .bind(id_hash)
-                    .execute(self.writer())
-                    .await
-                    .map_err(Self::db_error)?;
-                Ok(())
-            }
+/// A new session: `$1` the hash of its id, `$2` account, `$3` CSRF secret, `$4` created,
+/// `$5` expires.
+pub const INSERT_SESSION: &str = "\
+    INSERT INTO sessions (id_hash, account_id, csrf_secret, created_at, \
+    expires_at) VALUES ($1, $2, $3, $4, $5)";
 
-            async fn delete_account_sessions(
-                &self,
-                account: AccountId,
-                except: Option<&str>,
-            ) -> Result<u64, StoreError> {
-                // `IS DISTINCT FROM` compares NULL as a value: without `except`, every session
-                // of the account goes.
-                let done = sqlx::query(
-                    "DELETE FROM sessions WHERE account_id = $1 AND id_hash IS DISTINCT FROM $2",
-                )
-                .bind(account.0)
-                .bind(except)
-                .execute(self.writer())
-                .await
-                .map_err(Self::db_error)?;
-                Ok(done.rows_affected())
-            }
+/// The session (a [`SessionRow`]) whose id hashes to `$1`, unless it expired by `$2`.
+pub const SESSION: &str = "\
+    SELECT id_hash, account_id, csrf_secret, created_at, expires_at \
+    FROM sessions WHERE id_hash = $1 AND expires_at > $2";
 
-            async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
-                let done = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
-                    .bind(Self::to_time(now))
-                    .execute(self.writer())
-                    .await
-                    .map_err(Self::db_error)?;
-                Ok(done.rows_affected())
-            }
-        }
-    };
+/// Ends the session whose id hashes to `$1`.
+pub const DELETE_SESSION: &str = "DELETE FROM sessions WHERE id_hash = $1";
+
+/// Ends the sessions of the account `$1` but the one whose id hashes to `$2`. `IS DISTINCT
+/// FROM` compares NULL as a value: with no `$2`, every session of the account goes.
+pub const DELETE_ACCOUNT_SESSIONS: &str =
+    "DELETE FROM sessions WHERE account_id = $1 AND id_hash IS DISTINCT FROM $2";
+
+/// Forgets the sessions that expired by `$1`.
+pub const DELETE_EXPIRED_SESSIONS: &str = "DELETE FROM sessions WHERE expires_at <= $1";
+
+/// A session: id hash, account, CSRF secret, created, expires.
+pub type SessionRow<T> = (String, Uuid, String, T, T);
+
+/// The session of a [`SessionRow`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a time the store cannot have written.
+pub fn session<D: SqlDialect>(row: SessionRow<D::Time>) -> Result<Session, StoreError> {
+    let (id_hash, account, csrf_secret, created, expires) = row;
+    Ok(Session {
+        id_hash,
+        account_id: AccountId(account),
+        csrf_secret,
+        created_at: D::from_time(created)?,
+        expires_at: D::from_time(expires)?,
+    })
 }

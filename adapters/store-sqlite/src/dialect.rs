@@ -105,25 +105,21 @@ impl SqlDialect for SqliteStore {
     ) -> Result<(), StoreError> {
         let mut tx = self
             .writer
-            .begin_with(store_sql::dialect_sql!(sqlite, begin_write))
+            .begin_with(store_sql::dialect::sqlite::BEGIN_WRITE)
             .await
             .map_err(Self::db_error)?;
         for change in changes {
-            // A rule deleted while its request was evaluated has nothing left to remember.
-            sqlx::query(store_sql::upsert_sent!(
-                "SELECT $1, $2, $3, $4, $5, $6, $7 \
-                 WHERE EXISTS (SELECT 1 FROM alert_rules WHERE id = $1)"
-            ))
-            .bind(change.rule_id.0)
-            .bind(&change.point_id)
-            .bind(&change.subject)
-            .bind(key.0)
-            .bind(token.0)
-            .bind(&change.mark)
-            .bind(Self::to_time(change.until))
-            .execute(&mut *tx)
-            .await
-            .map_err(Self::db_error)?;
+            sqlx::query(store_sql::sent::sqlite::UPSERT_SENT)
+                .bind(change.rule_id.0)
+                .bind(&change.point_id)
+                .bind(&change.subject)
+                .bind(key.0)
+                .bind(token.0)
+                .bind(&change.mark)
+                .bind(Self::to_time(change.until))
+                .execute(&mut *tx)
+                .await
+                .map_err(Self::db_error)?;
         }
         tx.commit().await.map_err(Self::db_error)
     }

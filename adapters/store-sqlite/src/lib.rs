@@ -5,9 +5,10 @@
 //! [`SentChanges`](alerts_core::ports::SentChanges) and
 //! [`SessionStore`](identity_core::ports::SessionStore), and passes their conformance suite.
 //!
-//! The ports' queries are the ones both SQL stores share, written once in `store-sql` and
-//! expanded here by its `sql_store!`; this crate holds how the database is opened, its
-//! migrations, and what SQLite does its own way (`dialect.rs`, the `SqlDialect` trait).
+//! The ports' statements are the ones both SQL stores share, written once in `store-sql` (in
+//! this database's spelling where the two differ), and run by the port implementations its
+//! `sql_store!` expands here; this crate holds how the database is opened, its migrations, and
+//! what SQLite does its own way (`dialect.rs`, the `SqlDialect` trait).
 //!
 //! The database runs in WAL mode (readers never wait for the writer) with `synchronous = FULL`
 //! (a request acknowledged to a client survives a power cut), foreign keys on, and a busy
