@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use alerts_core::advice::aq_advice;
-//! use alerts_core::evaluate::Direction;
+//! use alerts_core::change::Direction;
 //! use alerts_core::rule::Audience;
 //! use aq_core::CiCategory;
 //!
@@ -24,7 +24,7 @@
 
 use aq_core::{CiCategory, PollenLevel};
 
-use crate::evaluate::{Change, Direction};
+use crate::change::{Change, Direction};
 use crate::rule::Audience;
 
 /// The recommendation for `change` to `audience`: [`aq_advice`] or [`pollen_advice`].

@@ -18,16 +18,16 @@
 
 use aq_core::air_hour::{AVERAGING_LEAD_HOURS, window};
 use aq_core::{
-    CleanlinessIndex, ForecastSource, HourlyCi, HourlyConcentrations, PollenLevel, PollenOutlook,
-    PollenType, Position, SourceError, check_batch_len,
+    ForecastSource, HourlyCi, HourlyConcentrations, PollenOutlook, PollenType, Position,
+    SourceError, check_batch_len,
 };
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::advice;
+use crate::change::{AqChange, Change, ChangeTime, PollenChange};
 use crate::message::{MessageConfig, write_description};
 use crate::ndjson::AlertLineRef;
-use crate::repeat::ChangeTime;
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, AqIndex, DataType, Forecast, RuleSpec, Sensitivity};
 
@@ -84,120 +84,6 @@ impl Thresholds {
     }
 }
 
-/// Which way a change goes for the people at the point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// Air worse (CI fell) or pollen up.
-    Deterioration,
-    /// Air better (CI rose) or pollen down.
-    Improvement,
-}
-
-impl Direction {
-    /// The wire name: `deterioration` or `improvement`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Deterioration => "deterioration",
-            Direction::Improvement => "improvement",
-        }
-    }
-
-    /// The other direction.
-    #[must_use]
-    pub fn opposite(self) -> Self {
-        match self {
-            Direction::Deterioration => Direction::Improvement,
-            Direction::Improvement => Direction::Deterioration,
-        }
-    }
-}
-
-/// An air-quality change that tripped a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct AqChange {
-    /// Hours from now (1 or more).
-    pub hours: u32,
-    /// The CI now.
-    pub now: CleanlinessIndex,
-    /// The CI forecast `hours` from now.
-    pub forecast: CleanlinessIndex,
-}
-
-impl AqChange {
-    /// Deterioration when the CI falls.
-    #[must_use]
-    pub fn direction(&self) -> Direction {
-        if self.forecast.value() < self.now.value() {
-            Direction::Deterioration
-        } else {
-            Direction::Improvement
-        }
-    }
-}
-
-/// A pollen change of one type that tripped a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PollenChange {
-    /// The pollen type.
-    pub kind: PollenType,
-    /// 0 for today, 1 for tomorrow, and so on.
-    pub day: u32,
-    /// The level of the day compared with: yesterday's for today, today's for later days.
-    pub reference: PollenLevel,
-    /// That day's level.
-    pub forecast: PollenLevel,
-}
-
-impl PollenChange {
-    /// Deterioration when the level rises.
-    #[must_use]
-    pub fn direction(&self) -> Direction {
-        if self.forecast > self.reference {
-            Direction::Deterioration
-        } else {
-            Direction::Improvement
-        }
-    }
-
-    /// The size of the change in levels.
-    #[must_use]
-    pub fn levels(&self) -> u8 {
-        self.forecast.value().abs_diff(self.reference.value())
-    }
-}
-
-/// A change that tripped a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "data_type", rename_all = "snake_case")]
-pub enum Change {
-    /// Air quality.
-    Aq(AqChange),
-    /// Pollen.
-    Pollen(PollenChange),
-}
-
-impl Change {
-    /// Which way the change goes.
-    #[must_use]
-    pub fn direction(&self) -> Direction {
-        match self {
-            Change::Aq(c) => c.direction(),
-            Change::Pollen(c) => c.direction(),
-        }
-    }
-
-    /// The data type, as in the NDJSON `data_type`.
-    #[must_use]
-    pub fn data_type(&self) -> DataType {
-        match self {
-            Change::Aq(_) => DataType::Aq,
-            Change::Pollen(_) => DataType::Pollen,
-        }
-    }
-}
-
 /// The horizon of a forecast selector: hours for air quality, days after today for pollen
 /// (`today` is 0).
 #[must_use]
@@ -211,7 +97,8 @@ pub fn horizon(forecast: Forecast) -> u32 {
 /// The first hour in `1..=hours` whose CI differs from the CI now by at least `threshold`.
 ///
 /// ```
-/// use alerts_core::evaluate::{aq_change, Direction};
+/// use alerts_core::change::Direction;
+/// use alerts_core::evaluate::aq_change;
 /// use aq_core::{CleanlinessIndex, HourlyCi};
 ///
 /// let ci = |v| Some(CleanlinessIndex::new(v).unwrap());
@@ -248,7 +135,8 @@ pub fn aq_change(series: &HourlyCi, hours: u32, threshold: f64) -> Option<AqChan
 /// (day 0) is yesterday; the reference of every later day is today, the day the reader is in.
 ///
 /// ```
-/// use alerts_core::evaluate::{pollen_changes, Direction};
+/// use alerts_core::change::Direction;
+/// use alerts_core::evaluate::pollen_changes;
 /// use aq_core::{PollenLevel, PollenLevels, PollenOutlook, PollenType};
 ///
 /// let grass = |v| PollenLevels::default().with(PollenType::Grass, PollenLevel::new(v).unwrap());
@@ -521,6 +409,9 @@ impl Evaluator {
 mod tests {
     use aq_core::PollenLevels;
     use aq_core::memory::MemoryForecast;
+    use aq_core::{CleanlinessIndex, PollenLevel};
+
+    use crate::change::Direction;
     use chrono::TimeZone;
     use proptest::prelude::*;
 

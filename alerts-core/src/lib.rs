@@ -1,6 +1,6 @@
 //! Environmental alerts: rules, evaluation, messages, NDJSON output, webhook signing and the
 //! alert pipeline, over ports that adapters implement. The crate does no I/O, reads no clock
-//! and draws no random numbers: everything comes through [`ports`], [`aq_core::runtime`] and
+//! and draws no random numbers: everything comes through [`ports`], [`runtime_core`] and
 //! [`identity_core::randomness`]. Accounts and API keys are [`identity_core`]'s: a key's rules
 //! and deliveries hang off its id.
 //!
@@ -41,7 +41,7 @@
 //! use alerts_core::request::{AlertRequest, RequestLimits};
 //! use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 //! use aq_core::memory::MemoryForecast;
-//! use aq_core::runtime::{Clock, FixedClock, IdGenerator, SequentialIds};
+//! use runtime_core::{Clock, FixedClock, IdGenerator, SequentialIds};
 //! use aq_core::{CleanlinessIndex, Position};
 //! use chrono::TimeZone;
 //!
@@ -113,6 +113,7 @@
 
 pub mod advice;
 pub mod breaker;
+pub mod change;
 pub mod evaluate;
 pub mod idempotency;
 pub mod ids;

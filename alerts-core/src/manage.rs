@@ -13,7 +13,7 @@
 //! use alerts_core::manage::{AnyWebhookUrl, Manager};
 //! use alerts_core::memory::MemoryStore;
 //! use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
-//! use aq_core::runtime::{FixedClock, SequentialIds};
+//! use runtime_core::{FixedClock, SequentialIds};
 //! use identity_core::manage::Identity;
 //! use identity_core::randomness::SeededRandomness;
 //!
@@ -43,12 +43,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use aq_core::runtime::{Clock, IdGenerator};
 use identity_core::ids::{AccountId, KeyId};
 use identity_core::keys::WebhookSecret;
 use identity_core::manage::{Identity, IdentityError};
 use identity_core::ports::{AccountStore, KeyAuthenticator};
 use identity_core::randomness::SecretRng;
+use runtime_core::{Clock, IdGenerator};
 use thiserror::Error;
 
 use crate::ids::RuleId;
@@ -403,9 +403,9 @@ impl Manager {
 
 #[cfg(test)]
 mod tests {
-    use aq_core::runtime::{FixedClock, SequentialIds};
     use identity_core::ids::AccountId;
     use identity_core::randomness::SeededRandomness;
+    use runtime_core::{FixedClock, SequentialIds};
 
     use super::*;
     use crate::memory::MemoryStore;

@@ -9,7 +9,7 @@
 //! the air or pollen reaches.
 //!
 //! ```
-//! use alerts_core::evaluate::{AqChange, Change};
+//! use alerts_core::change::{AqChange, Change};
 //! use alerts_core::message::{render, MessageConfig};
 //! use alerts_core::rule::{AqIndex, MessageSpec};
 //! use aq_core::{CleanlinessIndex, Concentration, Concentrations, Pollutant};
@@ -39,7 +39,7 @@ use aq_core::{
 };
 
 use crate::advice;
-use crate::evaluate::{AqChange, Change, Direction, PollenChange};
+use crate::change::{AqChange, Change, Direction, PollenChange};
 use crate::rule::{
     AqIndex, Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity, for_each_part,
 };
@@ -211,7 +211,7 @@ pub fn render(
 /// population's).
 ///
 /// ```
-/// use alerts_core::evaluate::{AqChange, Change};
+/// use alerts_core::change::{AqChange, Change};
 /// use alerts_core::message::{render_rule, MessageConfig};
 /// use alerts_core::rule::{Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 /// use aq_core::CleanlinessIndex;
@@ -429,7 +429,7 @@ pub fn sample_change(spec: &RuleSpec, direction: Direction) -> Change {
 /// dashboard's rule form), its recommendation the rule's audience's.
 ///
 /// ```
-/// use alerts_core::evaluate::Direction;
+/// use alerts_core::change::Direction;
 /// use alerts_core::message::{preview, MessageConfig};
 /// use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 ///

@@ -38,9 +38,9 @@ use std::time::Duration;
 
 use aq_core::ForecastSource;
 use aq_core::SourceError;
-use aq_core::runtime::{Clock, IdGenerator};
 use chrono::{DateTime, Utc};
 use identity_core::ids::KeyId;
+use runtime_core::{Clock, IdGenerator};
 use thiserror::Error;
 
 use crate::breaker::{BreakerConfig, Breakers};

@@ -18,65 +18,11 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use chrono::{DateTime, Days, DurationRound, NaiveDate, TimeDelta, Utc};
-
-use crate::evaluate::{Alert, Change};
+use crate::change::{Change, ChangeTime};
+use crate::evaluate::Alert;
 use crate::ids::RuleId;
 use crate::ports::SentChange;
 use crate::rule::Repeat;
-
-/// When a change happens: the forecast hour (air quality) or the civil day at the point
-/// (pollen).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ChangeTime {
-    /// The hour that starts at this instant.
-    Hour(DateTime<Utc>),
-    /// This civil date at the point.
-    Day(NaiveDate),
-}
-
-impl ChangeTime {
-    /// The forecast hour that contains `at`.
-    ///
-    /// ```
-    /// use alerts_core::repeat::ChangeTime;
-    /// use chrono::{TimeZone, Utc};
-    ///
-    /// let at = Utc.with_ymd_and_hms(2026, 5, 1, 11, 20, 5).unwrap();
-    /// let hour = Utc.with_ymd_and_hms(2026, 5, 1, 11, 0, 0).unwrap();
-    /// assert_eq!(ChangeTime::hour_of(at), ChangeTime::Hour(hour));
-    /// ```
-    #[must_use]
-    pub fn hour_of(at: DateTime<Utc>) -> Self {
-        ChangeTime::Hour(at.duration_trunc(TimeDelta::hours(1)).unwrap_or(at))
-    }
-
-    /// When the change has passed: the end of its hour, or the moment its date has ended in
-    /// every time zone (the store does not know the point's zone; two days after the date's
-    /// UTC midnight is past the end of it everywhere).
-    ///
-    /// ```
-    /// use alerts_core::repeat::ChangeTime;
-    /// use chrono::{NaiveDate, TimeZone, Utc};
-    ///
-    /// let hour = ChangeTime::hour_of(Utc.with_ymd_and_hms(2026, 5, 1, 11, 20, 0).unwrap());
-    /// assert_eq!(hour.until(), Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap());
-    /// let day = ChangeTime::Day(NaiveDate::from_ymd_opt(2026, 5, 1).unwrap());
-    /// assert_eq!(day.until(), Utc.with_ymd_and_hms(2026, 5, 3, 0, 0, 0).unwrap());
-    /// ```
-    #[must_use]
-    pub fn until(self) -> DateTime<Utc> {
-        match self {
-            ChangeTime::Hour(start) => start
-                .checked_add_signed(TimeDelta::hours(1))
-                .unwrap_or(DateTime::<Utc>::MAX_UTC),
-            ChangeTime::Day(date) => date
-                .checked_add_days(Days::new(2))
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-                .map_or(DateTime::<Utc>::MAX_UTC, |d| d.and_utc()),
-        }
-    }
-}
 
 /// What changes: `aq`, or the pollen type's name.
 #[must_use]
@@ -91,8 +37,9 @@ pub fn subject(change: &Change) -> &'static str {
 /// same change: direction, time and category reached.
 ///
 /// ```
-/// use alerts_core::evaluate::{AqChange, Change};
-/// use alerts_core::repeat::{mark, ChangeTime};
+/// use alerts_core::change::{AqChange, Change};
+/// use alerts_core::change::ChangeTime;
+/// use alerts_core::repeat::mark;
 /// use aq_core::CleanlinessIndex;
 /// use chrono::{TimeZone, Utc};
 ///
@@ -190,11 +137,11 @@ impl OnceFilter {
 #[cfg(test)]
 mod tests {
     use aq_core::{CleanlinessIndex, PollenLevel, PollenType};
-    use chrono::TimeZone;
+    use chrono::{NaiveDate, TimeZone, Utc};
     use proptest::prelude::*;
 
     use super::*;
-    use crate::evaluate::{AqChange, PollenChange};
+    use crate::change::{AqChange, PollenChange};
 
     fn aq(now: f64, forecast: f64) -> Change {
         Change::Aq(AqChange {

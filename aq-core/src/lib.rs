@@ -20,8 +20,6 @@
 //! - The port [`ObservationSource`] ([`observation`]): station readings as taken, which a
 //!   fused source corrects a model with; [`HourlyFusion`] ([`fused`]): how sure a fused source
 //!   is of its hours.
-//! - The ports [`runtime::Clock`], [`runtime::Timer`] and [`runtime::IdGenerator`], through which
-//!   every core gets time and ids.
 //!
 //! - [`FieldError`]: a request problem with the JSON path where it is; [`json`]: the JSON
 //!   rules both request types share (paths in errors, ids as sent, objects only).
@@ -56,7 +54,6 @@ pub mod pollen_day;
 pub mod pollutant;
 pub mod position;
 pub mod provenance;
-pub mod runtime;
 pub mod source;
 pub mod tile;
 pub mod us_aqi;

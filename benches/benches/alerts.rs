@@ -17,11 +17,11 @@ use alerts_core::ndjson::{AlertLine, DEFAULT_CHUNK_BYTES, NdjsonEncoder};
 use alerts_core::request::AlertPoint;
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use aq_core::memory::MemoryForecast;
-use aq_core::runtime::{IdGenerator, SequentialIds};
 use aq_core::{CleanlinessIndex, PollenLevel, PollenLevels, PollenOutlook, PollenType, Position};
 use benches::{calls_for, median, timed_block};
 use criterion::{Criterion, Throughput};
 use identity_core::ids::KeyId;
+use runtime_core::{IdGenerator, SequentialIds};
 
 const POINTS: usize = 100_000;
 const CHUNK: usize = 1_000;

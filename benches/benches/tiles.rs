@@ -17,7 +17,6 @@ use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use aq_core::memory::MemoryForecast;
-use aq_core::runtime::{FixedClock, SequentialIds};
 use aq_core::{AirQualitySource, Concentration, Concentrations, Pollutant, Position};
 use aq_grid::{Field, GridSource, GridStore, Lattice, Layer, ModelGrid, Product, Quantity};
 use aq_sources::{DemoField, PollenCounts, StationFile, StationFileConfig, StationReading};
@@ -28,6 +27,7 @@ use criterion::{Criterion, Throughput};
 use identity_core::randomness::SeededRandomness;
 use insights_http::{ApiConfig, AppStateBuilder, router};
 use racs_core::Scorer;
+use runtime_core::{FixedClock, SequentialIds};
 use tower::ServiceExt;
 
 const STATIONS: usize = 10_000;

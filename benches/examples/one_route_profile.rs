@@ -22,10 +22,10 @@ use std::sync::Arc;
 
 use aq_core::CleanlinessIndex;
 use aq_core::memory::constant;
-use aq_core::runtime::{FixedClock, SequentialIds};
 use chrono::{TimeZone, Utc};
 use insights_system::TokioTimer;
 use racs_core::{Limits, RacsConfig, RoutePlan, ScoreRequest, ScoreResponse, Scorer, plan_route};
+use runtime_core::{FixedClock, SequentialIds};
 use serde::Deserialize;
 use serde_json::Value;
 

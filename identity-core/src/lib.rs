@@ -1,7 +1,7 @@
 //! Identity for the insights engine: developer accounts and their passwords, API keys and the
 //! secrets that sign their webhooks, dashboard sessions, the use cases that manage them, and
 //! the store ports they need. The crate does no I/O, reads no clock and draws no random
-//! numbers: storage comes through [`ports`], time and ids through [`aq_core::runtime`], and
+//! numbers: storage comes through [`ports`], time and ids through [`runtime_core`], and
 //! secret bytes through [`randomness`].
 //!
 //! - [`account`]: email normalisation and password hashing (argon2id).
@@ -25,7 +25,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use aq_core::runtime::{FixedClock, SequentialIds};
+//! use runtime_core::{FixedClock, SequentialIds};
 //! use identity_core::keys::ApiKey;
 //! use identity_core::manage::Identity;
 //! use identity_core::memory::MemoryIdentity;

@@ -12,7 +12,7 @@
 //! use identity_core::manage::{Identity, IdentityError};
 //! use identity_core::memory::MemoryIdentity;
 //! use identity_core::randomness::SeededRandomness;
-//! use aq_core::runtime::{FixedClock, SequentialIds};
+//! use runtime_core::{FixedClock, SequentialIds};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let store = Arc::new(MemoryIdentity::new());
@@ -34,7 +34,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use aq_core::runtime::{Clock, IdGenerator};
+use runtime_core::{Clock, IdGenerator};
 use thiserror::Error;
 
 use crate::account::{
@@ -425,7 +425,7 @@ fn dummy_hash() -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use aq_core::runtime::{FixedClock, SequentialIds};
+    use runtime_core::{FixedClock, SequentialIds};
 
     use super::*;
     use crate::memory::MemoryIdentity;

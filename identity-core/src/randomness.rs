@@ -1,7 +1,7 @@
 //! The port for secret randomness: the bytes behind API keys, webhook signing secrets,
 //! password salts and dashboard session ids.
 //!
-//! Ids only need to be unique and come from [`aq_core::runtime::IdGenerator`]; secrets must be
+//! Ids only need to be unique and come from [`runtime_core::IdGenerator`]; secrets must be
 //! unpredictable, so they have a port of their own that production wires to the operating
 //! system's generator (`insights_system::OsRandomness`). [`SeededRandomness`] is the
 //! deterministic version for tests and reproducible examples.

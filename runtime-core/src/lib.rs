@@ -35,7 +35,7 @@ pub trait IdGenerator: Send + Sync {
 /// A clock that stands still until moved: for tests and reproducible examples.
 ///
 /// ```
-/// use aq_core::runtime::{Clock, FixedClock};
+/// use runtime_core::{Clock, FixedClock};
 /// use chrono::{TimeZone, Utc};
 ///
 /// let t0 = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
@@ -88,7 +88,7 @@ impl Clock for FixedClock {
 /// predictable, for tests and reproducible examples.
 ///
 /// ```
-/// use aq_core::runtime::{IdGenerator, SequentialIds};
+/// use runtime_core::{IdGenerator, SequentialIds};
 ///
 /// let ids = SequentialIds::default();
 /// assert_eq!(ids.new_id().as_u128(), 1);

@@ -9,7 +9,6 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use aq_core::runtime::FixedClock;
 use aq_core::{
     AirQualitySource, AirSample, Concentration, Concentrations, EaqiBands, ForecastSource,
     HourlyCi, PollenOutlook, Pollutant, Position, Reading, SampleQuery, SourceError, SourceInfo,
@@ -18,6 +17,7 @@ use aq_core::{
 use aq_fusion::{FusedSource, FusionConfig, MemoryStations};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use criterion::Criterion;
+use runtime_core::FixedClock;
 
 const STATIONS: usize = 400;
 

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::config::FusionConfig;
 use crate::correlation::{Params, fit};
-use crate::geo::{chord_to_m, distance_m, m_to_chord};
+use aq_core::position::{chord_distance_m, chord_to_m, m_to_chord};
 
 /// A station reading that passed quality control, as an analysis holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -171,7 +171,7 @@ impl PollutantAnalysis {
         let p = &self.params;
         let k = near.len();
         let system = DMatrix::from_fn(k, k, |i, j| {
-            let d = distance_m(self.stations[near[i].0].unit, self.stations[near[j].0].unit);
+            let d = chord_distance_m(self.stations[near[i].0].unit, self.stations[near[j].0].unit);
             let noise = if i == j { p.obs_variance } else { 0.0 };
             p.model_variance * p.correlation(d) + noise
         });
@@ -211,7 +211,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::geo::unit_vector;
+    use aq_core::position::unit_vector;
 
     fn observed(lon: f64, lat: f64, residual: f64) -> Observed {
         Observed {

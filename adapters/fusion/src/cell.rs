@@ -1,43 +1,8 @@
-//! Points on the unit sphere: each analysis keeps its stations in an R-tree of 3-D unit
-//! vectors, where straight-line (chord) distance grows with great-circle distance, so that a
-//! point's nearest stations are found without seams at the antimeridian or the poles.
+//! The analysis cells: a fused source analyses the stations cell by cell, and a cell's box,
+//! widened by the correlation's reach, is where the stations that can correct its points stand.
 
+use aq_core::position::M_PER_DEGREE;
 use aq_core::{Area, Position};
-
-/// Mean Earth radius in metres, the one behind [`Position::distance_m`].
-pub(crate) const EARTH_RADIUS_M: f64 = 6_371_008.8;
-
-/// Metres in one degree of latitude.
-pub(crate) const M_PER_DEGREE: f64 = EARTH_RADIUS_M * std::f64::consts::PI / 180.0;
-
-/// The position as a point on the unit sphere.
-pub(crate) fn unit_vector(p: Position) -> [f64; 3] {
-    let (sin_lat, cos_lat) = p.lat().to_radians().sin_cos();
-    let (sin_lon, cos_lon) = p.lon().to_radians().sin_cos();
-    [cos_lat * cos_lon, cos_lat * sin_lon, sin_lat]
-}
-
-/// The squared straight-line distance between two points.
-pub(crate) fn chord2(a: [f64; 3], b: [f64; 3]) -> f64 {
-    let (x, y, z) = (a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-    x * x + y * y + z * z
-}
-
-/// Great-circle metres between two unit vectors.
-pub(crate) fn distance_m(a: [f64; 3], b: [f64; 3]) -> f64 {
-    chord_to_m(chord2(a, b).sqrt())
-}
-
-/// Great-circle distance in metres for a chord of length `chord` on the unit sphere.
-pub(crate) fn chord_to_m(chord: f64) -> f64 {
-    2.0 * EARTH_RADIUS_M * (chord / 2.0).clamp(0.0, 1.0).asin()
-}
-
-/// Chord length on the unit sphere for a great-circle distance of `m` metres.
-pub(crate) fn m_to_chord(m: f64) -> f64 {
-    let angle = (m / EARTH_RADIUS_M).clamp(0.0, std::f64::consts::PI);
-    2.0 * (angle / 2.0).sin()
-}
 
 /// An analysis cell: the whole degrees (of `cell_deg`) of latitude and longitude a point lies
 /// in.
@@ -92,15 +57,6 @@ impl Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chords_measure_great_circles() {
-        let a = Position::new(13.405, 52.52).unwrap();
-        let b = Position::new(2.3522, 48.8566).unwrap();
-        let d = distance_m(unit_vector(a), unit_vector(b));
-        assert!((d - a.distance_m(b)).abs() < 1.0, "{d}");
-        assert!((chord_to_m(m_to_chord(25_000.0)) - 25_000.0).abs() < 1e-6);
-    }
 
     #[test]
     fn a_cells_area_holds_every_point_within_the_margin_of_the_cell() {

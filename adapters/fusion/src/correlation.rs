@@ -20,7 +20,7 @@
 //! square, their common bias included, is `σb²`.
 
 use crate::config::FusionConfig;
-use crate::geo::distance_m;
+use aq_core::position::chord_distance_m;
 
 /// The correlation support is this many correlation lengths, unless capped.
 pub(crate) const SUPPORT_LENGTHS: f64 = 6.0;
@@ -175,7 +175,7 @@ pub(crate) fn fit(residuals: &[([f64; 3], f64)], config: &FusionConfig) -> Optio
     let mut pairs = [0usize; BINS];
     for (i, a) in residuals.iter().enumerate() {
         for b in &residuals[i + 1..] {
-            let d = distance_m(a.0, b.0);
+            let d = chord_distance_m(a.0, b.0);
             if d >= config.max_radius_m {
                 continue;
             }
@@ -261,7 +261,7 @@ mod tests {
     use rand_pcg::Pcg64;
 
     use super::*;
-    use crate::geo::unit_vector;
+    use aq_core::position::unit_vector;
 
     #[test]
     fn gaspari_cohn_is_one_at_zero_zero_from_twice_its_half_width_and_continuous() {
@@ -327,7 +327,7 @@ mod tests {
             .collect();
         // A Gaussian field with exponential covariance: its Cholesky factor times white noise.
         let cov = nalgebra::DMatrix::from_fn(n, n, |i, j| {
-            model * (-distance_m(places[i], places[j]) / length).exp()
+            model * (-chord_distance_m(places[i], places[j]) / length).exp()
         });
         let l = cov.cholesky().unwrap().unpack();
         let normal = |rng: &mut Pcg64| {

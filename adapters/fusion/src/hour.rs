@@ -9,8 +9,8 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::analysis::{Observed, PollutantAnalysis};
 use crate::config::FusionConfig;
-use crate::geo::unit_vector;
 use crate::qc::{self, Exclusions, QcReason};
+use aq_core::position::unit_vector;
 
 /// A station reading that passed every check, with the model's value beside it.
 #[derive(Debug, Clone, PartialEq)]

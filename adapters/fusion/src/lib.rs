@@ -28,7 +28,7 @@
 //!
 //! use aq_core::{AirQualitySource, Pollutant, Position, Reading, SampleQuery, StationId,
 //!     StationSeries};
-//! use aq_core::runtime::FixedClock;
+//! use runtime_core::FixedClock;
 //! use aq_fusion::{FusedSource, FusionConfig, MemoryStations};
 //! use chrono::{TimeZone, Utc};
 //! # use aq_core::{AirSample, Concentration, Concentrations, ForecastSource, HourlyCi,
@@ -82,9 +82,9 @@
 //! ```
 
 pub mod analysis;
+mod cell;
 mod config;
 pub mod correlation;
-mod geo;
 mod hour;
 mod memory;
 pub mod qc;

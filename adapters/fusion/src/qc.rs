@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
 use crate::config::FusionConfig;
-use crate::geo::{chord2, m_to_chord};
+use aq_core::position::{chord2, m_to_chord};
 
 /// Why a station's reading was left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -283,7 +283,7 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::geo::unit_vector;
+    use aq_core::position::unit_vector;
 
     fn at(h: i64) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 6, 10, 12, 0, 0).unwrap() + Duration::hours(h)

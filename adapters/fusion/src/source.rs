@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use aq_core::air_hour::hour_of;
-use aq_core::runtime::Clock;
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, Concentrations, ForecastSource, FusedHour,
     HourlyCi, HourlyConcentrations, HourlyFusion, ObservationSource, PollenDays, PollenOutlook,
@@ -13,9 +12,12 @@ use aq_core::{
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use futures::{StreamExt, TryStreamExt, stream};
+use runtime_core::Clock;
 
 use crate::config::{FusionConfig, FusionConfigError};
-use crate::geo::{Cell, unit_vector};
+use aq_core::position::unit_vector;
+
+use crate::cell::Cell;
 use crate::hour::{Fused, HourAnalysis, checked_readings, per_pollutant};
 use crate::qc::{Exclusions, QcReason};
 

@@ -1,11 +1,11 @@
-//! The system implementations of [`aq_core::runtime`]'s ports and of the secret randomness
+//! The system implementations of [`runtime_core`]'s ports and of the secret randomness
 //! port: the wall clock, a tokio timer, random (v4) and time-ordered (v7) UUIDs and the
 //! operating system's random generator. The server wires these into the cores; tests use the
-//! fixed versions in `aq_core::runtime` and `identity_core::randomness` instead.
+//! fixed versions in `runtime_core` and `identity_core::randomness` instead.
 //!
 //! ```
 //! use identity_core::randomness::SecretRng;
-//! use aq_core::runtime::{Clock, IdGenerator};
+//! use runtime_core::{Clock, IdGenerator};
 //! use insights_system::{OsRandomness, RandomIds, SystemClock};
 //!
 //! assert!(SystemClock.now().timestamp() > 1_700_000_000);
@@ -18,12 +18,12 @@
 
 use std::time::Duration;
 
-use aq_core::runtime::{Clock, IdGenerator, Timer};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use identity_core::randomness::SecretRng;
 use rand::TryRng as _;
 use rand::rngs::SysRng;
+use runtime_core::{Clock, IdGenerator, Timer};
 use uuid::Uuid;
 
 /// The system's wall clock, in UTC.
@@ -69,7 +69,7 @@ impl IdGenerator for RandomIds {
 /// [`RandomIds`].
 ///
 /// ```
-/// use aq_core::runtime::IdGenerator;
+/// use runtime_core::IdGenerator;
 /// use insights_system::TimeOrderedIds;
 ///
 /// let (first, second) = (TimeOrderedIds.new_id(), TimeOrderedIds.new_id());

@@ -35,10 +35,10 @@ fn after(now: DateTime<Utc>, d: Duration) -> DateTime<Utc> {
 
 #[cfg(test)]
 mod tests {
-    use aq_core::runtime::{Clock, FixedClock, IdGenerator, SequentialIds};
     use async_trait::async_trait;
     use bytes::Bytes;
     use chrono::TimeZone;
+    use runtime_core::{Clock, FixedClock, IdGenerator, SequentialIds};
 
     use super::*;
     use crate::conformance;

@@ -5,7 +5,7 @@
 //! must pass. Every item is re-exported here, so `alerts_core::ports::JobQueue` names the same
 //! trait as `alerts_core::ports::jobs::JobQueue`.
 //!
-//! Time and ids come from [`aq_core::runtime`]; air-quality forecasts from
+//! Time and ids come from [`runtime_core`]; air-quality forecasts from
 //! [`aq_core::ForecastSource`]; accounts, keys and sessions are [`identity_core::ports`].
 
 #[macro_use]

@@ -19,7 +19,6 @@ use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use anyhow::{Context, Result, anyhow, bail};
-use aq_core::runtime::{Clock, IdGenerator};
 use aq_core::{AirQualitySource, Concentration, Concentrations, Pollutant, Position};
 use aq_grid::{GridSource, GridStore, ModelGrid};
 use aq_sources::{DemoField, PollenCounts, StationFile, StationFileConfig, StationReading};
@@ -28,6 +27,7 @@ use axum::routing::get;
 use insights_http::{ApiConfig, AppStateBuilder};
 use insights_system::{OsRandomness, RandomIds, SystemClock, TokioTimer};
 use racs_core::Scorer;
+use runtime_core::{Clock, IdGenerator};
 
 /// The air-quality source the scoring endpoint samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -19,9 +19,9 @@ use std::time::Duration;
 
 use alerts_core::pipeline::{AlertPipeline, Processed};
 use alerts_core::ports::{AlertJob, Arrivals, JobQueue, StoreError};
-use aq_core::runtime::Clock;
 use chrono::{DateTime, Utc};
 use insights_http::Metrics;
+use runtime_core::Clock;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;

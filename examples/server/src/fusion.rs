@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use aq_core::runtime::Clock;
 use aq_core::{ObservationSource, Pollutant};
 use aq_fusion::{ExclusionSink, FusedSource, QcReason};
 use aq_sources::{OpenAq, OpenAqConfig, StationFile};
 use insights_http::Metrics;
+use runtime_core::Clock;
 
 use crate::config::Settings;
 use crate::wiring::{Sources, cams_store};

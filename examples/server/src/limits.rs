@@ -5,12 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use aq_core::runtime::Clock;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use identity_core::limiter::Limiter;
 use identity_core::ports::{Decision, LimitError, LimitStore, Quota};
 use limits_redis::RedisLimits;
+use runtime_core::Clock;
 use store_postgres::PgStore;
 use tokio::sync::watch;
 

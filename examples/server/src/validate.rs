@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use aq_core::air_hour::hour_of;
-use aq_core::runtime::Clock;
 use aq_core::{AirQualitySource, Area};
 use chrono::{DateTime, Duration, Utc};
 use clap::Args;
 use insights_system::SystemClock;
+use runtime_core::Clock;
 
 use crate::config::Settings;
 use crate::fusion::open_stations;

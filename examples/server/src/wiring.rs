@@ -10,7 +10,6 @@ use alerts_core::ports::{
     DeliveryLog, FileKey, FileStore, JobQueue, RuleStore, SentChanges, WebhookSender,
 };
 use anyhow::{Context, Result, bail};
-use aq_core::runtime::{Clock, IdGenerator};
 use aq_core::{AirQualitySource, ForecastSource};
 use aq_grid::{DirectoryFeed, GridSource, GridStore, ModelGrid, StoreConfig};
 use aq_sources::{DemoField, OpenAq, OpenAqConfig, OpenMeteo, OpenMeteoConfig, StationFile};
@@ -21,6 +20,7 @@ use insights_http::ReadinessCheck;
 use insights_objects::Files;
 use insights_system::{OsRandomness, RandomIds, SystemClock, TimeOrderedIds, TokioTimer};
 use racs_core::Scorer;
+use runtime_core::{Clock, IdGenerator};
 use store_postgres::PgStore;
 use store_sqlite::{SqliteOptions, SqliteStore};
 use webhook_http::{AddressPolicy, HttpWebhookSender, WebhookHttpConfig, validate_webhook_url};

@@ -3,7 +3,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use aq_core::runtime::FixedClock;
 use aq_core::{
     AirQualitySource, AirSample, Concentration, Concentrations, EaqiBands, ForecastSource,
     HourlyCi, HourlyConcentrations, PollenOutlook, Pollutant, Position, Reading, SampleQuery,
@@ -14,6 +13,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
+use runtime_core::FixedClock;
 
 /// The hour the tests stand at.
 pub(crate) fn now() -> DateTime<Utc> {

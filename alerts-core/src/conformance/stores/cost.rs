@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use aq_core::CleanlinessIndex;
 use aq_core::memory::MemoryForecast;
-use aq_core::runtime::{FixedClock, IdGenerator};
 use identity_core::ports::{AccountStore, KeyAuthenticator};
+use runtime_core::{FixedClock, IdGenerator};
 use uuid::Uuid;
 
 use super::fixtures::{account_with_key, aq_spec, drain, ok, points, rule, t0};

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aq_core::memory::MemoryForecast;
-use aq_core::runtime::{Clock, FixedClock, IdGenerator, SequentialIds};
 use aq_core::{
     CleanlinessIndex, ForecastSource, HourlyCi, PollenOutlook, Position, SourceError, SourceInfo,
 };
@@ -22,6 +21,7 @@ use identity_core::keys::{ApiKey, WebhookSecret};
 use identity_core::ports::{Account, AccountStore};
 use identity_core::randomness::SeededRandomness;
 use mockall::mock;
+use runtime_core::{Clock, FixedClock, IdGenerator, SequentialIds};
 use uuid::Uuid;
 
 use super::*;

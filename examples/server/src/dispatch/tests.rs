@@ -16,7 +16,6 @@ use alerts_core::ports::{
 use alerts_core::request::{AlertPoint, AlertRequest};
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use aq_core::memory::MemoryForecast;
-use aq_core::runtime::{FixedClock, SequentialIds};
 use aq_core::{CleanlinessIndex, Position};
 use async_trait::async_trait;
 use chrono::TimeZone as _;
@@ -24,6 +23,7 @@ use identity_core::ids::{AccountId, KeyId};
 use identity_core::keys::{ApiKey, WebhookSecret};
 use identity_core::ports::{Account, AccountStore as _, NewApiKey};
 use identity_core::randomness::SeededRandomness;
+use runtime_core::{FixedClock, SequentialIds};
 use uuid::Uuid;
 
 use super::*;

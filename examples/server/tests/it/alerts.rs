@@ -414,7 +414,7 @@ fn todays_general_advice(rest: &str) -> &'static str {
 /// The athletes' recommendation for a line whose description (after the audience) is `rest`.
 fn athletes_advice(rest: &str) -> &'static str {
     use alerts_core::advice::{aq_advice, pollen_advice};
-    use alerts_core::evaluate::Direction;
+    use alerts_core::change::Direction;
     use alerts_core::rule::Audience;
     let (how, to) = rest.rsplit_once(" to ").unwrap();
     let direction = match how.rsplit(' ').next() {
