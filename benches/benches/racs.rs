@@ -39,7 +39,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use aq_core::runtime::{FixedClock, SequentialIds, Timer};
 use aq_core::{
     AirQualitySource, CleanlinessIndex, Concentration, Concentrations, Pollutant, Position,
 };
@@ -51,6 +50,7 @@ use racs_core::{
     Limits, RacsConfig, RoutePlan, ScoreRequest, ScoreResponse, Scorer, encode_polyline,
     plan_route, score_samples,
 };
+use runtime_core::{FixedClock, SequentialIds, Timer};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -331,13 +331,13 @@ fn breakdown(c: &mut Criterion, setup: &Setup) {
     group.bench_function("sample_station_file_50x500", |b| b.iter(sample_all));
 
     let answers = sample_all();
-    let ventilation = config.ventilation.rate(request.travel_mode);
+    let assumptions = config.dose_assumptions(request.travel_mode);
     group.bench_function("score_samples_50x500", |b| {
         b.iter(|| {
             plans
                 .iter()
                 .zip(&answers)
-                .map(|(p, a)| score_samples(p, black_box(a), ventilation, &config))
+                .map(|(p, a)| score_samples(p, black_box(a), assumptions, &config))
                 .collect::<Vec<_>>()
         })
     });

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::dose::{DoseAssumptions, InVehicleAir, Ventilation};
 use crate::units::TravelMode;
 
 /// How routes are scored. Every field is a default of the scoring design, named with its unit.
@@ -43,8 +44,10 @@ pub struct RacsConfig {
     /// Each route's time budget, source call included, in milliseconds; when it passes the route
     /// fails with error 101 and the other routes go on. Default 2,000.
     pub route_deadline_ms: u64,
-    /// Ventilation rates of the inhaled dose, in m³/min.
+    /// Breathing rates of the inhaled dose by travel mode, in m³/min.
     pub ventilation: Ventilation,
+    /// In-vehicle PM2.5 as a multiple of the outdoor PM2.5, by travel mode, for the dose.
+    pub in_vehicle: InVehicleAir,
     /// The least RACS gain, in points, for which a later departure is recommended over leaving
     /// at `departureTime`. Default 5: a RACS is a rounded mean of modelled or interpolated
     /// values, and a gain of a point or two is within what the next forecast run changes.
@@ -65,50 +68,9 @@ impl Default for RacsConfig {
             min_coverage: 0.75,
             route_deadline_ms: 2000,
             ventilation: Ventilation::default(),
+            in_vehicle: InVehicleAir::default(),
             min_departure_gain: 5,
             include_details: false,
-        }
-    }
-}
-
-/// Minute ventilation by travel mode, in m³/min: typical adult rates of the activity levels of
-/// the US EPA *Exposure Factors Handbook*, 2011, Table 6-2 (moderate intensity for walking,
-/// high for cycling, light for driving, sedentary/passive for a passenger).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Ventilation {
-    /// Walking. Default 0.025.
-    pub walk_m3_per_min: f64,
-    /// Cycling. Default 0.043.
-    pub cycle_m3_per_min: f64,
-    /// Driving a car. Default 0.013.
-    pub drive_m3_per_min: f64,
-    /// A passenger sitting in a car, bus or train: sedentary breathing. Default 0.0045, among
-    /// the adult means of sedentary/passive activity (0.0042 to 0.0050 m³/min for ages 21 to
-    /// 81 and over) in the US EPA *Exposure Factors Handbook*, 2011, Table 6-2.
-    pub passenger_m3_per_min: f64,
-}
-
-impl Default for Ventilation {
-    fn default() -> Self {
-        Self {
-            walk_m3_per_min: 0.025,
-            cycle_m3_per_min: 0.043,
-            drive_m3_per_min: 0.013,
-            passenger_m3_per_min: 0.0045,
-        }
-    }
-}
-
-impl Ventilation {
-    /// The rate for `mode`; walking when no mode is named, by the route or the request.
-    #[must_use]
-    pub fn rate(&self, mode: Option<TravelMode>) -> f64 {
-        match mode {
-            None | Some(TravelMode::Walk) => self.walk_m3_per_min,
-            Some(TravelMode::Cycle) => self.cycle_m3_per_min,
-            Some(TravelMode::Drive) => self.drive_m3_per_min,
-            Some(TravelMode::Passenger) => self.passenger_m3_per_min,
         }
     }
 }
@@ -135,6 +97,12 @@ fn positive(field: &'static str, v: f64) -> Result<(), ConfigError> {
 }
 
 impl RacsConfig {
+    /// What the dose of a route travelled by `mode` assumes (walking when `None`).
+    #[must_use]
+    pub fn dose_assumptions(&self, mode: Option<TravelMode>) -> DoseAssumptions {
+        DoseAssumptions::of(mode, &self.ventilation, &self.in_vehicle)
+    }
+
     /// The per-route deadline as a duration.
     #[must_use]
     pub fn route_deadline(&self) -> Duration {
@@ -201,6 +169,14 @@ impl RacsConfig {
             "ventilation.drive_m3_per_min",
             self.ventilation.drive_m3_per_min,
         )?;
+        positive(
+            "in_vehicle.drive_pm25_factor",
+            self.in_vehicle.drive_pm25_factor,
+        )?;
+        positive(
+            "in_vehicle.passenger_pm25_factor",
+            self.in_vehicle.passenger_pm25_factor,
+        )?;
         Ok(())
     }
 }
@@ -257,12 +233,9 @@ mod tests {
         assert_eq!(c.min_samples, 10);
         assert_eq!(c.min_coverage, 0.75);
         assert_eq!(c.route_deadline(), Duration::from_secs(2));
-        assert_eq!(c.ventilation.rate(Some(TravelMode::Walk)), 0.025);
-        assert_eq!(c.ventilation.rate(Some(TravelMode::Cycle)), 0.043);
-        assert_eq!(c.ventilation.rate(Some(TravelMode::Drive)), 0.013);
-        assert_eq!(c.ventilation.rate(Some(TravelMode::Passenger)), 0.0045);
+        assert_eq!(c.ventilation, Ventilation::default());
+        assert_eq!(c.in_vehicle, InVehicleAir::default());
         assert_eq!(c.min_departure_gain, 5);
-        assert_eq!(c.ventilation.rate(None), 0.025, "walking by default");
         let l = Limits::default();
         assert_eq!((l.max_routes, l.max_vertices_per_route), (50, 20_000));
     }
@@ -292,5 +265,16 @@ mod tests {
             ..RacsConfig::default()
         };
         assert_eq!(bad.validate().unwrap_err().field, "max_samples");
+        let bad = RacsConfig {
+            in_vehicle: InVehicleAir {
+                passenger_pm25_factor: -1.0,
+                ..InVehicleAir::default()
+            },
+            ..RacsConfig::default()
+        };
+        assert_eq!(
+            bad.validate().unwrap_err().field,
+            "in_vehicle.passenger_pm25_factor"
+        );
     }
 }

@@ -12,20 +12,20 @@
 
 use std::pin::pin;
 
-use aq_core::runtime::{IdGenerator, Timer};
 use aq_core::{AirQualitySource, SampleQuery, check_batch_len};
 use chrono::{DateTime, Timelike, Utc};
 use futures::future::{Either, select};
 use futures::stream::{self, StreamExt};
+use runtime_core::{IdGenerator, Timer};
 
 use crate::config::RacsConfig;
+use crate::outcome::RouteOutcome;
 use crate::plan::{RoutePlan, plan_route};
 use crate::request::ScoreRequest;
 use crate::response::{
     AdditionalData, AdditionalDataType, Recommendation, RecommendationCode, UtcMillis,
 };
 use crate::score::score_samples;
-use crate::scorer::RouteOutcome;
 use crate::window::DepartureWindow;
 
 /// The (route, departure) with the highest RACS in a request's departure window.
@@ -210,11 +210,10 @@ impl Departures<'_> {
         for (i, plan) in &plans {
             let (own, after) = rest.split_at(plan.queries().len());
             rest = after;
-            let ventilation = self
+            let assumptions = self
                 .config
-                .ventilation
-                .rate(request.travel_mode(&request.routes[*i]));
-            scores[*i] = score_samples(plan, own, ventilation, self.config)
+                .dose_assumptions(request.travel_mode(&request.routes[*i]));
+            scores[*i] = score_samples(plan, own, assumptions, self.config)
                 .ok()
                 .map(|s| s.racs);
         }
@@ -302,9 +301,9 @@ fn time_text(time: DateTime<Utc>, reference: DateTime<Utc>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use aq_core::runtime::SequentialIds;
     use chrono::TimeZone;
     use proptest::prelude::*;
+    use runtime_core::SequentialIds;
 
     use super::*;
     use crate::config::Limits;
@@ -484,12 +483,12 @@ mod scoring_tests {
     use std::sync::{Arc, Mutex};
 
     use aq_core::memory::FnSource;
-    use aq_core::runtime::{FixedClock, SequentialIds};
     use aq_core::{AirSample, CleanlinessIndex, Position, SourceError, SourceInfo};
     use async_trait::async_trait;
     use chrono::{TimeDelta, TimeZone};
     use insights_system::TokioTimer;
     use proptest::prelude::*;
+    use runtime_core::{FixedClock, SequentialIds};
     use serde_json::{Value, json};
 
     use super::*;
@@ -777,7 +776,8 @@ mod scoring_tests {
                         .iter()
                         .map(|route| {
                             let o = run(scorer.score_route(
-                                &route.polyline, r.duration_s(route), at, 0.025));
+                                &route.polyline, r.duration_s(route), at,
+                                RacsConfig::default().dose_assumptions(None)));
                             o.score().map(|s| s.racs)
                         })
                         .collect()

@@ -18,7 +18,7 @@
 //!
 //! Every tunable number is a field of [`RacsConfig`] or [`Limits`], with the documented default.
 //! The crate does no I/O and reads no clock: the air comes through the source port, time,
-//! deadlines and ids through [`aq_core::runtime`].
+//! deadlines and ids through [`runtime_core`].
 //!
 //! # Scoring routes from a Rust service
 //!
@@ -26,7 +26,7 @@
 //! use std::sync::Arc;
 //!
 //! use aq_core::memory::FnSource;
-//! use aq_core::runtime::{FixedClock, SequentialIds};
+//! use runtime_core::{FixedClock, SequentialIds};
 //! use aq_core::{CleanlinessIndex, Position};
 //! use chrono::{TimeZone, Utc};
 //! use insights_system::TokioTimer;
@@ -72,6 +72,9 @@
 
 mod config;
 mod departure;
+mod dose;
+mod error;
+mod outcome;
 mod plan;
 mod polylines;
 #[cfg(test)]
@@ -83,17 +86,20 @@ mod scorer;
 mod units;
 mod window;
 
-pub use config::{ConfigError, Limits, RacsConfig, Ventilation};
+pub use config::{ConfigError, Limits, RacsConfig};
 pub use departure::{BestDeparture, best_in_grid, departure_recommendation, recommended_in_grid};
+pub use dose::{DoseAssumptions, InVehicleAir, Ventilation};
+pub use error::RequestError;
+pub use outcome::{ErrorCode, RouteFailure, RouteOutcome};
 pub use plan::{GranularityProblem, RoutePlan, plan_route, polyline_length_m};
 pub use polylines::{EncodedPolylineError, decode_polyline, encode_polyline};
-pub use request::{RequestError, RouteId, RouteInput, ScoreRequest};
+pub use request::{RouteId, RouteInput, ScoreRequest};
 pub use response::{
-    AdditionalData, AdditionalDataType, CompletionStatus, ErrorCode, RacsEntry, Recommendation,
+    AdditionalData, AdditionalDataType, CompletionStatus, RacsEntry, Recommendation,
     RecommendationCode, RouteDetails, ScoreResponse, UtcMillis, assemble_response, dose_text,
     sort_order,
 };
 pub use score::{InsufficientCoverage, RouteScore, score_samples};
-pub use scorer::{RouteFailure, RouteOutcome, ScoreReport, Scorer};
+pub use scorer::{ScoreReport, Scorer};
 pub use units::{DurationUnit, LengthUnit, RoutesSort, TravelMode};
 pub use window::{DEFAULT_STEP_MINUTES, DepartureWindow, STEP_MINUTES, WINDOW_MINUTES};

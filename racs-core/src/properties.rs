@@ -1,17 +1,17 @@
 //! Property tests for every property `docs/scoring.md` requires of RACS.
 
-use aq_core::runtime::SequentialIds;
 use aq_core::{CleanlinessIndex, Position, round_half_up_0_100};
 use chrono::{DateTime, TimeZone, Utc};
 use geo::{Destination, Haversine, InterpolatePoint, Point};
 use proptest::prelude::*;
+use runtime_core::SequentialIds;
 
 use crate::config::RacsConfig;
+use crate::outcome::{ErrorCode, RouteFailure, RouteOutcome};
 use crate::plan::plan_route;
 use crate::request::{RouteId, RouteInput, ScoreRequest};
-use crate::response::{CompletionStatus, ErrorCode, assemble_response, sort_order};
+use crate::response::{CompletionStatus, assemble_response, sort_order};
 use crate::score::{RouteScore, score_samples};
-use crate::scorer::{RouteFailure, RouteOutcome};
 use crate::units::{DurationUnit, LengthUnit, RoutesSort};
 
 fn t0() -> DateTime<Utc> {
@@ -97,7 +97,7 @@ fn score(
         .iter()
         .map(|q| ci(q.position).map(CleanlinessIndex::clamped))
         .collect();
-    score_samples(&plan, &answers, 1.0, &config)
+    score_samples(&plan, &answers, config.dose_assumptions(None), &config)
 }
 
 /// Inserts vertices on the great circle of each segment at the given fractions.
@@ -203,6 +203,7 @@ proptest! {
                     mean_ci: 50.0,
                     coverage: 1.0,
                     dose: 10.0,
+                    assumptions: RacsConfig::default().dose_assumptions(None),
                     dose_is_equivalent: false,
                     length_m: 100.0,
                     duration_s: 60.0,

@@ -10,49 +10,14 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use aq_core::FieldError;
 use aq_core::Position;
-use aq_core::json::{self, Object, ReadError};
+use aq_core::json::{self, Object};
 use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
-use thiserror::Error;
 
 use crate::config::Limits;
+use crate::error::RequestError;
 use crate::units::{DurationUnit, LengthUnit, RoutesSort, TravelMode};
-
-/// Why a request body was refused. Both kinds carry a [`FieldError`] whose text is the
-/// `detail` of the HTTP error.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum RequestError {
-    /// Malformed or out-of-range input.
-    #[error("{0}")]
-    Invalid(FieldError),
-    /// More routes or vertices than the [`Limits`] allow. The text names the limit.
-    #[error("{0}")]
-    TooLarge(FieldError),
-    /// The body could not be read from where it was kept, through no fault of the client's.
-    #[error("the request could not be read: {0}")]
-    Unreadable(String),
-}
-
-impl RequestError {
-    pub(crate) fn invalid(path: impl Into<String>, problem: impl Into<String>) -> Self {
-        Self::Invalid(FieldError::new(path, problem))
-    }
-
-    pub(crate) fn too_large(path: impl Into<String>, problem: impl Into<String>) -> Self {
-        Self::TooLarge(FieldError::new(path, problem))
-    }
-}
-
-impl From<ReadError> for RequestError {
-    fn from(e: ReadError) -> Self {
-        match e {
-            ReadError::Invalid(field) => Self::Invalid(field),
-            ReadError::Io(e) => Self::Unreadable(e.to_string()),
-        }
-    }
-}
 
 /// A route's identifier as the customer sent it: a JSON string as its text, a JSON number as
 /// its exact JSON text (`7` is `"7"`, `1.50` stays `"1.50"`). Two ids are the same only when

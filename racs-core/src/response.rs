@@ -1,98 +1,20 @@
 //! The score-routes response: its types, the sort orders, `completionStatus` and the
 //! recommendations, and [`assemble_response`], which builds it from per-route outcomes.
 
-use aq_core::runtime::IdGenerator;
 use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
-use serde::ser::SerializeStruct;
+use runtime_core::IdGenerator;
 use serde::{Deserialize, Serialize, Serializer};
 use uuid::Uuid;
 
 use crate::config::RacsConfig;
+// The wire shape of a route's error, named only in the OpenAPI schema.
+#[cfg(feature = "openapi")]
+use crate::outcome::ErrorBody;
+use crate::outcome::{ErrorCode, RouteOutcome};
 use crate::plan::polyline_length_m;
 use crate::request::{RouteId, ScoreRequest};
-use crate::scorer::RouteOutcome;
-use crate::units::{LengthUnit, RoutesSort};
-
-/// The per-route result code of the spec, serialised as `{"code": ..., "text": ...}` with the
-/// spec's texts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
-#[serde(try_from = "ErrorBody")]
-pub enum ErrorCode {
-    /// 0, `EMPTY`: the RACS was calculated.
-    Empty,
-    /// 100: not enough air-quality data along the route.
-    InsufficientData,
-    /// 101: the route's calculation ran out of time.
-    TimedOut,
-    /// 102: the route is not granular enough (too few vertices, too long a segment).
-    NotGranular,
-}
-
-impl ErrorCode {
-    /// The numeric code: 0, 100, 101 or 102.
-    #[must_use]
-    pub fn code(self) -> u16 {
-        match self {
-            Self::Empty => 0,
-            Self::InsufficientData => 100,
-            Self::TimedOut => 101,
-            Self::NotGranular => 102,
-        }
-    }
-
-    /// The spec's text for the code.
-    #[must_use]
-    pub fn text(self) -> &'static str {
-        match self {
-            Self::Empty => "EMPTY",
-            Self::InsufficientData => {
-                "Insufficient data to calculate RACS for the provided route information"
-            }
-            Self::TimedOut => "RACS calculation timed out",
-            Self::NotGranular => {
-                "Provided route information is not sufficient for accurate RACS calculation"
-            }
-        }
-    }
-
-    /// The code with the number `code`, if the spec defines one.
-    #[must_use]
-    pub fn from_code(code: u16) -> Option<Self> {
-        match code {
-            0 => Some(Self::Empty),
-            100 => Some(Self::InsufficientData),
-            101 => Some(Self::TimedOut),
-            102 => Some(Self::NotGranular),
-            _ => None,
-        }
-    }
-}
-
-/// A route's outcome: `0` and `EMPTY` when it was scored, else the error's code and text.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = RacsError))]
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct ErrorBody {
-    code: u16,
-    text: String,
-}
-
-impl Serialize for ErrorCode {
-    // The wire shape of `ErrorBody`, without copying the text into one.
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut body = serializer.serialize_struct("ErrorBody", 2)?;
-        body.serialize_field("code", &self.code())?;
-        body.serialize_field("text", self.text())?;
-        body.end()
-    }
-}
-
-impl TryFrom<ErrorBody> for ErrorCode {
-    type Error = String;
-
-    fn try_from(body: ErrorBody) -> Result<Self, Self::Error> {
-        Self::from_code(body.code).ok_or_else(|| format!("unknown RACS error code {}", body.code))
-    }
-}
+use crate::score::RouteScore;
+use crate::units::{LengthUnit, RoutesSort, TravelMode};
 
 /// One entry of `racss`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -131,9 +53,20 @@ pub struct RouteDetails {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<f64>,
     /// The PM2.5 the traveller breathes in over the route, in µg, when scored: the dose behind
-    /// `LowestExposure` (see `docs/scoring.md`).
+    /// `LowestExposure` (see `docs/scoring.md`), an estimate under the three assumptions below.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inhaled_pm25_ug: Option<f64>,
+    /// The travel mode the dose assumes (the route's, else the request's, else walking), when
+    /// scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub travel_mode: Option<TravelMode>,
+    /// The breathing rate the dose assumes for that mode, in m³/min, when scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breathing_m3_per_min: Option<f64>,
+    /// The PM2.5 breathed as a multiple of the outdoor PM2.5 along the route (1 for walking and
+    /// cycling; the in-vehicle factor for driving and passengers), when scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pm25_in_vehicle_factor: Option<f64>,
 }
 
 /// The closed list of recommendation types.
@@ -354,6 +287,53 @@ impl Ascii {
     }
 }
 
+/// The `LowestExposure` text: the route, its dose and what the dose assumes, since a dose rests
+/// on a typical adult's breathing and on the air inside a vehicle, neither of them measured.
+fn lowest_exposure_text(id: &RouteId, score: Option<&RouteScore>) -> String {
+    let Some(score) = score else {
+        return format!(
+            "Route {id} means the least pollution breathed in over the whole trip, counting how \
+             long each route takes."
+        );
+    };
+    let pollutant = if score.dose_is_equivalent {
+        "PM2.5-equivalent (derived from the index where the source gives no PM2.5)"
+    } else {
+        "PM2.5"
+    };
+    let a = &score.assumptions;
+    let air = if a.pm25_factor == 1.0 {
+        match a.travel_mode {
+            TravelMode::Walk | TravelMode::Cycle => "in the outdoor air along the route".to_owned(),
+            TravelMode::Drive | TravelMode::Passenger => {
+                "with the air inside the vehicle taken as the outdoor air along the route"
+                    .to_owned()
+            }
+        }
+    } else {
+        format!(
+            "with the air inside the vehicle taken as {} times the outdoor air",
+            significant(a.pm25_factor)
+        )
+    };
+    format!(
+        "Route {id} means the least pollution breathed in over the whole trip, counting how long \
+         each route takes: about {} of {pollutant}. This is an estimate for an adult {} \
+         (breathing {} m³ of air a minute) {air}.",
+        dose_text(score.dose),
+        a.activity(),
+        significant(a.breathing_m3_per_min),
+    )
+}
+
+/// A positive `x` to two significant figures, at least one decimal under 10: the dose and its
+/// factors rest on typical values, not the traveller's own.
+fn significant(x: f64) -> String {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let decimals = (1 - x.log10().floor() as i32).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
 /// A dose in µg for people: two significant figures, at least one decimal under 10 µg.
 ///
 /// ```
@@ -367,10 +347,7 @@ pub fn dose_text(ug: f64) -> String {
     if !ug.is_finite() || ug <= 0.0 {
         return "0 µg".to_owned();
     }
-    // Two significant figures: the dose rests on typical breathing rates, not the traveller's.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let decimals = (1 - ug.log10().floor() as i32).max(0) as usize;
-    format!("{ug:.decimals$} µg")
+    format!("{} µg", significant(ug))
 }
 
 /// The order of routes in `racss`: indices into `racs` (one per route, `None` for a route that
@@ -458,6 +435,9 @@ pub fn assemble_response(
                     length_units: request.length_units,
                     coverage: outcome.and_then(RouteOutcome::coverage),
                     inhaled_pm25_ug: score.map(|s| s.dose),
+                    travel_mode: score.map(|s| s.assumptions.travel_mode),
+                    breathing_m3_per_min: score.map(|s| s.assumptions.breathing_m3_per_min),
+                    pm25_in_vehicle_factor: score.map(|s| s.assumptions.pm25_factor),
                 }),
             }
         })
@@ -501,24 +481,12 @@ pub fn assemble_response(
     }
     if let Some(i) = lowest {
         let id = &request.routes[i].id;
+        let score = outcomes.get(i).and_then(RouteOutcome::score);
         recommendations.push(Recommendation {
             recommendation_id: ids.new_id(),
             code: RecommendationCode::LowestExposure,
             name: "Lowest Exposure".to_owned(),
-            text: format!(
-                "Route {id} means the least pollution breathed in over the whole trip, \
-                 counting how long each route takes: about {} of {}.",
-                dose_text(scores[i].map_or(0.0, |(_, dose)| dose)),
-                if outcomes
-                    .get(i)
-                    .and_then(RouteOutcome::score)
-                    .is_some_and(|s| s.dose_is_equivalent)
-                {
-                    "PM2.5-equivalent (derived from the index where the source gives no PM2.5)"
-                } else {
-                    "PM2.5"
-                }
-            ),
+            text: lowest_exposure_text(id, score),
             additional_data: AdditionalData {
                 kind: AdditionalDataType::RouteId,
                 value: id.to_string(),

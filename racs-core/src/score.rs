@@ -4,6 +4,7 @@
 use aq_core::{EaqiBands, Exposure, round_half_up_0_100};
 
 use crate::config::RacsConfig;
+use crate::dose::DoseAssumptions;
 use crate::plan::RoutePlan;
 
 /// A scored route.
@@ -15,11 +16,14 @@ pub struct RouteScore {
     pub mean_ci: f64,
     /// The share of the route's time that covered samples carry, in [0, 1].
     pub coverage: f64,
-    /// The inhaled dose of PM2.5 in µg: `Σ concentration · ventilation · dt`, the concentration
-    /// in µg/m³ (the source's PM2.5, or else the PM2.5 that alone would give the sample's CI),
-    /// the ventilation in m³/min and `dt` in minutes. Time not covered by the source counts at
-    /// the route's mean concentration, so that gaps in the data do not look like clean air.
+    /// The inhaled dose of PM2.5 in µg: `Σ concentration · factor · ventilation · dt`, the
+    /// concentration in µg/m³ (the source's PM2.5, or else the PM2.5 that alone would give the
+    /// sample's CI), the in-vehicle factor and the ventilation of [`Self::assumptions`], and
+    /// `dt` in minutes. Time not covered by the source counts at the route's mean
+    /// concentration, so that gaps in the data do not look like clean air.
     pub dose: f64,
+    /// What the dose assumes about the traveller.
+    pub assumptions: DoseAssumptions,
     /// True when some covered sample had no PM2.5 from the source, so that part of the dose is
     /// the PM2.5 that alone would give its CI: a PM2.5-equivalent dose, not a measured one.
     pub dose_is_equivalent: bool,
@@ -59,8 +63,8 @@ impl std::error::Error for InsufficientCoverage {}
 /// Each sample stands for half of the interval on either side of it (the trapezoid rule), so
 /// the first and last samples weigh half as much as the others.
 ///
-/// `ventilation` is the rate of [`crate::Ventilation::rate`] for the route's travel mode, in
-/// m³/min. Answers are [`Exposure`]s, or plain CIs (whose dose then comes from the PM2.5 that
+/// `assumptions` are the breathing rate and in-vehicle factor of the route's travel mode
+/// ([`RacsConfig::dose_assumptions`]). Answers are [`Exposure`]s, or plain CIs (whose dose then comes from the PM2.5 that
 /// alone would give each CI, [`EaqiBands::pm25_equivalent`]).
 ///
 /// # Errors
@@ -69,7 +73,7 @@ impl std::error::Error for InsufficientCoverage {}
 pub fn score_samples<A: Copy + Into<Exposure>>(
     plan: &RoutePlan,
     answers: &[Option<A>],
-    ventilation: f64,
+    assumptions: DoseAssumptions,
     config: &RacsConfig,
 ) -> Result<RouteScore, InsufficientCoverage> {
     let n = plan.queries().len();
@@ -116,7 +120,7 @@ pub fn score_samples<A: Copy + Into<Exposure>>(
     let racs = round_half_up_0_100(mean_ci);
     let pm25 = |e: Exposure| e.pm25_ug_m3.unwrap_or_else(|| bands.pm25_equivalent(e.ci));
     let mean_pm25 = covered().map(|(w, e)| w * pm25(e)).sum::<f64>() / covered_weight;
-    let dose = mean_pm25 * ventilation * (plan.duration_s() / 60.0);
+    let dose = assumptions.dose_ug(mean_pm25, plan.duration_s() / 60.0);
     let dose_is_equivalent = covered().any(|(_, e)| e.pm25_ug_m3.is_none());
 
     Ok(RouteScore {
@@ -124,6 +128,7 @@ pub fn score_samples<A: Copy + Into<Exposure>>(
         mean_ci,
         coverage,
         dose,
+        assumptions,
         dose_is_equivalent,
         length_m: plan.length_m(),
         duration_s: plan.duration_s(),
@@ -153,12 +158,21 @@ mod tests {
         Some(CleanlinessIndex::new(v).unwrap())
     }
 
+    /// Outdoor air breathed at `m3_per_min`.
+    fn breathing(m3_per_min: f64) -> DoseAssumptions {
+        DoseAssumptions {
+            travel_mode: crate::TravelMode::Walk,
+            breathing_m3_per_min: m3_per_min,
+            pm25_factor: 1.0,
+        }
+    }
+
     #[test]
     fn a_constant_field_scores_its_value_rounded_half_up() {
         let plan = plan();
         for (v, expected) in [(72.5, 73), (72.49, 72), (0.0, 0), (100.0, 100), (33.3, 33)] {
             let answers = vec![ci(v); 10];
-            let s = score_samples(&plan, &answers, 1.0, &RacsConfig::default()).unwrap();
+            let s = score_samples(&plan, &answers, breathing(1.0), &RacsConfig::default()).unwrap();
             assert_eq!(s.racs, expected, "{v}");
             assert_eq!(s.mean_ci, v);
             assert_eq!(s.coverage, 1.0);
@@ -171,12 +185,12 @@ mod tests {
         let mut answers = vec![ci(50.0); 10];
         answers[0] = ci(0.0);
         answers[9] = ci(100.0);
-        let s = score_samples(&plan(), &answers, 1.0, &RacsConfig::default()).unwrap();
+        let s = score_samples(&plan(), &answers, breathing(1.0), &RacsConfig::default()).unwrap();
         assert!((s.mean_ci - 50.0).abs() < 1e-12);
         // An inner sample weighs twice an end one: (2·0 + 1·60 + 7·2·60 + 1·60) / 18 ≈ 53.3.
         let mut answers = vec![ci(60.0); 10];
         answers[1] = ci(0.0);
-        let s = score_samples(&plan(), &answers, 1.0, &RacsConfig::default()).unwrap();
+        let s = score_samples(&plan(), &answers, breathing(1.0), &RacsConfig::default()).unwrap();
         assert!((s.mean_ci - 960.0 / 18.0).abs() < 1e-12);
         assert_eq!(s.racs, 53);
     }
@@ -188,14 +202,15 @@ mod tests {
         for a in answers.iter_mut().take(5) {
             *a = None;
         }
-        let e = score_samples(&plan(), &answers, 1.0, &RacsConfig::default()).unwrap_err();
+        let e =
+            score_samples(&plan(), &answers, breathing(1.0), &RacsConfig::default()).unwrap_err();
         assert_eq!(e.coverage, 0.5);
         // Both ends and one inner sample uncovered weigh 1 + 1 + 2 = 4 of 18, leaving 14/18.
         let mut answers = vec![ci(80.0); 10];
         answers[0] = None;
         answers[9] = None;
         answers[4] = None;
-        let s = score_samples(&plan(), &answers, 1.0, &RacsConfig::default()).unwrap();
+        let s = score_samples(&plan(), &answers, breathing(1.0), &RacsConfig::default()).unwrap();
         assert!((s.coverage - 14.0 / 18.0).abs() < 1e-12);
         assert_eq!(s.racs, 80);
         // Coverage equal to the minimum is enough.
@@ -203,7 +218,7 @@ mod tests {
             min_coverage: 14.0 / 18.0,
             ..RacsConfig::default()
         };
-        assert!(score_samples(&plan(), &answers, 1.0, &exact).is_ok());
+        assert!(score_samples(&plan(), &answers, breathing(1.0), &exact).is_ok());
     }
 
     #[test]
@@ -213,10 +228,10 @@ mod tests {
             ..RacsConfig::default()
         };
         let none: [Option<CleanlinessIndex>; 10] = [None; 10];
-        let e = score_samples(&plan(), &none, 1.0, &config).unwrap_err();
+        let e = score_samples(&plan(), &none, breathing(1.0), &config).unwrap_err();
         assert_eq!(e.coverage, 0.0);
         // Too few answers count as uncovered rather than panicking.
-        assert!(score_samples(&plan(), &none[..0], 1.0, &config).is_err());
+        assert!(score_samples(&plan(), &none[..0], breathing(1.0), &config).is_err());
     }
 
     #[test]
@@ -229,16 +244,25 @@ mod tests {
             })
         };
         let answers = vec![exposure(60.0, Some(20.0)); 10];
-        let s = score_samples(&plan(), &answers, 0.025, &RacsConfig::default()).unwrap();
+        let s = score_samples(&plan(), &answers, breathing(0.025), &RacsConfig::default()).unwrap();
         assert!((s.dose - 1.5).abs() < 1e-12, "{}", s.dose);
         // Cycling breathes 0.043 m³/min: 2.58 µg.
-        let s = score_samples(&plan(), &answers, 0.043, &RacsConfig::default()).unwrap();
+        let s = score_samples(&plan(), &answers, breathing(0.043), &RacsConfig::default()).unwrap();
         assert!((s.dose - 2.58).abs() < 1e-12, "{}", s.dose);
         // A gap counts at the mean concentration, not as clean air.
         let mut gappy = answers.clone();
         gappy[4] = None;
-        let s = score_samples(&plan(), &gappy, 0.025, &RacsConfig::default()).unwrap();
+        let s = score_samples(&plan(), &gappy, breathing(0.025), &RacsConfig::default()).unwrap();
         assert!((s.dose - 1.5).abs() < 1e-12, "{}", s.dose);
+        // Inside a vehicle whose air holds half the outdoor PM2.5: half the dose, and the
+        // assumptions travel with the score.
+        let inside = DoseAssumptions {
+            pm25_factor: 0.5,
+            ..breathing(0.025)
+        };
+        let s = score_samples(&plan(), &answers, inside, &RacsConfig::default()).unwrap();
+        assert!((s.dose - 0.75).abs() < 1e-12, "{}", s.dose);
+        assert_eq!(s.assumptions, inside);
     }
 
     #[test]
@@ -246,12 +270,24 @@ mod tests {
         // CI 60 is sub-index 40, the top of Fair: 15 µg/m³ of PM2.5 would give it. Three
         // minutes walking: 15 · 0.025 · 3 = 1.125 µg.
         let answers = vec![ci(60.0); 10];
-        let s = score_samples(&plan(), &answers, 0.025, &RacsConfig::default()).unwrap();
+        let s = score_samples(&plan(), &answers, breathing(0.025), &RacsConfig::default()).unwrap();
         assert!((s.dose - 1.125).abs() < 1e-12, "{}", s.dose);
         // Cleaner air, less dose; clean air (CI 100), none.
-        let s = score_samples(&plan(), &[ci(90.0); 10], 0.025, &RacsConfig::default()).unwrap();
+        let s = score_samples(
+            &plan(),
+            &[ci(90.0); 10],
+            breathing(0.025),
+            &RacsConfig::default(),
+        )
+        .unwrap();
         assert!(s.dose < 1.125);
-        let s = score_samples(&plan(), &[ci(100.0); 10], 0.025, &RacsConfig::default()).unwrap();
+        let s = score_samples(
+            &plan(),
+            &[ci(100.0); 10],
+            breathing(0.025),
+            &RacsConfig::default(),
+        )
+        .unwrap();
         assert_eq!(s.dose, 0.0);
     }
 }

@@ -6,106 +6,19 @@ use std::fmt;
 use std::pin::pin;
 use std::sync::Arc;
 
-use aq_core::runtime::{Clock, IdGenerator, Timer};
-use aq_core::{AirQualitySource, Position, SourceError, check_batch_len};
+use aq_core::{AirQualitySource, Position, check_batch_len};
 use chrono::{DateTime, Utc};
 use futures::future::{Either, join_all, select};
+use runtime_core::{Clock, IdGenerator, Timer};
 
 use crate::config::RacsConfig;
 use crate::departure::{BestDeparture, Departures, departure_recommendation};
-use crate::plan::{GranularityProblem, plan_route, polyline_length_m, sample_intervals};
+use crate::dose::DoseAssumptions;
+use crate::outcome::{RouteFailure, RouteOutcome};
+use crate::plan::{plan_route, polyline_length_m, sample_intervals};
 use crate::request::ScoreRequest;
-use crate::response::{ErrorCode, ScoreResponse, assemble_response};
-use crate::score::{InsufficientCoverage, RouteScore, score_samples};
-
-/// Why a route has no RACS.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RouteFailure {
-    /// The route is not granular enough (error 102).
-    NotGranular(GranularityProblem),
-    /// The source covers too little of the route's time (error 100).
-    InsufficientCoverage(InsufficientCoverage),
-    /// The source could not answer. Reported as error 100 (no data to score with), or as 101
-    /// when the source itself timed out; the cause is kept here for logs and for a service that
-    /// prefers to answer 503 when every route failed this way.
-    Source(SourceError),
-    /// The route's deadline ([`RacsConfig::route_deadline_ms`]) passed (error 101).
-    TimedOut,
-}
-
-impl RouteFailure {
-    /// The code reported in `racss[].error`.
-    #[must_use]
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            Self::NotGranular(_) => ErrorCode::NotGranular,
-            Self::InsufficientCoverage(_) => ErrorCode::InsufficientData,
-            Self::Source(SourceError::Timeout) | Self::TimedOut => ErrorCode::TimedOut,
-            Self::Source(_) => ErrorCode::InsufficientData,
-        }
-    }
-}
-
-impl fmt::Display for RouteFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotGranular(p) => write!(f, "not granular enough: {p}"),
-            Self::InsufficientCoverage(c) => write!(f, "insufficient data: {c}"),
-            Self::Source(e) => e.fmt(f),
-            Self::TimedOut => f.write_str("the route's deadline passed"),
-        }
-    }
-}
-
-impl std::error::Error for RouteFailure {}
-
-/// What became of one route.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RouteOutcome {
-    /// It has a RACS.
-    Scored(RouteScore),
-    /// It has none, for this reason.
-    Failed(RouteFailure),
-}
-
-impl RouteOutcome {
-    /// The code reported in `racss[].error`.
-    #[must_use]
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            Self::Scored(_) => ErrorCode::Empty,
-            Self::Failed(f) => f.code(),
-        }
-    }
-
-    /// The score, if the route has one.
-    #[must_use]
-    pub fn score(&self) -> Option<&RouteScore> {
-        match self {
-            Self::Scored(s) => Some(s),
-            Self::Failed(_) => None,
-        }
-    }
-
-    /// The share of the route's time with data, when the source answered.
-    #[must_use]
-    pub fn coverage(&self) -> Option<f64> {
-        match self {
-            Self::Scored(s) => Some(s.coverage),
-            Self::Failed(RouteFailure::InsufficientCoverage(c)) => Some(c.coverage),
-            Self::Failed(_) => None,
-        }
-    }
-}
-
-impl From<Result<RouteScore, RouteFailure>> for RouteOutcome {
-    fn from(r: Result<RouteScore, RouteFailure>) -> Self {
-        match r {
-            Ok(s) => Self::Scored(s),
-            Err(f) => Self::Failed(f),
-        }
-    }
-}
+use crate::response::{ScoreResponse, assemble_response};
+use crate::score::score_samples;
 
 /// A response together with each route's outcome in request order, for logs and metrics.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +109,7 @@ impl Scorer {
     /// use std::sync::Arc;
     ///
     /// use aq_core::memory::FnSource;
-    /// use aq_core::runtime::{FixedClock, SequentialIds};
+    /// use runtime_core::{FixedClock, SequentialIds};
     /// use aq_core::CleanlinessIndex;
     /// use chrono::{TimeZone, Utc};
     /// use insights_system::TokioTimer;
@@ -244,7 +157,7 @@ impl Scorer {
                 &route.polyline,
                 request.duration_s(route),
                 departure,
-                self.config.ventilation.rate(request.travel_mode(route)),
+                self.config.dose_assumptions(request.travel_mode(route)),
             )
         }))
         .await;
@@ -282,14 +195,14 @@ impl Scorer {
     }
 
     /// Scores one route leaving at `departure` and taking `duration_s` seconds, under the route
-    /// deadline. `ventilation` is the traveller's breathing rate for the dose, m³/min
-    /// ([`crate::Ventilation::rate`]).
+    /// deadline. `assumptions` are what the dose assumes of the traveller
+    /// ([`RacsConfig::dose_assumptions`]).
     pub async fn score_route(
         &self,
         polyline: &[Position],
         duration_s: f64,
         departure: DateTime<Utc>,
-        ventilation: f64,
+        assumptions: DoseAssumptions,
     ) -> RouteOutcome {
         // Polled first, so the deadline starts before any of the route's own work.
         let deadline = pin!(self.timer.sleep(self.config.route_deadline()));
@@ -302,7 +215,7 @@ impl Scorer {
                 .await
                 .and_then(|a| check_batch_len(plan.queries().len(), a))
                 .map_err(RouteFailure::Source)?;
-            score_samples(&plan, &answers, ventilation, &self.config)
+            score_samples(&plan, &answers, assumptions, &self.config)
                 .map_err(RouteFailure::InsufficientCoverage)
         });
         match select(deadline, work).await {
@@ -314,17 +227,21 @@ impl Scorer {
 
 #[cfg(test)]
 mod tests {
+    use aq_core::SourceError;
+
+    use crate::outcome::ErrorCode;
+    use crate::plan::GranularityProblem;
     use std::future::Future;
     use std::pin::Pin;
     use std::time::Duration;
 
     use aq_core::memory::{FnSource, constant};
-    use aq_core::runtime::{FixedClock, SequentialIds};
     use aq_core::{AirSample, CleanlinessIndex, SampleQuery, SourceInfo};
     use async_trait::async_trait;
     use chrono::TimeZone;
     use insights_system::TokioTimer;
     use mockall::mock;
+    use runtime_core::{FixedClock, SequentialIds};
     use serde_json::json;
     use uuid::Uuid;
 
@@ -643,8 +560,8 @@ mod tests {
     #[tokio::test]
     async fn lowest_exposure_names_a_shorter_route_in_slightly_dirtier_air() {
         // Without PM2.5 from the source, CI 80 stands for 5 µg/m³ and CI 70 for 10 µg/m³ of
-        // PM2.5. "long" is cleaner (80) but takes 60 min walking: 5 · 0.025 · 60 = 7.5 µg.
-        // "short" scores 70 in 10 min: 10 · 0.025 · 10 = 2.5 µg.
+        // PM2.5. "long" is cleaner (80) but takes 60 min walking: 5 · 0.026 · 60 = 7.8 µg.
+        // "short" scores 70 in 10 min: 10 · 0.026 · 10 = 2.6 µg.
         let field = FnSource::new("two", |p: Position, _| {
             Some(ci(if p.lon() < 10.05 { 80.0 } else { 70.0 }))
         });
@@ -670,17 +587,17 @@ mod tests {
             .map(|o| o.score().unwrap().dose)
             .collect();
         assert!(
-            (doses[0] - 7.5).abs() < 1e-9 && (doses[1] - 2.5).abs() < 1e-9,
+            (doses[0] - 7.8).abs() < 1e-9 && (doses[1] - 2.6).abs() < 1e-9,
             "{doses:?}"
         );
-        // The field gives no PM2.5: the dose is derived from the index, and says so.
-        assert!(
-            recs[1].text.ends_with(
-                "about 2.5 µg of PM2.5-equivalent (derived from the index where the source gives \
-                 no PM2.5)."
-            ),
-            "{}",
-            recs[1].text
+        // The field gives no PM2.5: the dose is derived from the index, and says so, with what
+        // the estimate assumes.
+        assert_eq!(
+            recs[1].text,
+            "Route short means the least pollution breathed in over the whole trip, counting how \
+             long each route takes: about 2.6 µg of PM2.5-equivalent (derived from the index \
+             where the source gives no PM2.5). This is an estimate for an adult walking \
+             (breathing 0.026 m³ of air a minute) in the outdoor air along the route."
         );
 
         let wire = serde_json::to_value(&report.response).unwrap();
@@ -693,7 +610,7 @@ mod tests {
 
     #[tokio::test]
     async fn each_route_breathes_at_its_own_travel_mode() {
-        // Equally clean air and equally long: walking breathes 0.025 m³/min, driving 0.013, so
+        // Equally clean air and equally long: walking breathes 0.026 m³/min, driving 0.013, so
         // the driven route has the least dose although the request says walk.
         let field = FnSource::new("flat", |_: Position, _| Some(ci(70.0)));
         let r = request(json!({
@@ -711,9 +628,9 @@ mod tests {
             .iter()
             .map(|o| o.score().unwrap().dose)
             .collect();
-        // 10 µg/m³ for 20 minutes: 5 µg walking, 2.6 µg driving.
+        // 10 µg/m³ for 20 minutes: 5.2 µg walking, 2.6 µg driving.
         assert!(
-            (doses[0] - 5.0).abs() < 1e-9 && (doses[1] - 2.6).abs() < 1e-9,
+            (doses[0] - 5.2).abs() < 1e-9 && (doses[1] - 2.6).abs() < 1e-9,
             "{doses:?}"
         );
         let recs = &report.response.recommendations;
@@ -724,6 +641,14 @@ mod tests {
         assert_eq!(recs[1].code, RecommendationCode::LowestExposure);
         assert_eq!(recs[1].additional_data.value, "d");
         assert!(recs[1].text.contains("about 2.6 µg"), "{}", recs[1].text);
+        assert!(
+            recs[1].text.ends_with(
+                "an adult driving (breathing 0.013 m³ of air a minute) with the air inside the \
+                 vehicle taken as the outdoor air along the route."
+            ),
+            "{}",
+            recs[1].text
+        );
         assert_eq!(
             recs[0].text,
             "Routes w and d tie for the cleanest air along the way (RACS 70); route w is named \
@@ -732,7 +657,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_passenger_breathes_at_the_sedentary_rate() {
+    async fn a_passenger_breathes_a_quarter_of_what_a_cyclist_does() {
         let field = FnSource::new("flat", |_: Position, _| Some(ci(70.0)));
         let r = request(json!({
             "routes": [
@@ -744,9 +669,11 @@ mod tests {
             "travelMode": "passenger"
         }));
         let report = scorer(field).score_report(&r).await;
-        // 10 µg/m³ for 20 minutes at 0.0045 m³/min: 0.9 µg.
-        let dose = report.outcomes[0].score().unwrap().dose;
-        assert!((dose - 0.9).abs() < 1e-9, "{dose}");
+        // 10 µg/m³ for 20 minutes at 0.010 m³/min: 2.0 µg; cycling at 0.043, 8.6 µg, the 4.3
+        // times that Int Panis et al. measured.
+        let dose = |i: usize| report.outcomes[i].score().unwrap().dose;
+        assert!((dose(0) - 2.0).abs() < 1e-9, "{}", dose(0));
+        assert!((dose(1) / dose(0) - 4.3).abs() < 1e-9, "{}", dose(1));
         let recs = &report.response.recommendations;
         assert_eq!(
             recs.len(),
@@ -781,8 +708,11 @@ mod tests {
         assert_eq!(d.length_units, LengthUnit::Kilometres);
         assert_eq!(d.coverage, Some(1.0));
         // CI 50 stands for 32.5 µg/m³ of PM2.5; 5 minutes walking (no travel mode named):
-        // 32.5 · 0.025 · 5 µg.
-        assert!((d.inhaled_pm25_ug.unwrap() - 4.0625).abs() < 1e-9, "{d:?}");
+        // 32.5 · 0.026 · 5 µg, in the outdoor air.
+        assert!((d.inhaled_pm25_ug.unwrap() - 4.225).abs() < 1e-9, "{d:?}");
+        assert_eq!(d.travel_mode, Some(crate::TravelMode::Walk));
+        assert_eq!(d.breathing_m3_per_min, Some(0.026));
+        assert_eq!(d.pm25_in_vehicle_factor, Some(1.0));
         let wire = serde_json::to_value(&detailed).unwrap();
         assert_eq!(wire["racss"][0]["details"]["lengthUnits"], json!("km"));
     }

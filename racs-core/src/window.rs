@@ -12,7 +12,7 @@ use serde::de::DeserializeSeed;
 use serde::{Deserialize, Deserializer};
 
 use crate::config::Limits;
-use crate::request::RequestError;
+use crate::error::RequestError;
 
 /// The shortest and longest `departureWindowMinutes`.
 pub const WINDOW_MINUTES: (u32, u32) = (15, 720);
