@@ -1,7 +1,9 @@
 //! [`MemoryLimits`]: rate limits in this process, the embedded default and the fallback of a
 //! shared store that cannot be reached. Its memory stays bounded however many keys clients
 //! invent: a key is forgotten once its allowance has refilled, and each bucket tracks at most
-//! a set number of keys at once.
+//! a set number of keys at once. A full bucket looks for refilled keys again once a second
+//! whatever happens meanwhile, so that an attack that filled it leaves nothing behind a second
+//! after its keys have refilled, on a busy deployment and a quiet one alike.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -16,18 +18,18 @@ use crate::ports::{Decision, LimitError, LimitStore, Quota, gcra, micros};
 pub const DEFAULT_MAX_KEYS_PER_BUCKET: usize = 50_000;
 /// The smallest size at which a bucket starts forgetting refilled keys.
 const FIRST_PRUNE: usize = 1024;
-/// While a bucket is full, one refused new key in this many walks the bucket again to see
-/// whether some keys have refilled: an attacker inventing keys makes every attempt land
-/// there, and a walk per attempt would cost more than the limit saves.
-const PRUNE_EVERY_WHEN_FULL: usize = 1024;
-/// What a new key is told while its bucket is full.
+/// What a new key is told while its bucket is full, and how often a full bucket is walked for
+/// refilled keys: an attacker inventing keys makes every attempt land on a full bucket, and a
+/// walk per attempt would cost more than the limit saves, while a walk counted in attempts
+/// rather than time would leave a quiet deployment's bucket full for hours.
 const FULL_RETRY_AFTER: Duration = Duration::from_secs(1);
 
 #[derive(Default)]
 struct Bucket {
     tats: HashMap<Box<str>, i64>,
     prune_at: usize,
-    refused: usize,
+    /// While full, the instant (µs) from which a new key may walk the bucket again.
+    next_full_walk: i64,
 }
 
 /// Rate limits in this process, following [`gcra`] like every [`LimitStore`].
@@ -99,7 +101,7 @@ impl MemoryLimits {
         let stored = b.tats.get(key).copied();
         if stored.is_none() && b.tats.len() >= b.prune_at.max(FIRST_PRUNE.min(self.max_keys)) {
             let full = b.tats.len() >= self.max_keys;
-            if !full || b.refused.is_multiple_of(PRUNE_EVERY_WHEN_FULL) {
+            if !full || now_us >= b.next_full_walk {
                 b.tats.retain(|_, tat| *tat > now_us);
                 b.tats.shrink_to_fit();
                 b.prune_at = b
@@ -110,7 +112,9 @@ impl MemoryLimits {
                     .min(self.max_keys);
             }
             if b.tats.len() >= self.max_keys {
-                b.refused = b.refused.wrapping_add(1);
+                if now_us >= b.next_full_walk {
+                    b.next_full_walk = now_us.saturating_add(micros_of(FULL_RETRY_AFTER));
+                }
                 return Decision::Limited {
                     retry_after: FULL_RETRY_AFTER,
                 };
@@ -137,6 +141,11 @@ impl MemoryLimits {
             .get(bucket)
             .map_or(0, |b| b.tats.len())
     }
+}
+
+/// `d` in whole microseconds, as the bucket's instants are kept.
+fn micros_of(d: Duration) -> i64 {
+    i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
 }
 
 #[async_trait]
@@ -219,10 +228,58 @@ mod tests {
             Decision::Allowed,
             "each bucket has its own room"
         );
-        let verdicts: Vec<Decision> = (0..=PRUNE_EVERY_WHEN_FULL as u32)
-            .map(|n| limits.take_now("b", &format!("new{}", n % 5), five(), 1, t(61)))
-            .collect();
-        assert!(verdicts.contains(&Decision::Allowed));
+        assert_eq!(
+            limits.take_now("b", "new", five(), 1, t(61)),
+            Decision::Allowed,
+            "the keys have refilled"
+        );
         assert!(limits.tracked("b") <= 10);
+    }
+
+    #[test]
+    fn a_bucket_filled_by_an_attack_frees_itself_by_time_on_a_quiet_deployment() {
+        let limits = MemoryLimits::new(100);
+        // Invented keys fill the bucket, then a few more are refused: far fewer refusals than
+        // any count of attempts would wait for.
+        for n in 0..103_u32 {
+            let _ = limits.take_now("sign-in", &format!("attacker-{n}"), five(), 1, t(0));
+        }
+        assert_eq!(limits.tracked("sign-in"), 100);
+        assert!(matches!(
+            limits.take_now("sign-in", "ada@example.com", five(), 1, t(1)),
+            Decision::Limited { retry_after } if retry_after == FULL_RETRY_AFTER
+        ));
+        // Past the refill, the first person to come is let in.
+        assert_eq!(
+            limits.take_now("sign-in", "ada@example.com", five(), 1, t(61)),
+            Decision::Allowed
+        );
+        assert_eq!(limits.tracked("sign-in"), 1, "the attack's keys are gone");
+    }
+
+    #[test]
+    fn a_full_bucket_is_walked_at_most_once_a_second() {
+        let at = |ms: i64| t(0) + chrono::TimeDelta::milliseconds(ms);
+        let limits = MemoryLimits::new(10);
+        // Each key takes one of its five a minute: whole again 12 s later.
+        for n in 0..10_u32 {
+            let _ = limits.take_now("b", &n.to_string(), five(), 1, at(0));
+        }
+        // A walk at 11.9 s finds nothing refilled; the next may come a second later.
+        assert!(matches!(
+            limits.take_now("b", "x", five(), 1, at(11_900)),
+            Decision::Limited { .. }
+        ));
+        assert!(
+            matches!(
+                limits.take_now("b", "x", five(), 1, at(12_500)),
+                Decision::Limited { .. }
+            ),
+            "refilled, but no walk within the second"
+        );
+        assert_eq!(
+            limits.take_now("b", "x", five(), 1, at(12_900)),
+            Decision::Allowed
+        );
     }
 }

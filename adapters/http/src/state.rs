@@ -8,11 +8,11 @@ use std::time::Duration;
 use alerts_core::pipeline::AlertPipeline;
 use alerts_core::ports::FileStore;
 use alerts_core::request::RequestLimits;
-use aq_core::runtime::Clock;
 use identity_core::ids::KeyId;
 use identity_core::limiter::{Limiter, Outcome};
 use identity_core::ports::{KeyAuthenticator, Quota};
 use racs_core::{Limits, Scorer};
+use runtime_core::Clock;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::budget::{BodyBudgets, Buckets, ByteRate};
@@ -22,6 +22,7 @@ use crate::gate::{Gates, Turn};
 use crate::metrics::Metrics;
 use crate::ports::{FileUrlVerifier, ReadinessCheck};
 use crate::provenance::Provenance;
+use crate::unknown_keys::UnknownKeys;
 
 /// Limits and knobs of the API. Defaults suit one machine serving many clients.
 #[derive(Debug, Clone)]
@@ -53,6 +54,11 @@ pub struct ApiConfig {
     /// The body bytes each key and each client network may send, per process: beyond them,
     /// 429 with `Retry-After`.
     pub body_budgets: BodyBudgets,
+    /// Unknown API keys a client network (an IPv4 address, or an IPv6 /64) may try a minute,
+    /// counted across replicas when the limits are shared; beyond it, 429 with `Retry-After`
+    /// before the store is asked, whichever key the network sends. Default 30: far more than a
+    /// client with a mistyped key retries, far fewer than a guesser needs.
+    pub unknown_keys_per_network_per_minute: NonZeroU32,
 }
 
 impl Default for ApiConfig {
@@ -67,6 +73,7 @@ impl Default for ApiConfig {
             rate_burst: NonZeroU32::new(100).unwrap_or(NonZeroU32::MIN),
             max_concurrent_parses: 2,
             body_budgets: BodyBudgets::default(),
+            unknown_keys_per_network_per_minute: NonZeroU32::new(30).unwrap_or(NonZeroU32::MIN),
         }
     }
 }
@@ -90,6 +97,7 @@ struct Inner {
     key_parses: Gates<KeyId>,
     key_bytes: Buckets<KeyId>,
     network_bytes: Buckets<IpAddr>,
+    unknown_keys: UnknownKeys,
     provenance: Provenance,
 }
 
@@ -210,6 +218,9 @@ impl AppStateBuilder {
                     at_least_a_body(budgets.per_network),
                     budgets.max_tracked,
                 ),
+                unknown_keys: UnknownKeys::new(Quota::per_minute(
+                    self.config.unknown_keys_per_network_per_minute,
+                )),
                 config: self.config,
                 keys: self.keys,
                 alerts: self.alerts,
@@ -297,6 +308,16 @@ impl AppState {
     }
 
     /// The byte budgets of keys and of client networks.
+    /// The networks over their allowance of unknown keys.
+    pub(crate) fn unknown_keys(&self) -> &UnknownKeys {
+        &self.inner.unknown_keys
+    }
+
+    /// The limiter of every rate limit of the API.
+    pub(crate) fn limiter(&self) -> &Limiter {
+        &self.inner.limiter
+    }
+
     pub(crate) fn body_bytes(&self) -> (&Buckets<KeyId>, &Buckets<IpAddr>) {
         (&self.inner.key_bytes, &self.inner.network_bytes)
     }

@@ -188,6 +188,8 @@ pub(crate) struct FileSettings {
     rate_per_second: Option<u32>,
     /// Requests a key may send in a burst above that rate.
     rate_burst: Option<u32>,
+    /// Unknown API keys a client network may try a minute.
+    unknown_keys_per_network_per_minute: Option<u32>,
     /// MiB of request bodies a second per API key.
     key_body_mib_per_second: Option<u64>,
     /// MiB of request bodies a key may send at once.
@@ -299,6 +301,8 @@ pub(crate) struct Settings {
     pub(crate) rate_per_second: u32,
     /// Burst size per key.
     pub(crate) rate_burst: u32,
+    /// Unknown API keys a client network may try a minute.
+    pub(crate) unknown_keys_per_network_per_minute: u32,
     /// Body bytes per key and per client network.
     pub(crate) body_budgets: BodyBudgets,
     /// Output-file retention, in hours.
@@ -475,6 +479,9 @@ impl Settings {
             max_concurrent_parses: file.max_concurrent_parses.unwrap_or(2),
             rate_per_second: file.rate_per_second.unwrap_or(50),
             rate_burst: file.rate_burst.unwrap_or(100),
+            unknown_keys_per_network_per_minute: file
+                .unknown_keys_per_network_per_minute
+                .unwrap_or(30),
             body_budgets,
             retention_hours: file.retention_hours.unwrap_or(24),
             cams_poll: Duration::from_secs(file.cams_poll_seconds.unwrap_or(60).max(1)),
@@ -523,6 +530,7 @@ impl Settings {
             || settings.max_concurrent_parses == 0
             || settings.rate_per_second == 0
             || settings.rate_burst == 0
+            || settings.unknown_keys_per_network_per_minute == 0
             || settings.max_password_hashes == 0
             || settings.per_key_jobs == 0
             || settings.backpressure.max_pending_per_key == 0
@@ -532,6 +540,7 @@ impl Settings {
         {
             return Err(ConfigError::Invalid(
                 "max_points, max_routes, max_concurrent_parses, rate_per_second, rate_burst, \
+                 unknown_keys_per_network_per_minute, \
                  max_password_hashes, per_key_jobs, max_queue_delay_seconds, \
                  max_pending_per_key, max_keys_per_account and max_rules_per_key must be at \
                  least 1"

@@ -8,13 +8,13 @@ use std::time::Duration;
 use alerts_core::pipeline::AlertPipeline;
 use alerts_core::ports::{FileKey, FileStore};
 use anyhow::{Context, Result};
-use aq_core::runtime::Clock;
 use insights_dashboard::{CsrfKey, DashboardHosts, DashboardPorts, DashboardState};
 use insights_http::{
     ApiConfig, AppState, AppStateBuilder, FileUrlRejection, FileUrlVerifier, Metrics,
 };
 use insights_objects::{LocalUrlSigner, VerifyError};
 use insights_system::{OsRandomness, TimeOrderedIds};
+use runtime_core::Clock;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -185,6 +185,10 @@ fn app_state(
         max_body_bytes: settings.max_body_bytes,
         rate_per_second: NonZeroU32::new(settings.rate_per_second).unwrap_or(NonZeroU32::MIN),
         rate_burst: NonZeroU32::new(settings.rate_burst).unwrap_or(NonZeroU32::MIN),
+        unknown_keys_per_network_per_minute: NonZeroU32::new(
+            settings.unknown_keys_per_network_per_minute,
+        )
+        .unwrap_or(NonZeroU32::MIN),
         request_timeout: settings.request_timeout,
         cors: settings.cors_origins.clone(),
         max_concurrent_parses: settings.max_concurrent_parses,

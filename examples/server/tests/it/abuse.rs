@@ -7,7 +7,7 @@ use insights_load::memory::{MemoryReading, mib};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::harness::{Deployment, PATIENCE, client};
+use crate::harness::{Deployment, PATIENCE, Reply, client};
 
 /// The default limits, with a rate limit the attacks never meet: the bounds below are the
 /// server's own, not the rate limiter's.
@@ -301,4 +301,41 @@ async fn custom_data_over_its_limit_is_a_413_naming_the_point() {
         text.contains("points[1].custom_data: 73 bytes is more than the limit of 64"),
         "{text}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_network_trying_too_many_unknown_keys_gets_429_before_the_store_is_asked() {
+    let deployment = Deployment::new().config(&format!(
+        "{CONFIG}unknown_keys_per_network_per_minute = 3\n"
+    ));
+    let known = deployment.new_key();
+    let server = deployment.serve(&["--workers", "0"]);
+    let http = client();
+    let forecast = |key: &str| {
+        server.url(&format!(
+            "/insights/v1/conditions?key={key}&lat=52.52&lon=13.405"
+        ))
+    };
+    // The known key is served; well-formed random keys are unknown: 401 while the network is
+    // within its allowance of three a minute.
+    let served = Reply::read(http.get(forecast(&known.key)).send().await.unwrap()).await;
+    assert_eq!(
+        served.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&served.body)
+    );
+    let guess = |n: u8| format!("ik_{}", format!("{n:02x}").repeat(32));
+    for n in 0..3 {
+        let reply = Reply::read(http.get(forecast(&guess(n))).send().await.unwrap()).await;
+        reply.assert_error(401, "invalid_api_key", &[]);
+    }
+    // The fourth is over it, and from then on the network is refused before its key is
+    // looked up: the known key too, with the time to wait.
+    let over = Reply::read(http.get(forecast(&guess(3))).send().await.unwrap()).await;
+    over.assert_error(429, "rate_limited", &["your network", "unknown API keys"]);
+    let refused = Reply::read(http.get(forecast(&known.key)).send().await.unwrap()).await;
+    refused.assert_error(429, "rate_limited", &["your network", "3 unknown API keys"]);
+    let wait: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=20).contains(&wait), "Retry-After {wait}");
 }
