@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use aq_core::memory::FnSource;
-use aq_core::runtime::{FixedClock, SequentialIds};
+use runtime_core::{FixedClock, SequentialIds};
 use aq_core::{CleanlinessIndex, Position};
 use chrono::{DateTime, Utc};
 use insights_fuzz::{NeverTimer, has_repeated_members, path_resolves};

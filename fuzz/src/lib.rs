@@ -1,9 +1,9 @@
 //! Helpers shared by the fuzz targets: checking that an error's JSON path names a place in the
-//! body, and ports for running the scorer without a runtime.
+//! body, reading a body's member names, and ports for running the scorer without a runtime.
 
 use std::time::Duration;
 
-use aq_core::runtime::Timer;
+use runtime_core::Timer;
 use serde_json::Value;
 
 /// Whether `path` (as the request parsers spell it: `routes[1].polyline[7]`, empty for the whole
@@ -123,6 +123,73 @@ impl<'de> serde::de::Visitor<'de> for RepeatsVisitor {
             repeated |= inner | !names.insert(name);
         }
         Ok(Repeats(repeated))
+    }
+}
+
+/// The member names of a JSON object, in the order they are written, repeats included; `None`
+/// when `data` is not JSON or not an object.
+#[must_use]
+pub fn top_level_names(data: &[u8]) -> Option<Vec<String>> {
+    serde_json::from_slice::<Names>(data)
+        .ok()
+        .and_then(|Names(names)| names)
+}
+
+/// The member names of a JSON value that is an object.
+struct Names(Option<Vec<String>>);
+
+impl<'de> serde::Deserialize<'de> for Names {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NamesVisitor)
+    }
+}
+
+struct NamesVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NamesVisitor {
+    type Value = Names;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Names, E> {
+        Ok(Names(None))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Names, E> {
+        Ok(Names(None))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Names, E> {
+        Ok(Names(None))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Names, E> {
+        Ok(Names(None))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Names, E> {
+        Ok(Names(None))
+    }
+
+    fn visit_unit<E>(self) -> Result<Names, E> {
+        Ok(Names(None))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Names, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Names(None))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Names, A::Error> {
+        let mut names = Vec::new();
+        while let Some((name, serde::de::IgnoredAny)) =
+            map.next_entry::<String, serde::de::IgnoredAny>()?
+        {
+            names.push(name);
+        }
+        Ok(Names(Some(names)))
     }
 }
 

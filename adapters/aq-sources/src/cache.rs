@@ -3,7 +3,7 @@
 //! Entries are held by `quick_cache`: once a cache is full, each new answer evicts one entry
 //! the cache judges least likely to be asked for again, so a busy source keeps its useful
 //! answers instead of starting afresh. Freshness is judged by the source's own clock (the
-//! [`Clock`](aq_core::runtime::Clock) port) when an answer is read, so an answer older than its
+//! [`Clock`](runtime_core::Clock) port) when an answer is read, so an answer older than its
 //! time to live is fetched again, never served, and tests can move time by hand.
 
 use std::hash::Hash;

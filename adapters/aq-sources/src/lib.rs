@@ -34,7 +34,6 @@ mod cache;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod demo;
-mod geo;
 mod grid;
 mod http;
 pub mod idw;

@@ -28,19 +28,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, Utc};
 use futures::{StreamExt, TryStreamExt, stream};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
 use aq_core::civil::CivilDays;
 use aq_core::pollen_day::daily_means;
-use aq_core::runtime::Clock;
 use aq_core::{
     AirQualitySource, AirSample, EaqiBands, ForecastSource, GrainThresholds, HourlyCi,
     HourlyConcentrations, PollenDays, PollenOutlook, PollenType, Pollutant, Position, Provenance,
     SampleQuery, SourceError, SourceInfo, SourceReach,
 };
+use runtime_core::Clock;
 
 use crate::cache::TimedCache;
 use crate::grid::{Cell, Grid};
@@ -127,7 +126,7 @@ type Key = (i32, i32, i64);
 /// ```
 /// use std::sync::Arc;
 ///
-/// use aq_core::runtime::FixedClock;
+/// use runtime_core::FixedClock;
 /// use aq_sources::{OpenMeteo, OpenMeteoConfig};
 /// use chrono::{TimeZone, Utc};
 ///
@@ -309,37 +308,9 @@ impl OpenMeteo {
             .append_pair("start_hour", &hour_text(start))
             .append_pair("end_hour", &hour_text(end));
         let body = http::get_body(self.client.get(url), SERVICE, &self.config.base_url).await?;
-        let doc: Json = serde_json::from_slice(&body).map_err(|e| {
-            SourceError::InvalidResponse(format!("{SERVICE} sent invalid JSON: {e}"))
-        })?;
-        let locations: Vec<&Json> = match &doc {
-            Json::Array(list) => list.iter().collect(),
-            Json::Object(o) if o.get("error").and_then(Json::as_bool) == Some(true) => {
-                let reason = o
-                    .get("reason")
-                    .and_then(Json::as_str)
-                    .unwrap_or("no reason given");
-                return Err(SourceError::Refused(format!(
-                    "{SERVICE} refused the request: {reason}"
-                )));
-            }
-            obj @ Json::Object(_) => vec![obj],
-            _ => {
-                return Err(SourceError::InvalidResponse(format!(
-                    "{SERVICE} sent neither an object nor a list"
-                )));
-            }
-        };
-        if locations.len() != chunk.len() {
-            return Err(SourceError::InvalidResponse(format!(
-                "{SERVICE} answered {} locations for {} requested",
-                locations.len(),
-                chunk.len()
-            )));
-        }
+        let locations = answer::read_values(&body, chunk.len())?;
         let mut out = Vec::new();
-        for (&(cell, _), location) in chunk.iter().zip(locations) {
-            let by_hour = parse_location(location)?;
+        for (&(cell, _), by_hour) in chunk.iter().zip(locations) {
             for hour in start..=end {
                 let values = by_hour.get(&hour).copied().unwrap_or(Values::MISSING);
                 out.push(((cell.0, cell.1, hour), values));
@@ -417,83 +388,6 @@ impl OpenMeteo {
             })
             .collect())
     }
-}
-
-fn invalid(message: String) -> SourceError {
-    SourceError::InvalidResponse(format!("{SERVICE}: {message}"))
-}
-
-/// One location's hourly values by hour since the epoch.
-fn parse_location(location: &Json) -> Result<HashMap<i64, Values>, SourceError> {
-    let hourly = location
-        .get("hourly")
-        .and_then(Json::as_object)
-        .ok_or_else(|| invalid("a location has no `hourly` object".to_owned()))?;
-    let units = location.get("hourly_units").and_then(Json::as_object);
-    let times = hourly
-        .get("time")
-        .and_then(Json::as_array)
-        .ok_or_else(|| invalid("`hourly.time` is missing".to_owned()))?;
-    let hours: Vec<i64> = times
-        .iter()
-        .map(|t| match t {
-            Json::Number(n) => n
-                .as_i64()
-                .map(|s| s.div_euclid(3600))
-                .ok_or_else(|| invalid(format!("time {n} is not whole seconds"))),
-            Json::String(s) => NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M")
-                .map(|t| t.and_utc().timestamp().div_euclid(3600))
-                .map_err(|_| invalid(format!("time `{s}` is not yyyy-mm-ddThh:mm"))),
-            other => Err(invalid(format!("time {other} is neither seconds nor text"))),
-        })
-        .collect::<Result<_, _>>()?;
-    let mut rows: Vec<Values> = vec![Values::MISSING; hours.len()];
-    let column = |var: &str, expected: &str| -> Result<Option<&Vec<Json>>, SourceError> {
-        let Some(values) = hourly.get(var) else {
-            return Ok(None);
-        };
-        let values = values
-            .as_array()
-            .ok_or_else(|| invalid(format!("`hourly.{var}` is not a list")))?;
-        if values.len() != hours.len() {
-            return Err(invalid(format!(
-                "`hourly.{var}` has {} values for {} times",
-                values.len(),
-                hours.len()
-            )));
-        }
-        if let Some(unit) = units.and_then(|u| u.get(var)).and_then(Json::as_str)
-            && http::normalise_unit(unit) != expected
-        {
-            return Err(invalid(format!(
-                "`{var}` is in `{unit}`, expected {expected}"
-            )));
-        }
-        Ok(Some(values))
-    };
-    let number = |v: &Json| v.as_f64().filter(|x| x.is_finite() && *x >= 0.0);
-    for (var, pollutant) in POLLUTANT_VARS {
-        if let Some(values) = column(var, "µg/m³")? {
-            let i = Values::pollutant_index(pollutant);
-            for (row, v) in rows.iter_mut().zip(values) {
-                if let Some(x) = number(v) {
-                    row.0[i] = x;
-                }
-            }
-        }
-    }
-    for (var, kind) in POLLEN_VARS {
-        if let Some(values) = column(var, "grains/m³")? {
-            let i = Values::pollen_index(kind);
-            for (row, v) in rows.iter_mut().zip(values) {
-                if let Some(x) = number(v) {
-                    // Types made of several plants add up; the first value replaces "missing".
-                    row.0[i] = if row.0[i].is_nan() { x } else { row.0[i] + x };
-                }
-            }
-        }
-    }
-    Ok(hours.into_iter().zip(rows).collect())
 }
 
 fn info() -> SourceInfo {
@@ -607,5 +501,6 @@ impl ForecastSource for OpenMeteo {
     }
 }
 
+pub mod answer;
 #[cfg(test)]
 mod tests;

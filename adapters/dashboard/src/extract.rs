@@ -15,25 +15,16 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
-use identity_core::ids::{AccountId, KeyId};
+use identity_core::ids::KeyId;
 use identity_core::ports::ApiKeyInfo;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use uuid::Uuid;
 
+use super::form::{self, Common, parse_key};
 use super::pages::manage_error;
 use super::{cookie, csrf_refused, pages, same_token, session_hash};
 use crate::DashboardState;
-
-/// The signed-in account of a request, from its session cookie. Pages that need one redirect
-/// to the sign-in page without it.
-#[derive(Debug, Clone)]
-pub(crate) struct SignedIn {
-    pub(crate) account: AccountId,
-    pub(crate) email: String,
-    pub(crate) csrf: String,
-    pub(crate) id_hash: String,
-}
+use crate::signed_in::SignedIn;
 
 impl FromRequestParts<DashboardState> for SignedIn {
     type Rejection = Response;
@@ -75,15 +66,6 @@ impl FromRequestParts<DashboardState> for SignedIn {
     }
 }
 
-/// The fields every form carries besides its own.
-#[derive(Debug, Default, Deserialize)]
-struct Common {
-    #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    key: String,
-}
-
 /// A form's body read within the size limit, its common fields and its own.
 async fn read_form<F: DeserializeOwned + Send>(
     request: Request,
@@ -105,16 +87,13 @@ async fn read_form<F: DeserializeOwned + Send>(
             )
         }
     })?;
-    let malformed = |_| {
+    form::read(&body).map_err(|_| {
         pages::error_page(
             StatusCode::BAD_REQUEST,
             "This form could not be read",
             "Go back, reload the page and send the form again.",
         )
-    };
-    let common = serde_urlencoded::from_bytes(&body).map_err(malformed)?;
-    let form = serde_urlencoded::from_bytes(&body).map_err(malformed)?;
-    Ok((common, form))
+    })
 }
 
 /// The fields of a form that has none besides the common ones.
@@ -195,11 +174,6 @@ impl FromRequestParts<DashboardState> for ChosenKey {
                 .ok_or_else(super::pages::unknown_key),
         }
     }
-}
-
-/// A key id as forms and query strings carry it.
-pub(crate) fn parse_key(text: &str) -> Option<KeyId> {
-    Uuid::parse_str(text.trim()).ok().map(KeyId)
 }
 
 /// The sign-up or sign-in form, sent with the login CSRF token of its page: the token in the

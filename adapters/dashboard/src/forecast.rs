@@ -4,7 +4,8 @@
 //! it would send; pollen days as bars per type. The charts are SVG drawn on the server, so
 //! they need no script and no library under the page's policy.
 
-use alerts_core::evaluate::{Change, horizon};
+use alerts_core::change::Change;
+use alerts_core::evaluate::horizon;
 use alerts_core::message::render_rule;
 use alerts_core::rule::{AlertRule, DataType};
 use aq_core::{

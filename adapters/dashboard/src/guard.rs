@@ -36,8 +36,8 @@ use crate::DashboardState;
 pub struct DashboardHosts {
     /// The public URL's host, lower-cased; `None` when no public URL is configured.
     public: Option<String>,
-    /// The public URL's origin (`https://host[:port]`), lower-cased: what browsers send as
-    /// `Origin` when a proxy in front forwards another `Host`.
+    /// The public URL's origin as browsers write it (`https://host[:port]`, no default
+    /// port): what they send as `Origin` when a proxy in front forwards another `Host`.
     public_origin: Option<String>,
     /// Whether loopback names and addresses are allowed too.
     loopback: bool,
@@ -53,20 +53,28 @@ impl DashboardHosts {
     /// loopback. Without one, `localhost` and addresses written as digits.
     ///
     /// # Errors
-    /// A message naming the problem when `public_url` has no host.
+    /// A message naming the problem when `public_url` is not an `http` or `https` URL with a
+    /// host.
     pub fn for_public_url(public_url: Option<&str>, on_loopback: bool) -> Result<Self, String> {
         match public_url {
-            Some(url) => {
-                let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-                let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-                let authority = authority.rsplit('@').next().unwrap_or_default();
-                let host = host_of(authority)
+            Some(text) => {
+                // Read as a browser reads it: the `Host` it sends for the URL's pages and the
+                // `Origin` their forms carry, with a default or empty port left out, and the
+                // host the URL parser finds (a backslash ends the authority, as a slash does).
+                let url = url::Url::parse(text)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https"))
+                    .ok_or_else(|| {
+                        format!("the public URL `{text}` is not an http:// or https:// URL")
+                    })?;
+                let host = url
+                    .host_str()
+                    .and_then(host_of)
                     .filter(|h| !h.is_empty())
-                    .ok_or_else(|| format!("the public URL `{url}` names no host"))?;
-                let scheme = url.split_once("://").map_or("http", |(scheme, _)| scheme);
+                    .ok_or_else(|| format!("the public URL `{text}` names no host"))?;
                 Ok(Self {
                     public: Some(host),
-                    public_origin: Some(format!("{scheme}://{authority}").to_ascii_lowercase()),
+                    public_origin: Some(url.origin().ascii_serialization()),
                     loopback: on_loopback,
                     addresses: false,
                 })
@@ -95,6 +103,49 @@ impl DashboardHosts {
             return true;
         }
         self.addresses && address.is_some()
+    }
+
+    /// Whether a state-changing request for `authority` came from a page of this dashboard,
+    /// by its `Sec-Fetch-Site` and `Origin` headers. Browsers say where a request comes from
+    /// with `Sec-Fetch-Site`, and older ones with `Origin`, which must then be the public
+    /// URL's origin or the `http` or `https` origin of the request's own host; a request with
+    /// neither comes from no browser, and the CSRF token alone decides.
+    ///
+    /// ```
+    /// use insights_dashboard::DashboardHosts;
+    ///
+    /// let hosts = DashboardHosts::for_public_url(Some("https://insights.example.org"), false)?;
+    /// let host = "insights.example.org";
+    /// assert!(hosts.same_origin(Some("same-origin"), None, host));
+    /// assert!(!hosts.same_origin(Some("cross-site"), Some("https://insights.example.org"), host));
+    /// assert!(hosts.same_origin(None, Some("https://insights.example.org"), "127.0.0.1:8080"));
+    /// assert!(!hosts.same_origin(None, Some("https://evil.example.net"), host));
+    /// # Ok::<(), String>(())
+    /// ```
+    #[must_use]
+    pub fn same_origin(
+        &self,
+        sec_fetch_site: Option<&str>,
+        origin: Option<&str>,
+        authority: &str,
+    ) -> bool {
+        if let Some(site) = sec_fetch_site {
+            return matches!(site, "same-origin" | "none");
+        }
+        match origin {
+            None => true,
+            Some(origin) => {
+                self.public_origin
+                    .as_deref()
+                    .is_some_and(|public| origin.eq_ignore_ascii_case(public))
+                    || origin.split_once("://").is_some_and(|(scheme, theirs)| {
+                        // The dashboard's pages are web pages: another scheme is another origin.
+                        (scheme.eq_ignore_ascii_case("http")
+                            || scheme.eq_ignore_ascii_case("https"))
+                            && theirs.eq_ignore_ascii_case(authority)
+                    })
+            }
+        }
     }
 }
 
@@ -126,23 +177,15 @@ fn request_authority(request: &Request) -> Option<&str> {
         .or_else(|| request.uri().authority().map(|a| a.as_str()))
 }
 
-/// Whether a state-changing request came from a page of this dashboard. Browsers say where a
-/// request comes from with `Sec-Fetch-Site`, and older ones with `Origin`, which must then
-/// name the request's own host or the public URL's origin; a request with neither comes from
-/// no browser, and the CSRF token alone decides.
-fn same_origin(headers: &HeaderMap, authority: &str, public_origin: Option<&str>) -> bool {
-    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
-        return matches!(site, "same-origin" | "none");
-    }
-    match headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        None => true,
-        Some(origin) => {
-            public_origin.is_some_and(|public| origin.eq_ignore_ascii_case(public))
-                || origin
-                    .split_once("://")
-                    .is_some_and(|(_, theirs)| theirs.eq_ignore_ascii_case(authority))
-        }
-    }
+/// [`DashboardHosts::same_origin`] of a request's headers; a header that is not text counts as
+/// absent.
+fn same_origin(hosts: &DashboardHosts, headers: &HeaderMap, authority: &str) -> bool {
+    let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    hosts.same_origin(
+        text("sec-fetch-site"),
+        text(header::ORIGIN.as_str()),
+        authority,
+    )
 }
 
 /// Refuses requests for another host (421) and forms sent from another site (403).
@@ -164,8 +207,7 @@ pub(crate) async fn guard(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    let public_origin = dashboard.ports.hosts.public_origin.as_deref();
-    if !safe && !same_origin(request.headers(), &authority, public_origin) {
+    if !safe && !same_origin(&dashboard.ports.hosts, request.headers(), &authority) {
         return super::csrf_refused();
     }
     next.run(request).await
@@ -182,6 +224,53 @@ mod tests {
         assert_eq!(host_of("[::1]:8080").as_deref(), Some("::1"));
         assert_eq!(host_of("[::1]x"), None);
         assert_eq!(host_of("a b"), None);
+    }
+
+    /// Found by fuzzing: the public URL's origin was kept as written, so a form from one of
+    /// its pages, whose `Origin` a browser writes without a default or empty port, was refused;
+    /// and the host was read differently from a browser's reading of the URL.
+    #[test]
+    fn the_public_url_is_read_as_a_browser_reads_it() {
+        for (public, host, origin) in [
+            (
+                "https://insights.example.org:443/",
+                "insights.example.org",
+                "https://insights.example.org",
+            ),
+            (
+                "https://insights.example.org:/x",
+                "insights.example.org",
+                "https://insights.example.org",
+            ),
+            (
+                "HTTP://Insights.Example.org:8080",
+                "insights.example.org:8080",
+                "http://insights.example.org:8080",
+            ),
+            (
+                "https://insights.example.org\\@evil.example.net/",
+                "insights.example.org",
+                "https://insights.example.org",
+            ),
+        ] {
+            let hosts = DashboardHosts::for_public_url(Some(public), false).unwrap();
+            assert!(hosts.allows(host), "{public}");
+            assert!(!hosts.allows("evil.example.net"), "{public}");
+            assert!(
+                hosts.same_origin(None, Some(origin), "127.0.0.1:8080"),
+                "{public}"
+            );
+        }
+        for refused in [
+            "ftp://insights.example.org",
+            "insights.example.org",
+            "https://",
+        ] {
+            assert!(
+                DashboardHosts::for_public_url(Some(refused), false).is_err(),
+                "{refused}"
+            );
+        }
     }
 
     #[test]
@@ -211,11 +300,9 @@ mod tests {
             for (name, value) in pairs {
                 headers.insert(*name, value.parse().unwrap());
             }
-            same_origin(
-                &headers,
-                "127.0.0.1:8080",
-                Some("https://insights.example.org"),
-            )
+            let hosts =
+                DashboardHosts::for_public_url(Some("https://insights.example.org"), true).unwrap();
+            same_origin(&hosts, &headers, "127.0.0.1:8080")
         };
         assert!(with(&[]));
         assert!(with(&[("sec-fetch-site", "same-origin")]));
@@ -227,6 +314,11 @@ mod tests {
         assert!(!with(&[("origin", "https://insights.example.org:8443")]));
         assert!(!with(&[("origin", "https://evil.example.net")]));
         assert!(!with(&[("origin", "null")]));
+        // Found by fuzzing: the origin's scheme was not read, so any scheme before the
+        // request's own host passed.
+        assert!(!with(&[("origin", "h:80://127.0.0.1:8080")]));
+        assert!(!with(&[("origin", "ftp://127.0.0.1:8080")]));
+        assert!(with(&[("origin", "HTTPS://127.0.0.1:8080")]));
         // Sec-Fetch-Site is the browser's own verdict and wins.
         assert!(!with(&[
             ("sec-fetch-site", "cross-site"),

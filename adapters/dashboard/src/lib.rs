@@ -34,7 +34,6 @@ use std::time::Duration;
 use alerts_core::manage::Manager;
 use alerts_core::pipeline::AlertPipeline;
 use alerts_core::ports::{DeliveryLog, JobQueue, WebhookSender};
-use aq_core::runtime::{Clock, IdGenerator};
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -45,6 +44,7 @@ use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 use identity_core::ports::SessionStore;
 use identity_core::randomness::SecretRng;
 use racs_core::Scorer;
+use runtime_core::{Clock, IdGenerator};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -57,6 +57,7 @@ mod csrf;
 mod deliveries;
 mod extract;
 mod forecast;
+pub mod form;
 mod guard;
 mod keys;
 mod limits;
@@ -64,11 +65,11 @@ mod map;
 mod pages;
 mod playground;
 mod rules;
+mod signed_in;
 mod state;
 
 pub use answers::ApiAnswers;
 pub use csrf::{CsrfKey, ShortKey};
-pub(crate) use extract::SignedIn;
 pub use guard::DashboardHosts;
 pub use limits::{
     ATTEMPTS_PER_NETWORK_PER_MINUTE, MAP_TILES_PER_ACCOUNT_PER_MINUTE,
@@ -77,6 +78,7 @@ pub use limits::{
     TEST_DELIVERIES_PER_ACCOUNT_PER_MINUTE,
 };
 pub use map::Basemap;
+pub(crate) use signed_in::SignedIn;
 pub use state::DashboardState;
 
 /// The largest dashboard form accepted, in bytes; larger ones are answered 413 before any of

@@ -2,7 +2,7 @@
 //! is told again; the rule list (disable, edit, delete) and a preview of the message a sample
 //! change would produce.
 
-use alerts_core::evaluate::Direction;
+use alerts_core::change::Direction;
 use alerts_core::ids::RuleId;
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::rule::{

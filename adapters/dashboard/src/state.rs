@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use alerts_core::pipeline::AlertPipeline;
-use aq_core::runtime::Clock;
 use racs_core::Scorer;
+use runtime_core::Clock;
 
 use crate::answers::ApiAnswers;
 use crate::{Dashboard, DashboardPorts};

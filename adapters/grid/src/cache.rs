@@ -8,6 +8,10 @@ use quick_cache::sync::Cache;
 
 use crate::chunk::Chunk;
 
+/// The cache's default size: 512 MiB of chunks, about 3,800 chunks of 65 × 65 nodes and
+/// 8 hours, or 40 hours of six quantities on the whole 0.4° global grid.
+pub const DEFAULT_CACHE_BYTES: u64 = 512 << 20;
+
 /// A chunk's identity: its batch (the id, unique per file, product and run), quantity, hour
 /// block and spatial block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -50,27 +50,22 @@ impl Batch {
     /// The batch `manifest` describes.
     ///
     /// # Errors
-    /// Why the manifest cannot be read (an unknown format, quantity or grid).
+    /// Why the manifest cannot be read (see [`Manifest::decode`]).
     pub(crate) fn new(manifest: Manifest) -> Result<Self, String> {
-        if manifest.format != crate::manifest::FORMAT {
-            return Err(format!("manifest format {}", manifest.format));
-        }
-        let id = u64::from_str_radix(&manifest.batch, 16)
-            .map_err(|_| format!("batch id {:?}", manifest.batch))?;
-        let mut layers = Vec::new();
-        for l in &manifest.layers {
-            let quantity = Quantity::from_name(&l.quantity)
-                .ok_or_else(|| format!("quantity {:?}", l.quantity))?;
-            let lattice = l.lattice.lattice()?;
-            layers.push(BatchLayer {
+        let readable = manifest.readable().map_err(|e| e.to_string())?;
+        let layers = manifest
+            .layers
+            .iter()
+            .zip(readable.layers)
+            .map(|(l, (quantity, lattice))| BatchLayer {
                 quantity,
                 tiling: manifest.tiling(lattice),
                 hours: l.hours.iter().map(|&t| hour_of(t)).collect(),
                 chunks: l.chunks.clone(),
-            });
-        }
+            })
+            .collect();
         Ok(Self {
-            id,
+            id: readable.id,
             run: manifest.run.timestamp(),
             chunk_hours: manifest.chunk_hours.max(1),
             manifest,

@@ -73,7 +73,9 @@ fn check_shape(rows: usize, cols: usize, hours: usize, values: usize) -> Result<
     if !(fits(rows) && fits(cols) && fits(hours)) {
         return Err(ChunkError(format!("{rows} × {cols} × {hours}")));
     }
-    if values != rows * cols * hours {
+    // Three sides that each fit in a `u32` may multiply past a `usize`.
+    let count = rows.checked_mul(cols).and_then(|n| n.checked_mul(hours));
+    if count != Some(values) {
         return Err(ChunkError(format!(
             "{values} values for {rows} rows, {cols} columns and {hours} hours"
         )));
@@ -263,6 +265,15 @@ mod tests {
         wrong[0] = b'X';
         assert!(Chunk::decode(&wrong).is_err());
         assert!(Chunk::new(2, 3, 2, &[1.5; 11]).is_err());
+    }
+
+    /// Found by fuzzing: sides whose product passes `usize` overflowed instead of being
+    /// refused.
+    #[test]
+    fn sides_whose_product_overflows_are_refused() {
+        let side = u32::MAX as usize;
+        assert!(Chunk::new(side, side, side, &[]).is_err());
+        assert!(Chunk::encode_values(side, side, 2, &[1.0]).is_err());
     }
 
     proptest! {

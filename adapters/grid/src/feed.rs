@@ -11,8 +11,9 @@ use std::time::SystemTime;
 
 use chrono::{DateTime, Duration, Utc};
 
+use crate::error::StoreError;
 use crate::ingest::{IngestError, IngestReport, ingest_file, list_files};
-use crate::store::{GridStore, StoreError};
+use crate::store::GridStore;
 
 /// What a file looked like when it was last read: a changed file is read again.
 type Stamp = (Option<SystemTime>, u64);

@@ -54,8 +54,9 @@ impl Lattice {
     /// ```
     ///
     /// # Errors
-    /// [`LatticeError`] when there are fewer than two rows or columns, a step is zero or not
-    /// finite, the rows leave [-90°, 90°] or the columns span more than the globe.
+    /// [`LatticeError`] when there are fewer than two rows or columns or too many nodes to
+    /// count, a step is zero or not finite, the rows leave [-90°, 90°] or the columns span
+    /// more than the globe.
     pub fn new(
         lat0: f64,
         dlat: f64,
@@ -69,6 +70,11 @@ impl Lattice {
             return refuse(format!(
                 "{nlat} rows and {nlon} columns: at least 2 of each"
             ));
+        }
+        // Node indices (`j × nlon + i`) must be counted: a manifest read back from a store
+        // may name any sides.
+        if nlat.checked_mul(nlon).is_none() {
+            return refuse(format!("{nlat} rows of {nlon} columns: too many nodes"));
         }
         if !(dlat.is_finite() && dlat != 0.0 && dlon.is_finite() && dlon > 0.0) {
             return refuse(format!("steps {dlat}° and {dlon}°"));
@@ -290,6 +296,8 @@ mod tests {
         assert!(Lattice::new(90.0, 0.0, 19, 0.0, 10.0, 36).is_err());
         assert!(Lattice::new(90.0, -10.0, 20, 0.0, 10.0, 36).is_err());
         assert!(Lattice::new(90.0, -10.0, 19, 0.0, 10.0, 37).is_err());
+        // Steps small enough for any count of rows and columns, whose nodes cannot be counted.
+        assert!(Lattice::new(90.0, -1e-300, usize::MAX, 0.0, 1e-300, usize::MAX).is_err());
     }
 
     proptest! {

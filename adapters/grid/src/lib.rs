@@ -26,8 +26,10 @@
 mod cache;
 mod catalog;
 pub mod chunk;
+mod error;
 mod feed;
 mod field;
+mod grouping;
 pub mod ingest;
 mod lattice;
 pub mod manifest;
@@ -39,6 +41,8 @@ mod store;
 mod tiling;
 mod writer;
 
+pub use cache::DEFAULT_CACHE_BYTES;
+pub use error::StoreError;
 pub use feed::{DirectoryFeed, FeedError, PollSummary};
 pub use field::{Field, Layer, LayerSizeError, Product};
 pub use ingest::{IngestError, IngestReport, ingest_file, list_files};
@@ -47,6 +51,5 @@ pub use model::{MODEL_CHUNK_HOURS, MODEL_CHUNK_NODES, ModelGrid, WHOLE_BLOCK_FAC
 pub use quantity::{N_QUANTITIES, Quantity};
 pub use source::{CAMS_ATTRIBUTION, GridSource, POLLEN_FORECAST_DAYS, POLLEN_FORECAST_REASON};
 pub use store::{
-    CommitSummary, DEFAULT_CACHE_BYTES, DEFAULT_CHUNK_HOURS, DEFAULT_CHUNK_NODES, GridStore,
-    ORPHAN_GRACE, StoreConfig, StoreError,
+    CommitSummary, DEFAULT_CHUNK_HOURS, DEFAULT_CHUNK_NODES, GridStore, ORPHAN_GRACE, StoreConfig,
 };

@@ -32,6 +32,18 @@ pub(crate) const MANIFESTS: &str = "manifests";
 /// Where chunks lie.
 pub(crate) const CHUNKS: &str = "chunks";
 
+/// Why stored bytes are not a manifest this crate can read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a grid manifest: {0}")]
+pub struct ManifestError(String);
+
+/// What a reader takes from a manifest: the batch id as a number, and each layer's quantity
+/// and grid, in the manifest's order.
+pub(crate) struct Readable {
+    pub(crate) id: u64,
+    pub(crate) layers: Vec<(Quantity, Lattice)>,
+}
+
 /// A batch's manifest: what it holds and where its chunks are.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -146,6 +158,50 @@ pub(crate) fn chunk_path(chunks: &str, t: usize, rb: usize, cb: usize) -> Path {
 }
 
 impl Manifest {
+    /// A manifest from its stored form (the JSON the store writes), as a reader takes it: of
+    /// [`FORMAT`], with a batch id spelt as ingest spells it (16 lower-case hexadecimal
+    /// digits), and quantities and grids this crate knows.
+    /// The bytes come back from an object store, which whoever can write to it may have
+    /// changed.
+    ///
+    /// ```
+    /// use aq_grid::manifest::Manifest;
+    ///
+    /// assert!(Manifest::decode(br#"{"format": 2}"#).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`ManifestError`] saying what is wrong.
+    pub fn decode(bytes: &[u8]) -> Result<Self, ManifestError> {
+        let manifest: Self =
+            serde_json::from_slice(bytes).map_err(|e| ManifestError(e.to_string()))?;
+        manifest.readable()?;
+        Ok(manifest)
+    }
+
+    /// The batch id and each layer's quantity and grid, or why the manifest cannot be read.
+    pub(crate) fn readable(&self) -> Result<Readable, ManifestError> {
+        let refuse = |why: String| Err(ManifestError(why));
+        if self.format != FORMAT {
+            return refuse(format!("format {}", self.format));
+        }
+        // Only the spelling ingest writes: the id keys the chunk cache, and `abc`, `+abc` or
+        // `0000000000000ABC` would name the chunks of batch `0000000000000abc`.
+        let id = match u64::from_str_radix(&self.batch, 16) {
+            Ok(id) if batch_name(id) == self.batch => id,
+            _ => return refuse(format!("batch id {:?}", self.batch)),
+        };
+        let mut layers = Vec::with_capacity(self.layers.len());
+        for l in &self.layers {
+            let Some(quantity) = Quantity::from_name(&l.quantity) else {
+                return refuse(format!("quantity {:?}", l.quantity));
+            };
+            let lattice = l.lattice.lattice().map_err(ManifestError)?;
+            layers.push((quantity, lattice));
+        }
+        Ok(Readable { id, layers })
+    }
+
     /// An empty manifest of batch `batch` of `product`'s `run`.
     pub(crate) fn new(
         product: Product,
@@ -225,5 +281,26 @@ mod tests {
             "chunks/global/20260610T000000Z/0000000000000abc/grass/2/3-4"
         );
         assert_eq!(parse_run("20260610T000000Z"), Some(run));
+        assert_eq!(
+            Manifest::decode(&serde_json::to_vec_pretty(&m).unwrap()),
+            Ok(m)
+        );
+    }
+
+    /// Found by fuzzing: a batch id in another spelling of the same number was read, and its
+    /// chunks would have been cached as another batch's.
+    #[test]
+    fn only_the_batch_ids_ingest_writes_are_read() {
+        let run = Utc.with_ymd_and_hms(2026, 6, 10, 0, 0, 0).unwrap();
+        let m = Manifest::new(Product::Global, run, 0xabc, 64, 8);
+        for batch in ["abc", "000000", "+000000000000abc", "0000000000000ABC", ""] {
+            let other = Manifest {
+                batch: batch.to_owned(),
+                ..m.clone()
+            };
+            let bytes = serde_json::to_vec(&other).unwrap();
+            assert!(Manifest::decode(&bytes).is_err(), "{batch:?}");
+        }
+        assert!(Manifest::decode(&serde_json::to_vec(&m).unwrap()).is_ok());
     }
 }

@@ -27,15 +27,14 @@ use futures::StreamExt;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 
-use crate::cache::ChunkId;
+use crate::cache::{ChunkId, DEFAULT_CACHE_BYTES};
 use crate::catalog::{Batch, BatchLayer, Catalog, HOUR};
 use crate::chunk::{Chunk, ChunkError};
 use crate::field::Product;
+use crate::grouping::{Group, Held};
 use crate::lattice::Lattice;
 use crate::manifest::Manifest;
 use crate::quantity::{N_QUANTITIES, Quantity, Wanted};
-use crate::sampling::{Group, Held};
-use crate::store::DEFAULT_CACHE_BYTES;
 use crate::tiling::Tiling;
 
 /// Cells a side of a model's chunks by default: 16 cells of 0.02°, about 35 km, so that the

@@ -32,11 +32,10 @@ use crate::cache::{ChunkCache, ChunkId};
 use crate::catalog::{Catalog, HOUR, whole_hour};
 use crate::chunk::Chunk;
 use crate::field::Product;
-use crate::lattice::Blend;
+use crate::grouping::{Held, Places};
 use crate::manifest::chunk_path;
 use crate::quantity::{N_QUANTITIES, PointValues, Wanted};
 use crate::store::GridStore;
-use crate::tiling::Tiling;
 
 /// Chunk reads in flight at once.
 const FETCHES: usize = 16;
@@ -48,10 +47,6 @@ const WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
 /// The most positions times hours read together for points at their own instants: a window
 /// holds at most this many values of each quantity (2 MiB of them).
 const WINDOW_VALUES: usize = 1 << 18;
-
-/// The chunks one sampling has used (`None`: not in the object store), which answer even if
-/// the cache has since let them go.
-pub(crate) type Held = HashMap<ChunkId, Option<Arc<Chunk>>, RandomState>;
 
 /// A chunk as read from the object store.
 type Read = Result<Option<Arc<Chunk>>, SourceError>;
@@ -273,65 +268,6 @@ impl Hourly {
             }
         }
     }
-}
-
-/// Positions of one chunk of a grid, each with the blend of its four nodes in the chunk.
-pub(crate) struct Group {
-    pub(crate) row_block: usize,
-    pub(crate) column_block: usize,
-    pub(crate) members: Vec<(usize, Blend)>,
-}
-
-/// The positions grouped by chunk, per grid, worked out on first use.
-struct Places<'a> {
-    positions: &'a [(f64, f64)],
-    grids: Vec<(Tiling, Vec<Group>)>,
-}
-
-impl Places<'_> {
-    fn groups(&mut self, tiling: &Tiling) -> &[Group] {
-        let found = self.grids.iter().position(|(t, _)| t == tiling);
-        let at = match found {
-            Some(at) => at,
-            None => {
-                self.grids.push((*tiling, group(self.positions, tiling)));
-                self.grids.len() - 1
-            }
-        };
-        &self.grids[at].1
-    }
-}
-
-/// `positions` on `tiling`, by chunk, and within a chunk by node (the order of its memory);
-/// the positions outside the grid are left out.
-fn group(positions: &[(f64, f64)], tiling: &Tiling) -> Vec<Group> {
-    let mut placed: Vec<(usize, usize, usize, Blend)> = positions
-        .iter()
-        .enumerate()
-        .filter_map(|(p, &(lat, lon))| {
-            let blend = tiling.lattice().blend(lat, lon)?;
-            let place = tiling.locate(&blend);
-            // The same weights on the chunk's own copy of the nodes.
-            let local = Blend {
-                nodes: place.nodes,
-                weights: blend.weights,
-            };
-            Some((place.row_block, place.column_block, p, local))
-        })
-        .collect();
-    placed.sort_by_key(|&(rb, cb, p, b)| (rb, cb, b.nodes[0], p));
-    let mut groups: Vec<Group> = Vec::new();
-    for (rb, cb, p, blend) in placed {
-        match groups.last_mut() {
-            Some(g) if g.row_block == rb && g.column_block == cb => g.members.push((p, blend)),
-            _ => groups.push(Group {
-                row_block: rb,
-                column_block: cb,
-                members: vec![(p, blend)],
-            }),
-        }
-    }
-    groups
 }
 
 /// What a lookup of a chunk found.

@@ -13,17 +13,14 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use sha2::{Digest, Sha256};
 
-use crate::cache::ChunkCache;
+use crate::cache::{ChunkCache, DEFAULT_CACHE_BYTES};
 use crate::catalog::{Batch, Catalog, hour_of};
+use crate::error::StoreError;
 use crate::field::{Field, Layer, Product};
 use crate::manifest::{CHUNKS, MANIFESTS, Manifest, parse_run};
 use crate::model::{ModelGrid, Modelled};
 use crate::quantity::Quantity;
 use crate::writer::{block_chunks, put, put_manifest};
-
-/// The cache's default size: 512 MiB of chunks, about 3,800 chunks of 65 × 65 nodes and
-/// 8 hours, or 40 hours of six quantities on the whole 0.4° global grid.
-pub const DEFAULT_CACHE_BYTES: u64 = 512 << 20;
 
 /// How long chunks without a manifest are left alone before a purge takes them for the
 /// remains of a failed ingest: far longer than an ingest of a whole run takes.
@@ -56,17 +53,6 @@ impl Default for StoreConfig {
             chunk_nodes: DEFAULT_CHUNK_NODES,
             chunk_hours: DEFAULT_CHUNK_HOURS,
         }
-    }
-}
-
-/// The object store failed, or what it holds cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("grid store: {0}")]
-pub struct StoreError(String);
-
-impl StoreError {
-    pub(crate) fn new(why: String) -> Self {
-        Self(why)
     }
 }
 
@@ -229,7 +215,7 @@ impl GridStore {
         {
             Ok(listed) => listed,
             Err(object_store::Error::NotFound { .. }) => Vec::new(),
-            Err(e) => return Err(StoreError(format!("cannot list the manifests: {e}"))),
+            Err(e) => return Err(StoreError::new(format!("cannot list the manifests: {e}"))),
         };
         let listed: Vec<Path> = listed
             .into_iter()
@@ -250,9 +236,9 @@ impl GridStore {
                 Ok(b) => b,
                 // Purged since the listing.
                 Err(object_store::Error::NotFound { .. }) => continue,
-                Err(e) => return Err(StoreError(format!("cannot read {path}: {e}"))),
+                Err(e) => return Err(StoreError::new(format!("cannot read {path}: {e}"))),
             };
-            let batch = serde_json::from_slice::<Manifest>(&bytes)
+            let batch = Manifest::decode(&bytes)
                 .map_err(|e| e.to_string())
                 .and_then(Batch::new);
             let batch = match batch {
@@ -346,7 +332,7 @@ impl GridStore {
     async fn delete(&self, path: &Path) -> Result<(), StoreError> {
         match self.objects.delete(path).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(StoreError(format!("cannot delete {path}: {e}"))),
+            Err(e) => Err(StoreError::new(format!("cannot delete {path}: {e}"))),
         }
     }
 
@@ -362,7 +348,7 @@ impl GridStore {
         {
             Ok(t) => Ok(t),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(StoreError(format!("cannot list {prefix}: {e}"))),
+            Err(e) => Err(StoreError::new(format!("cannot list {prefix}: {e}"))),
         }
     }
 
@@ -376,7 +362,7 @@ impl GridStore {
         {
             Ok(p) => p,
             Err(object_store::Error::NotFound { .. }) => return Ok(()),
-            Err(e) => return Err(StoreError(format!("cannot list {prefix}: {e}"))),
+            Err(e) => return Err(StoreError::new(format!("cannot list {prefix}: {e}"))),
         };
         futures::stream::iter(paths)
             .map(|p| async move { self.delete(&p).await })
@@ -390,7 +376,7 @@ impl GridStore {
         match self.objects.list_with_delimiter(Some(prefix)).await {
             Ok(listed) => Ok(listed.common_prefixes),
             Err(object_store::Error::NotFound { .. }) => Ok(Vec::new()),
-            Err(e) => Err(StoreError(format!("cannot list {prefix}: {e}"))),
+            Err(e) => Err(StoreError::new(format!("cannot list {prefix}: {e}"))),
         }
     }
 
@@ -455,7 +441,7 @@ impl GridStore {
             };
             let lattice = *first.lattice();
             if let Some(other) = hours.values().find(|l| *l.lattice() != lattice) {
-                return Err(StoreError(format!(
+                return Err(StoreError::new(format!(
                     "{} of one run on two grids ({lattice} and {})",
                     quantity.name(),
                     other.lattice()

@@ -5,8 +5,8 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 
 use crate::chunk::Chunk;
+use crate::error::StoreError;
 use crate::manifest::{Manifest, chunk_path};
-use crate::store::StoreError;
 use crate::tiling::Tiling;
 
 /// The chunks of hour block `t` of a layer whose chunks start with `prefix`: `hours[k]` holds

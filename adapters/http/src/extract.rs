@@ -9,7 +9,7 @@
 
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use alerts_core::idempotency::IdempotencyKey;
@@ -23,7 +23,7 @@ use identity_core::network::network_of;
 use crate::budget::{ByteRate, Verdict};
 use crate::error::{ApiError, ErrorCode, RETRY_AFTER_UNAVAILABLE, store_unavailable};
 use crate::headers::{IDEMPOTENCY_KEY, REQUEST_ID_HEADER};
-use crate::members::{MemberScan, struct_members};
+use crate::members::{MemberScan, body_members, struct_members};
 use crate::spool::{AbandonOnDrop, Spool, SpoolError};
 use crate::state::AppState;
 
@@ -54,7 +54,8 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
 }
 
 /// The key of the query string's `key`, live, and within its rate: 400 for a repeated `key`,
-/// 401 when it is missing, malformed, unknown or revoked, 429 over the key's rate.
+/// 401 when it is missing, malformed, unknown or revoked, 429 over the key's rate or when the
+/// client's network has tried too many unknown keys ([`crate::unknown_keys`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Authenticated(pub(crate) KeyId);
 
@@ -63,7 +64,11 @@ impl FromRequestParts<AppState> for Authenticated {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let query = KeyQuery::from_uri(&parts.uri)?;
-        let key = authenticate(state, query.key.as_deref()).await?;
+        let network = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(peer)| network_of(peer.ip()));
+        let key = authenticate(state, query.key.as_deref(), network).await?;
         state.check_rate(key).await?;
         // For the body's extractor, which charges the key for the body's bytes.
         parts.extensions.insert(Self(key));
@@ -98,8 +103,27 @@ impl KeyQuery {
     }
 }
 
-/// Resolves the `key` parameter to a key id: 401 when missing, malformed, unknown or revoked.
-async fn authenticate(state: &AppState, key: Option<&str>) -> Result<KeyId, ApiError> {
+/// Resolves the `key` parameter to a key id: 401 when missing, malformed, unknown or revoked;
+/// 429 when `network` has tried too many unknown keys, before the store is asked.
+async fn authenticate(
+    state: &AppState,
+    key: Option<&str>,
+    network: Option<IpAddr>,
+) -> Result<KeyId, ApiError> {
+    let now = state.clock().now();
+    let too_many = |wait: Duration| ApiError {
+        code: ErrorCode::RateLimited,
+        detail: format!(
+            "your network (IPv4 address or IPv6 /64) has tried more than {} unknown API keys a \
+             minute; check the key in the dashboard and retry after the Retry-After header's \
+             seconds",
+            state.config().unknown_keys_per_network_per_minute
+        ),
+        retry_after: Some(wait.max(Duration::from_secs(1))),
+    };
+    if let Some(wait) = network.and_then(|n| state.unknown_keys().refused(n, now)) {
+        return Err(too_many(wait));
+    }
     let Some(key) = key.filter(|k| !k.is_empty()) else {
         return Err(ApiError::new(
             ErrorCode::MissingApiKey,
@@ -115,10 +139,21 @@ async fn authenticate(state: &AppState, key: Option<&str>) -> Result<KeyId, ApiE
     let key = ApiKey::parse(key).map_err(|_| invalid())?;
     let found = state
         .keys()
-        .authenticate(&key.hash(), state.clock().now())
+        .authenticate(&key.hash(), now)
         .await
         .map_err(store_unavailable)?;
-    found.ok_or_else(invalid)
+    match (found, network) {
+        (Some(id), _) => Ok(id),
+        (None, Some(network)) => match state
+            .unknown_keys()
+            .count(state.limiter(), network, now)
+            .await
+        {
+            Some(wait) => Err(too_many(wait)),
+            None => Err(invalid()),
+        },
+        (None, None) => Err(invalid()),
+    }
 }
 
 fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
@@ -260,7 +295,7 @@ impl FromRequest<AppState> for JsonBody {
                 return Err(refused);
             }
         }
-        let mut members = MemberScan::new(top_level_members());
+        let mut members = MemberScan::new(body_members());
         let spool = Spool::receive(request.into_body(), limit, |bytes| {
             if let Err(name) = members.feed(bytes) {
                 // The key declared those bytes and sent a body no operation accepts: it pays
@@ -319,17 +354,6 @@ fn declared_length(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
                 .ok_or_else(|| ApiError::invalid("Content-Length: not a number of bytes"))
         })
         .transpose()
-}
-
-/// The names a body's top level may have: the members of a route-scoring request, and those
-/// of an alert request.
-fn top_level_members() -> &'static [&'static str] {
-    static MEMBERS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
-        let mut members = struct_members::<racs_core::ScoreRequest>().to_vec();
-        members.extend_from_slice(alerts_core::request::BODY_MEMBERS);
-        members
-    });
-    &MEMBERS
 }
 
 /// 400 for a top-level member that neither operation defines, named with the ones they do,

@@ -9,6 +9,7 @@
 
 use std::cell::Cell;
 use std::fmt::Write as _;
+use std::sync::LazyLock;
 
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 
@@ -31,8 +32,16 @@ enum At {
 }
 
 /// Scans a body's bytes, as they arrive, for top-level member names.
+///
+/// ```
+/// use insights_http::members::{MemberScan, body_members};
+///
+/// let mut scan = MemberScan::new(body_members());
+/// scan.feed(br#"{"routesSort": "desc", "rou"#).unwrap();
+/// assert_eq!(scan.feed(br#"tez": []}"#), Err("routez".to_owned()));
+/// ```
 #[derive(Debug)]
-pub(crate) struct MemberScan {
+pub struct MemberScan {
     allowed: &'static [&'static str],
     at: At,
     /// Nesting below the top-level object, while in a value.
@@ -46,7 +55,8 @@ pub(crate) struct MemberScan {
 
 impl MemberScan {
     /// A scan that refuses top-level names outside `allowed`.
-    pub(crate) fn new(allowed: &'static [&'static str]) -> Self {
+    #[must_use]
+    pub fn new(allowed: &'static [&'static str]) -> Self {
         Self {
             allowed,
             at: At::Start,
@@ -61,7 +71,10 @@ impl MemberScan {
 
     /// Reads the next bytes of the body; the first top-level name outside the allowed ones is
     /// the error, as the exact name read (shortened when very long).
-    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<(), String> {
+    ///
+    /// # Errors
+    /// That name; once refused, a scan reads no further.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), String> {
         for &b in bytes {
             match self.at {
                 At::Done => return Ok(()),
@@ -114,8 +127,16 @@ impl MemberScan {
         if self.name_escaped {
             return Ok(());
         }
-        let Ok(name) = std::str::from_utf8(&self.name) else {
-            return Ok(());
+        let name = match std::str::from_utf8(&self.name) {
+            Ok(name) => name,
+            // A long name cut inside a character: the characters before the cut are shown.
+            Err(e) if e.error_len().is_none() && self.name_len > self.name.len() => {
+                match std::str::from_utf8(&self.name[..e.valid_up_to()]) {
+                    Ok(head) => head,
+                    Err(_) => return Ok(()),
+                }
+            }
+            Err(_) => return Ok(()),
         };
         if name.chars().any(char::is_control) {
             return Ok(());
@@ -152,9 +173,20 @@ impl MemberScan {
     }
 }
 
+/// The names a body's top level may have: the members of a route-scoring request, and those
+/// of an alert request.
+pub fn body_members() -> &'static [&'static str] {
+    static MEMBERS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        let mut members = struct_members::<racs_core::ScoreRequest>().to_vec();
+        members.extend_from_slice(alerts_core::request::BODY_MEMBERS);
+        members
+    });
+    &MEMBERS
+}
+
 /// The member names that serde's derive gives the struct `T`, as its deserializer is told
 /// them: the reader's own list, so that the scan can never disagree with it.
-pub(crate) fn struct_members<T: DeserializeOwned>() -> &'static [&'static str] {
+pub fn struct_members<T: DeserializeOwned>() -> &'static [&'static str] {
     let fields = Cell::new(&[][..]);
     let _ = T::deserialize(Probe(&fields));
     fields.get()
@@ -240,6 +272,16 @@ mod tests {
         assert!(refused.len() < 100);
         // An allowed name followed by more is another name.
         assert!(scan(br#"{"routesSortX": 1}"#).is_err());
+    }
+
+    /// Found by fuzzing: a long name whose shortened form ended inside a character was taken
+    /// for invalid UTF-8 and let through.
+    #[test]
+    fn a_long_name_cut_inside_a_character_is_refused() {
+        let name = format!("{}é{}", "n".repeat(MAX_NAME_BYTES - 1), "n".repeat(10));
+        let refused = scan(format!(r#"{{"{name}": 1}}"#).as_bytes()).unwrap_err();
+        let head = "n".repeat(MAX_NAME_BYTES - 1);
+        assert_eq!(refused, format!("{head}... ({} bytes)", name.len()));
     }
 
     #[test]

@@ -23,14 +23,17 @@ use crate::state::AppState;
 
 /// What the query string of a tile may hold besides the key.
 #[derive(Debug, Default)]
-pub(crate) struct TileQuery {
+pub struct TileQuery {
     /// The hour asked for, when `time` was given.
     pub time: Option<DateTime<Utc>>,
 }
 
 impl TileQuery {
     /// The query string's `time`, an RFC 3339 instant; other parameters are ignored.
-    pub(crate) fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
+    ///
+    /// # Errors
+    /// 400 `invalid_request` naming `time` when it is given twice or is not such an instant.
+    pub fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
         let query = uri.query().unwrap_or_default();
         let mut time = None;
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {
@@ -53,8 +56,11 @@ impl TileQuery {
     }
 }
 
-/// The tile of the path's `z`, `x` and `y.png`, or 400 naming the coordinate at fault.
-pub(crate) fn tile_of(path: Option<(String, String, String)>) -> Result<TileId, ApiError> {
+/// The tile of the path's `z`, `x` and `y.png` (`None` when the path did not parse).
+///
+/// # Errors
+/// 400 `invalid_request` naming the coordinate at fault, or giving the path's form.
+pub fn tile_of(path: Option<(String, String, String)>) -> Result<TileId, ApiError> {
     let Some((z, x, y)) = path else {
         return Err(ApiError::invalid(
             "the tile path is /insights/v1/tiles/{z}/{x}/{y}.png",

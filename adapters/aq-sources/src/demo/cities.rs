@@ -5,7 +5,9 @@ use std::f64::consts::TAU;
 use rand::RngExt;
 use rand_pcg::Pcg64;
 
-use crate::geo::{EARTH_RADIUS_M, chord, chord_to_m, cross, dot, normalize, unit_vector_deg};
+use aq_core::position::{
+    EARTH_RADIUS_M, chord, chord_to_m, cross, dot, normalize, unit_vector_deg,
+};
 
 /// Large cities (longitude, latitude): public coordinates, the anchors of the urban plumes.
 pub(super) const CITIES: [(f64, f64); 32] = [

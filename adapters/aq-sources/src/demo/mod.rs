@@ -42,8 +42,8 @@ use aq_core::{
     SourceInfo,
 };
 
-use crate::geo::unit_vector;
 use crate::values::Values;
+use aq_core::position::unit_vector;
 
 use self::calendar::{LocalTime, YEAR_DAYS, bell};
 use self::cities::Cities;

@@ -6,7 +6,7 @@ use std::f64::consts::TAU;
 use rand::RngExt;
 use rand_pcg::Pcg64;
 
-use crate::geo::{EARTH_RADIUS_M, dot};
+use aq_core::position::{EARTH_RADIUS_M, dot};
 
 /// Waves per channel: enough for patterns that do not look periodic.
 const WAVES: usize = 5;

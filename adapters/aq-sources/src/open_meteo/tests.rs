@@ -1,9 +1,9 @@
 use std::sync::atomic::{AtomicU16, Ordering};
 
 use aq_core::Concentrations;
-use aq_core::runtime::FixedClock;
-use chrono::{TimeZone, Timelike};
-use serde_json::json;
+use chrono::{NaiveDateTime, TimeZone, Timelike};
+use runtime_core::FixedClock;
+use serde_json::{Value as Json, json};
 
 use super::*;
 use crate::conformance::{self, Expectations, ForecastExpectations};

@@ -41,14 +41,14 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use futures::{StreamExt, TryStreamExt, stream};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
-use aq_core::runtime::Clock;
 use aq_core::{
-    AirQualitySource, AirSample, Concentration, EaqiBands, Pollutant, Position, RequiredPollutants,
+    AirQualitySource, AirSample, Concentration, EaqiBands, Pollutant, RequiredPollutants,
     SampleQuery, SourceError, SourceInfo,
 };
+use runtime_core::Clock;
 
+use self::answers::{Latest, Location, read_latest, read_locations};
 use crate::cache::TimedCache;
 use crate::grid::{Cell, Grid};
 use crate::http::{self, ConfigError};
@@ -142,19 +142,6 @@ impl Default for OpenAqConfig {
     }
 }
 
-/// A station and its relevant sensors: (sensor id, pollutant, unit).
-#[derive(Debug, Clone)]
-struct Location {
-    id: u64,
-    position: Position,
-    sensors: Vec<(u64, Pollutant, String)>,
-    /// Whether it is a reference-grade monitor (`isMonitor`) rather than a low-cost sensor.
-    monitor: bool,
-    /// Its last measurement (`datetimeLast`), seconds since the epoch; `None` if it never
-    /// reported.
-    last: Option<i64>,
-}
-
 /// The stations in the list, fetched at a time.
 #[derive(Debug)]
 struct Stations {
@@ -162,15 +149,12 @@ struct Stations {
     list: Vec<Location>,
 }
 
-/// Latest values of one station: sensor id → (time, value as sent).
-type Latest = HashMap<u64, (i64, f64)>;
-
 /// The OpenAQ v3 source. See the [module documentation](self).
 ///
 /// ```
 /// use std::sync::Arc;
 ///
-/// use aq_core::runtime::FixedClock;
+/// use runtime_core::FixedClock;
 /// use aq_sources::{OpenAq, OpenAqConfig};
 /// use chrono::{TimeZone, Utc};
 ///
@@ -314,17 +298,10 @@ impl OpenAq {
                 .append_pair("limit", &self.config.locations_limit.to_string())
                 .append_pair("page", &page.to_string());
             let body = http::get_body(self.request(url), SERVICE, &self.config.base_url).await?;
-            let doc: Json = serde_json::from_slice(&body).map_err(|e| {
-                SourceError::InvalidResponse(format!("{SERVICE} sent invalid JSON: {e}"))
-            })?;
-            let results = results(&doc, "locations")?;
-            for r in results {
-                if let Some(location) = self.parse_location(r)? {
-                    out.push(location);
-                }
-            }
+            let page = read_locations(&body, &self.config.parameters)?;
+            out.extend(page.usable);
             // A short page is the last one.
-            if results.len() < self.config.locations_limit as usize {
+            if page.listed < self.config.locations_limit as usize {
                 break;
             }
         }
@@ -335,102 +312,13 @@ impl OpenAq {
         Ok((cell, Arc::new(stations)))
     }
 
-    /// One station of a list, or `None` when it cannot be used (no coordinates, mobile, or no
-    /// sensor of a known parameter).
-    fn parse_location(&self, r: &Json) -> Result<Option<Location>, SourceError> {
-        let Some(id) = r.get("id").and_then(Json::as_u64) else {
-            return Err(invalid("a location has no numeric `id`"));
-        };
-        if r.get("isMobile").and_then(Json::as_bool) == Some(true) {
-            return Ok(None);
-        }
-        let coords = r.get("coordinates");
-        let (Some(lat), Some(lon)) = (
-            coords
-                .and_then(|c| c.get("latitude"))
-                .and_then(Json::as_f64),
-            coords
-                .and_then(|c| c.get("longitude"))
-                .and_then(Json::as_f64),
-        ) else {
-            // A location without coordinates cannot be placed: not an error, just unusable.
-            return Ok(None);
-        };
-        let Ok(position) = Position::new(lon, lat) else {
-            return Ok(None);
-        };
-        let sensors = r
-            .get("sensors")
-            .and_then(Json::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|s| {
-                let sensor = s.get("id")?.as_u64()?;
-                let parameter = s.get("parameter")?;
-                let pid = u32::try_from(parameter.get("id")?.as_u64()?).ok()?;
-                let pollutant = *self.config.parameters.get(&pid)?;
-                let unit = parameter.get("units")?.as_str()?.to_owned();
-                Some((sensor, pollutant, unit))
-            })
-            .collect::<Vec<_>>();
-        if sensors.is_empty() {
-            return Ok(None);
-        }
-        let last = match r
-            .get("datetimeLast")
-            .and_then(|d| d.get("utc"))
-            .and_then(Json::as_str)
-        {
-            Some(utc) => Some(
-                DateTime::parse_from_rfc3339(utc)
-                    .map_err(|_| invalid(&format!("`{utc}` is not an RFC 3339 time")))?
-                    .timestamp(),
-            ),
-            None => None,
-        };
-        Ok(Some(Location {
-            id,
-            position,
-            sensors,
-            monitor: r.get("isMonitor").and_then(Json::as_bool) == Some(true),
-            last,
-        }))
-    }
-
     async fn fetch_latest(&self, location: u64) -> Result<(u64, Arc<Latest>), SourceError> {
         let url = self.url(&format!("locations/{location}/latest"))?;
         let Some(body) = http::get_found(self.request(url), SERVICE, &self.config.base_url).await?
         else {
             return Ok((location, Arc::new(Latest::new())));
         };
-        let doc: Json = serde_json::from_slice(&body).map_err(|e| {
-            SourceError::InvalidResponse(format!("{SERVICE} sent invalid JSON: {e}"))
-        })?;
-        let mut latest = Latest::new();
-        for r in results(&doc, "latest")? {
-            let Some(sensor) = r.get("sensorsId").and_then(Json::as_u64) else {
-                return Err(invalid("a latest value has no numeric `sensorsId`"));
-            };
-            // A null value is a sensor with nothing to report.
-            let Some(value) = r.get("value").and_then(Json::as_f64) else {
-                continue;
-            };
-            let Some(utc) = r
-                .get("datetime")
-                .and_then(|d| d.get("utc"))
-                .and_then(Json::as_str)
-            else {
-                return Err(invalid("a latest value has no `datetime.utc`"));
-            };
-            let time = DateTime::parse_from_rfc3339(utc)
-                .map_err(|_| invalid(&format!("`{utc}` is not an RFC 3339 time")))?
-                .timestamp();
-            let keep = latest.get(&sensor).is_none_or(|&(t, _)| time > t);
-            if keep {
-                latest.insert(sensor, (time, value));
-            }
-        }
+        let latest = read_latest(&body)?;
         Ok((location, Arc::new(latest)))
     }
 
@@ -497,16 +385,6 @@ where
         found.insert(key, value);
     }
     Ok(found)
-}
-
-fn invalid(message: &str) -> SourceError {
-    SourceError::InvalidResponse(format!("{SERVICE}: {message}"))
-}
-
-fn results<'a>(doc: &'a Json, what: &str) -> Result<&'a Vec<Json>, SourceError> {
-    doc.get("results")
-        .and_then(Json::as_array)
-        .ok_or_else(|| invalid(&format!("the {what} answer has no `results` list")))
 }
 
 #[async_trait]
@@ -601,6 +479,7 @@ impl AirQualitySource for OpenAq {
     }
 }
 
+pub mod answers;
 mod observed;
 #[cfg(test)]
 mod tests;

@@ -18,9 +18,9 @@ use aq_core::{
 };
 use async_trait::async_trait;
 use chrono::DateTime;
-use serde_json::Value as Json;
 
-use super::{Location, OpenAq, SERVICE, Stations, cached, results, to_ug_m3};
+use super::answers::{Location, read_locations};
+use super::{OpenAq, SERVICE, Stations, cached, to_ug_m3};
 use crate::http;
 
 /// An area's cache key: its bounds in ten-thousandths of a degree (about 11 m).
@@ -67,16 +67,9 @@ impl OpenAq {
                     .append_pair("page", &page.to_string());
                 let body =
                     http::get_body(self.request(url), SERVICE, &self.config.base_url).await?;
-                let doc: Json = serde_json::from_slice(&body).map_err(|e| {
-                    SourceError::InvalidResponse(format!("{SERVICE} sent invalid JSON: {e}"))
-                })?;
-                let found = results(&doc, "locations")?;
-                for r in found {
-                    if let Some(location) = self.parse_location(r)? {
-                        list.push(location);
-                    }
-                }
-                if found.len() < self.config.locations_limit as usize {
+                let page = read_locations(&body, &self.config.parameters)?;
+                list.extend(page.usable);
+                if page.listed < self.config.locations_limit as usize {
                     break;
                 }
             }
@@ -171,9 +164,9 @@ impl ObservationSource for OpenAq {
 #[cfg(test)]
 mod tests {
     use aq_core::Position;
-    use aq_core::runtime::FixedClock;
     use chrono::{Duration, TimeZone, Utc};
-    use serde_json::json;
+    use runtime_core::FixedClock;
+    use serde_json::{Value as Json, json};
 
     use super::*;
     use crate::openaq::OpenAqConfig;

@@ -2,9 +2,10 @@
 
 use std::sync::atomic::{AtomicU16, Ordering};
 
-use aq_core::runtime::FixedClock;
+use aq_core::Position;
 use chrono::{TimeZone, Utc};
-use serde_json::json;
+use runtime_core::FixedClock;
+use serde_json::{Value as Json, json};
 
 use super::*;
 use crate::conformance::{self, Expectations};

@@ -1,5 +1,6 @@
 //! Reading station files in CSV: one reading a row, under a header naming the columns.
 
+use std::collections::VecDeque;
 use std::io::Read;
 
 use aq_core::Position;
@@ -11,6 +12,62 @@ use crate::values::Values;
 
 const EXPECTED_COLUMNS: &str = "station_id, lon, lat, time, pm25, pm10, no2, o3, so2, co, \
                                 tree_pollen, grass_pollen, weed_pollen";
+
+/// Reads through to the csv reader, noting where lines end, so that errors name the line
+/// whoever opens the file sees: the csv crate's own count is off for `\r\n` and lone `\r`
+/// line ends.
+struct LineEnds<R> {
+    inner: R,
+    /// Bytes read so far.
+    read: u64,
+    /// Whether the last byte read was a `\r`.
+    after_cr: bool,
+    /// Where the lines read past the last record asked about end (at a `\n`, or a `\r` not
+    /// followed by one), in order: no more than the csv reader reads ahead.
+    ends: VecDeque<u64>,
+    /// How many lines end before the last record asked about.
+    before: u64,
+}
+
+impl<R> LineEnds<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            read: 0,
+            after_cr: false,
+            ends: VecDeque::new(),
+            before: 0,
+        }
+    }
+
+    /// The line, from 1, of the record at `at`. Records are asked about in the order they
+    /// are read, and the csv reader has read each by then. A line end at `at` itself is
+    /// before the record: after a `\r`, the csv crate places the next record at the `\n`.
+    fn line(&mut self, at: &csv::Position) -> u64 {
+        while self.ends.front().is_some_and(|&end| end <= at.byte()) {
+            self.ends.pop_front();
+            self.before += 1;
+        }
+        self.before + 1
+    }
+}
+
+impl<R: Read> Read for LineEnds<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        for &b in &buf[..n] {
+            if self.after_cr && b != b'\n' {
+                self.ends.push_back(self.read - 1);
+            }
+            if b == b'\n' {
+                self.ends.push_back(self.read);
+            }
+            self.after_cr = b == b'\r';
+            self.read += 1;
+        }
+        Ok(n)
+    }
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Column {
@@ -34,7 +91,7 @@ impl StationFile {
         let mut csv = csv::ReaderBuilder::new()
             .trim(csv::Trim::All)
             .comment(Some(b'#'))
-            .from_reader(reader);
+            .from_reader(LineEnds::new(reader));
         let header = csv
             .headers()
             .map_err(|e| StationFileError::CsvHeader(e.to_string()))?
@@ -85,14 +142,14 @@ impl StationFile {
                 Ok(false) => break,
                 Ok(true) => {}
                 Err(e) => {
-                    let line = e.position().map_or(0, csv::Position::line);
+                    let line = e.position().map_or(0, |at| csv.get_mut().line(at));
                     return Err(StationFileError::Csv {
                         line,
                         message: e.to_string(),
                     });
                 }
             }
-            let line = record.position().map_or(0, csv::Position::line);
+            let line = record.position().map_or(0, |at| csv.get_mut().line(at));
             let field_err = |col: usize, message: String| StationFileError::CsvField {
                 line,
                 column: header.get(col).unwrap_or_default().to_owned(),
@@ -146,5 +203,37 @@ impl StationFile {
     /// As [`StationFile::from_csv_reader`].
     pub fn from_csv_str(csv: &str, config: StationFileConfig) -> Result<Self, StationFileError> {
         Self::from_csv_reader(csv.as_bytes(), config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by fuzzing: in a file with `\r` line ends every error named line 1, and with
+    /// `\r\n` line ends the line before its own.
+    #[test]
+    fn errors_name_the_line_whatever_ends_the_lines() {
+        for end in ["\n", "\r\n", "\r"] {
+            let csv = [
+                "station_id,lon,lat,time",
+                "a,1,2,2026-05-04T08:00:00Z",
+                "b,x,2,t",
+                "",
+            ]
+            .join(end);
+            let e = StationFile::from_csv_str(&csv, StationFileConfig::default()).unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with("station CSV line 3, column `lon`"),
+                "{end:?}: {e}"
+            );
+            let ragged = csv.replace("b,x,2,t", "b,1");
+            let e = StationFile::from_csv_str(&ragged, StationFileConfig::default()).unwrap_err();
+            assert!(
+                e.to_string().starts_with("station CSV line 3:"),
+                "{end:?}: {e}"
+            );
+        }
     }
 }

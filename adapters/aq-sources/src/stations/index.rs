@@ -5,9 +5,9 @@
 use aq_core::Position;
 
 use super::StationFile;
-use crate::geo::{chord_to_m, m_to_chord, unit_vector};
 use crate::idw::Accumulator;
 use crate::values::{N_VARS, Values};
+use aq_core::position::{chord_to_m, m_to_chord, unit_vector};
 
 /// A station: where it is, and its readings in time order.
 #[derive(Debug, Clone)]

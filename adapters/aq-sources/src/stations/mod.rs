@@ -84,9 +84,9 @@ use aq_core::{
     Concentrations, EaqiBands, GrainThresholds, PollenType, Pollutant, Position, RequiredPollutants,
 };
 
-use crate::geo::{m_to_chord, unit_vector};
 use crate::idw::{IdwConfig, IdwConfigError};
 use crate::values::{POLLEN_START, Values};
+use aq_core::position::{m_to_chord, unit_vector};
 
 use self::index::Station;
 

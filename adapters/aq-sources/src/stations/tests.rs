@@ -7,9 +7,9 @@ use aq_core::{AirQualitySource, AirSample, Concentration, ForecastSource, Sample
 
 use super::index::chord2;
 use super::*;
-use crate::geo::chord_to_m;
 use crate::idw::Accumulator;
 use crate::values::N_VARS;
+use aq_core::position::chord_to_m;
 
 fn pos(lon: f64, lat: f64) -> Position {
     Position::new(lon, lat).unwrap()

@@ -11,7 +11,6 @@ use alerts_core::manage::{AnyWebhookUrl, Manager};
 use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use aq_core::memory::{FnSource, MemoryForecast};
-use aq_core::runtime::{FixedClock, SequentialIds};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use identity_core::ports::SessionStore;
@@ -21,6 +20,7 @@ use insights_dashboard::{
 };
 use insights_http::{AppStateBuilder, router_with};
 use racs_core::Scorer;
+use runtime_core::{FixedClock, SequentialIds};
 use tower::ServiceExt;
 
 use crate::beside::ApiBeside;

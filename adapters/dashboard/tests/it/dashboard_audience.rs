@@ -2,7 +2,7 @@
 //! choice is stored, listed and kept when editing, forms without it read as the general
 //! population, and a place's forecast recommends for the chosen rule's audience.
 
-use alerts_core::evaluate::Direction;
+use alerts_core::change::Direction;
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::rule::{Audience, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use aq_core::{CleanlinessIndex, Position};

@@ -15,7 +15,7 @@
 //! pollutant's `uncertainty` and the metadata's `fusion` from its
 //! [`ForecastSource::hourly_fusion`] of the same hours.
 
-mod query;
+pub mod query;
 pub(crate) mod wire;
 
 use aq_core::air_hour::{air_hours, hour_of};
@@ -40,21 +40,21 @@ use crate::extract::Authenticated;
 use crate::state::AppState;
 
 /// `hours` of a forecast.
-pub(crate) const FORECAST_HOURS: Count = Count {
+pub const FORECAST_HOURS: Count = Count {
     name: "hours",
     max: 96,
     default: 24,
 };
 
 /// `hours` of a history.
-pub(crate) const HISTORY_HOURS: Count = Count {
+pub const HISTORY_HOURS: Count = Count {
     name: "hours",
     max: 720,
     default: 24,
 };
 
 /// `days` of pollen.
-pub(crate) const POLLEN_DAYS: Count = Count {
+pub const POLLEN_DAYS: Count = Count {
     name: "days",
     max: 5,
     default: 3,

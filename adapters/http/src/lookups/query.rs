@@ -8,7 +8,7 @@ use crate::error::ApiError;
 
 /// A count parameter and its range.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Count {
+pub struct Count {
     /// `hours` or `days`.
     pub name: &'static str,
     /// The most allowed.
@@ -19,7 +19,7 @@ pub(crate) struct Count {
 
 /// What a lookup asks.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct LookupQuery {
+pub struct LookupQuery {
     /// Where.
     pub position: Position,
     /// How many hours or days, for the operations that take a count.
@@ -29,7 +29,10 @@ pub(crate) struct LookupQuery {
 impl LookupQuery {
     /// `lat`, `lon` and, when `count` is given, that count from `uri`'s query. Other parameters
     /// (the key among them) are ignored here; each of these given twice is refused.
-    pub(crate) fn from_uri(uri: &Uri, count: Option<Count>) -> Result<Self, ApiError> {
+    ///
+    /// # Errors
+    /// 400 `invalid_request` whose detail starts with the parameter at fault (`lat: ...`).
+    pub fn from_uri(uri: &Uri, count: Option<Count>) -> Result<Self, ApiError> {
         let query = uri.query().unwrap_or_default();
         let (mut lat, mut lon, mut n) = (None, None, None);
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {

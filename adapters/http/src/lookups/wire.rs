@@ -3,7 +3,7 @@
 //! types, so they cannot drift).
 
 use alerts_core::advice::aq_advice;
-use alerts_core::evaluate::Direction;
+use alerts_core::change::Direction;
 use alerts_core::rule::Audience;
 use aq_core::{
     AirHour, FusedHour, PollenDay, PollenType, Pollutant, Position, Provenance, SourceInfo,

@@ -7,13 +7,13 @@ use alerts_core::memory::{MemoryFiles, MemoryStore, RecordingSender};
 use alerts_core::pipeline::{AlertPipeline, PipelineConfig, PipelinePorts};
 use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use aq_core::memory::{FnSource, MemoryForecast};
-use aq_core::runtime::{FixedClock, SequentialIds};
 use aq_core::{AirQualitySource, CleanlinessIndex};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use identity_core::randomness::SeededRandomness;
 use insights_http::{ApiConfig, AppStateBuilder, router_with};
 use racs_core::Scorer;
+use runtime_core::{FixedClock, SequentialIds};
 use tower::ServiceExt;
 
 /// The app and what a test needs to talk to it.

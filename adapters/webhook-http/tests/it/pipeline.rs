@@ -13,12 +13,12 @@ use alerts_core::request::{AlertRequest, RequestLimits};
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use alerts_core::webhook::{HEADER_ID, HEADER_TIMESTAMP};
 use aq_core::memory::MemoryForecast;
-use aq_core::runtime::{Clock, FixedClock, IdGenerator, SequentialIds};
 use chrono::{DateTime, TimeZone, Utc};
 use identity_core::ids::{AccountId, KeyId};
 use identity_core::keys::{ApiKey, WebhookSecret};
 use identity_core::ports::{Account, AccountStore, NewApiKey};
 use identity_core::randomness::SeededRandomness;
+use runtime_core::{Clock, FixedClock, IdGenerator, SequentialIds};
 
 use crate::support::loopback_sender;
 use test_support::receiver::Receiver;

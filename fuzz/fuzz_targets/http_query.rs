@@ -1,0 +1,162 @@
+//! The query strings of the lookups and the tiles, and the tiles' paths, as a client sends
+//! them. Any request target is either refused with a 400 whose detail starts with the parameter
+//! or coordinate at fault (which is indeed at fault), or read: `lat` and `lon` given once each,
+//! the very numbers written and in range, the count given at most once and within its bounds
+//! (its default when absent), `time` the instant written with its hour at or before it, and
+//! the tile the path's numbers name.
+//!
+//! An input is a request target (`/insights/v1/tiles/3/4/2.png?time=...`, `/x?lat=..&lon=..`);
+//! the last three segments of its path are the tile's `z`, `x` and `y.png`.
+
+#![no_main]
+
+use aq_core::air_hour::hour_of;
+use aq_core::tile::TileId;
+use chrono::{DateTime, Utc};
+use http::Uri;
+use insights_http::ErrorCode;
+use insights_http::lookups::query::{Count, LookupQuery};
+use insights_http::lookups::{FORECAST_HOURS, HISTORY_HOURS, POLLEN_DAYS};
+use insights_http::tiles::{TileQuery, tile_of};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(uri) = Uri::try_from(data) else {
+        return;
+    };
+    let pairs: Vec<(String, String)> =
+        form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes())
+            .map(|(n, v)| (n.into_owned(), v.into_owned()))
+            .collect();
+    for count in [
+        None,
+        Some(FORECAST_HOURS),
+        Some(HISTORY_HOURS),
+        Some(POLLEN_DAYS),
+    ] {
+        check_lookup(&uri, count, &pairs);
+    }
+    check_time(&uri, &given(&pairs, "time"));
+    let segments: Vec<&str> = uri.path().rsplit('/').take(3).collect();
+    if let [y, x, z] = segments[..] {
+        check_tile(z, x, y);
+    }
+    assert!(tile_of(None).is_err());
+});
+
+/// A coordinate as the lookups take it: given once, a finite number within `limit`.
+fn degrees(values: &[&str], limit: f64) -> Option<f64> {
+    let [text] = values else {
+        return None;
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && v.abs() <= limit)
+}
+
+/// A count as the lookups take it: absent (its default), or given once as digits from 1 to
+/// its most.
+fn whole(values: &[&str], count: Count) -> Option<u32> {
+    match values {
+        [] => Some(count.default),
+        [text] if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=count.max).contains(n)),
+        _ => None,
+    }
+}
+
+/// The values of the parameter `name`, in order.
+fn given<'a>(pairs: &'a [(String, String)], name: &str) -> Vec<&'a str> {
+    pairs
+        .iter()
+        .filter(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+        .collect()
+}
+
+fn check_lookup(uri: &Uri, count: Option<Count>, pairs: &[(String, String)]) {
+    let lat = degrees(&given(pairs, "lat"), 90.0);
+    let lon = degrees(&given(pairs, "lon"), 180.0);
+    let n = count.map(|c| whole(&given(pairs, c.name), c));
+    match LookupQuery::from_uri(uri, count) {
+        Ok(query) => {
+            assert_eq!(Some(query.position.lat()), lat, "{uri}");
+            assert_eq!(Some(query.position.lon()), lon, "{uri}");
+            match n {
+                Some(n) => assert_eq!(Some(query.count), n, "{uri}"),
+                None => assert_eq!(query.count, 0),
+            }
+        }
+        Err(e) => {
+            assert_eq!(e.code, ErrorCode::InvalidRequest);
+            let field = e.detail.split(": ").next().unwrap_or_default();
+            let at_fault = match field {
+                "lat" => lat.is_none(),
+                "lon" => lon.is_none(),
+                name if count.is_some_and(|c| c.name == name) => n == Some(None),
+                _ => false,
+            };
+            assert!(at_fault, "{uri} refused: {}", e.detail);
+        }
+    }
+}
+
+fn check_tile(z: &str, x: &str, y: &str) {
+    let expected = y
+        .strip_suffix(".png")
+        .and_then(|y| TileId::new(z.parse().ok()?, x.parse().ok()?, y.parse().ok()?).ok());
+    match tile_of(Some((z.to_owned(), x.to_owned(), y.to_owned()))) {
+        Ok(tile) => assert_eq!(Some(tile), expected, "{z}/{x}/{y}"),
+        Err(e) => {
+            assert_eq!(expected, None, "{z}/{x}/{y} refused: {}", e.detail);
+            assert_eq!(e.code, ErrorCode::InvalidRequest);
+            let field = e.detail.split(": ").next().unwrap_or_default();
+            let at_fault = match field {
+                "z" => z
+                    .parse::<u64>()
+                    .map_or(true, |z| TileId::new(z, 0, 0).is_err()),
+                "x" => x.parse::<u64>().map_or(true, |x| {
+                    z.parse().map_or(true, |z| TileId::new(z, x, 0).is_err())
+                }),
+                "y" => y
+                    .strip_suffix(".png")
+                    .and_then(|y| y.parse::<u64>().ok())
+                    .map_or(true, |y| {
+                        z.parse().map_or(true, |z| TileId::new(z, 0, y).is_err())
+                    }),
+                _ => false,
+            };
+            assert!(at_fault, "{z}/{x}/{y}: {}", e.detail);
+        }
+    }
+}
+
+fn check_time(uri: &Uri, times: &[&str]) {
+    let expected: Option<Option<DateTime<Utc>>> = match times {
+        [] => Some(None),
+        [text] => DateTime::parse_from_rfc3339(text)
+            .ok()
+            .map(|t| Some(t.with_timezone(&Utc))),
+        _ => None,
+    };
+    match TileQuery::from_uri(uri) {
+        Ok(query) => {
+            assert_eq!(Some(query.time), expected, "{uri}");
+            if let Some(t) = query.time {
+                let hour = hour_of(t);
+                assert!(
+                    hour <= t && (t - hour).num_seconds() < 3600,
+                    "{t} in hour {hour}"
+                );
+            }
+        }
+        Err(e) => {
+            assert_eq!(expected, None, "{uri} refused: {}", e.detail);
+            assert_eq!(e.code, ErrorCode::InvalidRequest);
+            assert!(e.detail.starts_with("time: "), "{}", e.detail);
+        }
+    }
+}
