@@ -289,13 +289,7 @@ impl Ascii {
 
 /// The `LowestExposure` text: the route, its dose and what the dose assumes, since a dose rests
 /// on a typical adult's breathing and on the air inside a vehicle, neither of them measured.
-fn lowest_exposure_text(id: &RouteId, score: Option<&RouteScore>) -> String {
-    let Some(score) = score else {
-        return format!(
-            "Route {id} means the least pollution breathed in over the whole trip, counting how \
-             long each route takes."
-        );
-    };
+fn lowest_exposure_text(id: &RouteId, score: &RouteScore) -> String {
     let pollutant = if score.dose_is_equivalent {
         "PM2.5-equivalent (derived from the index where the source gives no PM2.5)"
     } else {
@@ -479,9 +473,14 @@ pub fn assemble_response(
             },
         });
     }
-    if let Some(i) = lowest {
+    // The least dose is chosen among scored routes, so its outcome has a score.
+    if let Some((i, score)) = lowest.and_then(|i| {
+        outcomes
+            .get(i)
+            .and_then(RouteOutcome::score)
+            .map(|s| (i, s))
+    }) {
         let id = &request.routes[i].id;
-        let score = outcomes.get(i).and_then(RouteOutcome::score);
         recommendations.push(Recommendation {
             recommendation_id: ids.new_id(),
             code: RecommendationCode::LowestExposure,
