@@ -57,7 +57,7 @@
 //! let account = AccountId(ids.new_id());
 //! store.create_account(&Account {
 //!     id: account, email: "dev@example.com".into(),
-//!     password_hash: "$argon2id$...".into(), created_at: clock.now(),
+//!     password_hash: "$argon2id$...".into(), credential_version: 0, created_at: clock.now(),
 //! }).await?;
 //! let secrets = SeededRandomness::default();
 //! let api_key = ApiKey::generate(&secrets);

@@ -50,6 +50,7 @@ async fn account_with_key(store: &impl AccountStore) -> KeyId {
         id: AccountId(Uuid::new_v4()),
         email: format!("{}@example.com", Uuid::new_v4().simple()),
         password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".to_owned(),
+        credential_version: 0,
         created_at: t0(),
     };
     store

@@ -180,6 +180,7 @@ impl Identity {
             id: AccountId(self.ids.new_id()),
             email,
             password_hash: hash_password(&password, self.rng.as_ref())?,
+            credential_version: 0,
             created_at: self.clock.now(),
         };
         match self.accounts.create_account(&account).await {
@@ -211,8 +212,9 @@ impl Identity {
     }
 
     /// Changes a signed-in account's password, after checking its current one: whoever holds
-    /// only a session must not be able to lock the owner out. The caller ends the account's
-    /// other sessions.
+    /// only a session must not be able to lock the owner out. Returns the account as it is
+    /// now, with its raised credential version: every session made before is no longer valid,
+    /// and the caller ends them and starts a fresh one for whoever made the change.
     ///
     /// # Errors
     /// [`IdentityError::WrongCredentials`] when `current` is not the password,
@@ -223,30 +225,38 @@ impl Identity {
         account: AccountId,
         current: &str,
         new: &str,
-    ) -> Result<(), IdentityError> {
+    ) -> Result<Account, IdentityError> {
         let stored = self.account(account).await?;
         if !verify_password(current, &stored.password_hash)? {
             return Err(IdentityError::WrongCredentials);
         }
-        self.set_password(account, new).await
+        self.set_password(stored, new).await
     }
 
     /// Gives the account with this email a new password, without the old one: for an operator
-    /// helping a customer who lost theirs. The caller ends the account's sessions.
+    /// helping a customer who lost theirs. Returns the account as it is now; its sessions are
+    /// no longer valid, and the caller ends them.
     ///
     /// # Errors
     /// [`IdentityError::Email`], [`IdentityError::NotFound`] for an unknown email,
     /// [`IdentityError::Password`] when `new` does not meet the policy, or a store failure.
     pub async fn reset_password(&self, email: &str, new: &str) -> Result<Account, IdentityError> {
         let account = self.account_by_email(email).await?;
-        self.set_password(account.id, new).await?;
-        Ok(account)
+        self.set_password(account, new).await
     }
 
-    async fn set_password(&self, account: AccountId, new: &str) -> Result<(), IdentityError> {
+    async fn set_password(&self, account: Account, new: &str) -> Result<Account, IdentityError> {
         let password = Password::new(new)?;
-        let hash = hash_password(&password, self.rng.as_ref())?;
-        Ok(self.accounts.set_password_hash(account, &hash).await?)
+        let password_hash = hash_password(&password, self.rng.as_ref())?;
+        let credential_version = self
+            .accounts
+            .set_password_hash(account.id, &password_hash)
+            .await?;
+        Ok(Account {
+            password_hash,
+            credential_version,
+            ..account
+        })
     }
 
     /// The account with this id (the dashboard shows who is signed in).

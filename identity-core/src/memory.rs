@@ -33,6 +33,13 @@ struct State {
 }
 
 impl State {
+    fn credential_version(&self, account: AccountId) -> Option<i64> {
+        self.accounts
+            .iter()
+            .find(|a| a.id == account)
+            .map(|a| a.credential_version)
+    }
+
     fn key(&self, id: KeyId) -> Option<&KeyRecord> {
         self.keys.iter().find(|k| k.info.id == id)
     }
@@ -73,10 +80,13 @@ impl State {
 ///     id: AccountId(uuid::Uuid::from_u128(1)),
 ///     email: "ada@example.org".into(),
 ///     password_hash: "$argon2id$...".into(),
+///     credential_version: 0,
 ///     created_at: chrono::Utc::now(),
 /// };
 /// store.create_account(&ada).await.unwrap();
-/// assert_eq!(store.account_by_email("ada@example.org").await.unwrap(), Some(ada));
+/// assert_eq!(store.account_by_email("ada@example.org").await.unwrap(), Some(ada.clone()));
+/// // A new password raises the version that sessions are bound to.
+/// assert_eq!(store.set_password_hash(ada.id, "$argon2id$new...").await.unwrap(), 1);
 /// # });
 /// ```
 #[derive(Debug, Default)]
@@ -138,6 +148,9 @@ impl SessionStore for MemoryIdentity {
                 "the session exists already".to_owned(),
             ));
         }
+        if state.credential_version(session.account_id) != Some(session.credential_version) {
+            return Err(StoreError::CredentialsChanged);
+        }
         state
             .sessions
             .insert(session.id_hash.clone(), session.clone());
@@ -149,11 +162,14 @@ impl SessionStore for MemoryIdentity {
         id_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<Session>, StoreError> {
-        Ok(self
-            .lock()
+        let state = self.lock();
+        Ok(state
             .sessions
             .get(id_hash)
-            .filter(|s| s.expires_at > now)
+            .filter(|s| {
+                s.expires_at > now
+                    && state.credential_version(s.account_id) == Some(s.credential_version)
+            })
             .cloned())
     }
 
@@ -218,7 +234,7 @@ impl AccountStore for MemoryIdentity {
         Ok(!self.lock().accounts.is_empty())
     }
 
-    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<(), StoreError> {
+    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<i64, StoreError> {
         let mut state = self.lock();
         let found = state
             .accounts
@@ -226,7 +242,8 @@ impl AccountStore for MemoryIdentity {
             .find(|a| a.id == account)
             .ok_or(StoreError::NotFound)?;
         hash.clone_into(&mut found.password_hash);
-        Ok(())
+        found.credential_version += 1;
+        Ok(found.credential_version)
     }
 
     async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {

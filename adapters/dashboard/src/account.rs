@@ -1,20 +1,22 @@
-//! The account page: change the password, and end every other session. Both end sessions in
-//! the store, so a session stolen or left open elsewhere ends on every replica at once.
+//! The account page: change the password (which ends every session and starts a fresh one for
+//! this browser), and end every other session. Both end sessions in the store, so a session
+//! stolen or left open elsewhere ends on every replica at once.
 
 use axum::extract::State;
 use axum::http::{Extensions, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use identity_core::account::MIN_PASSWORD_CHARS;
 use identity_core::manage::IdentityError;
+use identity_core::ports::{Account, StoreError};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::hashing_password;
+use super::auth::{credentials_changed, hashing_password, open_session};
 use super::extract::{Action, NoFields};
 use super::limits::Verdict;
 use super::pages::capitalise;
 use super::pages::{self, form_error, layout};
-use super::{SignedIn, client_address};
+use super::{SESSION_LIFETIME, SignedIn, client_address};
 use crate::DashboardState;
 
 /// The password form. Missing fields read as empty, and are refused as wrong or too short.
@@ -30,8 +32,10 @@ pub(crate) async fn page(user: SignedIn) -> Response {
     render(&user, StatusCode::OK, None, None)
 }
 
-/// Changes the password after checking the current one, then ends every other session of the
-/// account: whoever else was signed in, with the old password or a stolen cookie, is out.
+/// Changes the password after checking the current one, then ends every session of the
+/// account, this one included, and signs this browser in again with a new session (new id, new
+/// CSRF token, new cookie): whoever else was signed in, with the old password or a stolen copy
+/// of any cookie, this one's too, is out.
 pub(crate) async fn change_password(
     State(state): State<DashboardState>,
     extensions: Extensions,
@@ -74,18 +78,7 @@ pub(crate) async fn change_password(
     .await;
     match changed {
         Err(page) => page,
-        Ok(Ok(())) => match end_other_sessions(&state, &user).await {
-            Ok(ended) => render(
-                &user,
-                StatusCode::OK,
-                Some(&format!(
-                    "Your password was changed, and {} signed out.",
-                    sessions_ended(ended)
-                )),
-                None,
-            ),
-            Err(page) => page,
-        },
+        Ok(Ok(account)) => renew_session(&state, &user, &account).await,
         Ok(Err(IdentityError::WrongCredentials)) => render(
             &user,
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -101,6 +94,44 @@ pub(crate) async fn change_password(
         Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
         Ok(Err(e)) => super::pages::manage_error(&e.into()),
     }
+}
+
+/// Ends every session of `user`'s account, the one that asks included, then starts a new one
+/// under `account`'s new credential version and shows the account page with its cookie.
+async fn renew_session(state: &DashboardState, user: &SignedIn, account: &Account) -> Response {
+    let dashboard = state.dashboard();
+    let ended = match dashboard
+        .ports
+        .sessions
+        .delete_account_sessions(user.account, None)
+        .await
+    {
+        Ok(ended) => ended,
+        Err(e) => return pages::store_error(&e),
+    };
+    let (id, session) = match open_session(dashboard, state.clock().now(), account).await {
+        Ok(opened) => opened,
+        Err(StoreError::CredentialsChanged) => return credentials_changed(),
+        Err(e) => return pages::store_error(&e),
+    };
+    let renewed = SignedIn {
+        account: session.account_id,
+        email: user.email.clone(),
+        csrf: session.csrf_secret,
+        id_hash: session.id_hash,
+    };
+    let cookie = dashboard.set_cookie(dashboard.session_cookie(), id, SESSION_LIFETIME);
+    let page = render(
+        &renewed,
+        StatusCode::OK,
+        Some(&format!(
+            "Your password was changed, and {} signed out. This browser stays signed in with \
+             a new session.",
+            sessions_ended(ended.saturating_sub(1))
+        )),
+        None,
+    );
+    (cookie, page).into_response()
 }
 
 /// Ends every session of the account but this one.
@@ -169,7 +200,7 @@ fn body(user: &SignedIn, notice: Option<&str>, error: Option<&str>) -> Markup {
                 label for="new_password" { "New password" }
                 input #new_password type="password" name="new_password" required
                     minlength=(MIN_PASSWORD_CHARS) autocomplete="new-password";
-                p.hint { "At least " (MIN_PASSWORD_CHARS) " characters. Every other session of this account is signed out." }
+                p.hint { "At least " (MIN_PASSWORD_CHARS) " characters. Every session of this account is signed out; this browser gets a new one." }
                 button type="submit" { "Change password" }
             }
         }

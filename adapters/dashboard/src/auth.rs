@@ -4,9 +4,8 @@ use axum::extract::State;
 use axum::http::{Extensions, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use identity_core::account::{EmailError, MIN_PASSWORD_CHARS, normalize_email};
-use identity_core::ids::AccountId;
 use identity_core::manage::{Identity, IdentityError};
-use identity_core::ports::Session;
+use identity_core::ports::{Account, Session, StoreError};
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -204,7 +203,7 @@ pub(crate) async fn signup(
     .await;
     match created {
         Err(page) => page,
-        Ok(Ok(account)) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
+        Ok(Ok(account)) => start_session(&state, dashboard, &account, "/dashboard/keys").await,
         Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
         Ok(Err(e)) => {
             let message = match e {
@@ -262,7 +261,7 @@ pub(crate) async fn signin(
     .await;
     match signed_in {
         Err(page) => page,
-        Ok(Ok(account)) => start_session(&state, dashboard, account.id, "/dashboard/keys").await,
+        Ok(Ok(account)) => start_session(&state, dashboard, &account, "/dashboard/keys").await,
         Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
         Ok(Err(_)) => credentials_page(
             &state,
@@ -291,30 +290,58 @@ pub(crate) async fn signout(
     (cookie, Redirect::to("/dashboard/signin")).into_response()
 }
 
-async fn start_session(
-    state: &DashboardState,
+/// Stores a new session of `account` under the credential version its password was checked
+/// at, and gives the id its cookie carries with the session as stored. Signing in is rare
+/// enough to sweep expired sessions on the way, which keeps the table small without a
+/// background task.
+///
+/// # Errors
+/// [`StoreError::CredentialsChanged`] when the password changed since it was checked; the
+/// store's other errors.
+pub(crate) async fn open_session(
     dashboard: &Dashboard,
-    account: AccountId,
-    to: &str,
-) -> Response {
-    let now = state.clock().now();
+    now: chrono::DateTime<chrono::Utc>,
+    account: &Account,
+) -> Result<(String, Session), StoreError> {
     let id = random_token(dashboard.ports.rng.as_ref());
     let session = Session {
         id_hash: session_hash(&id),
-        account_id: account,
+        account_id: account.id,
         csrf_secret: random_token(dashboard.ports.rng.as_ref()),
+        credential_version: account.credential_version,
         created_at: now,
         expires_at: now
             + chrono::Duration::from_std(SESSION_LIFETIME).unwrap_or(chrono::Duration::hours(12)),
     };
-    // Signing in is rare enough to sweep expired sessions on the way, which keeps the table
-    // small without a background task.
     if let Err(e) = dashboard.ports.sessions.delete_expired_sessions(now).await {
         tracing::warn!(error = %e, "dashboard: expired sessions not swept");
     }
-    if let Err(e) = dashboard.ports.sessions.create_session(&session).await {
-        return pages::store_error(&e);
+    dashboard.ports.sessions.create_session(&session).await?;
+    Ok((id, session))
+}
+
+/// The page for a session refused because the password changed while it was being made.
+pub(crate) fn credentials_changed() -> Response {
+    pages::error_page(
+        StatusCode::CONFLICT,
+        "The password just changed",
+        "The password of this account was changed while you were signing in. Sign in again \
+         with the new password.",
+    )
+}
+
+async fn start_session(
+    state: &DashboardState,
+    dashboard: &Dashboard,
+    account: &Account,
+    to: &str,
+) -> Response {
+    match open_session(dashboard, state.clock().now(), account).await {
+        Ok((id, _)) => {
+            let cookie = dashboard.set_cookie(dashboard.session_cookie(), id, SESSION_LIFETIME);
+            (cookie, Redirect::to(to)).into_response()
+        }
+        Err(StoreError::CredentialsChanged) => credentials_changed(),
+        Err(e) => pages::store_error(&e),
     }
-    let cookie = dashboard.set_cookie(dashboard.session_cookie(), id, SESSION_LIFETIME);
-    (cookie, Redirect::to(to)).into_response()
 }

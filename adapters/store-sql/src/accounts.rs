@@ -29,22 +29,29 @@ pub const TOUCH_KEY: &str = "\
     UPDATE api_keys SET last_used_at = $1 \
     WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)";
 
-/// A new account: `$1` id, `$2` email, `$3` password hash, `$4` created.
+/// A new account: `$1` id, `$2` email, `$3` password hash, `$4` credential version, `$5`
+/// created.
 pub const INSERT_ACCOUNT: &str = "\
-    INSERT INTO accounts (id, email, password_hash, created_at) \
-    VALUES ($1, $2, $3, $4)";
+    INSERT INTO accounts (id, email, password_hash, credential_version, created_at) \
+    VALUES ($1, $2, $3, $4, $5)";
 
 /// The account (an [`AccountRow`]) with the email `$1`, which the store trims and lowercases
 /// first.
-pub const ACCOUNT_BY_EMAIL: &str =
-    "SELECT id, email, password_hash, created_at FROM accounts WHERE email = $1";
+pub const ACCOUNT_BY_EMAIL: &str = "\
+    SELECT id, email, password_hash, credential_version, created_at FROM accounts \
+    WHERE email = $1";
 
 /// The account (an [`AccountRow`]) of id `$1`.
-pub const ACCOUNT_BY_ID: &str =
-    "SELECT id, email, password_hash, created_at FROM accounts WHERE id = $1";
+pub const ACCOUNT_BY_ID: &str = "\
+    SELECT id, email, password_hash, credential_version, created_at FROM accounts \
+    WHERE id = $1";
 
-/// Replaces the password hash of the account `$2` with `$1`.
-pub const SET_PASSWORD_HASH: &str = "UPDATE accounts SET password_hash = $1 WHERE id = $2";
+/// Replaces the password hash of the account `$2` with `$1` and raises its credential version,
+/// which it returns: the sessions of the old password end with it
+/// ([`sessions`](crate::sessions)).
+pub const SET_PASSWORD_HASH: &str = "\
+    UPDATE accounts SET password_hash = $1, credential_version = credential_version + 1 \
+    WHERE id = $2 RETURNING credential_version";
 
 /// Whether any account exists: the first one is made by the setup, later ones by users.
 pub const HAS_ACCOUNTS: &str = "SELECT EXISTS (SELECT 1 FROM accounts)";
@@ -99,19 +106,20 @@ pub const EXPIRE_SECRET: &str = "\
 /// A key found by its hash: id, last used.
 pub type KeyUseRow<T> = (Uuid, Option<T>);
 
-/// An account: id, email, password hash, created.
-pub type AccountRow<T> = (Uuid, String, String, T);
+/// An account: id, email, password hash, credential version, created.
+pub type AccountRow<T> = (Uuid, String, String, i64, T);
 
 /// The account of an [`AccountRow`].
 ///
 /// # Errors
 /// [`StoreError::Corrupt`] for a time the store cannot have written.
 pub fn account<D: SqlDialect>(row: AccountRow<D::Time>) -> Result<Account, StoreError> {
-    let (id, email, password_hash, created) = row;
+    let (id, email, password_hash, credential_version, created) = row;
     Ok(Account {
         id: AccountId(id),
         email,
         password_hash,
+        credential_version,
         created_at: D::from_time(created)?,
     })
 }

@@ -11,7 +11,8 @@
 //!   upsert of told changes, row by row on SQLite and from arrays on PostgreSQL;
 //! - [`deliveries`](crate::deliveries): the activity's buckets of time (SQLite keeps times as
 //!   microseconds);
-//! - [`claims`](crate::claims): the claim, with `LATERAL` and row locks on PostgreSQL.
+//! - [`claims`](crate::claims): the claim, with `LATERAL` and row locks on PostgreSQL;
+//! - [`sessions`](crate::sessions): a new session, which locks its account on PostgreSQL.
 //!
 //! What differs in Rust rather than in SQL is the [`SqlDialect`] trait, which each store
 //! implements.

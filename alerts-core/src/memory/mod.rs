@@ -126,6 +126,7 @@ mod account_tests {
                 id: AccountId(uuid::Uuid::from_u128(1)),
                 email: "ada@example.org".into(),
                 password_hash: "x".into(),
+                credential_version: 0,
                 created_at: Utc::now(),
             })
             .await

@@ -288,7 +288,7 @@ impl AccountStore for MemoryStore {
         self.identity.has_accounts().await
     }
 
-    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<(), StoreError> {
+    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<i64, StoreError> {
         self.identity.set_password_hash(account, hash).await
     }
 

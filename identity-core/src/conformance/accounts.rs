@@ -62,14 +62,27 @@ pub async fn passwords<S: AccountStore + ?Sized>(store: &S) {
     let account = new_account(store).await;
     let other = new_account(store).await;
     let new_hash = "$argon2id$v=19$m=19456,t=2,p=1$bmV3c2FsdA$bmV3aGFzaA";
-    ok(
-        store.set_password_hash(account.id, new_hash).await,
-        "set_password_hash replaces a password hash",
+    assert_eq!(
+        ok(
+            store.set_password_hash(account.id, new_hash).await,
+            "set_password_hash replaces a password hash",
+        ),
+        account.credential_version + 1,
+        "set_password_hash raises the credential version by one and returns it"
     );
     assert_eq!(
-        ok(store.account(account.id).await, "account reads").map(|a| a.password_hash),
-        Some(new_hash.to_owned()),
-        "the account has the new hash"
+        ok(store.account(account.id).await, "account reads")
+            .map(|a| (a.password_hash, a.credential_version)),
+        Some((new_hash.to_owned(), account.credential_version + 1)),
+        "the account has the new hash and the raised version"
+    );
+    assert_eq!(
+        ok(
+            store.set_password_hash(account.id, new_hash).await,
+            "set_password_hash replaces a password hash",
+        ),
+        account.credential_version + 2,
+        "every change raises the version, even to the same hash"
     );
     assert_eq!(
         ok(

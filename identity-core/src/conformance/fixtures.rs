@@ -58,6 +58,7 @@ pub async fn new_account<S: AccountStore + ?Sized>(store: &S) -> Account {
         id: AccountId(id),
         email: format!("dev-{}@example.com", id.simple()),
         password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo".to_owned(),
+        credential_version: 0,
         created_at: t0(),
     };
     ok(

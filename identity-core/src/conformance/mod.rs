@@ -20,7 +20,7 @@ mod sessions;
 pub use accounts::{accounts, api_keys, passwords};
 pub use authentication::authentication;
 pub use limits::limits;
-pub use sessions::{account_sessions, sessions};
+pub use sessions::{account_sessions, credential_versions, sessions};
 
 use crate::ports::{AccountStore, KeyAuthenticator, SessionStore};
 
@@ -33,6 +33,7 @@ where
     passwords(store).await;
     sessions(store).await;
     account_sessions(store).await;
+    credential_versions(store).await;
     api_keys(store).await;
     authentication(store).await;
 }

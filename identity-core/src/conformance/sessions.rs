@@ -14,6 +14,7 @@ pub async fn sessions<S: AccountStore + SessionStore + ?Sized>(store: &S) {
         id_hash: format!("{:x}{:x}", Uuid::new_v4().simple(), Uuid::new_v4().simple()),
         account_id: account.id,
         csrf_secret: Uuid::new_v4().simple().to_string(),
+        credential_version: 0,
         created_at: t0(),
         expires_at: t0() + chrono::Duration::hours(hours),
     };
@@ -104,6 +105,7 @@ pub async fn account_sessions<S: AccountStore + SessionStore + ?Sized>(store: &S
         id_hash: format!("{:x}{:x}", Uuid::new_v4().simple(), Uuid::new_v4().simple()),
         account_id: account,
         csrf_secret: Uuid::new_v4().simple().to_string(),
+        credential_version: 0,
         created_at: t0(),
         expires_at: t0() + chrono::Duration::hours(12),
     };
@@ -156,5 +158,77 @@ pub async fn account_sessions<S: AccountStore + SessionStore + ?Sized>(store: &S
         ),
         0,
         "an account without sessions has none to end"
+    );
+}
+
+/// Sessions bound to the password they were signed in with: one checked against an older
+/// password is not stored, and one stored before the password changed is not found, even when
+/// nothing deleted it (a sign-in that raced a change).
+pub async fn credential_versions<S: AccountStore + SessionStore + ?Sized>(store: &S) {
+    let account = new_account(store).await;
+    let other = new_account(store).await;
+    let session = |account: AccountId, version: i64| Session {
+        id_hash: format!("{:x}{:x}", Uuid::new_v4().simple(), Uuid::new_v4().simple()),
+        account_id: account,
+        csrf_secret: Uuid::new_v4().simple().to_string(),
+        credential_version: version,
+        created_at: t0(),
+        expires_at: t0() + chrono::Duration::hours(12),
+    };
+    let found = |s: &Session| {
+        let hash = s.id_hash.clone();
+        async move { ok(store.session(&hash, t0()).await, "session reads") }
+    };
+    let before = session(account.id, 0);
+    let others = session(other.id, 0);
+    ok(
+        store.create_session(&before).await,
+        "create_session stores a session of the current version",
+    );
+    ok(
+        store.create_session(&others).await,
+        "create_session stores another account's session",
+    );
+    let raised = ok(
+        store
+            .set_password_hash(
+                account.id,
+                "$argon2id$v=19$m=19456,t=2,p=1$bmV3c2FsdA$bmV3aGFzaA",
+            )
+            .await,
+        "set_password_hash replaces a password hash",
+    );
+    assert_eq!(raised, 1, "the first change raises the version to 1");
+    assert_eq!(
+        found(&before).await,
+        None,
+        "a session made under the old password is not found once it changed"
+    );
+    assert_eq!(
+        found(&others).await,
+        Some(others.clone()),
+        "another account's session stays valid"
+    );
+    expect_err(
+        store.create_session(&session(account.id, 0)).await,
+        &StoreError::CredentialsChanged,
+        "create_session refuses a session checked against the old password",
+    );
+    expect_err(
+        store
+            .create_session(&session(AccountId(Uuid::new_v4()), 0))
+            .await,
+        &StoreError::CredentialsChanged,
+        "create_session refuses a session of an account that does not exist",
+    );
+    let after = session(account.id, raised);
+    ok(
+        store.create_session(&after).await,
+        "create_session stores a session of the new version",
+    );
+    assert_eq!(
+        found(&after).await,
+        Some(after.clone()),
+        "a session of the current version is found"
     );
 }

@@ -18,6 +18,10 @@ pub struct Account {
     pub email: String,
     /// The password hash in PHC string form (argon2id); never the password.
     pub password_hash: String,
+    /// Raised by every change of the password: a session carries the version of the
+    /// password it was signed in with, and a session of an older version is no longer valid
+    /// ([`SessionStore`](super::SessionStore)). A new account starts at 0.
+    pub credential_version: i64,
     /// When the account was created.
     pub created_at: DateTime<Utc>,
 }
@@ -80,9 +84,10 @@ pub trait AccountStore: Send + Sync {
     /// The account with this id.
     async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
 
-    /// Replaces the account's password hash (PHC string form). [`StoreError::NotFound`] for an
-    /// unknown account.
-    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<(), StoreError>;
+    /// Replaces the account's password hash (PHC string form) and raises its
+    /// [`Account::credential_version`] by one, in one write; returns the new version.
+    /// [`StoreError::NotFound`] for an unknown account.
+    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<i64, StoreError>;
 
     /// Whether any account exists: a server on an empty store tells newcomers how to start.
     async fn has_accounts(&self) -> Result<bool, StoreError>;

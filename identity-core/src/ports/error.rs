@@ -14,6 +14,10 @@ pub enum StoreError {
     /// The record to change does not exist (or belongs to someone else).
     #[error("not found")]
     NotFound,
+    /// The account's password changed (or the account is gone) since the credentials a new
+    /// session rests on were checked: the session is not made, and whoever asked signs in again.
+    #[error("the account's password changed since it was checked")]
+    CredentialsChanged,
     /// The job's lease expired and another worker took it; this worker must stop on it.
     #[error("the job's lease was lost to another worker")]
     LeaseLost,

@@ -17,6 +17,9 @@ pub struct Session {
     pub account_id: AccountId,
     /// The per-session secret that the dashboard's CSRF tokens are derived from.
     pub csrf_secret: String,
+    /// The account's [`credential_version`](super::Account::credential_version) when its
+    /// password was checked for this session.
+    pub credential_version: i64,
     /// When the session was created.
     pub created_at: DateTime<Utc>,
     /// When the session stops being valid.
@@ -24,12 +27,21 @@ pub struct Session {
 }
 
 /// Stores dashboard sessions, so that they survive restarts and every replica sees them.
+///
+/// A session is bound to the password it was signed in with: it is stored only while that
+/// password is still the account's, and it is found only as long as it stays so. A sign-in that
+/// checked the old password just before a change therefore cannot leave a session behind the
+/// change, whichever replica it ran on and in whatever order the two writes land.
 #[async_trait]
 pub trait SessionStore: Send + Sync {
-    /// Stores a new session. [`StoreError::Conflict`] when the hash exists already.
+    /// Stores a new session, if its account's credential version is still
+    /// [`Session::credential_version`], in one write: [`StoreError::CredentialsChanged`] when
+    /// the password changed since it was checked (or the account is gone),
+    /// [`StoreError::Conflict`] when the hash exists already.
     async fn create_session(&self, session: &Session) -> Result<(), StoreError>;
 
-    /// The session with this id hash, unless it has expired at `now`.
+    /// The session with this id hash, unless it has expired at `now` or was made under an
+    /// older credential version than its account's.
     async fn session(
         &self,
         id_hash: &str,

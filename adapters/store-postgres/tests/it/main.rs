@@ -6,5 +6,6 @@
 
 mod conformance;
 mod database;
+mod sessions;
 mod support;
 mod workers;

@@ -61,6 +61,7 @@ macro_rules! impl_accounts {
                     .bind(account.id.0)
                     .bind(&account.email)
                     .bind(&account.password_hash)
+                    .bind(account.credential_version)
                     .bind(Self::to_time(account.created_at))
                     .execute(self.writer())
                     .await
@@ -94,14 +95,14 @@ macro_rules! impl_accounts {
                 &self,
                 account: AccountId,
                 hash: &str,
-            ) -> Result<(), StoreError> {
-                let done = sqlx::query($crate::accounts::SET_PASSWORD_HASH)
+            ) -> Result<i64, StoreError> {
+                let version: Option<i64> = sqlx::query_scalar($crate::accounts::SET_PASSWORD_HASH)
                     .bind(hash)
                     .bind(account.0)
-                    .execute(self.writer())
+                    .fetch_optional(self.writer())
                     .await
                     .map_err(Self::db_error)?;
-                affected_one(done.rows_affected())
+                version.ok_or(StoreError::NotFound)
             }
 
             async fn has_accounts(&self) -> Result<bool, StoreError> {

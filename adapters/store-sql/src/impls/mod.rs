@@ -85,7 +85,7 @@ macro_rules! sql_store {
             }
 
             $crate::impl_accounts!($store);
-            $crate::impl_sessions!($store);
+            $crate::impl_sessions!($store, $dialect);
             $crate::impl_rules!($store, $dialect);
             $crate::impl_jobs!($store, $dialect);
             $crate::impl_deliveries!($store, $dialect);

@@ -5,14 +5,15 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! impl_sessions {
-    ($store:ty) => {
+    ($store:ty, $dialect:ident) => {
         #[async_trait]
         impl SessionStore for $store {
             async fn create_session(&self, session: &Session) -> Result<(), StoreError> {
-                sqlx::query($crate::sessions::INSERT_SESSION)
+                let done = sqlx::query($crate::sessions::$dialect::INSERT_SESSION)
                     .bind(&session.id_hash)
                     .bind(session.account_id.0)
                     .bind(&session.csrf_secret)
+                    .bind(session.credential_version)
                     .bind(Self::to_time(session.created_at))
                     .bind(Self::to_time(session.expires_at))
                     .execute(self.writer())
@@ -20,6 +21,9 @@ macro_rules! impl_sessions {
                     .map_err(Self::db_error_or_conflict(|| {
                         "the session exists already".to_owned()
                     }))?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::CredentialsChanged);
+                }
                 Ok(())
             }
 

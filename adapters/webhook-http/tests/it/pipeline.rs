@@ -48,6 +48,7 @@ impl Setup {
                 id: account,
                 email: "dev@example.com".into(),
                 password_hash: "$argon2id$unused".into(),
+                credential_version: 0,
                 created_at: clock.now(),
             })
             .await

@@ -242,6 +242,7 @@ impl Harness {
                 id: account,
                 email: "dev@example.com".into(),
                 password_hash: "x".into(),
+                credential_version: 0,
                 created_at: t0(),
             })
             .await

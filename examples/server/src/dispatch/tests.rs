@@ -124,6 +124,7 @@ async fn setup() -> Setup {
             id: account,
             email: "dev@example.com".into(),
             password_hash: "x".into(),
+            credential_version: 0,
             created_at: t0,
         })
         .await

@@ -1,15 +1,18 @@
-//! A customer can take their account back: change the password (which ends every other
-//! session, on every replica), end the other sessions alone, and have the operator reset the
+//! A customer can take their account back: change the password (which ends every session, on
+//! every replica, and starts a fresh one for the browser that changed it), end the other sessions alone, and have the operator reset the
 //! password or end every session; and someone guessing the password from elsewhere does not
 //! keep the owner out.
 
 use crate::harness::{Deployment, Server};
 use test_support::postgres::TestDb;
 
-use super::browser::{Browser, assert_redirect, text, text_of};
+use super::browser::{Browser, assert_redirect, field, text, text_of};
 use super::fixtures::{PASSWORD, new_email, serve};
 
 const NEW_PASSWORD: &str = "a completely new passphrase";
+
+/// The dashboard's session cookie on a server without HTTPS.
+const SESSION_COOKIE: &str = "insights_session";
 
 /// Whether the browser's session still opens the keys page; an ended session is sent to the
 /// sign-in page.
@@ -32,12 +35,17 @@ async fn browser_signed_in(server: &Server, email: &str, password: &str) -> Brow
     browser
 }
 
-/// Ada changes her password on the first server: her session there goes on, her other
-/// sessions, on either server, get the sign-in page, and only the new password signs in.
+/// Ada changes her password on the first server: her browser there goes on with a fresh session
+/// (new cookie, new CSRF token), every session made before, the one she changed it in included,
+/// on either server, gets the sign-in page, and only the new password signs in.
 async fn password_change_ends_other_sessions(first: &Server, second: &Server) {
     let email = new_email();
     let mut ada = Browser::new(first);
     let csrf = ada.sign_up(&email).await;
+    // A stolen copy of the very session that makes the change.
+    let mut copy = Browser::new(first);
+    copy.jar.clone_from(&ada.jar);
+    let old_cookie = ada.cookie(SESSION_COOKIE).expect("signed up");
     let mut laptop = browser_signed_in(first, &email, PASSWORD).await;
     let mut stolen = browser_signed_in(second, &email, PASSWORD).await;
     let mut eve = Browser::new(second);
@@ -61,10 +69,23 @@ async fn password_change_ends_other_sessions(first: &Server, second: &Server) {
         "{notice}"
     );
 
+    let new_cookie = ada.cookie(SESSION_COOKIE).expect("a session cookie");
+    assert_ne!(new_cookie, old_cookie, "the change starts a new session");
+    let new_csrf = field(&reply, "csrf");
+    assert_ne!(new_csrf, csrf, "the new session has a new CSRF token");
     assert!(
         signed_in(&mut ada).await,
-        "the session that changed it goes on"
+        "the browser that changed it goes on with the new session"
     );
+    assert!(
+        !signed_in(&mut copy).await,
+        "a copy of the session the change was made in ended with it"
+    );
+    let stale = ada
+        .post("/dashboard/account/sessions", &[("csrf", &csrf)])
+        .await;
+    assert_eq!(stale.status, 403, "the old CSRF token is refused");
+    assert_eq!(ada.session_csrf().await, new_csrf);
     assert!(
         !signed_in(&mut laptop).await,
         "another session on this server ended"
