@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::config::FusionConfig;
 use crate::correlation::{Params, fit};
+use crate::persistence::Persistence;
 use aq_core::position::{chord_distance_m, chord_to_m, m_to_chord};
 
 /// A station reading that passed quality control, as an analysis holds it.
@@ -76,6 +77,7 @@ pub(crate) struct PollutantAnalysis {
     params: Params,
     method: Method,
     neighbours: usize,
+    persistence: Persistence,
 }
 
 impl PollutantAnalysis {
@@ -124,7 +126,24 @@ impl PollutantAnalysis {
             params,
             method,
             neighbours: config.neighbours,
+            persistence: Persistence {
+                hours: config.relaxation_hours,
+                fitted: false,
+            },
         }
+    }
+
+    /// The analysis with `persistence` for its correction ahead of its hour.
+    pub(crate) fn with_persistence(self, persistence: Persistence) -> Self {
+        Self {
+            persistence,
+            ..self
+        }
+    }
+
+    /// How long the correction holds ahead of the hour analysed.
+    pub(crate) fn persistence(&self) -> Persistence {
+        self.persistence
     }
 
     pub(crate) fn params(&self) -> &Params {

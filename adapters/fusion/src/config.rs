@@ -22,6 +22,22 @@ pub struct FusionConfig {
     /// repeat to the last digit for six hours, while a frozen logger or a flat-lined analyser
     /// does.
     pub stuck_hours: u32,
+    /// A reading whose departure from the model (reading minus model) is more than this many
+    /// times the error expected of it (`gross_error_floor` plus `gross_error_fraction` of the
+    /// model's value) is left out as a *gross error*, unless a neighbour within
+    /// `outlier_radius_m` reads within `outlier_ratio` of it. Default 4: operational
+    /// first-guess checks reject departures beyond a few times their expected standard
+    /// deviation; with the expected error below, a broken analyser reading 1,000 µg/m³ where
+    /// the model says 20 departs by sixty-five expected errors, a street at 51 where the model
+    /// says 25 by one and a half.
+    pub gross_error_factor: f64,
+    /// The part of a departure's expected error that does not grow with the air, µg/m³:
+    /// instrument noise and the model's error in clean air. Default 5.
+    pub gross_error_floor: f64,
+    /// The part of a departure's expected error that grows with the model's value, as a
+    /// fraction of it. Default 0.5: a regional model's hourly errors at a station are of the
+    /// order of its own value (normalised mean errors of 30 to 60 % are usual for PM and NO₂).
+    pub gross_error_fraction: f64,
     /// A station whose residual (reading minus model) lies more than this many robust standard
     /// deviations from both the median residual of its neighbours and from zero (the model) is
     /// left out as a *spatial outlier*. Default 6: under normal errors one honest station in
@@ -67,11 +83,22 @@ pub struct FusionConfig {
     /// A point is corrected from at most this many stations, the nearest: what bounds the work
     /// per point (one Cholesky factorisation of this size). Default 12.
     pub neighbours: usize,
-    /// Ahead of the newest hour analysed, the correction falls off as `exp(-hours ahead /
-    /// relaxation_hours)`, and the value returns to the model's. Default 24: a model's bias at
-    /// a site persists for days (bias corrections from recent observations keep improving
-    /// forecasts up to five days ahead), while local events pass within hours.
+    /// Ahead of the newest hour analysed, the correction falls off as `exp(-hours ahead / τ)`,
+    /// and the value returns to the model's; `τ` is fitted per pollutant to how the stations'
+    /// residuals persisted over the hours read (see [`crate::persistence`]). This is `τ` when
+    /// there are too few pairs of readings to fit it (`relaxation_min_pairs`). Default 24: a
+    /// model's bias at a site persists for days, while local events pass within hours.
     pub relaxation_hours: f64,
+    /// The shortest fitted `τ`, hours. Default 3: a correction that changes sign from hour to
+    /// hour is noise, and it should not last past the next readings.
+    pub relaxation_min_hours: f64,
+    /// The longest fitted `τ`, hours. Default 120: bias corrections from recent observations
+    /// keep improving forecasts up to about five days ahead, and a bias that held for the 12
+    /// hours read keeps 83 % of itself 23 hours on.
+    pub relaxation_max_hours: f64,
+    /// The fewest pairs of residuals one hour apart (over all stations) for `τ` to be fitted.
+    /// Default 24: two stations' half days.
+    pub relaxation_min_pairs: usize,
     /// Analyses are made per cell of this many degrees of latitude and longitude. Default 1.
     pub cell_deg: f64,
     /// The most stations one analysis reads (those nearest its cell's centre). Default 400.
@@ -98,6 +125,9 @@ impl Default for FusionConfig {
             max_age_s: 10_800,
             history_hours: 12,
             stuck_hours: 6,
+            gross_error_factor: 4.0,
+            gross_error_floor: 5.0,
+            gross_error_fraction: 0.5,
             outlier_z: 6.0,
             outlier_ratio: 5.0,
             outlier_radius_m: 50_000.0,
@@ -110,6 +140,9 @@ impl Default for FusionConfig {
             min_oi_stations: 3,
             neighbours: 12,
             relaxation_hours: 24.0,
+            relaxation_min_hours: 3.0,
+            relaxation_max_hours: 120.0,
+            relaxation_min_pairs: 24,
             cell_deg: 1.0,
             max_stations: 400,
             cache_readings: 500_000,
@@ -167,6 +200,9 @@ impl FusionConfig {
     /// # Errors
     /// [`FusionConfigError`] naming the first setting out of range.
     pub fn validate(&self) -> Result<(), FusionConfigError> {
+        positive("gross_error_factor", self.gross_error_factor)?;
+        positive("gross_error_floor", self.gross_error_floor)?;
+        positive("gross_error_fraction", self.gross_error_fraction)?;
         positive("outlier_z", self.outlier_z)?;
         positive("outlier_radius_m", self.outlier_radius_m)?;
         if !(self.outlier_ratio.is_finite() && self.outlier_ratio > 1.0) {
@@ -180,6 +216,19 @@ impl FusionConfig {
         positive("error_ratio", self.error_ratio)?;
         positive("max_radius_m", self.max_radius_m)?;
         positive("relaxation_hours", self.relaxation_hours)?;
+        positive("relaxation_min_hours", self.relaxation_min_hours)?;
+        if !(self.relaxation_max_hours.is_finite()
+            && self.relaxation_max_hours >= self.relaxation_min_hours)
+        {
+            return Err(FusionConfigError {
+                field: "relaxation_max_hours",
+                problem: format!(
+                    "{} must be a number of hours at least relaxation_min_hours ({})",
+                    self.relaxation_max_hours, self.relaxation_min_hours
+                ),
+            });
+        }
+        at_least("relaxation_min_pairs", self.relaxation_min_pairs, 2)?;
         positive("cell_deg", self.cell_deg)?;
         if self.cell_deg > 10.0 {
             return Err(FusionConfigError {

@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::analysis::{Observed, PollutantAnalysis};
 use crate::config::FusionConfig;
+use crate::persistence;
 use crate::qc::{self, Exclusions, QcReason};
 use aq_core::position::unit_vector;
 
@@ -22,6 +23,9 @@ pub(crate) struct Checked {
     pub(crate) value: f64,
     /// The model at the station and the reading's time, µg/m³.
     pub(crate) model: f64,
+    /// The station's residuals over the hours read, with their times, where the model
+    /// answered: what the correction's persistence is fitted to.
+    pub(crate) history: Vec<(DateTime<Utc>, f64)>,
 }
 
 /// The readings of the stations in `area` that are usable at `hour`, each beside the model's
@@ -47,24 +51,44 @@ pub(crate) async fn checked_readings(
     };
     let series = stations.observations(&query).await?;
     let (candidates, mut excluded) = qc::screen(&series, hour, config, counted);
+    // The model at each station's newest reading, then at each of its readings over the hours
+    // read, in one batch.
     let queries: Vec<SampleQuery> = candidates
         .iter()
         .map(|c| SampleQuery {
             position: c.position,
             time: c.time,
         })
+        .chain(candidates.iter().flat_map(|c| {
+            c.history.iter().map(|&(time, _)| SampleQuery {
+                position: c.position,
+                time,
+            })
+        }))
         .collect();
     let answers = if queries.is_empty() {
         Vec::new()
     } else {
         check_batch_len(queries.len(), model.sample(&queries).await?)?
     };
+    let (newest, mut past) = answers.split_at(candidates.len());
     let mut checked: Vec<Checked> = candidates
         .into_iter()
-        .zip(answers)
+        .zip(newest)
         .filter_map(|(c, answer)| {
+            let (mine, rest) = past.split_at(c.history.len());
+            past = rest;
+            let model_of = |a: &Option<aq_core::AirSample>| {
+                Some(a.as_ref()?.concentrations?.get(c.pollutant)?.ug_m3())
+            };
             // A station the model does not cover has nothing to correct.
-            let model = answer?.concentrations?.get(c.pollutant)?.ug_m3();
+            let model = model_of(answer)?;
+            let history = c
+                .history
+                .iter()
+                .zip(mine)
+                .filter_map(|(&(time, value), a)| Some((time, value - model_of(a)?)))
+                .collect();
             Some(Checked {
                 pollutant: c.pollutant,
                 position: c.position,
@@ -76,10 +100,39 @@ pub(crate) async fn checked_readings(
                 },
                 value: c.value,
                 model,
+                history,
             })
         })
         .collect();
-    let mut outliers = vec![false; checked.len()];
+    // The first-guess check runs first, so that a gross error does not sway the medians the
+    // spatial test judges the others by.
+    leave_out(
+        &mut checked,
+        &mut excluded,
+        counted,
+        QcReason::GrossError,
+        |j| qc::gross_errors(j, config),
+    );
+    leave_out(
+        &mut checked,
+        &mut excluded,
+        counted,
+        QcReason::Outlier,
+        |j| qc::outliers(j, config),
+    );
+    Ok((checked, excluded))
+}
+
+/// Removes from `checked` the readings `test` flags, pollutant by pollutant, counting those of
+/// the stations `counted` says count under `reason`.
+fn leave_out(
+    checked: &mut Vec<Checked>,
+    excluded: &mut Exclusions,
+    counted: &(dyn Fn(Position) -> bool + Sync),
+    reason: QcReason,
+    test: impl Fn(&[qc::Judged]) -> Vec<bool>,
+) {
+    let mut flagged = vec![false; checked.len()];
     for p in Pollutant::ALL {
         let of: Vec<usize> = (0..checked.len())
             .filter(|&i| checked[i].pollutant == p)
@@ -92,19 +145,18 @@ pub(crate) async fn checked_readings(
                 model: checked[i].model,
             })
             .collect();
-        for (&i, flagged) in of.iter().zip(qc::outliers(&judged, config)) {
-            outliers[i] = flagged;
+        for (&i, out) in of.iter().zip(test(&judged)) {
+            flagged[i] = out;
         }
     }
-    let mut flags = outliers.into_iter();
+    let mut flags = flagged.into_iter();
     checked.retain(|c| {
         let out = flags.next().unwrap_or(false);
         if out && counted(c.position) {
-            excluded.add(QcReason::Outlier, c.pollutant, &c.observed.station);
+            excluded.add(reason, c.pollutant, &c.observed.station);
         }
         !out
     });
-    Ok((checked, excluded))
 }
 
 /// One analysis per pollutant from `checked`.
@@ -118,7 +170,13 @@ pub(crate) fn per_pollutant(
             .filter(|c| c.pollutant == p)
             .map(|c| c.observed.clone())
             .collect();
+        let histories: Vec<Vec<(DateTime<Utc>, f64)>> = checked
+            .iter()
+            .filter(|c| c.pollutant == p)
+            .map(|c| c.history.clone())
+            .collect();
         PollutantAnalysis::build(of, config)
+            .map(|a| a.with_persistence(persistence::fit(&histories, config)))
     })
 }
 
@@ -156,10 +214,11 @@ impl HourAnalysis {
             .sum()
     }
 
-    /// `model` at the unit vector `at` corrected, the correction scaled by `relax` (1 at the
+    /// `model` at the unit vector `at` corrected, `ahead` hours after the hour analysed (0 at
+    /// or before it): the correction scaled by its pollutant's persistence there (1 at the
     /// hour analysed, falling towards 0 ahead of it). A pollutant without stations keeps the
     /// model's value and has no error estimate; a corrected value below zero is zero.
-    pub(crate) fn fuse(&self, at: [f64; 3], model: &Concentrations, relax: f64) -> Fused {
+    pub(crate) fn fuse(&self, at: [f64; 3], model: &Concentrations, ahead: f64) -> Fused {
         let mut out = Fused {
             concentrations: *model,
             uncertainty: Uncertainties::default(),
@@ -172,6 +231,7 @@ impl HourAnalysis {
                 continue;
             };
             let e = analysis.estimate(at);
+            let relax = analysis.persistence().relax(ahead);
             let relax2 = relax * relax;
             let model_variance = analysis.params().model_variance;
             let variance = relax2 * e.variance + (1.0 - relax2) * model_variance;

@@ -7,8 +7,9 @@
 //! fused field unchanged. For each hour, over a cell of [`FusionConfig::cell_deg`] degrees and
 //! the stations within [`FusionConfig::max_radius_m`] of it:
 //!
-//! 1. the stations' readings are checked ([`qc`]): stale, negative, stuck and spatial-outlier
-//!    readings are left out and counted by [`QcReason`];
+//! 1. the stations' readings are checked ([`qc`]): stale, negative, stuck, gross-error (far
+//!    from the model, and no neighbour sees the same) and spatial-outlier readings are left
+//!    out and counted by [`QcReason`];
 //! 2. each remaining station's residual (its newest reading minus the model there and then) is
 //!    spread over space by optimal interpolation with an exponential, compactly supported
 //!    correlation whose length and error variances are fitted to the hour's residuals
@@ -87,6 +88,7 @@ mod config;
 pub mod correlation;
 mod hour;
 mod memory;
+pub mod persistence;
 pub mod qc;
 mod source;
 mod validate;

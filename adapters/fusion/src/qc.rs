@@ -1,6 +1,8 @@
 //! Quality control of station readings before they correct anything: stale, negative and
-//! stuck readings by each station's own series, then spatial outliers by their residuals
-//! against their neighbours' and the model. Every reading left out is counted by its reason.
+//! stuck readings by each station's own series, then gross errors by their departure from the
+//! model (the first-guess check of data assimilation) unless a neighbour sees the same air, then
+//! spatial outliers by their residuals against their neighbours' and the model. Every reading
+//! left out is counted by its reason.
 
 use aq_core::{Pollutant, Position, StationId, StationSeries};
 use chrono::{DateTime, Duration, Utc};
@@ -19,6 +21,10 @@ pub enum QcReason {
     Negative,
     /// Its value has not changed for [`FusionConfig::stuck_hours`].
     Stuck,
+    /// Its departure from the model is beyond [`FusionConfig::gross_error_factor`] times the
+    /// error expected of it, and no neighbour within [`FusionConfig::outlier_radius_m`] reads
+    /// within [`FusionConfig::outlier_ratio`] of it.
+    GrossError,
     /// Its residual is far from both its neighbours' and the model
     /// ([`FusionConfig::outlier_z`]).
     Outlier,
@@ -26,20 +32,23 @@ pub enum QcReason {
 
 impl QcReason {
     /// Every reason, in the order the checks run.
-    pub const ALL: [QcReason; 4] = [
+    pub const ALL: [QcReason; 5] = [
         QcReason::Stale,
         QcReason::Negative,
         QcReason::Stuck,
+        QcReason::GrossError,
         QcReason::Outlier,
     ];
 
-    /// The reason's name in metrics and logs: `stale`, `negative`, `stuck`, `outlier`.
+    /// The reason's name in metrics and logs: `stale`, `negative`, `stuck`, `gross_error`,
+    /// `outlier`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             QcReason::Stale => "stale",
             QcReason::Negative => "negative",
             QcReason::Stuck => "stuck",
+            QcReason::GrossError => "gross_error",
             QcReason::Outlier => "outlier",
         }
     }
@@ -53,7 +62,7 @@ impl QcReason {
 /// few stations of each reason named for the logs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Exclusions {
-    counts: [[u64; 4]; 6],
+    counts: [[u64; 5]; 6],
     named: Vec<(QcReason, Pollutant, StationId)>,
 }
 
@@ -116,6 +125,9 @@ pub(crate) struct Candidate {
     pub(crate) pollutant: Pollutant,
     pub(crate) time: DateTime<Utc>,
     pub(crate) value: f64,
+    /// Every reading of the series up to the hour, the newest included: how its departures
+    /// from the model persisted.
+    pub(crate) history: Vec<(DateTime<Utc>, f64)>,
 }
 
 /// The fewest equal readings in a row that can make a station stuck.
@@ -159,6 +171,11 @@ pub(crate) fn screen(
                 pollutant: s.pollutant,
                 time: newest.time,
                 value: newest.value,
+                history: known
+                    .iter()
+                    .filter(|r| r.value.is_finite())
+                    .map(|r| (r.time, r.value))
+                    .collect(),
             }),
         }
     }
@@ -224,6 +241,41 @@ impl Judged {
     }
 }
 
+/// Whether `a` and `b` (µg/m³) lie within `ratio` of each other, with 1 µg/m³ added to both
+/// sides so that readings near zero compare sensibly.
+fn within_ratio(a: f64, b: f64, ratio: f64) -> bool {
+    ((a.max(0.0) + 1.0) / (b.max(0.0) + 1.0)).ln().abs() <= ratio.ln()
+}
+
+/// Which readings are gross errors: a departure from the model (reading minus model) beyond
+/// `gross_error_factor` times the error expected of it, `gross_error_floor` plus
+/// `gross_error_fraction` of the model's value (a model's error grows with its value, and a
+/// reading's own error with the air it reads), unless a neighbour within `outlier_radius_m`
+/// reads within `outlier_ratio` of it. This is the first-guess check of data assimilation,
+/// which judges every reading against the background before any neighbour is asked: a broken
+/// analyser with one neighbour or none is caught, while a plume or a model bias that several
+/// stations see together is kept for the analysis to correct.
+pub(crate) fn gross_errors(readings: &[Judged], config: &FusionConfig) -> Vec<bool> {
+    let reach2 = m_to_chord(config.outlier_radius_m).powi(2);
+    readings
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let expected =
+                config.gross_error_floor + config.gross_error_fraction * r.model.max(0.0);
+            if r.residual().abs() <= config.gross_error_factor * expected {
+                return false;
+            }
+            let seen_by_neighbour = readings.iter().enumerate().any(|(j, other)| {
+                j != i
+                    && chord2(r.at, other.at) <= reach2
+                    && within_ratio(r.value, other.value, config.outlier_ratio)
+            });
+            !seen_by_neighbour
+        })
+        .collect()
+}
+
 /// Which readings are spatial outliers: a residual (reading minus model) more than
 /// `outlier_z` robust standard deviations from the median residual of the neighbours within
 /// `outlier_radius_m` and as far from zero (the model itself), and a reading more than
@@ -243,7 +295,6 @@ pub(crate) fn outliers(readings: &[Judged], config: &FusionConfig) -> Vec<bool> 
         .collect();
     let spread = median(&mut deviations).map_or(0.0, |mad| MAD_TO_SD * mad);
     let limit = config.outlier_z * spread.max(config.outlier_min_spread);
-    let log_ratio = config.outlier_ratio.ln();
     let reach2 = m_to_chord(config.outlier_radius_m).powi(2);
     let (mut residuals, mut values) = (Vec::new(), Vec::new());
     readings
@@ -268,11 +319,9 @@ pub(crate) fn outliers(readings: &[Judged], config: &FusionConfig) -> Vec<bool> 
             else {
                 return false;
             };
-            // One µg/m³ added to both sides, so that readings near zero compare sensibly.
-            let apart = |reference: f64| ((r.value + 1.0) / (reference + 1.0)).ln().abs();
             (r.residual() - around).abs() > limit
-                && apart(typical) > log_ratio
-                && apart(r.model.max(0.0)) > log_ratio
+                && !within_ratio(r.value, typical, config.outlier_ratio)
+                && !within_ratio(r.value, r.model, config.outlier_ratio)
         })
         .collect()
 }
@@ -370,6 +419,40 @@ mod tests {
             .collect();
         low.push(judged(10, 0.0, 80.0));
         assert!(outliers(&low, &config)[10]);
+    }
+
+    /// A place `km` kilometres east of 13° E on 52.5° N.
+    fn east(km: f64) -> [f64; 3] {
+        unit_vector(Position::new(13.0 + km / 67.7, 52.5).unwrap())
+    }
+
+    #[test]
+    fn an_isolated_broken_analyser_is_a_gross_error_however_few_its_neighbours() {
+        let config = FusionConfig::default();
+        let judged = |km: f64, value: f64, model: f64| Judged {
+            at: east(km),
+            value,
+            model,
+        };
+        // 1,000 µg/m³ where the model says 20, its one neighbour 25 km away 15.
+        let pair = [judged(0.0, 1_000.0, 20.0), judged(25.0, 15.0, 18.0)];
+        assert_eq!(gross_errors(&pair, &config), [true, false]);
+        assert!(
+            outliers(&pair, &config).iter().all(|&f| !f),
+            "the spatial test alone needs two neighbours and keeps it"
+        );
+        // Alone, too.
+        assert_eq!(gross_errors(&pair[..1], &config), [true]);
+        // A busy street at 51 where the model says 25: within what a model misses.
+        assert_eq!(gross_errors(&[judged(0.0, 51.0, 25.0)], &config), [false]);
+        // Fifteen stations that all read 60 over a model of 10: a bias they agree on, kept.
+        let biased: Vec<Judged> = (0..15)
+            .map(|i| judged(f64::from(i) * 3.0, 60.0 + f64::from(i % 3), 10.0))
+            .collect();
+        assert!(gross_errors(&biased, &config).iter().all(|&f| !f));
+        // A plume two stations 10 km apart both see.
+        let plume = [judged(0.0, 300.0, 20.0), judged(10.0, 250.0, 20.0)];
+        assert_eq!(gross_errors(&plume, &config), [false, false]);
     }
 
     #[test]

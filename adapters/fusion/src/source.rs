@@ -119,17 +119,17 @@ impl FusedSource {
         &self.config
     }
 
-    /// The hour analysed for an instant `t` and how much of its correction holds there: an
-    /// instant up to now reads its own hour's analysis in full; a later one reads the newest
-    /// hour's, relaxed with the time ahead.
+    /// The hour analysed for an instant `t` and how many hours after it `t` lies: an instant
+    /// up to now reads its own hour's analysis in full (0); a later one reads the newest
+    /// hour's, whose correction relaxes with the time ahead.
     fn plan(&self, t: DateTime<Utc>, now: DateTime<Utc>) -> (DateTime<Utc>, f64) {
         if t <= now {
-            return (hour_of(t), 1.0);
+            return (hour_of(t), 0.0);
         }
         let newest = hour_of(now);
         #[allow(clippy::cast_precision_loss)]
         let ahead = (t - newest).num_seconds() as f64 / 3_600.0;
-        (newest, (-ahead / self.config.relaxation_hours).exp())
+        (newest, ahead)
     }
 
     /// Whether an analysis made at `made` of `hour` may still be served at `now`: once made
@@ -217,8 +217,8 @@ impl FusedSource {
         let plans: Vec<((DateTime<Utc>, Cell), f64)> = points
             .iter()
             .map(|p| {
-                let (hour, relax) = self.plan(p.time, now);
-                ((hour, Cell::of(p.position, self.config.cell_deg)), relax)
+                let (hour, ahead) = self.plan(p.time, now);
+                ((hour, Cell::of(p.position, self.config.cell_deg)), ahead)
             })
             .collect();
         let mut wanted: std::collections::BTreeMap<Key, usize> = std::collections::BTreeMap::new();
@@ -269,8 +269,8 @@ impl FusedSource {
             .iter()
             .zip(&plans)
             .map(
-                |(p, ((hour, cell), relax))| match by_key.get(&(hour.timestamp(), *cell)) {
-                    Some(a) => a.fuse(unit_vector(p.position), &p.model, *relax),
+                |(p, ((hour, cell), ahead))| match by_key.get(&(hour.timestamp(), *cell)) {
+                    Some(a) => a.fuse(unit_vector(p.position), &p.model, *ahead),
                     None => Fused {
                         concentrations: p.model,
                         uncertainty: aq_core::Uncertainties::default(),

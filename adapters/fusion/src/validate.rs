@@ -146,7 +146,7 @@ pub async fn cross_validate(
     config: &FusionConfig,
 ) -> Result<ValidationReport, SourceError> {
     let mut tallies: [Tally; 6] = Default::default();
-    let mut excluded = [0u64; 4];
+    let mut excluded = [0u64; QcReason::ALL.len()];
     for &hour in hours {
         let (checked, left_out) =
             checked_readings(model, stations, area, &|_| true, hour, config).await?;

@@ -152,7 +152,7 @@ impl Metrics {
         let exclusions = Family::<ExclusionLabels, Counter>::default();
         registry.register(
             "fusion_station_exclusions",
-            "Station readings a fused source's quality control left out, by pollutant and reason (stale, negative, stuck, outlier); each reading once per hour analysed",
+            "Station readings a fused source's quality control left out, by pollutant and reason (stale, negative, stuck, gross_error, outlier); each reading once per hour analysed",
             exclusions.clone(),
         );
         let limit_failures = Family::<LimitFailureLabels, Counter>::default();
@@ -222,7 +222,7 @@ impl Metrics {
     }
 
     /// Counts `count` station readings of `pollutant` (`pm25`, `no2`, ...) left out by a fused
-    /// source's quality control for `reason` (`stale`, `negative`, `stuck`, `outlier`). Both
+    /// source's quality control for `reason` (`stale`, `negative`, `stuck`, `gross_error`, `outlier`). Both
     /// labels come from the fusion's fixed names, never from a client.
     pub fn count_station_exclusions(
         &self,

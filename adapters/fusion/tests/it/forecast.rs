@@ -12,7 +12,7 @@ use crate::world::{
 };
 
 #[tokio::test]
-async fn ahead_of_now_the_correction_falls_off_with_the_relaxation_time() {
+async fn ahead_of_now_the_correction_falls_off_with_one_fitted_relaxation_time() {
     let truth = Truth::new(7);
     let model = Model::new(truth.clone());
     let all = stations(&truth, 80, 11);
@@ -50,7 +50,13 @@ async fn ahead_of_now_the_correction_falls_off_with_the_relaxation_time() {
         .map(|(f, m)| pm(f) - pm(m))
         .collect();
     assert!(correction[0].abs() > 1.0, "{correction:?}");
-    let tau = FusionConfig::default().relaxation_hours;
+    // One e-folding time, fitted to the residuals and within its bounds, for every hour ahead.
+    let tau = -1.0 / (correction[1] / correction[0]).ln();
+    let config = FusionConfig::default();
+    assert!(
+        (config.relaxation_min_hours - 1e-6..=config.relaxation_max_hours + 1e-6).contains(&tau),
+        "{tau}"
+    );
     for (h, c) in correction.iter().enumerate() {
         let expected = correction[0] * (-(h as f64) / tau).exp();
         assert!(
@@ -195,4 +201,88 @@ async fn one_call_makes_at_most_its_budget_of_analyses_and_the_rest_follow() {
     let second = answered(&source, Pollutant::No2, &places, now()).await;
     assert_eq!(&second[..2], &first[..2]);
     assert!(second[2] != alone[2], "{second:?} {alone:?}");
+}
+
+/// PM2.5 series of `n` stations within about 15 km of 11.5° E, 51° N over the twelve hours up to
+/// now, each reading `value(hour)` (hours from now, negative) plus a little of its own.
+fn around(n: u32, value: impl Fn(i64) -> f64) -> Vec<StationSeries> {
+    (0..n)
+        .map(|i| {
+            let angle = f64::from(i) * 0.41;
+            StationSeries {
+                station: StationId(format!("B{i:02}")),
+                position: Position::new(11.5 + 0.2 * angle.cos(), 51.0 + 0.12 * angle.sin())
+                    .unwrap(),
+                pollutant: Pollutant::Pm25,
+                readings: (-12..=0)
+                    .map(|h| Reading {
+                        time: now() + Duration::hours(h),
+                        // Never the same value twice in a row: a steady reading is not a
+                        // stuck one.
+                        value: value(h) + 0.1 * f64::from(i % 4) + 0.3 * ((h + 20) % 3) as f64,
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The fused PM2.5 minus the model's at 11.5° E, 51° N, from now for `hours`.
+async fn corrections(model: &Model, series: Vec<StationSeries>, hours: u32) -> Vec<f64> {
+    let at = Position::new(11.5, 51.0).unwrap();
+    let source = fused(model, series, Arc::default());
+    let pm = |c: &Option<aq_core::Concentrations>| c.unwrap().get(Pollutant::Pm25).unwrap().ug_m3();
+    let f = source
+        .hourly_concentrations(&[at], now(), hours)
+        .await
+        .unwrap();
+    let m = model
+        .hourly_concentrations(&[at], now(), hours)
+        .await
+        .unwrap();
+    f[0].as_ref()
+        .unwrap()
+        .values
+        .iter()
+        .zip(&m[0].as_ref().unwrap().values)
+        .map(|(f, m)| pm(f) - pm(m))
+        .collect()
+}
+
+/// A model that says 10 µg/m³ everywhere, at every hour.
+fn flat(truth: Truth) -> Model {
+    Model {
+        scale: 0.0,
+        bias: 10.0,
+        ..Model::new(truth)
+    }
+}
+
+#[tokio::test]
+async fn a_bias_the_stations_showed_for_twelve_hours_holds_and_invents_no_trend() {
+    let model = flat(Truth::new(7));
+    // Fifteen stations that have read 60 for twelve hours where the model says 10.
+    let c = corrections(&model, around(15, |_| 60.0), 24).await;
+    assert!(c[0] > 40.0, "{c:?}");
+    assert!(c[23] >= 0.75 * c[0], "{c:?}");
+    // Within the day the fused value moves by less than one µg/m³ an hour and about 10 in all,
+    // where a fixed day-long relaxation took 36 of the 50 away.
+    assert!(c.windows(2).all(|w| (w[0] - w[1]).abs() < 1.0), "{c:?}");
+    assert!(c[0] - c[23] < 10.0, "{c:?}");
+}
+
+#[tokio::test]
+async fn a_local_event_that_faded_fades_ahead_as_fast() {
+    let model = flat(Truth::new(7));
+    // A plume that has faded with an e-folding time of three hours since twelve hours ago.
+    let c = corrections(
+        &model,
+        around(15, |h| 10.0 + 400.0 * (-((h + 12) as f64) / 3.0).exp()),
+        24,
+    )
+    .await;
+    assert!(c[0] > 1.0, "{c:?}");
+    let tau = -1.0 / (c[1] / c[0]).ln();
+    assert!((2.0..=6.0).contains(&tau), "fitted {tau} h: {c:?}");
+    assert!(c[12] < 0.05 * c[0], "{c:?}");
 }

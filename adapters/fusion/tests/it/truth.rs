@@ -108,8 +108,46 @@ async fn an_injected_outlier_changes_nothing_but_its_own_exclusion() {
             "{p}"
         );
     }
-    assert_eq!(counted.total(QcReason::Outlier), 1);
+    // The first-guess check takes it before the spatial test is asked; no honest reading goes.
+    assert_eq!(counted.total(QcReason::GrossError), 1);
+    assert_eq!(counted.total(QcReason::Outlier), 0);
     assert_eq!(counted.total(QcReason::Stale), 0);
+}
+
+#[tokio::test]
+async fn a_broken_analyser_with_one_neighbour_is_left_out_and_corrects_nothing() {
+    let truth = Truth::new(7);
+    let model = Model::new(truth.clone());
+    let broken_at = Position::new(11.5, 51.0).unwrap();
+    // The one honest station 25 km east; the place asked 8 km west of the analyser.
+    let neighbour_at = Position::new(11.5 + 25.0 / 70.0, 51.0).unwrap();
+    let asked = Position::new(11.5 - 8.0 / 70.0, 51.0).unwrap();
+    let series = |id: &str, at: Position, value: &dyn Fn(i64) -> f64| StationSeries {
+        station: StationId(id.into()),
+        position: at,
+        pollutant: Pollutant::Pm25,
+        readings: (-3..=0)
+            .map(|h| Reading {
+                time: now() + chrono::Duration::hours(h),
+                value: value(h),
+            })
+            .collect(),
+    };
+    let honest = vec![series("honest", neighbour_at, &|h| {
+        truth.at(Pollutant::Pm25, neighbour_at, h as f64, 1.0)
+    })];
+    let mut with_broken = honest.clone();
+    with_broken.push(series("broken", broken_at, &|h| 1_000.0 + h as f64));
+    let counted = Arc::new(Counted::default());
+    let clean = fused(&model, honest, Arc::default());
+    let dirty = fused(&model, with_broken, counted.clone());
+    let near = answered(&dirty, Pollutant::Pm25, &[asked], now()).await;
+    assert_eq!(
+        near,
+        answered(&clean, Pollutant::Pm25, &[asked], now()).await
+    );
+    assert!(near[0] < 100.0, "{near:?}");
+    assert_eq!(counted.total(QcReason::GrossError), 1);
 }
 
 proptest::proptest! {

@@ -151,7 +151,7 @@ async fn a_cams_grid_fused_with_a_station_file_answers_with_its_uncertainty_and_
 
     let metrics = Reply::read(client().get(server.url("/metrics")).send().await.unwrap()).await;
     let text = String::from_utf8_lossy(&metrics.body).into_owned();
-    for reason in ["stale", "outlier"] {
+    for reason in ["stale", "gross_error"] {
         let line = format!(
             "insights_fusion_station_exclusions_total{{pollutant=\"pm25\",reason=\"{reason}\"}}"
         );
@@ -218,8 +218,10 @@ async fn validate_scores_the_synthetic_set_with_the_fusion_well_ahead_of_the_mod
             .find(|e| e[0] == reason)
             .map_or(0, |e| e[1].as_u64().unwrap())
     };
-    // FR-BROKEN every hour; FR-STUCK from its sixth unchanged hour on.
-    assert_eq!(count("outlier"), 24, "{report}");
+    // FR-BROKEN every hour, by the first-guess check before the spatial test is asked; no
+    // honest station; FR-STUCK from its sixth unchanged hour on.
+    assert_eq!(count("gross_error"), 24, "{report}");
+    assert_eq!(count("outlier"), 0, "{report}");
     assert_eq!(count("stuck"), 18, "{report}");
 
     // The text report, as the README shows it.
