@@ -393,11 +393,14 @@ pub fn sample_change(spec: &RuleSpec, direction: Direction) -> Change {
                 Forecast::Hours(h) => u32::from(h),
                 Forecast::Today | Forecast::Days(_) => 1,
             };
-            // 8, 15 or 30 CI points: past the 5, 10 and 20 point defaults.
+            // 8, 15 or 30 CI points: past the 5, 10 and 20 point defaults, both ways from one
+            // moderate hour, so that the worse sample always ends in dirtier air than the
+            // better one, whichever index the message shows (a US AQI rises as the CI falls).
             let delta = [8.0, 15.0, 30.0][usize::from(step - 1)];
-            let (now, forecast) = match direction {
-                Direction::Deterioration => (70.0, 70.0 - delta),
-                Direction::Improvement => (40.0, 40.0 + delta),
+            let now = 55.0;
+            let forecast = match direction {
+                Direction::Deterioration => now - delta,
+                Direction::Improvement => now + delta,
             };
             Change::Aq(AqChange {
                 hours,
@@ -762,7 +765,7 @@ mod tests {
         let ci = preview(&spec, Direction::Deterioration, &config);
         assert_eq!(
             ci.description,
-            "In 6 hours the air quality is expected to be worse (40 AQI)."
+            "In 6 hours the air quality is expected to be worse (25 AQI)."
         );
         let us = preview(
             &spec.with_aq_index(AqIndex::UsEpa),
@@ -837,6 +840,52 @@ mod tests {
                 "{audience:?}: {}",
                 msg.recommendation
             );
+        }
+    }
+
+    /// The number a default air-quality description shows: `(40 AQI)` or `(US AQI 102)`.
+    fn shown_index(description: &str) -> f64 {
+        let inside = description
+            .rsplit_once('(')
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(inside, _)| inside)
+            .unwrap_or_else(|| panic!("no index in {description}"));
+        inside
+            .split(' ')
+            .find_map(|word| word.parse().ok())
+            .unwrap_or_else(|| panic!("no number in {description}"))
+    }
+
+    #[test]
+    fn the_worse_preview_is_worse_than_the_better_one_on_every_index_scale() {
+        let config = MessageConfig::default();
+        for s in Sensitivity::ALL {
+            for &f in DataType::Aq.horizons() {
+                let spec = RuleSpec::new(DataType::Aq, f, s, MessageSpec::Default).unwrap();
+                // The CI: higher is cleaner.
+                let worse = preview(&spec, Direction::Deterioration, &config);
+                let better = preview(&spec, Direction::Improvement, &config);
+                let (w, b) = (
+                    shown_index(&worse.description),
+                    shown_index(&better.description),
+                );
+                assert!(w < b, "{} / {}", worse.description, better.description);
+                // The US AQI: higher is worse.
+                let us = spec.clone().with_aq_index(AqIndex::UsEpa);
+                let worse = preview(&us, Direction::Deterioration, &config);
+                let better = preview(&us, Direction::Improvement, &config);
+                let (w, b) = (
+                    shown_index(&worse.description),
+                    shown_index(&better.description),
+                );
+                assert!(w > b, "{} / {}", worse.description, better.description);
+                // Advice for air that got worse never says it stays good.
+                assert!(
+                    !worse.recommendation.contains("no change"),
+                    "{}",
+                    worse.recommendation
+                );
+            }
         }
     }
 

@@ -101,7 +101,7 @@ async fn each_audience_previews_its_own_recommendation_and_general_keeps_todays(
         .await;
     assert!(
         general.body.contains(
-            "Air quality stays good for most people; no change to outdoor plans is needed."
+            "People sensitive to air pollution should consider shorter or lighter outdoor activity."
         ),
         "{}",
         general.body

@@ -113,7 +113,7 @@ async fn the_index_selector_previews_and_stores_the_us_epa_aqi() {
         .await;
     assert!(
         ci.body
-            .contains("In 6 hours the air quality is expected to be worse (62 AQI)."),
+            .contains("In 6 hours the air quality is expected to be worse (47 AQI)."),
         "{}",
         ci.body
     );
