@@ -250,7 +250,7 @@ impl Identity {
         let password_hash = hash_password(&password, self.rng.as_ref())?;
         let credential_version = self
             .accounts
-            .set_password_hash(account.id, &password_hash)
+            .set_password_hash(account.id, &password_hash, account.credential_version)
             .await?;
         Ok(Account {
             password_hash,

@@ -11,8 +11,8 @@ use chrono::{DateTime, Utc};
 use crate::ids::{AccountId, KeyId};
 use crate::keys::{KeyHash, WebhookSecret};
 use crate::ports::{
-    Account, AccountStore, ApiKeyInfo, KeyAuthenticator, NewApiKey, Session, SessionStore,
-    StoreError, last_use_is_stale,
+    Account, AccountStore, ApiKeyInfo, KeyAuthenticator, LeaseStore, NewApiKey, Session,
+    SessionStore, StoreError, last_use_is_stale,
 };
 
 /// Rotated-out signing secrets with the end of each one's grace period, newest first.
@@ -30,6 +30,8 @@ struct State {
     accounts: Vec<Account>,
     keys: Vec<KeyRecord>,
     sessions: HashMap<String, Session>,
+    /// Per lease name: its holder and until when.
+    leases: HashMap<String, (String, DateTime<Utc>)>,
 }
 
 impl State {
@@ -86,7 +88,7 @@ impl State {
 /// store.create_account(&ada).await.unwrap();
 /// assert_eq!(store.account_by_email("ada@example.org").await.unwrap(), Some(ada.clone()));
 /// // A new password raises the version that sessions are bound to.
-/// assert_eq!(store.set_password_hash(ada.id, "$argon2id$new...").await.unwrap(), 1);
+/// assert_eq!(store.set_password_hash(ada.id, "$argon2id$new...", 0).await.unwrap(), 1);
 /// # });
 /// ```
 #[derive(Debug, Default)]
@@ -140,16 +142,47 @@ impl KeyAuthenticator for MemoryIdentity {
 }
 
 #[async_trait]
+impl LeaseStore for MemoryIdentity {
+    async fn take_lease(
+        &self,
+        name: &str,
+        holder: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut state = self.lock();
+        let free = state
+            .leases
+            .get(name)
+            .is_none_or(|(held_by, held_until)| held_by == holder || *held_until <= now);
+        if free {
+            state
+                .leases
+                .insert(name.to_owned(), (holder.to_owned(), until));
+        }
+        Ok(free)
+    }
+
+    async fn release_lease(&self, name: &str, holder: &str) -> Result<(), StoreError> {
+        let mut state = self.lock();
+        if state.leases.get(name).is_some_and(|(h, _)| h == holder) {
+            state.leases.remove(name);
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
 impl SessionStore for MemoryIdentity {
     async fn create_session(&self, session: &Session) -> Result<(), StoreError> {
         let mut state = self.lock();
+        if state.credential_version(session.account_id) != Some(session.credential_version) {
+            return Err(StoreError::CredentialsChanged);
+        }
         if state.sessions.contains_key(&session.id_hash) {
             return Err(StoreError::Conflict(
                 "the session exists already".to_owned(),
             ));
-        }
-        if state.credential_version(session.account_id) != Some(session.credential_version) {
-            return Err(StoreError::CredentialsChanged);
         }
         state
             .sessions
@@ -234,13 +267,21 @@ impl AccountStore for MemoryIdentity {
         Ok(!self.lock().accounts.is_empty())
     }
 
-    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<i64, StoreError> {
+    async fn set_password_hash(
+        &self,
+        account: AccountId,
+        hash: &str,
+        current: i64,
+    ) -> Result<i64, StoreError> {
         let mut state = self.lock();
         let found = state
             .accounts
             .iter_mut()
             .find(|a| a.id == account)
             .ok_or(StoreError::NotFound)?;
+        if found.credential_version != current {
+            return Err(StoreError::CredentialsChanged);
+        }
         hash.clone_into(&mut found.password_hash);
         found.credential_version += 1;
         Ok(found.credential_version)
@@ -324,5 +365,6 @@ mod tests {
     #[tokio::test]
     async fn memory_identity_passes_the_suites() {
         crate::conformance::run_all(&MemoryIdentity::new()).await;
+        crate::conformance::leases(&MemoryIdentity::new()).await;
     }
 }

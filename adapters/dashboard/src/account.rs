@@ -11,7 +11,7 @@ use identity_core::ports::{Account, StoreError};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::{credentials_changed, hashing_password, open_session};
+use super::auth::{hashing_password, open_session};
 use super::extract::{Action, NoFields};
 use super::limits::Verdict;
 use super::pages::capitalise;
@@ -91,28 +91,51 @@ pub(crate) async fn change_password(
             None,
             Some(&format!("New {e}. Nothing was changed.")),
         ),
+        Ok(Err(IdentityError::Store(StoreError::CredentialsChanged))) => pages::error_page(
+            StatusCode::CONFLICT,
+            "The password just changed",
+            "The password of this account was changed elsewhere while you were changing it, \
+             and this session ended with it. Nothing was changed here: sign in again with the \
+             password now in force.",
+        ),
         Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
         Ok(Err(e)) => super::pages::manage_error(&e.into()),
     }
 }
 
-/// Ends every session of `user`'s account, the one that asks included, then starts a new one
-/// under `account`'s new credential version and shows the account page with its cookie.
+/// After a password change: starts a new session under `account`'s new credential version for
+/// this browser, then ends every other session of the account, the one that asked included,
+/// and shows the account page with the new cookie. The password has changed whatever fails
+/// here, and every older session is refused by its version already; so a failure to start the
+/// new session asks for a sign-in with the new password, and a failure to delete the old ones
+/// is only logged.
 async fn renew_session(state: &DashboardState, user: &SignedIn, account: &Account) -> Response {
     let dashboard = state.dashboard();
-    let ended = match dashboard
-        .ports
-        .sessions
-        .delete_account_sessions(user.account, None)
+    let (id, session) = match open_session(dashboard, state.clock().now(), account).await {
+        Ok(opened) => opened,
+        Err(e) => {
+            tracing::warn!(error = %e, "dashboard: no new session after a password change");
+            return pages::error_page(
+                StatusCode::OK,
+                "Your password was changed",
+                "Every session of this account was signed out, this one included. Sign in again \
+                 with the new password.",
+            );
+        }
+    };
+    let sessions = &dashboard.ports.sessions;
+    if let Err(e) = sessions.delete_session(&user.id_hash).await {
+        tracing::warn!(error = %e, "dashboard: the session of a password change not deleted");
+    }
+    let ended = match sessions
+        .delete_account_sessions(account.id, Some(&session.id_hash))
         .await
     {
         Ok(ended) => ended,
-        Err(e) => return pages::store_error(&e),
-    };
-    let (id, session) = match open_session(dashboard, state.clock().now(), account).await {
-        Ok(opened) => opened,
-        Err(StoreError::CredentialsChanged) => return credentials_changed(),
-        Err(e) => return pages::store_error(&e),
+        Err(e) => {
+            tracing::warn!(error = %e, "dashboard: older sessions not deleted; their version refuses them");
+            0
+        }
     };
     let renewed = SignedIn {
         account: session.account_id,
@@ -127,7 +150,7 @@ async fn renew_session(state: &DashboardState, user: &SignedIn, account: &Accoun
         Some(&format!(
             "Your password was changed, and {} signed out. This browser stays signed in with \
              a new session.",
-            sessions_ended(ended.saturating_sub(1))
+            sessions_ended(ended)
         )),
         None,
     );

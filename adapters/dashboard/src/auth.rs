@@ -321,7 +321,7 @@ pub(crate) async fn open_session(
 }
 
 /// The page for a session refused because the password changed while it was being made.
-pub(crate) fn credentials_changed() -> Response {
+fn credentials_changed() -> Response {
     pages::error_page(
         StatusCode::CONFLICT,
         "The password just changed",

@@ -83,12 +83,14 @@ pub(crate) async fn checked_readings(
             };
             // A station the model does not cover has nothing to correct.
             let model = model_of(answer)?;
-            let history = c
-                .history
-                .iter()
-                .zip(mine)
-                .filter_map(|(&(time, value), a)| Some((time, value - model_of(a)?)))
-                .collect();
+            let history = qc::steady_history(
+                c.history
+                    .iter()
+                    .zip(mine)
+                    .filter_map(|(&(time, value), a)| Some((time, value, model_of(a)?)))
+                    .collect(),
+                config,
+            );
             Some(Checked {
                 pollutant: c.pollutant,
                 position: c.position,

@@ -17,8 +17,9 @@
 //! 3. a point's value is the model's plus the correction from its nearest stations, its error
 //!    estimate the interpolation's error variance; beyond every station's support the value is
 //!    the model's and the error the model's;
-//! 4. ahead of the newest hour, the correction relaxes to the model with the e-folding time
-//!    [`FusionConfig::relaxation_hours`].
+//! 4. ahead of the newest hour, the correction relaxes to the model with an e-folding time
+//!    fitted to how the stations' residuals persisted over the hours read ([`persistence`]),
+//!    or [`FusionConfig::relaxation_hours`] when they are too few to tell.
 //!
 //! [`cross_validate`] predicts each station from the others and scores the model and the
 //! fused field against the readings. docs/scoring.md gives the method, its parameters and

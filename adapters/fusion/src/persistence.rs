@@ -92,7 +92,9 @@ pub(crate) fn fit(histories: &[Vec<(DateTime<Utc>, f64)>], config: &FusionConfig
         // A residual that grew is a bias that stays; one that changed sign has not persisted
         // at all, as fast as the bounds allow.
         let shortest = (-k / config.relaxation_min_hours).exp();
-        let phi = (product / square).clamp(shortest, 1.0);
+        // `max` then `min` rather than `clamp`, which panics on bounds a caller's unchecked
+        // settings could give.
+        let phi = (product / square).max(shortest).min(1.0);
         kk += k * k;
         k_log += k * phi.ln();
     }
@@ -102,7 +104,9 @@ pub(crate) fn fit(histories: &[Vec<(DateTime<Utc>, f64)>], config: &FusionConfig
         config.relaxation_max_hours
     };
     Persistence {
-        hours: hours.clamp(config.relaxation_min_hours, config.relaxation_max_hours),
+        hours: hours
+            .min(config.relaxation_max_hours)
+            .max(config.relaxation_min_hours),
         fitted: true,
     }
 }

@@ -207,6 +207,31 @@ fn stuck(
     count >= STUCK_READINGS && newest - oldest >= stuck_for
 }
 
+/// A station's residuals over the hours read, from its `readings` (time, value, model there
+/// and then), without the hours a past spike or a logger's error code made: a negative
+/// reading, or a residual further from the station's median residual than
+/// `gross_error_factor` times the expected error. The persistence of the corrections is
+/// fitted to these, and one bad hour would otherwise decide how long every correction of the
+/// cell lasts; a bias the station shows every hour stays whole.
+pub(crate) fn steady_history(
+    readings: Vec<(DateTime<Utc>, f64, f64)>,
+    config: &FusionConfig,
+) -> Vec<(DateTime<Utc>, f64)> {
+    let readings: Vec<_> = readings.into_iter().filter(|r| r.1 >= 0.0).collect();
+    let mut residuals: Vec<f64> = readings.iter().map(|r| r.1 - r.2).collect();
+    let Some(middle) = median(&mut residuals) else {
+        return Vec::new();
+    };
+    readings
+        .into_iter()
+        .filter(|&(_, value, model)| {
+            let expected = config.gross_error_floor + config.gross_error_fraction * model.max(0.0);
+            (value - model - middle).abs() <= config.gross_error_factor * expected
+        })
+        .map(|(time, value, model)| (time, value - model))
+        .collect()
+}
+
 /// The median of `values` (which it sorts); `None` when empty.
 pub(crate) fn median(values: &mut [f64]) -> Option<f64> {
     if values.is_empty() {

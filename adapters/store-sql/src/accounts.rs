@@ -47,11 +47,15 @@ pub const ACCOUNT_BY_ID: &str = "\
     WHERE id = $1";
 
 /// Replaces the password hash of the account `$2` with `$1` and raises its credential version,
-/// which it returns: the sessions of the old password end with it
-/// ([`sessions`](crate::sessions)).
+/// which it returns, if the version is still `$3`: the sessions of the old password end with
+/// it ([`sessions`](crate::sessions)), and of two changes checked against one password only
+/// the first is made.
 pub const SET_PASSWORD_HASH: &str = "\
     UPDATE accounts SET password_hash = $1, credential_version = credential_version + 1 \
-    WHERE id = $2 RETURNING credential_version";
+    WHERE id = $2 AND credential_version = $3 RETURNING credential_version";
+
+/// Whether the account `$1` exists: what a refused [`SET_PASSWORD_HASH`] asks next.
+pub const ACCOUNT_EXISTS: &str = "SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)";
 
 /// Whether any account exists: the first one is made by the setup, later ones by users.
 pub const HAS_ACCOUNTS: &str = "SELECT EXISTS (SELECT 1 FROM accounts)";

@@ -51,6 +51,7 @@ pub mod dialect;
 mod errors;
 mod impls;
 pub mod jobs;
+pub mod leases;
 pub mod requests;
 pub mod rules;
 pub mod sent;

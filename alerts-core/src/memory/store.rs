@@ -288,8 +288,15 @@ impl AccountStore for MemoryStore {
         self.identity.has_accounts().await
     }
 
-    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<i64, StoreError> {
-        self.identity.set_password_hash(account, hash).await
+    async fn set_password_hash(
+        &self,
+        account: AccountId,
+        hash: &str,
+        current: i64,
+    ) -> Result<i64, StoreError> {
+        self.identity
+            .set_password_hash(account, hash, current)
+            .await
     }
 
     async fn create_key(&self, key: &NewApiKey) -> Result<(), StoreError> {

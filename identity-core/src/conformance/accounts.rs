@@ -64,7 +64,9 @@ pub async fn passwords<S: AccountStore + ?Sized>(store: &S) {
     let new_hash = "$argon2id$v=19$m=19456,t=2,p=1$bmV3c2FsdA$bmV3aGFzaA";
     assert_eq!(
         ok(
-            store.set_password_hash(account.id, new_hash).await,
+            store
+                .set_password_hash(account.id, new_hash, account.credential_version)
+                .await,
             "set_password_hash replaces a password hash",
         ),
         account.credential_version + 1,
@@ -78,7 +80,9 @@ pub async fn passwords<S: AccountStore + ?Sized>(store: &S) {
     );
     assert_eq!(
         ok(
-            store.set_password_hash(account.id, new_hash).await,
+            store
+                .set_password_hash(account.id, new_hash, account.credential_version + 1)
+                .await,
             "set_password_hash replaces a password hash",
         ),
         account.credential_version + 2,
@@ -100,10 +104,22 @@ pub async fn passwords<S: AccountStore + ?Sized>(store: &S) {
     );
     expect_err(
         store
-            .set_password_hash(AccountId(Uuid::new_v4()), new_hash)
+            .set_password_hash(AccountId(Uuid::new_v4()), new_hash, 0)
             .await,
         &StoreError::NotFound,
         "set_password_hash of an unknown account is NotFound",
+    );
+    expect_err(
+        store
+            .set_password_hash(account.id, new_hash, account.credential_version)
+            .await,
+        &StoreError::CredentialsChanged,
+        "set_password_hash against a version another change replaced is refused",
+    );
+    assert_eq!(
+        ok(store.account(account.id).await, "account reads").map(|a| a.credential_version),
+        Some(account.credential_version + 2),
+        "a refused change raises nothing"
     );
 }
 

@@ -1,7 +1,8 @@
 //! The suites every implementation of this crate's ports runs: accounts and keys
 //! ([`AccountStore`]), authentication ([`KeyAuthenticator`]) and sessions ([`SessionStore`]);
 //! and, apart from [`run_all`], shared rate limits ([`limits`], for every
-//! [`LimitStore`](crate::ports::LimitStore)).
+//! [`LimitStore`](crate::ports::LimitStore)) and named leases ([`leases`], for every
+//! [`LeaseStore`](crate::ports::LeaseStore)).
 //!
 //! An adapter's test depends on `identity-core` with the `conformance` feature, opens a store
 //! and awaits [`run_all`]. A suite panics with a message naming the promise of the port that
@@ -14,11 +15,13 @@
 mod accounts;
 mod authentication;
 pub mod fixtures;
+mod leases;
 mod limits;
 mod sessions;
 
 pub use accounts::{accounts, api_keys, passwords};
 pub use authentication::authentication;
+pub use leases::leases;
 pub use limits::limits;
 pub use sessions::{account_sessions, credential_versions, sessions};
 

@@ -194,6 +194,7 @@ pub async fn credential_versions<S: AccountStore + SessionStore + ?Sized>(store:
             .set_password_hash(
                 account.id,
                 "$argon2id$v=19$m=19456,t=2,p=1$bmV3c2FsdA$bmV3aGFzaA",
+                0,
             )
             .await,
         "set_password_hash replaces a password hash",

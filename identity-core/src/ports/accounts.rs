@@ -85,9 +85,16 @@ pub trait AccountStore: Send + Sync {
     async fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
 
     /// Replaces the account's password hash (PHC string form) and raises its
-    /// [`Account::credential_version`] by one, in one write; returns the new version.
+    /// [`Account::credential_version`] by one, in one write, if the version is still
+    /// `current` (the one the caller read, and checked a password against); returns the new
+    /// version. [`StoreError::CredentialsChanged`] when another change came first,
     /// [`StoreError::NotFound`] for an unknown account.
-    async fn set_password_hash(&self, account: AccountId, hash: &str) -> Result<i64, StoreError>;
+    async fn set_password_hash(
+        &self,
+        account: AccountId,
+        hash: &str,
+        current: i64,
+    ) -> Result<i64, StoreError>;
 
     /// Whether any account exists: a server on an empty store tells newcomers how to start.
     async fn has_accounts(&self) -> Result<bool, StoreError>;

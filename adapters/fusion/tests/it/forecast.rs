@@ -286,3 +286,14 @@ async fn a_local_event_that_faded_fades_ahead_as_fast() {
     assert!((2.0..=6.0).contains(&tau), "fitted {tau} h: {c:?}");
     assert!(c[12] < 0.05 * c[0], "{c:?}");
 }
+
+#[tokio::test]
+async fn one_past_spike_does_not_decide_how_long_a_bias_lasts() {
+    let model = flat(Truth::new(7));
+    let mut series = around(15, |_| 60.0);
+    // Six hours ago one analyser read 1,000 for an hour; it reads like the others now.
+    series[0].readings[6].value = 1_000.0;
+    let c = corrections(&model, series, 24).await;
+    assert!(c[0] > 40.0, "{c:?}");
+    assert!(c[23] >= 0.75 * c[0], "{c:?}");
+}

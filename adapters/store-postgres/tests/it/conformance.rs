@@ -139,3 +139,12 @@ async fn a_key_configuration_changed_on_one_replica_is_read_at_once_on_another()
     let (one, other) = (db.store().await, db.store().await);
     stores::key_config_changes_are_seen_everywhere(&one, &other).await;
 }
+
+#[tokio::test]
+async fn store_passes_the_lease_suite() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = db.store().await;
+    identity_core::conformance::leases(&store).await;
+}

@@ -43,12 +43,32 @@ async fn a_session_checked_before_a_password_change_under_way_is_refused_when_it
         tokio::spawn(async move { store.create_session(&session).await })
     };
     // The insert holds on the account's row until the change ends, rather than storing a
-    // session of the password being replaced.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(
-        !signing_in.is_finished(),
-        "the session waits for the change under way"
-    );
+    // session of the password being replaced: it is seen waiting on a lock before the change
+    // commits.
+    let mut watch = db.raw().await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event_type = 'Lock' \
+             AND query LIKE 'INSERT INTO sessions%'",
+        )
+        .fetch_one(&mut watch)
+        .await
+        .unwrap();
+        if waiting > 0 {
+            break;
+        }
+        assert!(
+            !signing_in.is_finished(),
+            "the session was stored or refused without waiting for the change"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the insert never waited on the account's row"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     tx.commit().await.unwrap();
     assert_eq!(
         signing_in.await.unwrap(),

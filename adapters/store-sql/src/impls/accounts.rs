@@ -95,14 +95,28 @@ macro_rules! impl_accounts {
                 &self,
                 account: AccountId,
                 hash: &str,
+                current: i64,
             ) -> Result<i64, StoreError> {
                 let version: Option<i64> = sqlx::query_scalar($crate::accounts::SET_PASSWORD_HASH)
                     .bind(hash)
                     .bind(account.0)
+                    .bind(current)
                     .fetch_optional(self.writer())
                     .await
                     .map_err(Self::db_error)?;
-                version.ok_or(StoreError::NotFound)
+                if let Some(version) = version {
+                    return Ok(version);
+                }
+                let exists: bool = sqlx::query_scalar($crate::accounts::ACCOUNT_EXISTS)
+                    .bind(account.0)
+                    .fetch_one(self.pool())
+                    .await
+                    .map_err(Self::db_error)?;
+                Err(if exists {
+                    StoreError::CredentialsChanged
+                } else {
+                    StoreError::NotFound
+                })
             }
 
             async fn has_accounts(&self) -> Result<bool, StoreError> {

@@ -9,6 +9,7 @@
 mod accounts;
 mod deliveries;
 mod jobs;
+mod leases;
 mod rules;
 mod sent;
 mod sessions;
@@ -17,7 +18,7 @@ mod sessions;
 /// implements [`SqlDialect`](crate::SqlDialect), with the statements of `$dialect` (`sqlite`
 /// or `postgres`: the submodule of each concept's module that holds its spelling of the
 /// statements the two databases spell differently): identity's `KeyAuthenticator`,
-/// `AccountStore` and `SessionStore`, and alerts' `RuleStore`, `JobQueue`, `DeliveryLog` and
+/// `AccountStore`, `SessionStore` and `LeaseStore`, and alerts' `RuleStore`, `JobQueue`, `DeliveryLog` and
 /// `SentChanges`; and gives it `ping` and `close`. `store-sqlite`, for one, says
 /// `store_sql::sql_store!(SqliteStore, sqlite);` beside its `impl SqlDialect for SqliteStore`.
 #[macro_export]
@@ -41,8 +42,8 @@ macro_rules! sql_store {
             use $crate::__private::identity_core::ids::{AccountId, KeyId};
             use $crate::__private::identity_core::keys::{KeyHash, WebhookSecret};
             use $crate::__private::identity_core::ports::{
-                Account, AccountStore, ApiKeyInfo, KeyAuthenticator, NewApiKey, Session,
-                SessionStore, last_use_is_stale,
+                Account, AccountStore, ApiKeyInfo, KeyAuthenticator, LeaseStore, NewApiKey,
+                Session, SessionStore, last_use_is_stale,
             };
             use $crate::__private::sqlx;
             use $crate::__private::uuid::Uuid;
@@ -86,6 +87,7 @@ macro_rules! sql_store {
 
             $crate::impl_accounts!($store);
             $crate::impl_sessions!($store, $dialect);
+            $crate::impl_leases!($store);
             $crate::impl_rules!($store, $dialect);
             $crate::impl_jobs!($store, $dialect);
             $crate::impl_deliveries!($store, $dialect);

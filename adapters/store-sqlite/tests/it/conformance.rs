@@ -55,3 +55,9 @@ async fn a_key_configuration_changed_through_another_handle_on_the_file_is_read_
         .unwrap();
     stores::key_config_changes_are_seen_everywhere(&other, &file.store).await;
 }
+
+#[tokio::test]
+async fn file_store_passes_the_lease_suite() {
+    let file = FileStore::new().await;
+    identity_core::conformance::leases(&file.store).await;
+}
