@@ -21,6 +21,7 @@
 //! # let _ = st;
 //! ```
 
+pub mod ads;
 pub mod postgres;
 pub mod receiver;
 pub mod redis;

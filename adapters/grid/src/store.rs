@@ -44,6 +44,9 @@ pub struct StoreConfig {
     pub chunk_nodes: usize,
     /// Hours of the chunks written.
     pub chunk_hours: usize,
+    /// The model of the European ensemble ingest takes as the European product; the others'
+    /// messages are skipped. The ensemble median by default.
+    pub europe_model: crate::ingest::params::EuropeModel,
 }
 
 impl Default for StoreConfig {
@@ -52,6 +55,7 @@ impl Default for StoreConfig {
             cache_bytes: DEFAULT_CACHE_BYTES,
             chunk_nodes: DEFAULT_CHUNK_NODES,
             chunk_hours: DEFAULT_CHUNK_HOURS,
+            europe_model: crate::ingest::params::EuropeModel::Ensemble,
         }
     }
 }
@@ -150,6 +154,7 @@ impl GridStore {
             cache_bytes: 0,
             chunk_nodes: grid.chunk_nodes,
             chunk_hours: grid.chunk_hours,
+            ..StoreConfig::default()
         };
         Self {
             model: Some(Modelled::new(model, grid)),

@@ -68,6 +68,16 @@ struct LimitFailureLabels {
     outcome: &'static str,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct GridReasonLabels {
+    reason: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ProductLabels {
+    product: &'static str,
+}
+
 fn latency_histogram() -> Histogram {
     // 0.5 ms to about 16 s.
     Histogram::new(exponential_buckets(0.0005, 2.0, 16))
@@ -86,6 +96,11 @@ pub struct Metrics {
     deliveries: Family<OutcomeLabels, Counter>,
     exclusions: Family<ExclusionLabels, Counter>,
     limit_failures: Family<LimitFailureLabels, Counter>,
+    grid_skipped: Family<GridReasonLabels, Counter>,
+    grid_refused: Family<GridReasonLabels, Counter>,
+    fetch_success: Family<ProductLabels, Gauge>,
+    fetch_age: Family<ProductLabels, Gauge>,
+    fetch_failures: Family<ProductLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -161,9 +176,44 @@ impl Metrics {
             "Rate-limit checks the shared limit store could not answer, by limit and by what happened to the request (decided_locally: by this process's own limits; refused: answered 503)",
             limit_failures.clone(),
         );
+        let grid_skipped = Family::<GridReasonLabels, Counter>::default();
+        registry.register(
+            "cams_messages_skipped",
+            "GRIB2 messages of ingested CAMS files not served, by reason (unknown_producer, other_model, not_a_constituent, not_served, other_level, other_grid)",
+            grid_skipped.clone(),
+        );
+        let grid_refused = Family::<GridReasonLabels, Counter>::default();
+        registry.register(
+            "cams_files_refused",
+            "CAMS GRIB2 files refused whole by this process's ingest, by reason (unreadable, truncated, oversized, bad_time, undecodable, inconsistent, store)",
+            grid_refused.clone(),
+        );
+        let fetch_success = Family::<ProductLabels, Gauge>::default();
+        registry.register(
+            "cams_fetch_last_success_timestamp_seconds",
+            "When this process last found a CAMS product's newest published run in the grid store (fetched from the ADS or there already), Unix seconds; only with --fetch-cams",
+            fetch_success.clone(),
+        );
+        let fetch_age = Family::<ProductLabels, Gauge>::default();
+        registry.register(
+            "cams_fetch_last_success_age_seconds",
+            "Seconds since this process last found a CAMS product's newest published run in the grid store; only with --fetch-cams",
+            fetch_age.clone(),
+        );
+        let fetch_failures = Family::<ProductLabels, Counter>::default();
+        registry.register(
+            "cams_fetch_failures",
+            "Fetches of a CAMS product's newest run from the ADS that failed (each is tried again 10 minutes later)",
+            fetch_failures.clone(),
+        );
         Self {
+            fetch_success,
+            fetch_age,
+            fetch_failures,
             registry: Arc::new(registry),
             limit_failures,
+            grid_skipped,
+            grid_refused,
             requests,
             latency,
             jobs_queued,
@@ -249,6 +299,43 @@ impl Metrics {
                 },
             })
             .inc()
+    }
+
+    /// Records that `product` (`global` or `europe`, a fixed name) had its newest run in the
+    /// grid store at `unix_seconds`, and resets its age.
+    pub fn set_cams_fetch_success(&self, product: &'static str, unix_seconds: i64) {
+        let labels = ProductLabels { product };
+        self.fetch_success.get_or_create(&labels).set(unix_seconds);
+        self.fetch_age.get_or_create(&labels).set(0);
+    }
+
+    /// Sets the seconds since `product`'s last success.
+    pub fn set_cams_fetch_age(&self, product: &'static str, seconds: i64) {
+        self.fetch_age
+            .get_or_create(&ProductLabels { product })
+            .set(seconds);
+    }
+
+    /// Counts a failed fetch of `product`.
+    pub fn count_cams_fetch_failure(&self, product: &'static str) {
+        self.fetch_failures
+            .get_or_create(&ProductLabels { product })
+            .inc();
+    }
+
+    /// Brings the CAMS ingest counters up to the process's totals: `skipped` messages and
+    /// `refused` files, each by its reason's fixed name.
+    pub fn set_cams_ingest_totals(
+        &self,
+        skipped: &[(&'static str, u64)],
+        refused: &[(&'static str, u64)],
+    ) {
+        for (family, totals) in [(&self.grid_skipped, skipped), (&self.grid_refused, refused)] {
+            for &(reason, total) in totals {
+                let counter = family.get_or_create(&GridReasonLabels { reason });
+                counter.inc_by(total.saturating_sub(counter.get()));
+            }
+        }
     }
 
     /// The metrics in the OpenMetrics text format.

@@ -152,6 +152,10 @@ pub(crate) struct GlobalArgs {
         value_name = "open|closed"
     )]
     pub(crate) limits_unavailable: Option<String>,
+
+    /// Fetching CAMS runs from the ADS (`fetch`, `serve --fetch-cams`).
+    #[command(flatten)]
+    pub(crate) ads: crate::fetch::settings::AdsArgs,
 }
 
 /// The same settings as they may appear in the TOML file.
@@ -246,6 +250,10 @@ pub(crate) struct FileSettings {
     basemap_url: Option<String>,
     /// The attribution the basemap's licence asks for.
     basemap_attribution: Option<String>,
+    /// Whether `serve` fetches CAMS runs from the ADS on their schedule.
+    fetch_cams: Option<bool>,
+    /// How CAMS runs are fetched from the ADS (`[ads]`).
+    ads: Option<crate::fetch::settings::AdsFile>,
 }
 
 /// The resolved settings.
@@ -331,6 +339,8 @@ pub(crate) struct Settings {
     pub(crate) max_password_hashes: usize,
     /// The dashboard maps' background; none unless configured.
     pub(crate) basemap: Option<insights_dashboard::Basemap>,
+    /// Fetching CAMS runs from the ADS.
+    pub(crate) ads: crate::fetch::settings::AdsSettings,
 }
 
 /// A setting that could not be resolved.
@@ -432,7 +442,15 @@ impl Settings {
             .transpose()
             .map_err(ConfigError::Invalid)?
             .unwrap_or_default();
+        let ads = crate::fetch::settings::AdsSettings::resolve(
+            &args.ads,
+            file.fetch_cams,
+            file.ads.clone(),
+            &data_dir,
+        )
+        .map_err(ConfigError::Invalid)?;
         let settings = Self {
+            ads,
             limits,
             limits_prefix: args
                 .limits_prefix

@@ -12,6 +12,7 @@ mod admin;
 mod beside;
 mod config;
 mod dispatch;
+mod fetch;
 mod fusion;
 mod ingest;
 mod limits;
@@ -43,6 +44,10 @@ enum Command {
         #[arg(required = true, value_name = "FILE_OR_DIR")]
         paths: Vec<std::path::PathBuf>,
     },
+    /// Fetch the newest runs of the CAMS global and European forecasts from ECMWF's Atmosphere
+    /// Data Store (key in INSIGHTS_ADS_KEY or --ads-key-file) and ingest them into the grid
+    /// store of `--aq-source cams:...`; runs held already are not fetched again.
+    Fetch,
     /// Score the fusion of `--aq-source` with `--fuse-stations` by leave-one-out
     /// cross-validation over the stations: RMSE, bias and correlation per pollutant, for the
     /// model alone and fused.
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
             None | Some(Command::Serve) => serve::run(settings).await,
             Some(Command::Admin { json, command }) => admin::run(&settings, *command, json).await,
             Some(Command::Ingest { paths }) => ingest::run(&settings, &paths).await,
+            Some(Command::Fetch) => fetch::run(&settings).await,
             Some(Command::Validate(args)) => validate::run(&settings, &args).await,
         }
     });

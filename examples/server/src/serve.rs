@@ -67,6 +67,8 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     private::create_dir(&settings.data_dir)?;
     let metrics = Metrics::new();
     let service = open_service(&settings, &public_url, &metrics).await?;
+    // The CAMS fetch, when on, runs beside the feed that serves what it ingests.
+    let _fetching = crate::fetch::spawn(&settings, &metrics, service.stores.leases.clone())?;
     let dashboard = DashboardSecurity {
         hosts: DashboardHosts::for_public_url(
             settings.public_url.as_deref(),
@@ -310,6 +312,10 @@ async fn watch_queue(
             Err(e) => tracing::debug!(error = %e, "cannot count jobs"),
         }
         metrics.set_breakers_open(i64::try_from(pipeline.open_breakers()).unwrap_or(i64::MAX));
+        let grids = aq_grid::ingest::tally();
+        let skipped: Vec<_> = grids.skipped.iter().map(|&(r, n)| (r.name(), n)).collect();
+        let refused: Vec<_> = grids.refused.iter().map(|&(r, n)| (r.name(), n)).collect();
+        metrics.set_cams_ingest_totals(&skipped, &refused);
         tokio::select! {
             () = tokio::time::sleep(QUEUE_GAUGES) => {}
             _ = stop.changed() => return,

@@ -15,7 +15,7 @@ use aq_grid::{DirectoryFeed, GridSource, GridStore, ModelGrid, StoreConfig};
 use aq_sources::{DemoField, OpenAq, OpenAqConfig, OpenMeteo, OpenMeteoConfig, StationFile};
 use async_trait::async_trait;
 use identity_core::manage::Identity;
-use identity_core::ports::{AccountStore, KeyAuthenticator, SessionStore};
+use identity_core::ports::{AccountStore, KeyAuthenticator, LeaseStore, SessionStore};
 use insights_http::ReadinessCheck;
 use insights_objects::Files;
 use insights_system::{OsRandomness, RandomIds, SystemClock, TimeOrderedIds, TokioTimer};
@@ -56,6 +56,8 @@ pub(crate) struct Stores {
     pub(crate) sent: Arc<dyn SentChanges>,
     /// The dashboard's sessions.
     pub(crate) sessions: Arc<dyn SessionStore>,
+    /// Named leases: work one replica does at a time (the CAMS fetch).
+    pub(crate) leases: Arc<dyn LeaseStore>,
     /// `/readyz`'s check of the database.
     pub(crate) readiness: Arc<dyn ReadinessCheck>,
     /// The PostgreSQL store, which can also keep the rate limits; `None` with SQLite.
@@ -122,6 +124,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             deliveries: store.clone(),
             sent: store.clone(),
             sessions: store.clone(),
+            leases: store.clone(),
             readiness: Arc::new(PgPing(store.clone())),
             postgres: Some(store),
         })
@@ -140,6 +143,7 @@ pub(crate) async fn open_stores(settings: &Settings) -> Result<Stores> {
             deliveries: store.clone(),
             sent: store.clone(),
             sessions: store.clone(),
+            leases: store.clone(),
             readiness: Arc::new(SqlitePing(store)),
             postgres: None,
         })
@@ -470,6 +474,9 @@ pub(crate) fn open_grid(location: &CamsStore, settings: &Settings) -> Result<Gri
         objects,
         StoreConfig {
             cache_bytes: settings.cams_cache_bytes,
+            // The European model read is the one fetched: one setting names both.
+            europe_model: aq_grid::EuropeModel::from_name(&settings.ads.europe_model)
+                .unwrap_or_default(),
             ..StoreConfig::default()
         },
     ))
@@ -488,9 +495,11 @@ async fn follow_once(
     })
 }
 
-/// A store reading the grids at `location`: what is there now, read before serving starts,
-/// then new runs every `cams_poll` on a background task. With a directory, the GRIB2 files a
-/// download job places there are ingested too, and runs past [`CAMS_RETENTION_HOURS`] purged.
+/// A store reading the grids at `location`: the manifests there now, read before serving
+/// starts, then new runs every `cams_poll` on a background task. With a directory, the GRIB2
+/// files a download job places there are ingested too, and runs past [`CAMS_RETENTION_HOURS`]
+/// purged; that ingest starts at once but in the background, so that the server listens while
+/// a directory of files (or a bad one) is read.
 fn follow_cams(
     location: CamsStore,
     settings: &Settings,
@@ -506,15 +515,16 @@ fn follow_cams(
         CamsStore::S3(_) => None,
     };
     let runtime = tokio::runtime::Handle::current();
-    let mut held = tokio::task::block_in_place(|| {
-        runtime.block_on(follow_once(feed.as_mut(), &store, clock.now()))
-    })
-    .with_context(|| format!("cannot read the CAMS grids at {location}"))?;
+    let mut held = tokio::task::block_in_place(|| runtime.block_on(store.refresh()))
+        .with_context(|| format!("cannot read the CAMS grids at {location}"))?;
     tracing::info!(grids = %location, batches = held, "CAMS grids loaded");
     let (clock, poll, following) = (clock.clone(), settings.cams_poll, store.clone());
     tokio::spawn(async move {
+        let mut first = feed.is_some();
         loop {
-            tokio::time::sleep(poll).await;
+            if !std::mem::take(&mut first) {
+                tokio::time::sleep(poll).await;
+            }
             match follow_once(feed.as_mut(), &following, clock.now()).await {
                 Ok(now_held) if now_held != held => {
                     tracing::info!(grids = %location, batches = now_held, "CAMS grids changed");

@@ -15,8 +15,10 @@
 //!
 //! [`StoreConfig::chunk_hours`]: crate::StoreConfig
 
+mod bounds;
 pub mod params;
 mod scan;
+mod tally;
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +31,11 @@ use crate::manifest::Manifest;
 use crate::store::{CommitSummary, GridStore, PUTS};
 use crate::writer::{block_chunks, exists, put, put_manifest};
 
+use self::params::SkipReason;
 use self::scan::{Plan, PlannedBatch};
+
+pub use self::bounds::MAX_POINTS;
+pub use self::tally::{Refusal, Tally, scan_bytes, tally};
 
 /// Why a file was refused: the file, the message (counted from 1) when one is at fault, and
 /// what is wrong.
@@ -45,6 +51,21 @@ pub struct IngestError {
     /// True when the file was not at fault but writing to the grid store failed: the same
     /// file is worth trying again.
     pub store_failed: bool,
+    /// What kind of refusal, for `/metrics`.
+    pub kind: Refusal,
+}
+
+impl IngestError {
+    /// A refusal of `file` (at `message`, from 1) of `kind`, for `reason`.
+    pub(crate) fn new(file: &Path, message: Option<usize>, kind: Refusal, reason: String) -> Self {
+        Self {
+            file: file.to_owned(),
+            message,
+            reason,
+            store_failed: kind == Refusal::Store,
+            kind,
+        }
+    }
 }
 
 /// What ingesting one file did.
@@ -54,8 +75,10 @@ pub struct IngestReport {
     pub file: PathBuf,
     /// Messages read.
     pub messages: usize,
-    /// Messages skipped (parameters the grid does not serve), each with a log line.
+    /// Messages skipped (parameters, models or grids the store does not serve).
     pub skipped: usize,
+    /// The skipped messages by why, the reasons with none left out.
+    pub skips: std::collections::BTreeMap<SkipReason, usize>,
     /// Batches written; the others were in the store already.
     pub written: usize,
     /// What the store holds of the file.
@@ -87,13 +110,14 @@ fn manifest_of(batch: &PlannedBatch, store: &GridStore) -> Manifest {
 }
 
 /// Decodes the `batches` of `path` block by block and hands each chunk to `send`, in the
-/// order of `manifests`. Blocking.
+/// order of `manifests`. Blocking. Logs once when fields declared kg m⁻³ were read as µg/m³.
 fn decode_chunks(
     path: &Path,
     batches: &[(PlannedBatch, Manifest)],
     send: &tokio::sync::mpsc::Sender<(ObjectPath, Bytes)>,
 ) -> Result<(), IngestError> {
     let grib2 = scan::open(path)?;
+    let mut reread = 0usize;
     for (batch, manifest) in batches {
         let per_chunk = manifest.chunk_hours;
         for ((_, layer), spec) in batch.layers.iter().zip(&manifest.layers) {
@@ -104,14 +128,17 @@ fn decode_chunks(
                 for hour in block {
                     let mut sum: Option<Vec<f32>> = None;
                     for source in hour.iter() {
-                        let refuse = |reason: String| IngestError {
-                            file: path.to_owned(),
-                            message: Some(source.index + 1),
-                            reason,
-                            store_failed: false,
+                        let refuse = |reason: String| {
+                            IngestError::new(
+                                path,
+                                Some(source.index + 1),
+                                Refusal::Undecodable,
+                                reason,
+                            )
                         };
-                        let values =
-                            scan::decode(&grib2, source.index, source.factor).map_err(refuse)?;
+                        let (values, as_ug) =
+                            scan::decode(&grib2, source.index, source.unit).map_err(refuse)?;
+                        reread += usize::from(as_ug);
                         if values.len() != layer.lattice.len() {
                             return Err(refuse(format!(
                                 "{} values for a grid of {} nodes",
@@ -119,10 +146,15 @@ fn decode_chunks(
                                 layer.lattice.len()
                             )));
                         }
+                        // A weight of 1 (every hour but those between two steps) leaves the
+                        // values exactly as decoded.
+                        #[allow(clippy::cast_possible_truncation)]
+                        let w = source.weight as f32;
                         sum = Some(match sum {
-                            None => values,
+                            None if source.weight == 1.0 => values,
+                            None => values.iter().map(|v| v * w).collect(),
                             Some(mut acc) => {
-                                acc.iter_mut().zip(&values).for_each(|(a, v)| *a += v);
+                                acc.iter_mut().zip(&values).for_each(|(a, v)| *a += v * w);
                                 acc
                             }
                         });
@@ -142,6 +174,13 @@ fn decode_chunks(
             }
         }
     }
+    if reread > 0 {
+        tracing::info!(
+            file = %path.display(),
+            fields = reread,
+            "European fields declared in kg m-3 hold µg/m³ by their magnitude: read as µg/m³"
+        );
+    }
     Ok(())
 }
 
@@ -153,17 +192,30 @@ fn decode_chunks(
 /// is truncated or corrupt, or a served message does not decode; or naming the store when
 /// writing fails. No manifest is written then, and readers keep what they had.
 pub async fn ingest_file(store: &GridStore, path: &Path) -> Result<IngestReport, IngestError> {
+    let result = ingest(store, path).await;
+    tally::count(&result);
+    result
+}
+
+async fn ingest(store: &GridStore, path: &Path) -> Result<IngestReport, IngestError> {
     let file = path.to_owned();
-    let refuse_store = |e: crate::StoreError| IngestError {
-        file: file.clone(),
-        message: None,
-        reason: e.to_string(),
-        store_failed: true,
+    let refuse_store =
+        |e: crate::StoreError| IngestError::new(&file, None, Refusal::Store, e.to_string());
+    // A reader that stopped (panicked) on a file is the file's fault: it is not tried again
+    // until it changes.
+    let stopped = |e: tokio::task::JoinError| {
+        IngestError::new(
+            path,
+            None,
+            Refusal::Undecodable,
+            format!("the reader stopped: {e}"),
+        )
     };
     let scanned = file.clone();
-    let plan: Plan = tokio::task::spawn_blocking(move || scan::scan(&scanned))
+    let model = store.config().europe_model;
+    let plan: Plan = tokio::task::spawn_blocking(move || scan::scan(&scanned, model))
         .await
-        .map_err(|e| refuse_store(crate::StoreError::new(format!("the reader stopped: {e}"))))??;
+        .map_err(stopped)??;
     let mut todo = Vec::new();
     for batch in &plan.batches {
         let manifest = manifest_of(batch, store);
@@ -192,9 +244,7 @@ pub async fn ingest_file(store: &GridStore, path: &Path) -> Result<IngestReport,
                 async move { put(objects.as_ref(), &key, bytes).await }
             })
             .await;
-        let read = reader.await.map_err(|e| {
-            refuse_store(crate::StoreError::new(format!("the reader stopped: {e}")))
-        })?;
+        let read = reader.await.map_err(stopped)?;
         read?;
         wrote.map_err(refuse_store)?;
         for m in &manifests {
@@ -224,10 +274,18 @@ pub async fn ingest_file(store: &GridStore, path: &Path) -> Result<IngestReport,
         .filter(|&s| s)
         .count();
     let commit = CommitSummary { taken, superseded };
+    let skipped: usize = plan.skipped.values().sum();
+    let skips = plan
+        .skipped
+        .iter()
+        .map(|(r, n)| format!("{} {n}", r.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
     tracing::info!(
         file = %path.display(),
         messages = plan.messages,
-        skipped = plan.skipped,
+        skipped,
+        skips,
         written,
         taken = commit.taken,
         superseded = commit.superseded,
@@ -236,7 +294,8 @@ pub async fn ingest_file(store: &GridStore, path: &Path) -> Result<IngestReport,
     Ok(IngestReport {
         file: path.to_owned(),
         messages: plan.messages,
-        skipped: plan.skipped,
+        skipped,
+        skips: plan.skipped,
         written,
         commit,
     })
@@ -250,12 +309,8 @@ pub async fn ingest_file(store: &GridStore, path: &Path) -> Result<IngestReport,
 pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, IngestError> {
     let mut out = Vec::new();
     for path in paths {
-        let refuse = |e: std::io::Error| IngestError {
-            file: path.clone(),
-            message: None,
-            reason: e.to_string(),
-            store_failed: false,
-        };
+        let refuse =
+            |e: std::io::Error| IngestError::new(path, None, Refusal::Unreadable, e.to_string());
         if path.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(path)
                 .map_err(refuse)?

@@ -6,5 +6,6 @@ mod conformance;
 mod model;
 mod nodes;
 mod pollen;
+mod products;
 mod reference;
 mod refusals;

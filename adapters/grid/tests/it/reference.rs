@@ -13,7 +13,8 @@ use serde::Deserialize;
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Message {
     pub(crate) short_name: String,
-    pub(crate) template: u16,
+    pub(crate) centre: u16,
+    pub(crate) sub_centre: u16,
     pub(crate) parameter_number: u8,
     pub(crate) constituent_type: Option<u16>,
     pub(crate) validity_date: u32,
@@ -41,8 +42,10 @@ pub(crate) fn load(name: &str) -> Vec<Message> {
     serde_json::from_str(&text).unwrap()
 }
 
-/// The density ecCodes's mass mixing ratios are turned into concentrations with.
-const AIR_DENSITY: f64 = aq_grid::ingest::params::AIR_DENSITY;
+/// µg/m³ at 20 °C and 1013.25 hPa per kg/kg of a gas, worked out here apart from the code
+/// under test: kg/kg × (28.9647 / M) is the volume mixing ratio, × 10⁹ ppb, × M / 24.055 L/mol
+/// µg/m³; the gas's molar mass M cancels.
+const UG_M3_PER_KG_KG: f64 = 1e9 * 28.9647 / 24.055;
 
 impl Message {
     /// The instant ecCodes computes from the reference time and step.
@@ -54,8 +57,9 @@ impl Message {
     }
 
     /// The quantity the grid files this message under and the factor to its unit, or `None`
-    /// for a message the grid skips.
-    pub(crate) fn quantity(&self, regional: bool) -> Option<(Quantity, f64)> {
+    /// for a message the grid skips: by the producer (98 the global product, 85/2 the European
+    /// ensemble median) and the keys ECMWF documents for it.
+    pub(crate) fn quantity(&self) -> Option<(Quantity, f64)> {
         let gas = |c| match c {
             0 => Some(Pollutant::O3),
             4 => Some(Pollutant::Co),
@@ -63,21 +67,31 @@ impl Message {
             8 => Some(Pollutant::So2),
             _ => None,
         };
-        let density = if regional { 1.0 } else { 1e9 };
         let q = Quantity::Pollutant;
-        match (self.short_name.as_str(), self.parameter_number) {
-            ("pm2p5", _) => Some((q(Pollutant::Pm25), density)),
-            ("pm10", _) => Some((q(Pollutant::Pm10), density)),
-            (_, 2) => Some((q(gas(self.constituent_type?)?), AIR_DENSITY * 1e9)),
-            (_, 0) if self.template == 40 => Some((q(gas(self.constituent_type?)?), density)),
-            (_, 59) => Some((
-                Quantity::Pollen(match self.constituent_type? {
-                    62100 | 62101 | 62115 => PollenType::Tree,
-                    62300 => PollenType::Grass,
-                    _ => PollenType::Weed,
-                }),
-                1.0,
-            )),
+        match (self.centre, self.sub_centre) {
+            (98, _) => match (self.short_name.as_str(), self.parameter_number) {
+                ("pm2p5", 0) => Some((q(Pollutant::Pm25), 1e9)),
+                ("pm10", 0) => Some((q(Pollutant::Pm10), 1e9)),
+                (_, 2) => Some((q(gas(self.constituent_type?)?), UG_M3_PER_KG_KG)),
+                _ => None,
+            },
+            // The fixture's European fields are µg/m³ under a kg m⁻³ parameter, as European
+            // deliveries hold them: read as they are.
+            (85, 2) => match (self.parameter_number, self.constituent_type?) {
+                (0, 40009) => Some((q(Pollutant::Pm25), 1.0)),
+                (0, 40008) => Some((q(Pollutant::Pm10), 1.0)),
+                (0, c) => Some((q(gas(c)?), 1.0)),
+                (59, c) => Some((
+                    Quantity::Pollen(match c {
+                        62100 | 62101 | 64002 => PollenType::Tree,
+                        62300 => PollenType::Grass,
+                        62200 | 62201 => PollenType::Weed,
+                        _ => return None,
+                    }),
+                    1.0,
+                )),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -99,15 +113,10 @@ pub(crate) struct Expected {
     pub(crate) first: Message,
 }
 
-pub(crate) fn expected(
-    messages: &[Message],
-    quantity: Quantity,
-    valid: DateTime<Utc>,
-    regional: bool,
-) -> Expected {
+pub(crate) fn expected(messages: &[Message], quantity: Quantity, valid: DateTime<Utc>) -> Expected {
     let mut out: Option<Expected> = None;
     for m in messages.iter().filter(|m| m.valid() == valid) {
-        let Some((q, factor)) = m.quantity(regional) else {
+        let Some((q, factor)) = m.quantity() else {
             continue;
         };
         if q != quantity {

@@ -29,7 +29,7 @@ fn global_run_at(run: DateTime<Utc>, dir: &Path, name: &str) -> String {
 }
 
 /// `conditions` at a place the global grid covers (Delhi, outside the European grid).
-async fn conditions(server: &Server, key: &Key) -> Value {
+pub(crate) async fn conditions(server: &Server, key: &Key) -> Value {
     let url = server.url(&format!(
         "/insights/v1/conditions?key={}&lat=28.6&lon=77.2",
         key.key
@@ -156,7 +156,7 @@ async fn ingest_writes_the_grids_once_refuses_corrupt_files_and_a_new_run_is_ser
 
 /// The fixture `name` with every message's reference time set to `run`, so that its steps fall
 /// on hours a server holds now: it drops hours older than 48 h.
-fn fixture_run_at(name: &str, run: DateTime<Utc>) -> Vec<u8> {
+pub(crate) fn fixture_run_at(name: &str, run: DateTime<Utc>) -> Vec<u8> {
     let bytes = std::fs::read(fixture(name)).unwrap();
     let mut out = Vec::with_capacity(bytes.len());
     for message in messages(&bytes) {
@@ -264,7 +264,7 @@ fn europe_pollen_at_node(node: usize) -> [[f64; 2]; 3] {
         .filter(|m| m["template"] == 40 && m["parameterNumber"] == 59)
     {
         let kind = match m["constituentType"].as_u64().unwrap() {
-            62100 | 62101 | 62115 => 0,
+            62100 | 62101 | 64002 => 0,
             62300 => 1,
             62200 | 62201 => 2,
             other => panic!("constituent {other}"),
@@ -452,4 +452,81 @@ async fn two_replicas_on_postgres_and_s3_serve_one_ingest() {
     assert!(said.contains("18 fields"), "{said}");
     assert!(s3.bucket_dir().join("grids/manifests/global").is_dir());
     both_answer_alike(&d, &d).await;
+}
+
+/// The malformed fixtures `adapters/grid/fixtures/make_bad_fixtures.py` writes, and the reason
+/// `/metrics` counts each under.
+const BAD_FILES: [(&str, &str); 4] = [
+    ("bad_huge_grid.grib2", "oversized"),
+    ("bad_step.grib2", "bad_time"),
+    ("bad_cut.grib2", "truncated"),
+    ("bad_short_section7.grib2", "truncated"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_files_beside_a_good_one_are_named_and_the_good_one_is_served() {
+    let d = Deployment::new();
+    let cams = d.path().join("cams");
+    std::fs::create_dir_all(&cams).unwrap();
+    for (name, _) in BAD_FILES {
+        std::fs::copy(fixture(name), cams.join(name)).unwrap();
+    }
+    std::fs::write(
+        cams.join("europe.grib2"),
+        fixture_run_at("europe.grib2", this_hour()),
+    )
+    .unwrap();
+    let d = d
+        .flag("--aq-source", &format!("cams:{}", cams.display()))
+        .config("cams_poll_seconds = 1\n");
+    let key = d.new_key();
+    // The server listens while the directory is read: it comes up whatever the files hold.
+    let server = d.serve(&[]);
+    eventually("each bad file named in the log", || {
+        let log = server.log();
+        BAD_FILES
+            .iter()
+            .all(|(name, _)| {
+                log.lines()
+                    .any(|l| l.contains("refused") && l.contains(name))
+            })
+            .then_some(())
+    })
+    .await;
+    let (meta, data) = lookup(&server, &key, "conditions", "lat=52.52&lon=13.405").await;
+    assert!(!data["hour"].is_null(), "{meta}");
+    assert_eq!(
+        meta["dataSource"]["modelRuns"][0]["model"], "cams-europe",
+        "{meta}"
+    );
+    let mut seen = String::new();
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    let counted = |text: &str| {
+        BAD_FILES.iter().all(|(_, reason)| {
+            text.lines().any(|l| {
+                l.starts_with("insights_cams_files_refused_total")
+                    && l.contains(&format!("reason=\"{reason}\""))
+                    && !l.ends_with(" 0")
+            })
+        }) && text.contains("insights_cams_messages_skipped_total{reason=\"not_served\"} 4")
+    };
+    while !counted(&seen) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the refusals never reached /metrics:\n{seen}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let reply = Reply::read(client().get(server.url("/metrics")).send().await.unwrap()).await;
+        seen = String::from_utf8_lossy(&reply.body).into_owned();
+    }
+    // Refused once: a poll later, no bad file was read again.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let log = server.log();
+    for (name, _) in BAD_FILES {
+        let times = log
+            .lines()
+            .filter(|l| l.contains("refused") && l.contains(name))
+            .count();
+        assert_eq!(times, 1, "{name} read again:\n{log}");
+    }
 }

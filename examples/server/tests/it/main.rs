@@ -13,6 +13,7 @@ mod dashboard_abuse;
 mod departures;
 mod edge;
 mod errors;
+mod fetch;
 mod fusion;
 mod fusion_set;
 mod harness;
