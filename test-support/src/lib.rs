@@ -38,7 +38,7 @@ pub const REQUIRE_SERVICES: &str = "INSIGHTS_REQUIRE_SERVICES";
 /// Every environment variable `insights-server` reads. Whatever starts the binary for a test
 /// or a measurement clears them, so that the caller's shell cannot change what runs; the
 /// server's own tests check that the list names every variable its code reads.
-pub const SERVER_ENVIRONMENT: [&str; 21] = [
+pub const SERVER_ENVIRONMENT: [&str; 31] = [
     "INSIGHTS_CONFIG",
     "INSIGHTS_DATA_DIR",
     "INSIGHTS_DATABASE_URL",
@@ -60,6 +60,16 @@ pub const SERVER_ENVIRONMENT: [&str; 21] = [
     "INSIGHTS_LIMITS_UNAVAILABLE",
     "INSIGHTS_API_KEY",
     "INSIGHTS_PASSWORD",
+    "INSIGHTS_FETCH_CAMS",
+    "INSIGHTS_ADS_URL",
+    "INSIGHTS_ADS_KEY",
+    "INSIGHTS_ADS_KEY_FILE",
+    "INSIGHTS_ADS_AREA",
+    "INSIGHTS_ADS_PRODUCTS",
+    "INSIGHTS_ADS_EUROPE_MODEL",
+    "INSIGHTS_ADS_EUROPE_HOURS",
+    "INSIGHTS_ADS_GLOBAL_HOURS",
+    "INSIGHTS_ADS_STAGING",
 ];
 
 /// Where `scripts/test` installs the tools the tests need, under the home directory.
