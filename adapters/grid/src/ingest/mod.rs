@@ -20,7 +20,9 @@ pub mod params;
 mod scan;
 mod tally;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use bytes::Bytes;
 use chrono::DateTime;
@@ -81,6 +83,9 @@ pub struct IngestReport {
     pub skips: std::collections::BTreeMap<SkipReason, usize>,
     /// Batches written; the others were in the store already.
     pub written: usize,
+    /// Messages decoded: each served message of the batches written once, however many hours
+    /// between two steps read it.
+    pub decoded: usize,
     /// What the store holds of the file.
     pub commit: CommitSummary,
 }
@@ -110,19 +115,29 @@ fn manifest_of(batch: &PlannedBatch, store: &GridStore) -> Manifest {
 }
 
 /// Decodes the `batches` of `path` block by block and hands each chunk to `send`, in the
-/// order of `manifests`. Blocking. Logs once when fields declared kg m⁻³ were read as µg/m³.
+/// order of `manifests`; returns how many messages it decoded. Blocking. Logs once when fields
+/// declared kg m⁻³ were read as µg/m³.
+///
+/// A message that several hours read (a step, read by the hours filled between it and its
+/// neighbours) is decoded once and held until its last hour has read it: hours come in order,
+/// so at most the two steps around the hour being filled are held per quantity.
 fn decode_chunks(
     path: &Path,
     batches: &[(PlannedBatch, Manifest)],
     send: &tokio::sync::mpsc::Sender<(ObjectPath, Bytes)>,
-) -> Result<(), IngestError> {
+) -> Result<usize, IngestError> {
     let grib2 = scan::open(path)?;
-    let mut reread = 0usize;
+    let (mut reread, mut decoded) = (0usize, 0usize);
     for (batch, manifest) in batches {
         let per_chunk = manifest.chunk_hours;
         for ((_, layer), spec) in batch.layers.iter().zip(&manifest.layers) {
             let tiling = manifest.tiling(layer.lattice);
             let sources: Vec<_> = layer.hours.values().collect();
+            let mut uses: HashMap<usize, usize> = HashMap::new();
+            for source in sources.iter().copied().flatten() {
+                *uses.entry(source.index).or_default() += 1;
+            }
+            let mut held: HashMap<usize, Rc<Vec<f32>>> = HashMap::new();
             for (t, block) in sources.chunks(per_chunk).enumerate() {
                 let mut fields: Vec<Vec<f32>> = Vec::with_capacity(block.len());
                 for hour in block {
@@ -136,25 +151,46 @@ fn decode_chunks(
                                 reason,
                             )
                         };
-                        let (values, as_ug) =
-                            scan::decode(&grib2, source.index, source.unit).map_err(refuse)?;
-                        reread += usize::from(as_ug);
-                        if values.len() != layer.lattice.len() {
-                            return Err(refuse(format!(
-                                "{} values for a grid of {} nodes",
-                                values.len(),
-                                layer.lattice.len()
-                            )));
+                        let values = if let Some(values) = held.get(&source.index) {
+                            values.clone()
+                        } else {
+                            let (values, as_ug) =
+                                scan::decode(&grib2, source.index, source.unit).map_err(refuse)?;
+                            decoded += 1;
+                            reread += usize::from(as_ug);
+                            if values.len() != layer.lattice.len() {
+                                return Err(refuse(format!(
+                                    "{} values for a grid of {} nodes",
+                                    values.len(),
+                                    layer.lattice.len()
+                                )));
+                            }
+                            let values = Rc::new(values);
+                            if uses.get(&source.index).is_some_and(|&n| n > 1) {
+                                held.insert(source.index, values.clone());
+                            }
+                            values
+                        };
+                        if let Some(left) = uses.get_mut(&source.index) {
+                            *left = left.saturating_sub(1);
+                            if *left == 0 {
+                                held.remove(&source.index);
+                            }
                         }
                         // A weight of 1 (every hour but those between two steps) leaves the
                         // values exactly as decoded.
                         #[allow(clippy::cast_possible_truncation)]
                         let w = source.weight as f32;
                         sum = Some(match sum {
-                            None if source.weight == 1.0 => values,
+                            // Moved out when no later hour holds it; copied when one does.
+                            None if source.weight == 1.0 => {
+                                Rc::try_unwrap(values).unwrap_or_else(|held| held.to_vec())
+                            }
                             None => values.iter().map(|v| v * w).collect(),
                             Some(mut acc) => {
-                                acc.iter_mut().zip(&values).for_each(|(a, v)| *a += v * w);
+                                acc.iter_mut()
+                                    .zip(values.iter())
+                                    .for_each(|(a, v)| *a += v * w);
                                 acc
                             }
                         });
@@ -169,7 +205,7 @@ fn decode_chunks(
                 });
                 if !open {
                     // The writer stopped: its error is the one reported.
-                    return Ok(());
+                    return Ok(decoded);
                 }
             }
         }
@@ -181,7 +217,7 @@ fn decode_chunks(
             "European fields declared in kg m-3 hold µg/m³ by their magnitude: read as µg/m³"
         );
     }
-    Ok(())
+    Ok(decoded)
 }
 
 /// Reads `path` and writes what it holds to `store` as chunks, then each batch's manifest,
@@ -227,6 +263,7 @@ async fn ingest(store: &GridStore, path: &Path) -> Result<IngestReport, IngestEr
         }
     }
     let written = todo.len();
+    let mut decoded_messages = 0;
     if !todo.is_empty() {
         let (send, receive) = tokio::sync::mpsc::channel::<(ObjectPath, Bytes)>(PUTS);
         let decoded = file.clone();
@@ -245,7 +282,7 @@ async fn ingest(store: &GridStore, path: &Path) -> Result<IngestReport, IngestEr
             })
             .await;
         let read = reader.await.map_err(stopped)?;
-        read?;
+        decoded_messages = read?;
         wrote.map_err(refuse_store)?;
         for m in &manifests {
             put_manifest(store.objects().as_ref(), m)
@@ -297,6 +334,7 @@ async fn ingest(store: &GridStore, path: &Path) -> Result<IngestReport, IngestEr
         skipped,
         skips: plan.skipped,
         written,
+        decoded: decoded_messages,
         commit,
     })
 }

@@ -32,6 +32,8 @@ async fn a_global_crop_on_the_european_grid_is_the_global_product_in_kg_m3() {
     let hours: Vec<_> = (0..=6).map(|h| run() + Duration::hours(h)).collect();
     assert_eq!(store.hours(Product::Global), hours);
     assert_eq!(report.commit.taken, 6 * 7);
+    // Each step decoded once, however many filled hours read it.
+    assert_eq!(report.decoded, 18);
     // Paris's PM2.5 is tens of µg/m³, not the 10⁻⁹ its kg m⁻³ would read as.
     let source = GridSource::new(store);
     let paris = SampleQuery {
