@@ -36,13 +36,6 @@ fn dataset(product: Product) -> &'static str {
     }
 }
 
-fn name(product: Product) -> &'static str {
-    match product {
-        Product::Europe => "europe",
-        Product::Global => "global",
-    }
-}
-
 /// The newest run of `product` that should be on the ADS at `now`: the global product runs at
 /// 00 and 12 UTC, the European one at 00 UTC.
 pub(crate) fn newest_run(product: Product, now: DateTime<Utc>) -> DateTime<Utc> {
@@ -141,20 +134,20 @@ impl Fetcher {
         })?;
         let target: PathBuf = self.ads.staging.join(format!(
             "{}-{}.grib2",
-            name(product),
+            product.name(),
             run.format("%Y%m%dT%H")
         ));
-        tracing::info!(product = name(product), run = %run, "fetching a CAMS run from the ADS");
+        tracing::info!(product = product.name(), run = %run, "fetching a CAMS run from the ADS");
         let got = self
             .client
             .retrieve(dataset(product), &inputs, &target)
             .await
-            .with_context(|| format!("cannot retrieve the {} run of {run}", name(product)))?;
+            .with_context(|| format!("cannot retrieve the {} run of {run}", product.name()))?;
         let report = aq_grid::ingest_file(store, &target)
             .await
             .with_context(|| format!("cannot ingest {}", target.display()))?;
         tracing::info!(
-            product = name(product),
+            product = product.name(),
             run = %run,
             bytes = got.bytes,
             fields = report.commit.taken,
@@ -189,16 +182,16 @@ pub(crate) async fn run(settings: &Settings) -> Result<()> {
     for product in fetcher.products() {
         match fetcher.fetch(&store, product, now).await {
             Ok((run, Outcome::Stored)) => {
-                println!("{} run {run}: stored already", name(product));
+                println!("{} run {run}: stored already", product.name());
             }
             Ok((run, Outcome::Fetched(bytes))) => {
                 println!(
                     "{} run {run}: fetched {bytes} bytes -> {location}",
-                    name(product)
+                    product.name()
                 );
             }
             Err(e) => {
-                eprintln!("{}: {e:#}", name(product));
+                eprintln!("{}: {e:#}", product.name());
                 failed += 1;
             }
         }

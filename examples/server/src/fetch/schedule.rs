@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use identity_core::ports::LeaseStore;
 use insights_http::Metrics;
 
-use super::{Fetcher, name, next_publication};
+use super::{Fetcher, next_publication};
 use crate::config::Settings;
 use crate::wiring::{cams_store, open_grid};
 
@@ -99,12 +99,12 @@ async fn follow(fetcher: Fetcher, store: GridStore, metrics: Metrics, lease: Lea
                     Ok((run, _)) => {
                         let done = Utc::now();
                         last[i] = Some(done);
-                        metrics.set_cams_fetch_success(name(product), done.timestamp());
+                        metrics.set_cams_fetch_success(product.name(), done.timestamp());
                         next_publication(product, run)
                     }
                     Err(e) => {
-                        tracing::warn!(product = name(product), error = %format!("{e:#}"), "CAMS fetch failed; tried again in 10 minutes");
-                        metrics.count_cams_fetch_failure(name(product));
+                        tracing::warn!(product = product.name(), error = %format!("{e:#}"), "CAMS fetch failed; tried again in 10 minutes");
+                        metrics.count_cams_fetch_failure(product.name());
                         Utc::now() + RETRY_AFTER
                     }
                 };
@@ -122,7 +122,7 @@ async fn follow(fetcher: Fetcher, store: GridStore, metrics: Metrics, lease: Lea
             let now = Utc::now();
             for (i, &product) in products.iter().enumerate() {
                 if let Some(at) = last[i] {
-                    metrics.set_cams_fetch_age(name(product), (now - at).num_seconds());
+                    metrics.set_cams_fetch_age(product.name(), (now - at).num_seconds());
                 }
             }
             let Ok(left) = (wake - now).to_std() else {
