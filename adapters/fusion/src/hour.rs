@@ -51,38 +51,34 @@ pub(crate) async fn checked_readings(
     };
     let series = stations.observations(&query).await?;
     let (candidates, mut excluded) = qc::screen(&series, hour, config, counted);
-    // The model at each station's newest reading, then at each of its readings over the hours
-    // read, in one batch.
+    // The model at each of a station's readings over the hours read, the newest among them, in
+    // one batch.
     let queries: Vec<SampleQuery> = candidates
         .iter()
-        .map(|c| SampleQuery {
-            position: c.position,
-            time: c.time,
-        })
-        .chain(candidates.iter().flat_map(|c| {
+        .flat_map(|c| {
             c.history.iter().map(|&(time, _)| SampleQuery {
                 position: c.position,
                 time,
             })
-        }))
+        })
         .collect();
     let answers = if queries.is_empty() {
         Vec::new()
     } else {
         check_batch_len(queries.len(), model.sample(&queries).await?)?
     };
-    let (newest, mut past) = answers.split_at(candidates.len());
+    let mut past = answers.as_slice();
     let mut checked: Vec<Checked> = candidates
         .into_iter()
-        .zip(newest)
-        .filter_map(|(c, answer)| {
+        .filter_map(|c| {
             let (mine, rest) = past.split_at(c.history.len());
             past = rest;
             let model_of = |a: &Option<aq_core::AirSample>| {
                 Some(a.as_ref()?.concentrations?.get(c.pollutant)?.ug_m3())
             };
             // A station the model does not cover has nothing to correct.
-            let model = model_of(answer)?;
+            let newest = c.history.iter().position(|&(time, _)| time == c.time)?;
+            let model = model_of(&mine[newest])?;
             let history = qc::steady_history(
                 c.history
                     .iter()
