@@ -181,10 +181,12 @@ fn check_section<R: Read + Seek>(
             let h = read(r, 6)?;
             if h.get(5) == Some(&0) {
                 let points = declared.points.unwrap_or(0);
-                if len - 6 < points.div_ceil(8) {
+                // A section of 5 bytes that says a bitmap follows has none at all.
+                let bitmap = len.saturating_sub(6);
+                if bitmap < points.div_ceil(8) {
                     return Err((
                         Refusal::Truncated,
-                        format!("a bitmap of {} bytes for {points} points", len - 6),
+                        format!("a bitmap of {bitmap} bytes for {points} points"),
                     ));
                 }
             }

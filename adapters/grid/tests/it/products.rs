@@ -192,3 +192,16 @@ async fn a_refused_file_is_not_read_again_until_it_changes() {
     assert_eq!(changed.ingested.len(), 1);
     assert!(changed.refused.is_empty());
 }
+
+#[tokio::test]
+async fn a_bitmap_section_too_short_to_hold_its_header_is_refused_not_a_panic() {
+    // Found by the `grib_scan` fuzz target: a section 6 of 5 bytes that says a bitmap follows.
+    let path = fixture("bad_bitmap_section.grib2");
+    let bytes = std::fs::read(&path).unwrap();
+    let why = scan_bytes(&bytes).unwrap_err();
+    assert!(why.starts_with("truncated"), "{why}");
+    let e = ingest_file(&GridStore::in_memory(), &path)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Refusal::Truncated, "{e}");
+}
