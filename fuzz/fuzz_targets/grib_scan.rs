@@ -13,6 +13,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(values) = scan_bytes(data) {
         // Each message holds at most MAX_POINTS values, and a message takes more than 20 bytes.
         let messages = data.len() / 20 + 1;
-        assert!(values as u64 <= MAX_POINTS * messages as u64, "{values} values");
+        assert!(
+            values as u64 <= MAX_POINTS * messages as u64,
+            "{values} values"
+        );
     }
 });

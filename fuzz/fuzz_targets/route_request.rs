@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use aq_core::memory::FnSource;
-use runtime_core::{FixedClock, SequentialIds};
 use aq_core::{CleanlinessIndex, Position};
 use chrono::{DateTime, Utc};
 use insights_fuzz::{NeverTimer, has_repeated_members, path_resolves};
@@ -19,6 +18,7 @@ use racs_core::{
     CompletionStatus, ErrorCode, Limits, RacsConfig, RecommendationCode, RequestError,
     RouteOutcome, RoutesSort, ScoreReport, ScoreRequest, ScoreResponse, Scorer,
 };
+use runtime_core::{FixedClock, SequentialIds};
 use serde_json::Value;
 
 /// Small limits keep an input's scoring to a few milliseconds.

@@ -11,9 +11,9 @@
 
 use std::sync::LazyLock;
 
-use identity_core::keys::WebhookSecret;
 use alerts_core::webhook::{Verifier, VerifyError, sign};
 use chrono::DateTime;
+use identity_core::keys::WebhookSecret;
 use libfuzzer_sys::fuzz_target;
 
 const NOW: i64 = 1_777_636_800;
