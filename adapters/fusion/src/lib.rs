@@ -100,4 +100,7 @@ pub use correlation::Params;
 pub use memory::MemoryStations;
 pub use qc::{Exclusions, QcReason};
 pub use source::{ExclusionSink, FusedSource};
-pub use validate::{MethodCounts, PollutantScores, Scores, ValidationReport, cross_validate};
+pub use validate::{
+    LeadScores, MethodCounts, PollutantScores, Scores, VALIDATION_LEADS, ValidationReport,
+    cross_validate,
+};

@@ -7,9 +7,10 @@
 //! refitting for every station would cost `n³`. The correction itself never reads the
 //! held-out station.
 
+use std::collections::HashMap;
 use std::fmt;
 
-use aq_core::{AirQualitySource, Area, ObservationSource, Pollutant, SourceError};
+use aq_core::{AirQualitySource, Area, ObservationSource, Pollutant, SourceError, StationId};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -112,6 +113,28 @@ pub struct MethodCounts {
     pub idw: u32,
 }
 
+/// The hours ahead at which the cross-validation also scores forecasts.
+pub const VALIDATION_LEADS: [u32; 3] = [1, 6, 24];
+
+/// How a held-out station's correction, carried ahead from the hour analysed, scored against
+/// its reading `lead_hours` later.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeadScores {
+    /// Hours after the hour analysed.
+    pub lead_hours: u32,
+    /// The pollutant.
+    pub pollutant: Pollutant,
+    /// The readings predicted (station-hours with a reading `lead_hours` later).
+    pub readings: u64,
+    /// The model alone at the later hour.
+    pub model: Scores,
+    /// The model plus the correction relaxed with the fitted persistence: what lookups, tiles
+    /// and route scores read.
+    pub fused: Scores,
+    /// The model plus the correction kept whole: what alert rules read changes from.
+    pub held: Scores,
+}
+
 /// What the cross-validation found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValidationReport {
@@ -119,6 +142,9 @@ pub struct ValidationReport {
     pub hours: usize,
     /// The pollutants some station read, in [`Pollutant::ALL`] order.
     pub pollutants: Vec<PollutantScores>,
+    /// The forecast hours ahead ([`VALIDATION_LEADS`]) that some station read, by lead and
+    /// then in [`Pollutant::ALL`] order.
+    pub ahead: Vec<LeadScores>,
     /// Readings left out by quality control, by reason, over all hours.
     pub excluded: Vec<(QcReason, u64)>,
 }
@@ -134,7 +160,18 @@ struct Tally {
     lengths: Vec<f64>,
 }
 
-/// Cross-validates the fusion of `model` with `stations` over `area` at each of `hours`.
+/// One pollutant's sums at one lead.
+#[derive(Debug, Default, Clone, Copy)]
+struct LeadTally {
+    model: Sums,
+    fused: Sums,
+    held: Sums,
+}
+
+/// Cross-validates the fusion of `model` with `stations` over `area` at each of `hours`: the
+/// hour itself, and each held-out station's correction carried [`VALIDATION_LEADS`] hours
+/// ahead against its reading then (the persistence is fitted from every station's history,
+/// the held-out one's included: a small optimism, as for the error statistics).
 ///
 /// # Errors
 /// [`SourceError`] when the stations or the model cannot answer.
@@ -146,20 +183,75 @@ pub async fn cross_validate(
     config: &FusionConfig,
 ) -> Result<ValidationReport, SourceError> {
     let mut tallies: [Tally; 6] = Default::default();
+    let mut ahead = [[LeadTally::default(); 6]; VALIDATION_LEADS.len()];
     let mut excluded = [0u64; QcReason::ALL.len()];
+    let mut later: HashMap<DateTime<Utc>, Vec<Checked>> = HashMap::new();
     for &hour in hours {
         let (checked, left_out) =
             checked_readings(model, stations, area, &|_| true, hour, config).await?;
         for (k, reason) in QcReason::ALL.iter().enumerate() {
             excluded[k] += left_out.total(*reason);
         }
+        for lead in VALIDATION_LEADS {
+            let at = hour + chrono::Duration::hours(i64::from(lead));
+            if let std::collections::hash_map::Entry::Vacant(slot) = later.entry(at) {
+                let (read, _) =
+                    checked_readings(model, stations, area, &|_| true, at, config).await?;
+                slot.insert(read);
+            }
+        }
         let analyses = per_pollutant(&checked, config);
-        for ((p, tally), analysis) in Pollutant::ALL.iter().zip(&mut tallies).zip(&analyses) {
-            if let Some(analysis) = analysis {
-                hold_out_each(*p, &checked, analysis, tally, config);
+        for (k, ((p, tally), analysis)) in Pollutant::ALL
+            .iter()
+            .zip(&mut tallies)
+            .zip(&analyses)
+            .enumerate()
+        {
+            let Some(analysis) = analysis else { continue };
+            let corrections = hold_out_each(*p, &checked, analysis, tally, config);
+            for (l, lead) in VALIDATION_LEADS.iter().enumerate() {
+                let at = hour + chrono::Duration::hours(i64::from(*lead));
+                let relax = analysis.persistence().relax(f64::from(*lead));
+                let then = later.get(&at).map_or(&[][..], Vec::as_slice);
+                // A station's reading of that very hour: quality control keeps a reading for a
+                // while, and an older one would score the correction against what it was made
+                // from.
+                let fresh = at - chrono::Duration::hours(1);
+                for (station, correction) in &corrections {
+                    let Some(c) = then.iter().find(|c| {
+                        c.pollutant == *p
+                            && c.observed.station == *station
+                            && c.observed.time > fresh
+                    }) else {
+                        continue;
+                    };
+                    let t = &mut ahead[l][k];
+                    t.model.add(c.model, c.value);
+                    t.fused
+                        .add((c.model + relax * correction).max(0.0), c.value);
+                    t.held.add((c.model + correction).max(0.0), c.value);
+                }
             }
         }
     }
+    let ahead = VALIDATION_LEADS
+        .iter()
+        .zip(ahead)
+        .flat_map(|(lead, per)| {
+            Pollutant::ALL
+                .iter()
+                .zip(per)
+                .filter(|(_, t)| t.model.n > 0)
+                .map(|(&pollutant, t)| LeadScores {
+                    lead_hours: *lead,
+                    pollutant,
+                    readings: t.model.n,
+                    model: t.model.scores(),
+                    fused: t.fused.scores(),
+                    held: t.held.scores(),
+                })
+        })
+        .collect();
     let pollutants = Pollutant::ALL
         .iter()
         .zip(tallies)
@@ -182,18 +274,20 @@ pub async fn cross_validate(
     Ok(ValidationReport {
         hours: hours.len(),
         pollutants,
+        ahead,
         excluded: QcReason::ALL.iter().copied().zip(excluded).collect(),
     })
 }
 
-/// Predicts each of `analysis`'s stations from the others, scoring into `tally`.
+/// Predicts each of `analysis`'s stations from the others, scoring into `tally`; each
+/// station's correction from the others.
 fn hold_out_each(
     pollutant: Pollutant,
     checked: &[Checked],
     analysis: &PollutantAnalysis,
     tally: &mut Tally,
     config: &FusionConfig,
-) {
+) -> Vec<(StationId, f64)> {
     let params = *analysis.params();
     match analysis.method() {
         Method::Fitted => tally.methods.fitted += 1,
@@ -205,6 +299,7 @@ fn hold_out_each(
         .iter()
         .filter(|c| c.pollutant == pollutant)
         .collect();
+    let mut corrections = Vec::with_capacity(of.len());
     for (i, held) in of.iter().enumerate() {
         let others: Vec<Observed> = of
             .iter()
@@ -219,6 +314,7 @@ fn hold_out_each(
             let e = without.estimate(held.observed.unit);
             (e.correction, e.variance)
         };
+        corrections.push((held.observed.station.clone(), correction));
         let fused = (held.model + correction).max(0.0);
         tally.model.add(held.model, held.value);
         tally.fused.add(fused, held.value);
@@ -228,6 +324,7 @@ fn hold_out_each(
             tally.within += 1;
         }
     }
+    corrections
 }
 
 fn r(c: Option<f64>) -> String {
@@ -292,6 +389,29 @@ impl fmt::Display for ValidationReport {
                 p.methods.idw,
                 p.median_length_m / 1_000.0
             )?;
+        }
+        if !self.ahead.is_empty() {
+            writeln!(
+                f,
+                "Hours ahead: each held-out station's correction carried forward, relaxed (as lookups read it) and held (as alert rules read it):"
+            )?;
+            writeln!(
+                f,
+                "{:>5} {:<9} {:>8} | {:>10} | {:>12} | {:>9}",
+                "ahead", "pollutant", "readings", "model RMSE", "relaxed RMSE", "held RMSE"
+            )?;
+            for a in &self.ahead {
+                writeln!(
+                    f,
+                    "{:>4}h {:<9} {:>8} | {:>10.2} | {:>12.2} | {:>9.2}",
+                    a.lead_hours,
+                    a.pollutant.name(),
+                    a.readings,
+                    a.model.rmse,
+                    a.fused.rmse,
+                    a.held.rmse
+                )?;
+            }
         }
         let left: Vec<String> = self
             .excluded
