@@ -46,6 +46,10 @@ pub const HEADER_SIGNATURE: &str = "webhook-signature";
 /// [`aq_core::SourceInfo::label`] writes it (`open-meteo`, `demo; synthetic`). Not signed: it
 /// says where the data came from, the signature says who sent it.
 pub const HEADER_DATA_SOURCE: &str = "insights-data-source";
+/// The header a test delivery (sent from the dashboard, carrying no file) has, set to `true`;
+/// real deliveries never have it. Beside the body's `"TEST": true`, so a receiver can route a
+/// test before it parses the body.
+pub const HEADER_TEST: &str = "insights-test";
 
 type HmacSha256 = Hmac<Sha256>;
 

@@ -4,7 +4,7 @@
 use alerts_core::ids::Token;
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, ManageError};
 use alerts_core::ports::WebhookResponse;
-use alerts_core::webhook::{message_id, signed_request};
+use alerts_core::webhook::{HEADER_TEST, message_id, signed_request};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -164,13 +164,16 @@ pub(crate) async fn test_delivery(
         "TEST": true,
     });
     let body = Bytes::from(serde_json::to_vec(&body).unwrap_or_default());
-    let request = signed_request(
+    let mut request = signed_request(
         url,
         [&info.secret],
         &message_id(token),
         state.clock().now().timestamp(),
         body,
     );
+    request
+        .headers
+        .push((HEADER_TEST.to_owned(), "true".to_owned()));
     let response = sender.send(&request).await;
     let extra = Extra {
         notice: Some(test_result(url, &response)),

@@ -477,6 +477,11 @@ async fn a_test_delivery_is_signed_sent_and_its_result_shown() {
         .unwrap();
     let body: serde_json::Value = serde_json::from_slice(&sent[0].body).unwrap();
     assert_eq!(body["TEST"], true);
+    assert_eq!(
+        header("insights-test"),
+        "true",
+        "marked as a test in its header too"
+    );
 
     dash.sender.push_response(RecordingSender::status(500));
     let failed = browser
