@@ -27,12 +27,13 @@ use aq_core::{CiCategory, PollenLevel};
 use crate::change::{Change, Direction};
 use crate::rule::Audience;
 
-/// The recommendation for `change` to `audience`: [`aq_advice`] or [`pollen_advice`].
+/// The recommendation for `change` to `audience`: [`aq_advice`] or [`pollen_advice`] for the
+/// category its episode reaches at its worst (the peak), which is what to prepare for.
 #[must_use]
 pub fn recommendation(change: &Change, audience: Audience) -> &'static str {
     match change {
-        Change::Aq(c) => aq_advice(audience, c.direction(), c.forecast.category()),
-        Change::Pollen(c) => pollen_advice(audience, c.direction(), c.forecast),
+        Change::Aq(c) => aq_advice(audience, c.direction(), c.peak.category()),
+        Change::Pollen(c) => pollen_advice(audience, c.direction(), c.peak),
     }
 }
 

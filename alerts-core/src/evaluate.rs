@@ -17,17 +17,20 @@
 //! stream it without the alerts ever being collected.
 
 use aq_core::air_hour::{AVERAGING_LEAD_HOURS, window};
+use std::borrow::Cow;
+
 use aq_core::{
-    ForecastSource, HourlyCi, HourlyConcentrations, PollenOutlook, PollenType, Position,
-    SourceError, check_batch_len,
+    ForecastSource, HourlyCi, HourlyConcentrations, HourlyFusion, PollenLevel, PollenOutlook,
+    Position, SourceError, check_batch_len,
 };
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::advice;
-use crate::change::{AqChange, Change, ChangeTime, PollenChange};
+use crate::change::{Change, ChangeTime};
+use crate::episode::{EpisodeRule, aq_episode_within, pollen_episodes};
 use crate::message::{MessageConfig, write_description};
-use crate::ndjson::AlertLineRef;
+use crate::ndjson::{AlertDetails, AlertLineRef, IndexReading};
 use crate::request::AlertPoint;
 use crate::rule::{AlertRule, AqIndex, DataType, Forecast, RuleSpec, Sensitivity};
 
@@ -47,6 +50,10 @@ pub struct Thresholds {
     pub pollen_medium: u8,
     /// Pollen, Low sensitivity, in levels (default 3).
     pub pollen_low: u8,
+    /// Where the source gives the CI's uncertainty (a fused source does), how many standard
+    /// deviations of itself an air-quality change must also exceed (default 1: the change is
+    /// larger than its own uncertainty, and about five times in six goes the way it is told).
+    pub confidence: f64,
 }
 
 impl Default for Thresholds {
@@ -58,6 +65,7 @@ impl Default for Thresholds {
             pollen_high: 1,
             pollen_medium: 2,
             pollen_low: 3,
+            confidence: 1.0,
         }
     }
 }
@@ -94,87 +102,91 @@ pub fn horizon(forecast: Forecast) -> u32 {
     }
 }
 
-/// The first hour in `1..=hours` whose CI differs from the CI now by at least `threshold`.
-///
-/// ```
-/// use alerts_core::change::Direction;
-/// use alerts_core::evaluate::aq_change;
-/// use aq_core::{CleanlinessIndex, HourlyCi};
-///
-/// let ci = |v| Some(CleanlinessIndex::new(v).unwrap());
-/// let series = HourlyCi::covered(chrono::Utc::now(), vec![ci(70.0), ci(66.0), None, ci(59.5)])
-///     .unwrap();
-/// let change = aq_change(&series, 6, 10.0).unwrap();
-/// assert_eq!((change.hours, change.direction()), (3, Direction::Deterioration));
-/// assert!(aq_change(&series, 2, 10.0).is_none());
-/// ```
+/// The episode rule of `spec` under `thresholds`: its horizon, threshold, hysteresis and
+/// minimum duration, in the units of its data type.
 #[must_use]
-pub fn aq_change(series: &HourlyCi, hours: u32, threshold: f64) -> Option<AqChange> {
-    let now = (*series.values.first()?)?;
-    let last = usize::try_from(hours).unwrap_or(usize::MAX);
-    series
-        .values
-        .iter()
-        .enumerate()
-        .skip(1)
-        .take(last)
-        .find_map(|(n, value)| {
-            let forecast = (*value)?;
-            let delta = (forecast.value() - now.value()).abs();
-            // A zero change is never an alert, whatever the configuration says.
-            (delta > 0.0 && delta >= threshold).then(|| AqChange {
-                hours: u32::try_from(n).unwrap_or(u32::MAX),
-                now,
-                forecast,
-            })
-        })
+pub fn episode_rule(spec: &RuleSpec, thresholds: &Thresholds) -> EpisodeRule {
+    EpisodeRule {
+        horizon: horizon(spec.forecast()),
+        threshold: match spec.data_type() {
+            DataType::Aq => thresholds.aq(spec.sensitivity()),
+            DataType::Pollen => f64::from(thresholds.pollen(spec.sensitivity())),
+        },
+        hysteresis: f64::from(spec.hysteresis()),
+        min_duration: u32::from(spec.min_duration()),
+        confidence: thresholds.confidence,
+    }
 }
 
-/// For each pollen type in [`PollenType::ALL`] order, the first day in `0..=days` whose level
-/// differs from its reference day's by at least `threshold` levels. The reference of today
-/// (day 0) is yesterday; the reference of every later day is today, the day the reader is in.
+/// How many steps (hours, or days after today) a rule reads: its horizon, and past it enough
+/// to see an episode that starts at the horizon last its minimum duration.
+#[must_use]
+pub fn steps_read(spec: &RuleSpec) -> u32 {
+    horizon(spec.forecast()) + u32::from(spec.min_duration()).saturating_sub(1)
+}
+
+/// The civil date of day `day` of `outlook` (0 is today).
+#[must_use]
+pub fn day_of(outlook: &PollenOutlook, day: u32) -> NaiveDate {
+    outlook
+        .today
+        .checked_add_days(Days::new(u64::from(day)))
+        .unwrap_or(NaiveDate::MAX)
+}
+
+/// The standard deviation of each hour's CI of `series`, from `fusion` aligned by time; empty
+/// when the source gives none.
+fn ci_uncertainties(series: &HourlyCi, fusion: Option<&HourlyFusion>) -> Vec<Option<f64>> {
+    let Some(fusion) = fusion else {
+        return Vec::new();
+    };
+    (0..series.values.len())
+        .map(|h| {
+            let at = series.valid_at(u32::try_from(h).unwrap_or(u32::MAX));
+            let k = usize::try_from((at - fusion.start).num_hours()).ok()?;
+            fusion.values.get(k).copied().flatten()?.ci_uncertainty
+        })
+        .collect()
+}
+
+/// The probability that the air at the peak of `change` is in the peak's category or one
+/// beyond it (dirtier for a deterioration, cleaner for an improvement), taking the true CI as
+/// normal around the peak's value with standard deviation `sd`; `None` without a spread.
 ///
 /// ```
-/// use alerts_core::change::Direction;
-/// use alerts_core::evaluate::pollen_changes;
-/// use aq_core::{PollenLevel, PollenLevels, PollenOutlook, PollenType};
+/// use alerts_core::change::AqChange;
+/// use alerts_core::evaluate::reach_probability;
+/// use aq_core::CleanlinessIndex;
 ///
-/// let grass = |v| PollenLevels::default().with(PollenType::Grass, PollenLevel::new(v).unwrap());
-/// // Yesterday Low, today Low, tomorrow High: tomorrow rises by two levels over today.
-/// let today = chrono::NaiveDate::from_ymd_opt(2026, 5, 1).unwrap();
-/// let outlook = PollenOutlook { today, yesterday: grass(2), days: vec![grass(2), grass(4)] };
-/// let [_, change, _] = pollen_changes(&outlook, 1, 1);
-/// let change = change.unwrap();
-/// assert_eq!((change.day, change.levels(), change.direction()), (1, 2, Direction::Deterioration));
-/// assert!(pollen_changes(&outlook, 0, 1)[1].is_none(), "today equals yesterday");
+/// let ci = |v| CleanlinessIndex::new(v).unwrap();
+/// // A peak of 30 (Low, below 40) known to within 10 points: Low or worse about 84 % sure.
+/// let worse = AqChange::new(3, ci(60.0), ci(30.0));
+/// assert!((reach_probability(&worse, 10.0).unwrap() - 0.841).abs() < 0.001);
+/// // On the edge itself, even odds.
+/// let edge = AqChange::new(3, ci(60.0), ci(39.999_999));
+/// assert!((reach_probability(&edge, 5.0).unwrap() - 0.5).abs() < 0.001);
 /// ```
 #[must_use]
-pub fn pollen_changes(
-    outlook: &PollenOutlook,
-    days: u32,
-    threshold: u8,
-) -> [Option<PollenChange>; 3] {
-    let last = usize::try_from(days).unwrap_or(usize::MAX);
-    PollenType::ALL.map(|kind| {
-        let yesterday = outlook.yesterday.get(kind);
-        let today = outlook.days.first().and_then(|d| d.get(kind));
-        outlook
-            .days
-            .iter()
-            .take(last.saturating_add(1))
-            .enumerate()
-            .find_map(|(day, levels)| {
-                let reference = if day == 0 { yesterday } else { today }?;
-                let forecast = levels.get(kind)?;
-                let delta = forecast.value().abs_diff(reference.value());
-                (delta > 0 && delta >= threshold).then(|| PollenChange {
-                    kind,
-                    day: u32::try_from(day).unwrap_or(u32::MAX),
-                    reference,
-                    forecast,
-                })
-            })
-    })
+pub fn reach_probability(change: &crate::change::AqChange, sd: f64) -> Option<f64> {
+    if !(sd > 0.0 && sd.is_finite()) {
+        return None;
+    }
+    let peak = change.peak.value();
+    let (low, high) = change.peak.category().range();
+    let z = match change.direction() {
+        crate::change::Direction::Deterioration => (high - peak) / sd,
+        crate::change::Direction::Improvement => (peak - low) / sd,
+    };
+    Some(0.5 * (1.0 + libm::erf(z / std::f64::consts::SQRT_2)))
+}
+
+/// A pollen level as the NDJSON `index` and `peak` members give it.
+fn pollen_reading(level: PollenLevel) -> IndexReading {
+    IndexReading {
+        code: Cow::Borrowed("pollen_level"),
+        value: Some(f64::from(level.value())),
+        category: Cow::Borrowed(level.name()),
+    }
 }
 
 /// An alert as the evaluator produces it, borrowed from the point, the rule and the reused
@@ -193,6 +205,8 @@ pub struct Alert<'a> {
     pub description: &'a str,
     /// The predefined recommendation for the rule's audience.
     pub recommendation: &'static str,
+    /// What a program reads of it: the NDJSON members after the spec's.
+    pub details: &'a AlertDetails,
 }
 
 impl Alert<'_> {
@@ -207,6 +221,7 @@ impl Alert<'_> {
             id: &self.point.id,
             data_type: self.change.data_type(),
             custom_data: &self.point.custom_data,
+            details: Some(self.details),
         }
     }
 }
@@ -221,6 +236,11 @@ pub struct ChunkForecast {
     /// Hourly concentrations beside `aq` and over the 11 hours before it (what the US AQI
     /// averages), when some air-quality rule shows the US AQI (else empty).
     pub concentrations: Vec<Option<HourlyConcentrations>>,
+    /// How sure a fused source is of the hours of `aq` (the CI's uncertainty), when some rule
+    /// watches air quality (else empty; `None` entries from sources that fuse nothing).
+    pub fusion: Vec<Option<HourlyFusion>>,
+    /// The moment the forecasts were asked for: the "now" of every change.
+    pub evaluated_at: DateTime<Utc>,
 }
 
 /// Evaluates rules with configured thresholds and messages.
@@ -243,19 +263,24 @@ impl Evaluator {
     }
 
     /// Every change that `spec` raises at a point with these forecasts, with when it happens:
-    /// at most one for air quality, at most one per pollen type.
+    /// the first episode ([`crate::episode`]), at most one for air quality and one per pollen
+    /// type.
+    ///
+    /// `uncertainty[h]` is the standard deviation of the CI of hour `h` of `aq` where the
+    /// source gives one (empty where it gives none, as for every source but a fused one).
     pub fn changes(
         &self,
         spec: &RuleSpec,
         aq: Option<&HourlyCi>,
+        uncertainty: &[Option<f64>],
         pollen: Option<&PollenOutlook>,
         mut on_change: impl FnMut(Change, ChangeTime),
     ) {
-        let h = horizon(spec.forecast());
+        let rule = episode_rule(spec, &self.thresholds);
         match spec.data_type() {
             DataType::Aq => {
                 let Some(series) = aq else { return };
-                if let Some(c) = aq_change(series, h, self.thresholds.aq(spec.sensitivity())) {
+                if let Some(c) = aq_episode_within(series, uncertainty, rule) {
                     // The hour of the value the source used, not of now + n: a source that
                     // reads the nearest hour gives 09:00 at 08:40, and the change must keep
                     // its name on either side of the half hour.
@@ -264,13 +289,8 @@ impl Evaluator {
             }
             DataType::Pollen => {
                 let Some(outlook) = pollen else { return };
-                let threshold = self.thresholds.pollen(spec.sensitivity());
-                for c in pollen_changes(outlook, h, threshold).into_iter().flatten() {
-                    let day = outlook
-                        .today
-                        .checked_add_days(Days::new(u64::from(c.day)))
-                        .unwrap_or(NaiveDate::MAX);
-                    on_change(Change::Pollen(c), ChangeTime::Day(day));
+                for c in pollen_episodes(outlook, rule).into_iter().flatten() {
+                    on_change(Change::Pollen(c), ChangeTime::Day(day_of(outlook, c.day)));
                 }
             }
         }
@@ -295,11 +315,14 @@ impl Evaluator {
             rules
                 .iter()
                 .filter(|r| r.enabled && r.spec.data_type() == dt)
-                .map(|r| horizon(r.spec.forecast()))
+                .map(|r| steps_read(&r.spec))
                 .max()
         };
         if points.is_empty() {
-            return Ok(ChunkForecast::default());
+            return Ok(ChunkForecast {
+                evaluated_at: now,
+                ..ChunkForecast::default()
+            });
         }
         let positions: Vec<Position> = points.iter().map(|p| p.position).collect();
         let positions = positions.as_slice();
@@ -310,7 +333,12 @@ impl Evaluator {
         });
         let aq = async {
             match aq_hours {
-                Some(hours) => check_batch_len(n, source.hourly_ci(positions, now, hours).await?),
+                // The hours changes are read from: a source correcting a model keeps its
+                // correction ahead, so a fading correction is never told as the air changing.
+                Some(hours) => check_batch_len(
+                    n,
+                    source.hourly_ci_for_changes(positions, now, hours).await?,
+                ),
                 None => Ok(Vec::new()),
             }
         };
@@ -337,11 +365,22 @@ impl Evaluator {
                 None => Ok(Vec::new()),
             }
         };
-        let (aq, concentrations, pollen) = futures::try_join!(aq, concentrations, pollen)?;
+        let fusion = async {
+            match aq_hours {
+                Some(hours) => {
+                    check_batch_len(n, source.hourly_fusion(positions, now, hours).await?)
+                }
+                None => Ok(Vec::new()),
+            }
+        };
+        let (aq, concentrations, pollen, fusion) =
+            futures::try_join!(aq, concentrations, pollen, fusion)?;
         Ok(ChunkForecast {
             aq,
             pollen,
             concentrations,
+            fusion,
+            evaluated_at: now,
         })
     }
 
@@ -366,29 +405,82 @@ impl Evaluator {
                 continue;
             }
             let air = forecast.concentrations.get(i).and_then(Option::as_ref);
-            // The concentrations of the hour an air-quality change speaks of, and of the hours
-            // before it.
-            let air_at = |change: &Change| match change {
-                Change::Aq(c) => air.zip(aq).map(|(s, series)| {
-                    window(
-                        s,
-                        series.start + chrono::Duration::hours(i64::from(c.hours)),
-                    )
-                }),
-                Change::Pollen(_) => None,
+            let uncertainty = aq.map_or_else(Vec::new, |series| {
+                ci_uncertainties(series, forecast.fusion.get(i).and_then(Option::as_ref))
+            });
+            // The concentrations of an hour `h` hours from the series' start, and of the hours
+            // before it: what a US AQI of that hour averages.
+            let air_at = |h: u32| {
+                air.zip(aq).map(|(s, series)| {
+                    window(s, series.start + chrono::Duration::hours(i64::from(h)))
+                })
             };
             for rule in rules.iter().filter(|r| r.enabled) {
-                self.changes(&rule.spec, aq, pollen, |change, when| {
+                self.changes(&rule.spec, aq, &uncertainty, pollen, |change, when| {
                     description.clear();
-                    let hours = air_at(&change);
+                    let start = match change {
+                        Change::Aq(c) => air_at(c.hours),
+                        Change::Pollen(_) => None,
+                    };
+                    let start = start.as_ref().map(|h| &h[..]);
                     write_description(
                         &mut description,
                         rule.spec.message(),
                         &change,
                         rule.spec.aq_index(),
-                        hours.as_ref().map(|h| &h[..]),
+                        start,
                         &self.messages,
                     );
+                    let details = match change {
+                        Change::Aq(c) => {
+                            let hour = |h: u32| {
+                                ChangeTime::hour_of(
+                                    aq.map_or(forecast.evaluated_at, |s| s.valid_at(h)),
+                                )
+                            };
+                            let peak = air_at(c.peak_hours);
+                            let index = rule.spec.aq_index();
+                            AlertDetails {
+                                rule_id: rule.id,
+                                evaluated_at: forecast.evaluated_at,
+                                direction: change.direction(),
+                                subject: Cow::Borrowed("aq"),
+                                starts_at: when,
+                                index: self.messages.reading(index, c.forecast, start),
+                                peak_at: hour(c.peak_hours),
+                                peak: self.messages.reading(
+                                    index,
+                                    c.peak,
+                                    peak.as_ref().map(|h| &h[..]),
+                                ),
+                                ends_at: c.end_hours.map(hour),
+                                duration: c.duration().steps(),
+                                probability: uncertainty
+                                    .get(usize::try_from(c.peak_hours).unwrap_or(usize::MAX))
+                                    .copied()
+                                    .flatten()
+                                    .and_then(|sd| reach_probability(&c, sd)),
+                            }
+                        }
+                        Change::Pollen(c) => {
+                            let day = |d: u32| {
+                                ChangeTime::Day(pollen.map_or(NaiveDate::MAX, |o| day_of(o, d)))
+                            };
+                            AlertDetails {
+                                rule_id: rule.id,
+                                evaluated_at: forecast.evaluated_at,
+                                direction: change.direction(),
+                                subject: Cow::Borrowed(c.kind.name()),
+                                starts_at: when,
+                                index: pollen_reading(c.forecast),
+                                peak_at: day(c.peak_day),
+                                peak: pollen_reading(c.peak),
+                                ends_at: c.end_day.map(day),
+                                duration: c.duration().steps(),
+                                probability: None,
+                            }
+                        }
+                    };
                     on_alert(&Alert {
                         point,
                         rule,
@@ -396,6 +488,7 @@ impl Evaluator {
                         when,
                         description: &description,
                         recommendation: advice::recommendation(&change, rule.spec.audience()),
+                        details: &details,
                     });
                     count += 1;
                 });
@@ -406,438 +499,4 @@ impl Evaluator {
 }
 
 #[cfg(test)]
-mod tests {
-    use aq_core::PollenLevels;
-    use aq_core::memory::MemoryForecast;
-    use aq_core::{CleanlinessIndex, PollenLevel};
-
-    use crate::change::Direction;
-    use chrono::TimeZone;
-    use proptest::prelude::*;
-
-    use super::*;
-    use crate::ids::RuleId;
-    use crate::rule::MessageSpec;
-    use identity_core::ids::KeyId;
-
-    fn ci(v: f64) -> Option<CleanlinessIndex> {
-        Some(CleanlinessIndex::new(v).unwrap())
-    }
-
-    fn lvl(v: u8) -> PollenLevel {
-        PollenLevel::new(v).unwrap()
-    }
-
-    fn t0() -> DateTime<Utc> {
-        Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
-    }
-
-    fn may_day() -> chrono::NaiveDate {
-        t0().date_naive()
-    }
-
-    fn series(values: Vec<Option<CleanlinessIndex>>) -> HourlyCi {
-        HourlyCi {
-            start: t0(),
-            values,
-            provenance: aq_core::Provenance::Unstated,
-        }
-    }
-
-    fn rule(n: u128, dt: DataType, f: Forecast, s: Sensitivity) -> AlertRule {
-        AlertRule {
-            id: RuleId(uuid::Uuid::from_u128(n)),
-            key_id: KeyId(uuid::Uuid::from_u128(1)),
-            spec: RuleSpec::new(dt, f, s, MessageSpec::Default).unwrap(),
-            enabled: true,
-            created_at: t0(),
-        }
-    }
-
-    fn point(id: &str, lon: f64, lat: f64) -> AlertPoint {
-        AlertPoint {
-            position: Position::new(lon, lat).unwrap(),
-            id: id.into(),
-            custom_data: "{}".into(),
-        }
-    }
-
-    #[test]
-    fn default_thresholds_match_scoring_md() {
-        let t = Thresholds::default();
-        let aq: Vec<f64> = Sensitivity::ALL.iter().map(|s| t.aq(*s)).collect();
-        let pollen: Vec<u8> = Sensitivity::ALL.iter().map(|s| t.pollen(*s)).collect();
-        assert_eq!(aq, [5.0, 10.0, 20.0]);
-        assert_eq!(pollen, [1, 2, 3]);
-    }
-
-    #[test]
-    fn aq_takes_the_first_hour_past_the_threshold() {
-        let s = series(vec![ci(60.0), ci(57.0), ci(65.0), ci(40.0), ci(30.0)]);
-        let c = aq_change(&s, 4, 5.0).unwrap();
-        assert_eq!((c.hours, c.direction()), (2, Direction::Improvement));
-        let c = aq_change(&s, 4, 10.0).unwrap();
-        assert_eq!((c.hours, c.direction()), (3, Direction::Deterioration));
-        assert_eq!(c.forecast, ci(40.0).unwrap());
-        assert!(
-            aq_change(&s, 2, 10.0).is_none(),
-            "hour 3 is past a 2 hour horizon"
-        );
-        assert!(aq_change(&s, 96, 31.0).is_none());
-    }
-
-    #[test]
-    fn aq_threshold_is_inclusive_and_ignores_hour_zero() {
-        let s = series(vec![ci(50.0), ci(45.0)]);
-        assert_eq!(aq_change(&s, 1, 5.0).unwrap().hours, 1);
-        assert!(aq_change(&s, 1, 5.000_001).is_none());
-        assert!(aq_change(&s, 0, 1.0).is_none());
-    }
-
-    #[test]
-    fn aq_missing_data_never_alerts() {
-        assert!(aq_change(&series(vec![None, ci(0.0)]), 1, 5.0).is_none());
-        assert!(aq_change(&series(vec![]), 1, 5.0).is_none());
-        let s = series(vec![ci(90.0), None, ci(10.0)]);
-        assert_eq!(aq_change(&s, 2, 5.0).unwrap().hours, 2);
-    }
-
-    #[test]
-    fn pollen_compares_today_with_yesterday_and_later_days_with_today() {
-        let yesterday = PollenLevels::default()
-            .with(PollenType::Tree, lvl(1))
-            .with(PollenType::Grass, lvl(3));
-        let outlook = PollenOutlook {
-            today: may_day(),
-            yesterday,
-            days: vec![
-                PollenLevels::default()
-                    .with(PollenType::Tree, lvl(1))
-                    .with(PollenType::Grass, lvl(4))
-                    .with(PollenType::Weed, lvl(5)),
-                PollenLevels::default()
-                    .with(PollenType::Tree, lvl(4))
-                    .with(PollenType::Grass, lvl(0)),
-            ],
-        };
-        let [tree, grass, weed] = pollen_changes(&outlook, 1, 1);
-        assert_eq!(tree.unwrap().day, 1);
-        assert_eq!(tree.unwrap().levels(), 3);
-        assert_eq!(grass.unwrap().day, 0, "today compares with yesterday");
-        assert_eq!(grass.unwrap().direction(), Direction::Deterioration);
-        assert!(
-            weed.is_none(),
-            "no level yesterday means no alert for today"
-        );
-
-        let [tree, grass, _] = pollen_changes(&outlook, 0, 1);
-        assert!(tree.is_none(), "tomorrow is outside `today`");
-        assert!(grass.is_some());
-
-        let [tree, grass, _] = pollen_changes(&outlook, 4, 3);
-        assert_eq!(tree.unwrap().day, 1);
-        assert_eq!(grass.unwrap().day, 1, "tomorrow compares with today");
-        assert_eq!(grass.unwrap().levels(), 4);
-        assert_eq!(grass.unwrap().direction(), Direction::Improvement);
-    }
-
-    fn grass(v: u8) -> PollenLevels {
-        PollenLevels::default().with(PollenType::Grass, lvl(v))
-    }
-
-    #[test]
-    fn flat_daily_levels_never_alert_at_any_sensitivity_or_horizon() {
-        for level in 0..=5 {
-            let outlook = PollenOutlook {
-                today: may_day(),
-                yesterday: grass(level),
-                days: vec![grass(level); 5],
-            };
-            for s in Sensitivity::ALL {
-                let t = Thresholds::default().pollen(s);
-                assert_eq!(pollen_changes(&outlook, 4, t), [None; 3], "{level} {s:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_rise_of_k_levels_day_over_day_gives_its_wording() {
-        let ev = Evaluator::default();
-        let spec = |f| RuleSpec::new(DataType::Pollen, f, Sensitivity::High, MessageSpec::Default);
-        for (k, size) in [(1, "slightly"), (2, "moderately"), (3, "drastically")] {
-            let today = PollenOutlook {
-                today: may_day(),
-                yesterday: grass(1),
-                days: vec![grass(1 + k), grass(1 + k)],
-            };
-            let tomorrow = PollenOutlook {
-                today: may_day(),
-                yesterday: grass(2),
-                days: vec![grass(2), grass(2 + k)],
-            };
-            for (outlook, forecast, when) in [
-                (today, Forecast::Today, "Today"),
-                (tomorrow, Forecast::Days(1), "Tomorrow"),
-            ] {
-                let mut text = String::new();
-                ev.changes(&spec(forecast).unwrap(), None, Some(&outlook), |c, _| {
-                    write_description(
-                        &mut text,
-                        &MessageSpec::Default,
-                        &c,
-                        AqIndex::Cleanliness,
-                        None,
-                        &ev.messages,
-                    );
-                });
-                assert_eq!(
-                    text,
-                    format!("{when} grass pollen levels will {size} rise.")
-                );
-            }
-        }
-    }
-
-    #[tokio::test]
-    async fn a_chunk_costs_one_call_per_data_type_and_emits_in_order() {
-        let forecast = MemoryForecast::default();
-        let a = point("a", 2.35, 48.85);
-        let b = point("b", 13.4, 52.5);
-        let c = point("c", 0.0, 0.0); // not covered
-        forecast.set_hourly(a.position, vec![ci(80.0), ci(70.0), ci(50.0)]);
-        forecast.set_hourly(b.position, vec![ci(50.0), ci(52.0)]);
-        forecast.set_pollen(
-            b.position,
-            PollenOutlook {
-                today: may_day(),
-                yesterday: grass(1),
-                days: vec![grass(2)],
-            },
-        );
-        let rules = vec![
-            rule(1, DataType::Aq, Forecast::Hours(2), Sensitivity::Medium),
-            rule(2, DataType::Pollen, Forecast::Today, Sensitivity::High),
-            AlertRule {
-                enabled: false,
-                ..rule(3, DataType::Aq, Forecast::Hours(1), Sensitivity::High)
-            },
-        ];
-        let points = vec![a, b, c];
-        let ev = Evaluator::default();
-        let fc = ev.fetch(&forecast, &rules, &points, t0()).await.unwrap();
-        assert_eq!((fc.aq.len(), fc.pollen.len()), (3, 3));
-        let mut lines = Vec::new();
-        let n = ev.evaluate_chunk(&rules, &points, &fc, |alert| {
-            lines.push(alert.line().to_owned_line());
-        });
-        assert_eq!(n, 2);
-        assert_eq!(lines[0].id, "a");
-        assert_eq!(
-            lines[0].description,
-            "In 1 hour the air quality is expected to be worse (70 AQI)."
-        );
-        assert_eq!(lines[1].id, "b");
-        assert_eq!(lines[1].data_type, DataType::Pollen);
-        assert_eq!(
-            lines[1].description,
-            "Today grass pollen levels will slightly rise."
-        );
-    }
-
-    #[tokio::test]
-    async fn a_us_epa_rule_shows_the_us_aqi_of_the_forecast_hour_and_the_default_the_ci() {
-        use aq_core::{Concentration, Concentrations, Pollutant};
-        let pm25 = |v| {
-            Some(Concentrations::default().with(Pollutant::Pm25, Concentration::new(v).unwrap()))
-        };
-        let forecast = MemoryForecast::anchored(t0());
-        let a = point("a", 2.35, 48.85);
-        let b = point("b", 13.4, 52.5); // CI but no concentrations
-        forecast.set_hourly(a.position, vec![ci(80.0), ci(70.0), ci(50.0)]);
-        forecast.set_hourly(b.position, vec![ci(80.0), ci(70.0)]);
-        // Hour 1, the hour the change speaks of: PM2.5 80 µg/m³ after 5 the hour before. The
-        // NowCast weighs them (80 + 5 / 2) / 1.5 = 55.0 µg/m³: US AQI 149 in the 2024 table,
-        // where the hour alone would read 168.
-        forecast.set_hourly_concentrations(a.position, vec![pm25(5.0), pm25(80.0), pm25(30.0)]);
-        let us = |id| AlertRule {
-            spec: RuleSpec::new(
-                DataType::Aq,
-                Forecast::Hours(2),
-                Sensitivity::Medium,
-                MessageSpec::Default,
-            )
-            .unwrap()
-            .with_aq_index(AqIndex::UsEpa),
-            ..rule(id, DataType::Aq, Forecast::Hours(2), Sensitivity::Medium)
-        };
-        let rules = vec![
-            us(1),
-            rule(2, DataType::Aq, Forecast::Hours(2), Sensitivity::Medium),
-        ];
-        let points = vec![a, b];
-        let ev = Evaluator::default();
-        let fc = ev.fetch(&forecast, &rules, &points, t0()).await.unwrap();
-        let mut lines = Vec::new();
-        ev.evaluate_chunk(&rules, &points, &fc, |alert| {
-            lines.push(alert.line().to_owned_line().description);
-        });
-        assert_eq!(
-            lines,
-            [
-                "In 1 hour the air quality is expected to be worse (US AQI 149).",
-                "In 1 hour the air quality is expected to be worse (70 AQI).",
-                "In 1 hour the air quality is expected to be worse (US AQI not available).",
-                "In 1 hour the air quality is expected to be worse (70 AQI).",
-            ]
-        );
-
-        // Without a US AQI rule the concentrations are not asked for.
-        let fc = ev
-            .fetch(&forecast, &rules[1..], &points, t0())
-            .await
-            .unwrap();
-        assert!(fc.concentrations.is_empty());
-    }
-
-    #[tokio::test]
-    async fn each_rule_recommends_for_its_audience_the_general_one_as_before() {
-        use crate::rule::Audience;
-        let forecast = MemoryForecast::default();
-        let a = point("a", 2.35, 48.85);
-        // 80 now, 35 (Low) in an hour: worse, reaching Low.
-        forecast.set_hourly(a.position, vec![ci(80.0), ci(35.0)]);
-        let of = |id, audience| AlertRule {
-            spec: RuleSpec::new(
-                DataType::Aq,
-                Forecast::Hours(1),
-                Sensitivity::Medium,
-                MessageSpec::Default,
-            )
-            .unwrap()
-            .with_audience(audience),
-            ..rule(id, DataType::Aq, Forecast::Hours(1), Sensitivity::Medium)
-        };
-        let rules = vec![of(1, Audience::General), of(2, Audience::Children)];
-        let points = vec![a];
-        let ev = Evaluator::default();
-        let fc = ev.fetch(&forecast, &rules, &points, t0()).await.unwrap();
-        let mut lines = Vec::new();
-        ev.evaluate_chunk(&rules, &points, &fc, |alert| {
-            lines.push(alert.line().to_owned_line());
-        });
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].description, lines[1].description);
-        assert_eq!(
-            lines[0].recommendation,
-            "Limit prolonged or heavy outdoor exertion, especially if you are sensitive to air pollution."
-        );
-        assert_eq!(
-            lines[1].recommendation,
-            "Children should avoid long or heavy outdoor exertion; move sport and active play indoors."
-        );
-    }
-
-    #[tokio::test]
-    async fn no_rules_of_a_type_means_no_call_for_it() {
-        let forecast = MemoryForecast::default();
-        let rules = vec![rule(
-            1,
-            DataType::Pollen,
-            Forecast::Days(4),
-            Sensitivity::Low,
-        )];
-        let points = vec![point("a", 1.0, 1.0)];
-        let fc = Evaluator::default()
-            .fetch(&forecast, &rules, &points, t0())
-            .await
-            .unwrap();
-        assert!(fc.aq.is_empty());
-        assert_eq!(fc.pollen, vec![None]);
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
-
-        /// Alerts exactly when some hour is at or past the threshold, and at the first such hour.
-        #[test]
-        fn aq_alerts_iff_a_change_reaches_the_threshold(
-            now in 0.0f64..=100.0,
-            values in prop::collection::vec(prop::option::weighted(0.9, 0.0f64..=100.0), 0..30),
-            hours in 0u32..40,
-            threshold in 0.5f64..40.0,
-        ) {
-            let mut all = vec![ci(now)];
-            all.extend(values.iter().map(|v| v.map(|v| CleanlinessIndex::new(v).unwrap())));
-            let s = series(all);
-            let first = values
-                .iter()
-                .take(hours as usize)
-                .position(|v| v.is_some_and(|v| (v - now).abs() >= threshold));
-            match (aq_change(&s, hours, threshold), first) {
-                (None, None) => {}
-                (Some(c), Some(i)) => {
-                    prop_assert_eq!(c.hours as usize, i + 1);
-                    prop_assert!((c.forecast.value() - now).abs() >= threshold);
-                }
-                (got, want) => prop_assert!(false, "got {:?}, expected hour {:?}", got, want),
-            }
-        }
-
-        /// Mirroring the series around the CI now swaps the direction and keeps the hour.
-        #[test]
-        fn aq_deterioration_and_improvement_are_mirror_images(
-            now in 20.0f64..=80.0,
-            deltas in prop::collection::vec(-20.0f64..=20.0, 1..24),
-            threshold in 0.5f64..20.0,
-        ) {
-            let up = series(std::iter::once(now).chain(deltas.iter().map(|d| now + d)).map(ci).collect());
-            let down = series(std::iter::once(now).chain(deltas.iter().map(|d| now - d)).map(ci).collect());
-            let h = deltas.len() as u32;
-            match (aq_change(&up, h, threshold), aq_change(&down, h, threshold)) {
-                (None, None) => {}
-                (Some(a), Some(b)) => {
-                    prop_assert_eq!(a.hours, b.hours);
-                    prop_assert_eq!(a.direction(), b.direction().opposite());
-                }
-                (a, b) => prop_assert!(false, "{:?} vs {:?}", a, b),
-            }
-        }
-
-        /// Pollen: alerts at the first day whose change from its reference day (yesterday for
-        /// today, today for later days) is at least the threshold; mirrored levels swap the
-        /// direction.
-        #[test]
-        fn pollen_alerts_iff_a_change_reaches_the_threshold(
-            yesterday in 0u8..=5,
-            days in prop::collection::vec(prop::option::weighted(0.9, 0u8..=5), 0..6),
-            horizon in 0u32..5,
-            threshold in 1u8..=5,
-        ) {
-            let levels = |v: Option<u8>| v.map_or_else(PollenLevels::default, |v| PollenLevels::default().with(PollenType::Weed, lvl(v)));
-            let outlook = PollenOutlook { today: may_day(), yesterday: levels(Some(yesterday)), days: days.iter().map(|d| levels(*d)).collect() };
-            let mirrored = PollenOutlook {
-                today: may_day(),
-                yesterday: levels(Some(5 - yesterday)),
-                days: days.iter().map(|d| levels(d.map(|v| 5 - v))).collect(),
-            };
-            let today = days.first().copied().flatten();
-            let first = days
-                .iter()
-                .take(horizon as usize + 1)
-                .enumerate()
-                .position(|(day, d)| {
-                    let reference = if day == 0 { Some(yesterday) } else { today };
-                    matches!((reference, d), (Some(r), Some(v)) if v.abs_diff(r) >= threshold)
-                });
-            let got = pollen_changes(&outlook, horizon, threshold)[2];
-            let mirror = pollen_changes(&mirrored, horizon, threshold)[2];
-            prop_assert_eq!(got.map(|c| c.day as usize), first);
-            prop_assert_eq!(mirror.map(|c| c.day), got.map(|c| c.day));
-            if let (Some(a), Some(b)) = (got, mirror) {
-                prop_assert_eq!(a.direction(), b.direction().opposite());
-                prop_assert!(a.levels() >= threshold);
-            }
-            prop_assert!(pollen_changes(&outlook, horizon, threshold)[0].is_none());
-        }
-    }
-}
+mod tests;

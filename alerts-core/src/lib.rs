@@ -114,6 +114,7 @@
 pub mod advice;
 pub mod breaker;
 pub mod change;
+pub mod episode;
 pub mod evaluate;
 pub mod idempotency;
 pub mod ids;

@@ -1,6 +1,7 @@
 //! The NDJSON output file: one alert object per `\n`-terminated line, UTF-8, with the fields of
 //! the spec in its order: `description`, `recommendation`, `lat`, `lon`, `id`, `data_type`,
-//! `custom_data`.
+//! `custom_data`; then, for programs, the members of [`AlertDetails`] (which rule, when, and
+//! the episode with its index values), which a reader of the spec's members alone can ignore.
 //!
 //! [`NdjsonEncoder`] writes alerts as they are produced into one reusable buffer and hands it
 //! out in chunks of about [`DEFAULT_CHUNK_BYTES`], so memory stays flat however many alerts a
@@ -19,6 +20,7 @@
 //!     id: "user-17".into(),
 //!     data_type: DataType::Pollen,
 //!     custom_data: "{}".into(),
+//!     details: None,
 //! };
 //! let mut encoder = NdjsonEncoder::new();
 //! encoder.encode(&line.as_ref()).unwrap();
@@ -40,6 +42,10 @@ use thiserror::Error;
 
 use crate::rule::DataType;
 
+mod details;
+
+pub use details::{AlertDetails, IndexReading};
+
 /// The chunk size the encoder aims for: 64 KiB.
 pub const DEFAULT_CHUNK_BYTES: usize = 64 * 1024;
 
@@ -60,6 +66,9 @@ pub struct AlertLine {
     pub data_type: DataType,
     /// The point's `custom_data` as JSON text (`{}` when none was sent).
     pub custom_data: String,
+    /// The members for programs, after the spec's; `None` in a file written without them.
+    #[serde(flatten)]
+    pub details: Option<AlertDetails>,
 }
 
 impl AlertLine {
@@ -74,6 +83,7 @@ impl AlertLine {
             id: &self.id,
             data_type: self.data_type,
             custom_data: &self.custom_data,
+            details: self.details.as_ref(),
         }
     }
 }
@@ -96,6 +106,9 @@ pub struct AlertLineRef<'a> {
     pub data_type: DataType,
     /// The point's `custom_data` as JSON text.
     pub custom_data: &'a str,
+    /// The members for programs, after the spec's.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub details: Option<&'a AlertDetails>,
 }
 
 impl AlertLineRef<'_> {
@@ -110,6 +123,7 @@ impl AlertLineRef<'_> {
             id: self.id.to_owned(),
             data_type: self.data_type,
             custom_data: self.custom_data.to_owned(),
+            details: self.details.cloned(),
         }
     }
 }
@@ -339,6 +353,30 @@ mod tests {
 
     use super::*;
 
+    fn details(i: usize) -> AlertDetails {
+        use crate::change::{ChangeTime, Direction};
+        use chrono::TimeZone;
+        let at = chrono::Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+        let reading = |v: f64| IndexReading {
+            code: "cleanliness".into(),
+            value: Some(v),
+            category: "Low".into(),
+        };
+        AlertDetails {
+            rule_id: crate::ids::RuleId(uuid::Uuid::from_u128(i as u128)),
+            evaluated_at: at,
+            direction: Direction::Deterioration,
+            subject: "aq".into(),
+            starts_at: ChangeTime::hour_of(at + chrono::Duration::hours(2)),
+            index: reading(38.0),
+            peak_at: ChangeTime::Day(at.date_naive()),
+            peak: reading(21.0),
+            ends_at: None,
+            duration: 3,
+            probability: Some(0.84),
+        }
+    }
+
     fn line(i: usize) -> AlertLine {
         AlertLine {
             description: format!(
@@ -354,6 +392,7 @@ mod tests {
                 DataType::Pollen
             },
             custom_data: r#"{"k":"v é"}"#.into(),
+            details: i.is_multiple_of(3).then(|| details(i)),
         }
     }
 
@@ -462,6 +501,7 @@ mod tests {
                     id,
                     data_type: if aq { DataType::Aq } else { DataType::Pollen },
                     custom_data: serde_json::to_string(&cd).unwrap(),
+                    details: None,
                 },
             )
     }

@@ -1,24 +1,30 @@
-//! Once per change: when two alerts tell the same change, and the filter that leaves out what
+//! Once per episode: when two alerts tell the same change, and the filter that leaves out what
 //! a point id was told already.
 //!
-//! A rule whose repeat is [`Repeat::Once`] tells each change once per point id. Two alerts of
-//! the same rule and point id, and the same subject (air quality, or one pollen type), tell the
-//! same change when they agree on
+//! A rule whose repeat is [`Repeat::Once`] tells each episode ([`crate::episode`]) once per
+//! point id. What was told is kept per rule, point id and subject (air quality, or one pollen
+//! type): the episode's direction, its peak, and when it ends (`until`: the first hour or day
+//! past it, or the end of the forecast read when it lasts beyond). While that record holds, an
+//! alert of the same slot is the same episode, and is left out, unless
 //!
-//! - the direction (a deterioration is never the same change as an improvement: the forecast
-//!   turned),
-//! - when it happens: the forecast hour for air quality, the point's civil day for pollen, and
-//! - the category the change reaches (the CI category, or the pollen level).
+//! - it goes the other way (the forecast turned), or
+//! - its peak reaches a category beyond the told one's (worse air or more pollen for a
+//!   deterioration, cleaner or less for an improvement) by more than the rule's hysteresis, so
+//!   a peak hovering on a category's edge is not news each time it crosses it.
 //!
-//! So a change is told again when the forecast turns, reaches another category, or moves to
-//! another hour or day; and once its hour or day has passed it can never be the same change
-//! again. A forecast that goes quiet and comes back with the same change does not repeat it:
-//! the reader was told of that change and nothing says it was called off.
+//! A left-out alert of a running episode moves the record's `until` to the episode's newest
+//! end, so an episode that the forecast stretches stays one episode; the told peak is kept,
+//! so that a peak creeping worse hour by hour is told once it has crept past the margin. Once
+//! `until` has passed the episode is over, and the next one is news. So a ramp whose first hour
+//! past the threshold moves at each evaluation, or a value flapping across a line, is one
+//! alert.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
-use crate::change::{Change, ChangeTime};
+use aq_core::CleanlinessIndex;
+use chrono::{DateTime, Days, TimeDelta, Utc};
+
+use crate::change::{Change, ChangeTime, Direction};
 use crate::evaluate::Alert;
 use crate::ids::RuleId;
 use crate::ports::SentChange;
@@ -33,47 +39,100 @@ pub fn subject(change: &Change) -> &'static str {
     }
 }
 
-/// The text that two alerts of one rule, point id and subject share exactly when they tell the
-/// same change: direction, time and category reached.
+/// The record of a told episode: its direction and its peak (the CI, or the pollen level).
 ///
 /// ```
 /// use alerts_core::change::{AqChange, Change};
-/// use alerts_core::change::ChangeTime;
 /// use alerts_core::repeat::mark;
 /// use aq_core::CleanlinessIndex;
-/// use chrono::{TimeZone, Utc};
 ///
 /// let ci = |v| CleanlinessIndex::new(v).unwrap();
-/// let change = Change::Aq(AqChange { hours: 3, now: ci(72.0), forecast: ci(31.4) });
-/// let at = ChangeTime::hour_of(Utc.with_ymd_and_hms(2026, 5, 1, 11, 20, 0).unwrap());
-/// assert_eq!(mark(&change, at), "deterioration 2026-05-01T11:00:00Z Low");
+/// let change = Change::Aq(AqChange { peak: ci(17.5), ..AqChange::new(3, ci(72.0), ci(31.4)) });
+/// assert_eq!(mark(&change), "deterioration 17.5");
 /// ```
 #[must_use]
-pub fn mark(change: &Change, when: ChangeTime) -> String {
-    let mut text = String::with_capacity(48);
-    text.push_str(change.direction().as_str());
-    // Writing to a String cannot fail.
-    let _ = match when {
-        ChangeTime::Hour(at) => write!(text, " {}", at.format("%Y-%m-%dT%H:%M:%SZ")),
-        ChangeTime::Day(date) => write!(text, " {date}"),
+pub fn mark(change: &Change) -> String {
+    let peak = match change {
+        Change::Aq(c) => c.peak.value(),
+        Change::Pollen(c) => f64::from(c.peak.value()),
     };
-    text.push(' ');
-    text.push_str(match change {
-        Change::Aq(c) => c.forecast.category().name(),
-        Change::Pollen(c) => c.forecast.name(),
-    });
-    text
+    format!("{} {peak}", change.direction().as_str())
 }
 
-/// The change `alert` tells, as a store keeps it.
+/// A told record's direction and peak; `None` for a record in another form (one written before
+/// episodes, which then counts as a different change and is told again once).
+fn parse_mark(mark: &str) -> Option<(Direction, f64)> {
+    let (direction, peak) = mark.split_once(' ')?;
+    let direction = match direction {
+        "deterioration" => Direction::Deterioration,
+        "improvement" => Direction::Improvement,
+        _ => return None,
+    };
+    Some((
+        direction,
+        peak.parse().ok().filter(|v: &f64| v.is_finite())?,
+    ))
+}
+
+/// Whether `change` is the episode a record of direction and peak `told` tells: the same
+/// direction, and a peak no further than the told one's category by more than `hysteresis`
+/// (CI points or levels).
+fn same_episode(told: (Direction, f64), change: &Change, hysteresis: f64) -> bool {
+    let (direction, told_peak) = told;
+    if direction != change.direction() {
+        return false;
+    }
+    let beyond = match change {
+        // The new peak pulled back towards the told one by the margin: still in a category
+        // beyond the told one's, it is news.
+        Change::Aq(c) => {
+            let told = CleanlinessIndex::clamped(told_peak).category();
+            match direction {
+                Direction::Deterioration => {
+                    CleanlinessIndex::clamped(c.peak.value() + hysteresis).category() < told
+                }
+                Direction::Improvement => {
+                    CleanlinessIndex::clamped(c.peak.value() - hysteresis).category() > told
+                }
+            }
+        }
+        Change::Pollen(c) => {
+            let peak = f64::from(c.peak.value());
+            match direction {
+                Direction::Deterioration => peak - hysteresis > told_peak,
+                Direction::Improvement => peak + hysteresis < told_peak,
+            }
+        }
+    };
+    !beyond
+}
+
+/// When the episode `alert` tells is over: the start of its first hour past it, or the end of
+/// the last hour (or day at the point) of the forecast read.
+#[must_use]
+pub fn until(alert: &Alert<'_>) -> DateTime<Utc> {
+    let steps = alert.details.duration;
+    match alert.when {
+        ChangeTime::Hour(start) => start
+            .checked_add_signed(TimeDelta::hours(i64::from(steps)))
+            .unwrap_or(DateTime::<Utc>::MAX_UTC),
+        ChangeTime::Day(first) => first
+            .checked_add_days(Days::new(u64::from(steps.saturating_sub(1))))
+            .map_or(DateTime::<Utc>::MAX_UTC, |last| {
+                ChangeTime::Day(last).until()
+            }),
+    }
+}
+
+/// The episode `alert` tells, as a store keeps it.
 #[must_use]
 pub fn sent_change(alert: &Alert<'_>) -> SentChange {
     SentChange {
         rule_id: alert.rule.id,
         point_id: alert.point.id.clone(),
         subject: subject(&alert.change).to_owned(),
-        mark: mark(&alert.change, alert.when),
-        until: alert.when.until(),
+        mark: mark(&alert.change),
+        until: until(alert),
     }
 }
 
@@ -88,7 +147,7 @@ pub fn sent_change(alert: &Alert<'_>) -> SentChange {
 /// ```
 #[derive(Debug, Default)]
 pub struct OnceFilter {
-    before: HashMap<(RuleId, String, String), String>,
+    before: HashMap<(RuleId, String, String), (String, DateTime<Utc>)>,
     told: Vec<SentChange>,
 }
 
@@ -100,15 +159,16 @@ impl OnceFilter {
         Self {
             before: before
                 .into_iter()
-                .map(|c| ((c.rule_id, c.point_id, c.subject), c.mark))
+                .map(|c| ((c.rule_id, c.point_id, c.subject), (c.mark, c.until)))
                 .collect(),
             told: Vec::new(),
         }
     }
 
     /// Whether `alert` goes into the file. An alert of a rule that repeats every request always
-    /// does; one of a once-per-change rule does unless its point id was told the same change,
-    /// and is then recorded as told.
+    /// does; one of a once-per-change rule does unless its point id was told the same episode,
+    /// and is then recorded as told. A left-out alert whose episode now ends later records the
+    /// later end under the told peak.
     pub fn admit(&mut self, alert: &Alert<'_>) -> bool {
         if alert.rule.spec.repeat() == Repeat::Every {
             return true;
@@ -119,15 +179,25 @@ impl OnceFilter {
             change.point_id.clone(),
             change.subject.clone(),
         );
-        if self.before.get(&slot) == Some(&change.mark) {
-            return false;
+        let hysteresis = f64::from(alert.rule.spec.hysteresis());
+        if let Some((told_mark, told_until)) = self.before.get(&slot) {
+            let told = parse_mark(told_mark);
+            if told.is_some_and(|t| same_episode(t, &alert.change, hysteresis)) {
+                if change.until > *told_until {
+                    self.told.push(SentChange {
+                        mark: told_mark.clone(),
+                        ..change
+                    });
+                }
+                return false;
+            }
         }
         self.told.push(change);
         true
     }
 
-    /// The changes admitted so far for once-per-change rules, for
-    /// [`crate::ports::SentChanges::record_sent`].
+    /// The changes admitted so far for once-per-change rules, and the later ends of episodes
+    /// told before, for [`crate::ports::SentChanges::record_sent`].
     #[must_use]
     pub fn told(&self) -> &[SentChange] {
         &self.told
@@ -135,66 +205,4 @@ impl OnceFilter {
 }
 
 #[cfg(test)]
-mod tests {
-    use aq_core::{CleanlinessIndex, PollenLevel, PollenType};
-    use chrono::{NaiveDate, TimeZone, Utc};
-    use proptest::prelude::*;
-
-    use super::*;
-    use crate::change::{AqChange, PollenChange};
-
-    fn aq(now: f64, forecast: f64) -> Change {
-        Change::Aq(AqChange {
-            hours: 2,
-            now: CleanlinessIndex::new(now).unwrap(),
-            forecast: CleanlinessIndex::new(forecast).unwrap(),
-        })
-    }
-
-    fn grass(day: u32, reference: u8, forecast: u8) -> Change {
-        Change::Pollen(PollenChange {
-            kind: PollenType::Grass,
-            day,
-            reference: PollenLevel::new(reference).unwrap(),
-            forecast: PollenLevel::new(forecast).unwrap(),
-        })
-    }
-
-    fn may(day: u32) -> NaiveDate {
-        NaiveDate::from_ymd_opt(2026, 5, day).unwrap()
-    }
-
-    #[test]
-    fn tomorrows_pollen_change_is_the_same_change_as_todays_the_next_day() {
-        // Told on 1 May of 2 May (day 1); on 2 May the same rise is day 0.
-        let told = mark(&grass(1, 2, 4), ChangeTime::Day(may(2)));
-        assert_eq!(told, "deterioration 2026-05-02 High");
-        assert_eq!(mark(&grass(0, 2, 4), ChangeTime::Day(may(2))), told);
-        assert_ne!(mark(&grass(1, 2, 4), ChangeTime::Day(may(3))), told);
-        assert_eq!(subject(&grass(0, 2, 4)), "grass");
-        assert_eq!(subject(&aq(70.0, 50.0)), "aq");
-    }
-
-    proptest! {
-        /// Two air-quality changes share a mark exactly when they agree on direction, hour and
-        /// category reached.
-        #[test]
-        fn marks_agree_exactly_when_direction_hour_and_category_do(
-            now in 0.0..=100.0f64,
-            a in 0.0..=100.0f64,
-            b in 0.0..=100.0f64,
-            minute_a in 0u32..180,
-            minute_b in 0u32..180,
-        ) {
-            prop_assume!(a != now && b != now);
-            let start = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
-            let at = |m: u32| ChangeTime::hour_of(start + chrono::Duration::minutes(i64::from(m)));
-            let (x, y) = (aq(now, a), aq(now, b));
-            let same = x.direction() == y.direction()
-                && minute_a / 60 == minute_b / 60
-                && CleanlinessIndex::new(a).unwrap().category()
-                    == CleanlinessIndex::new(b).unwrap().category();
-            prop_assert_eq!(mark(&x, at(minute_a)) == mark(&y, at(minute_b)), same);
-        }
-    }
-}
+mod tests;

@@ -73,6 +73,11 @@ pub struct FusedHour {
     pub stations_used: u32,
     /// When the newest reading among them was taken.
     pub newest_observation: Option<DateTime<Utc>>,
+    /// The error estimate of the hour's CI, in CI points: how far the CI of the hour's values,
+    /// each raised by its standard deviation, lies below the hour's CI (the CI falls as
+    /// concentrations rise). `None` where no pollutant has an estimate.
+    #[serde(default)]
+    pub ci_uncertainty: Option<f64>,
 }
 
 /// A place's fused hours, hour for hour beside [`HourlyCi`](crate::HourlyCi): `values[h]` is

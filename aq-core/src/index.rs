@@ -190,6 +190,32 @@ impl CiCategory {
         }
     }
 
+    /// The CI range of the category: its lowest value and where the next cleaner category
+    /// starts (Extremely poor is the point 0; Excellent runs to 100 inclusive).
+    ///
+    /// ```
+    /// use aq_core::CiCategory;
+    ///
+    /// assert_eq!(CiCategory::Low.range(), (20.0, 40.0));
+    /// // Each band but the cleanest ends where the next begins.
+    /// for c in &CiCategory::BANDS[..4] {
+    ///     let (low, high) = c.range();
+    ///     assert_eq!(CiCategory::of(low + 0.1), *c);
+    ///     assert_ne!(CiCategory::of(high), *c, "{c:?}");
+    /// }
+    /// ```
+    #[must_use]
+    pub fn range(self) -> (f64, f64) {
+        match self {
+            CiCategory::ExtremelyPoor => (0.0, 0.0),
+            CiCategory::Poor => (0.0, 20.0),
+            CiCategory::Low => (20.0, 40.0),
+            CiCategory::Moderate => (40.0, 60.0),
+            CiCategory::Good => (60.0, 80.0),
+            CiCategory::Excellent => (80.0, 100.0),
+        }
+    }
+
     /// The display name: `Excellent`, `Good`, `Moderate`, `Low`, `Poor` or `Extremely poor`.
     #[must_use]
     pub fn name(self) -> &'static str {

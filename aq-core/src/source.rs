@@ -483,6 +483,25 @@ pub trait ForecastSource: Send + Sync {
             .collect())
     }
 
+    /// The hourly CI that changes ahead are read from (alert rules): the same hours as
+    /// [`hourly_ci`](Self::hourly_ci), and for every source whose values ahead are its own
+    /// forecast, the same values (the provided method). A source that corrects a model with
+    /// readings relaxes the correction towards the model ahead of now as the readings age:
+    /// that is its uncertainty growing, not the air changing, so here it answers with the
+    /// correction kept as it is now at every hour ahead, and a change it shows is one the model
+    /// forecasts.
+    ///
+    /// # Errors
+    /// [`SourceError`] when the source cannot answer the batch at all.
+    async fn hourly_ci_for_changes(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        self.hourly_ci(positions, start, hours).await
+    }
+
     /// How far back and ahead the source answers hourly series. The provided method knows of
     /// no fixed window.
     fn reach(&self) -> SourceReach {

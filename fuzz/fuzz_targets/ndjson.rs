@@ -66,6 +66,7 @@ fn lines_from(u: &mut Unstructured<'_>) -> arbitrary::Result<(Vec<AlertLine>, us
                 DataType::Pollen
             },
             custom_data: u.arbitrary()?,
+            details: None,
         });
     }
     Ok((lines, chunk_bytes))

@@ -173,16 +173,22 @@ async fn charts(
             }),
             Change::Pollen(_) => None,
         };
-        evaluator.changes(&rule.spec, series.as_ref(), pollen.as_ref(), |change, _| {
-            let hours = air_at(&change);
-            let message = render_rule(
-                &rule.spec,
-                &change,
-                hours.as_ref().map(|h| &h[..]),
-                &evaluator.messages,
-            );
-            fired.push((change, message));
-        });
+        evaluator.changes(
+            &rule.spec,
+            series.as_ref(),
+            &[],
+            pollen.as_ref(),
+            |change, _| {
+                let hours = air_at(&change);
+                let message = render_rule(
+                    &rule.spec,
+                    &change,
+                    hours.as_ref().map(|h| &h[..]),
+                    &evaluator.messages,
+                );
+                fired.push((change, message));
+            },
+        );
     }
     let threshold = rule
         .filter(|r| r.spec.data_type() == DataType::Aq)

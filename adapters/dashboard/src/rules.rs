@@ -6,7 +6,9 @@ use alerts_core::change::Direction;
 use alerts_core::ids::RuleId;
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::rule::{
-    AlertRule, AqIndex, Audience, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity,
+    AlertRule, AqIndex, Audience, DEFAULT_AQ_HYSTERESIS, DEFAULT_AQ_MIN_HOURS,
+    DEFAULT_POLLEN_HYSTERESIS, DEFAULT_POLLEN_MIN_DAYS, DataType, Forecast, MessageSpec,
+    Persistence, Repeat, RuleSpec, Sensitivity, persistence_ranges,
 };
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -57,6 +59,10 @@ pub(crate) struct RuleForm {
     #[serde(default)]
     repeat: String,
     #[serde(default)]
+    min_duration: String,
+    #[serde(default)]
+    hysteresis: String,
+    #[serde(default)]
     enabled: String,
     #[serde(default)]
     action: String,
@@ -82,6 +88,18 @@ impl RuleForm {
             aq_index: rule.spec.aq_index().as_str().to_owned(),
             audience: rule.spec.audience().as_str().to_owned(),
             repeat: rule.spec.repeat().as_str().to_owned(),
+            min_duration: rule
+                .spec
+                .persistence()
+                .min_duration
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            hysteresis: rule
+                .spec
+                .persistence()
+                .hysteresis
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
             enabled: if rule.enabled { "on" } else { "" }.to_owned(),
             ..Self::default()
         }
@@ -129,11 +147,23 @@ impl RuleForm {
                 .parse()
                 .map_err(|_| "Choose a Repeat: every request or once per change.".to_owned())?,
         };
+        // Empty means the data type's default, which is then not stored.
+        let number = |text: &str, field: &str| match text.trim() {
+            "" => Ok(None),
+            text => text.parse::<u8>().map(Some).map_err(|_| {
+                format!("{field}: `{text}` is not a whole number. Correct it and try again.")
+            }),
+        };
+        let persistence = Persistence {
+            min_duration: number(&self.min_duration, "Lasting at least")?,
+            hysteresis: number(&self.hysteresis, "Margin")?,
+        };
         RuleSpec::new(data_type, forecast, sensitivity, message)
-            .map(|spec| {
+            .and_then(|spec| {
                 spec.with_aq_index(aq_index)
                     .with_audience(audience)
                     .with_repeat(repeat)
+                    .with_persistence(persistence)
             })
             .map_err(|e| format!("{}. Correct it and try again.", capitalise(&e.to_string())))
     }
@@ -306,6 +336,17 @@ fn describe(spec: &RuleSpec) -> String {
     if spec.repeat() == Repeat::Once {
         text.push_str(" · once per change");
     }
+    let ((_, _, unit), (_, _, margin_unit)) = persistence_ranges(spec.data_type());
+    let min = spec.min_duration();
+    text.push_str(&format!(
+        " · lasting {min} {} or more · margin {} {margin_unit}",
+        if min == 1 {
+            unit.trim_end_matches('s')
+        } else {
+            unit
+        },
+        spec.hysteresis()
+    ));
     text
 }
 
@@ -316,10 +357,10 @@ fn repeat_hint(repeat: Repeat) -> &'static str {
             "each request gets every alert its points raise, however often the same points are posted."
         }
         Repeat::Once => {
-            "a point id is not sent the same change again (same direction, same \
-             forecast hour or day, same category reached). It is sent again when the forecast \
-             turns, reaches another category or moves to another hour or day, or once the change \
-             has passed."
+            "a point id is sent each change once: while the change told is still ahead or \
+             under way, it is not sent again, however its first hour moves. It is sent again when \
+             the forecast turns, when its worst hour reaches a category beyond the one told (by \
+             more than the margin), or once the change told is over."
         }
     }
 }
@@ -432,6 +473,23 @@ fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) 
                     (r.label()) ": " (repeat_hint(r)) " "
                 }
             }
+            @let ((dmin, dmax, dunit), (hmin, hmax, hunit)) = persistence_ranges(data_type);
+            label for="min_duration" { "Lasting at least (" (dunit) ")" }
+            input #min_duration name="min_duration" type="number" min=(dmin) max=(dmax)
+                placeholder=(format!("{} (default)", Persistence::default().min_duration(data_type)))
+                value=(form.min_duration) aria-describedby="persistence-hint";
+            label for="hysteresis" { "Margin (" (hunit) ")" }
+            input #hysteresis name="hysteresis" type="number" min=(hmin) max=(hmax)
+                placeholder=(format!("{} (default)", Persistence::default().hysteresis(data_type)))
+                value=(form.hysteresis) aria-describedby="persistence-hint";
+            p.hint #persistence-hint {
+                "A change is sent only once the forecast holds it this long (Air Quality: hours, default "
+                (DEFAULT_AQ_MIN_HOURS) "; Pollen: days, default " (DEFAULT_POLLEN_MIN_DAYS)
+                "), so a one-hour wiggle of the forecast is not an alert. It is over only once the forecast comes back "
+                "inside the threshold by the margin (default " (DEFAULT_AQ_HYSTERESIS) " index points; pollen "
+                (DEFAULT_POLLEN_HYSTERESIS) " levels), so a value hovering on a line stays one change. "
+                "Leave empty for the defaults."
+            }
             label for="message" { "Message" }
             select #message name="message" {
                 option value="default" selected[!custom] { "Default" }
@@ -445,8 +503,19 @@ fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) 
                         @if i > 0 { ", " }
                         code { "{" (p) "}" }
                     }
-                    " (Air Quality: " code { "{hours}" } ", " code { "{aqi}" } ", " code { "{category}" }
-                    "; Pollen: " code { "{days}" } ", " code { "{kind}" } ", " code { "{category}" } ")."
+                    " (Air Quality: "
+                    @for (i, p) in DataType::Aq.placeholders().iter().enumerate() {
+                        @if i > 0 { ", " }
+                        code { "{" (p) "}" }
+                    }
+                    "; Pollen: "
+                    @for (i, p) in DataType::Pollen.placeholders().iter().enumerate() {
+                        @if i > 0 { ", " }
+                        code { "{" (p) "}" }
+                    }
+                    "). " code { "{peak_category}" } " and " code { "{peak_hours}" } " (" code { "{peak_days}" }
+                    ") name the worst hour (day) of the change, " code { "{duration}" } " how long it lasts (\"4 hours\", "
+                    "or \"at least 4 hours\" when it lasts past the forecast read)."
                 }
                 label for="deterioration" { "Description when it gets worse (required)" }
                 textarea #deterioration name="deterioration" rows="2" maxlength="500" { (form.deterioration) }

@@ -67,6 +67,17 @@ impl std::fmt::Debug for FusedSource {
 type Key = (DateTime<Utc>, Cell);
 
 /// A point to fuse: where, when, and the model's values there.
+/// How a correction is carried ahead of now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ahead {
+    /// Relaxed towards the model with the readings' persistence: the best estimate of the
+    /// value, what lookups and route scores read.
+    Relaxed,
+    /// Kept as it is now: what changes are read from, so that the correction fading is never
+    /// taken for the air changing.
+    Held,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Wanted {
     position: Position,
@@ -211,14 +222,22 @@ impl FusedSource {
         );
     }
 
-    /// Each point's values corrected.
-    async fn fuse(&self, points: &[Wanted]) -> Result<Vec<Fused>, SourceError> {
+    /// Each point's values corrected; ahead of now the correction relaxes towards the model,
+    /// unless `ahead` is [`Ahead::Held`].
+    async fn fuse(&self, points: &[Wanted], ahead: Ahead) -> Result<Vec<Fused>, SourceError> {
         let now = self.clock.now();
         let plans: Vec<((DateTime<Utc>, Cell), f64)> = points
             .iter()
             .map(|p| {
-                let (hour, ahead) = self.plan(p.time, now);
-                ((hour, Cell::of(p.position, self.config.cell_deg)), ahead)
+                let (hour, hours_ahead) = self.plan(p.time, now);
+                let hours_ahead = match ahead {
+                    Ahead::Relaxed => hours_ahead,
+                    Ahead::Held => 0.0,
+                };
+                (
+                    (hour, Cell::of(p.position, self.config.cell_deg)),
+                    hours_ahead,
+                )
             })
             .collect();
         let mut wanted: std::collections::BTreeMap<Key, usize> = std::collections::BTreeMap::new();
@@ -289,6 +308,7 @@ impl FusedSource {
         positions: &[Position],
         start: DateTime<Utc>,
         hours: u32,
+        ahead: Ahead,
     ) -> Result<Vec<Option<(DateTime<Utc>, Vec<Option<Fused>>)>>, SourceError> {
         let model = check_batch_len(
             positions.len(),
@@ -309,7 +329,7 @@ impl FusedSource {
                 }
             }
         }
-        let mut fused = self.fuse(&wanted).await?.into_iter();
+        let mut fused = self.fuse(&wanted, ahead).await?.into_iter();
         Ok(model
             .into_iter()
             .map(|series| {
@@ -323,6 +343,66 @@ impl FusedSource {
                 })
             })
             .collect())
+    }
+
+    /// The model's hourly CI with each hour's concentrations corrected, ahead of now as
+    /// `ahead` says.
+    async fn ci_series(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+        ahead: Ahead,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        let model = check_batch_len(
+            positions.len(),
+            self.model_forecast
+                .hourly_ci(positions, start, hours)
+                .await?,
+        )?;
+        let fused = self.fused_series(positions, start, hours, ahead).await?;
+        Ok(model
+            .into_iter()
+            .zip(fused)
+            .map(|(ci, fused)| {
+                let mut ci = ci?;
+                if let Some((fused_start, values)) = fused {
+                    for (h, value) in ci.values.iter_mut().enumerate() {
+                        let t = ci.start + Duration::hours(i64::try_from(h).unwrap_or(0));
+                        let offset = (t - fused_start).num_hours();
+                        let f = usize::try_from(offset)
+                            .ok()
+                            .and_then(|k| values.get(k))
+                            .and_then(Option::as_ref);
+                        if let Some(f) = f {
+                            *value = self.ci(f, *value);
+                        }
+                    }
+                }
+                Some(ci)
+            })
+            .collect())
+    }
+
+    /// How far the CI of `fused`'s values, each raised by its standard deviation, lies below
+    /// their CI; `None` without an estimate for any pollutant.
+    fn ci_uncertainty(&self, fused: &Fused) -> Option<f64> {
+        let mut raised = fused.concentrations;
+        let mut any = false;
+        for (p, sd) in fused.uncertainty.iter() {
+            if let Some(c) = fused.concentrations.get(p)
+                && let Ok(up) = aq_core::Concentration::new(c.ug_m3() + sd)
+            {
+                raised.set(p, up);
+                any = true;
+            }
+        }
+        if !any {
+            return None;
+        }
+        let bands = &self.config.bands;
+        let (ci, up) = (bands.ci(&fused.concentrations)?, bands.ci(&raised)?);
+        Some((ci.value() - up.value()).max(0.0))
     }
 
     /// The CI of fused values: the model's own when nothing changed, so that far from every
@@ -355,7 +435,7 @@ impl AirQualitySource for FusedSource {
                 })
             })
             .collect();
-        let mut fused = self.fuse(&wanted).await?.into_iter();
+        let mut fused = self.fuse(&wanted, Ahead::Relaxed).await?.into_iter();
         Ok(model
             .into_iter()
             .map(|m| {
@@ -402,34 +482,19 @@ impl ForecastSource for FusedSource {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
-        let model = check_batch_len(
-            positions.len(),
-            self.model_forecast
-                .hourly_ci(positions, start, hours)
-                .await?,
-        )?;
-        let fused = self.fused_series(positions, start, hours).await?;
-        Ok(model
-            .into_iter()
-            .zip(fused)
-            .map(|(ci, fused)| {
-                let mut ci = ci?;
-                if let Some((fused_start, values)) = fused {
-                    for (h, value) in ci.values.iter_mut().enumerate() {
-                        let t = ci.start + Duration::hours(i64::try_from(h).unwrap_or(0));
-                        let offset = (t - fused_start).num_hours();
-                        let f = usize::try_from(offset)
-                            .ok()
-                            .and_then(|k| values.get(k))
-                            .and_then(Option::as_ref);
-                        if let Some(f) = f {
-                            *value = self.ci(f, *value);
-                        }
-                    }
-                }
-                Some(ci)
-            })
-            .collect())
+        self.ci_series(positions, start, hours, Ahead::Relaxed)
+            .await
+    }
+
+    /// As [`hourly_ci`](ForecastSource::hourly_ci), with each hour ahead corrected as fully as
+    /// now: a change in it is the model's, never the correction fading.
+    async fn hourly_ci_for_changes(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        self.ci_series(positions, start, hours, Ahead::Held).await
     }
 
     async fn hourly_concentrations(
@@ -439,7 +504,7 @@ impl ForecastSource for FusedSource {
         hours: u32,
     ) -> Result<Vec<Option<HourlyConcentrations>>, SourceError> {
         Ok(self
-            .fused_series(positions, start, hours)
+            .fused_series(positions, start, hours, Ahead::Relaxed)
             .await?
             .into_iter()
             .map(|series| {
@@ -462,7 +527,7 @@ impl ForecastSource for FusedSource {
         hours: u32,
     ) -> Result<Vec<Option<HourlyFusion>>, SourceError> {
         Ok(self
-            .fused_series(positions, start, hours)
+            .fused_series(positions, start, hours, Ahead::Relaxed)
             .await?
             .into_iter()
             .map(|series| {
@@ -476,6 +541,7 @@ impl ForecastSource for FusedSource {
                                 uncertainty: f.uncertainty,
                                 stations_used: u32::try_from(f.stations.len()).unwrap_or(u32::MAX),
                                 newest_observation: f.newest,
+                                ci_uncertainty: self.ci_uncertainty(&f),
                             })
                         })
                         .collect(),

@@ -44,7 +44,10 @@ struct InsightOutput {
     URL: String,
 }
 
-/// One line of the NDJSON output file.
+/// One line of the NDJSON output file: the seven members of the product's specification in
+/// their order, then the members for programs (from `rule_id` on), which a reader of the first
+/// seven can ignore. Members may be added after these; readers must ignore members they do not
+/// know.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
 struct AlertLine {
@@ -62,6 +65,73 @@ struct AlertLine {
     data_type: String,
     /// The point's `custom_data` as JSON text; `{}` when none was given.
     custom_data: String,
+    /// The id of the rule that raised the alert.
+    #[schema(format = Uuid)]
+    rule_id: Option<String>,
+    /// When the request was evaluated: the "now" the change is measured from.
+    #[schema(format = DateTime)]
+    evaluated_at: Option<String>,
+    /// Which way the air or pollen goes for the people at the point.
+    direction: Option<AlertDirection>,
+    /// What changes: `aq`, or the pollen type (`tree`, `grass`, `weed`).
+    subject: Option<String>,
+    /// The first hour of the change (RFC 3339, UTC) for air quality, or its first civil day at
+    /// the point (`YYYY-MM-DD`) for pollen.
+    starts_at: Option<String>,
+    /// The rule's index at the first hour or day.
+    index: Option<IndexReading>,
+    /// The worst hour or day of the change in its direction (the first of equals).
+    peak_at: Option<String>,
+    /// The rule's index then.
+    peak: Option<IndexReading>,
+    /// The first hour or day after the change; `null` when it lasts to the end of the forecast
+    /// read, `duration` then being the least it lasts.
+    ends_at: Option<String>,
+    /// How long the change lasts: hours for air quality, days for pollen.
+    #[schema(minimum = 1)]
+    duration: Option<u32>,
+    /// Only where the forecast source gives an uncertainty (the fused nowcast): the
+    /// probability that the air at the peak is in the peak's category or one beyond it.
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    probability: Option<f64>,
+}
+
+/// Which way a change goes: `deterioration` (air worse, pollen up) or `improvement`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum AlertDirection {
+    /// Air worse (the cleanliness index falls) or pollen up.
+    Deterioration,
+    /// Air better or pollen down.
+    Improvement,
+}
+
+/// One value of an index, with its category.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+struct IndexReading {
+    /// `cleanliness` (0 to 100, higher is cleaner; categories Excellent to Extremely poor),
+    /// `us_aqi` (EPA 2024 table, higher is worse) or `pollen_level` (0 None to 5 Very high).
+    code: IndexCode,
+    /// The value, rounded; `null` when the hour's data give none (a US AQI needs the
+    /// concentrations).
+    value: Option<f64>,
+    /// The category's name on the index's own scale; empty when there is no value.
+    category: String,
+}
+
+/// The index a reading is on.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum IndexCode {
+    /// The cleanliness index.
+    Cleanliness,
+    /// The US EPA AQI.
+    UsAqi,
+    /// The pollen level.
+    PollenLevel,
 }
 
 /// The process is up.
@@ -99,6 +169,9 @@ fn metrics() {}
         AlertAccepted,
         InsightOutput,
         AlertLine,
+        AlertDirection,
+        IndexReading,
+        IndexCode,
         ErrorEnvelope,
         DataSourceMember,
         ConditionsResponse,

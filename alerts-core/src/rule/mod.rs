@@ -14,6 +14,13 @@ use thiserror::Error;
 
 use crate::ids::RuleId;
 
+mod persistence;
+
+pub use persistence::{
+    DEFAULT_AQ_HYSTERESIS, DEFAULT_AQ_MIN_HOURS, DEFAULT_POLLEN_HYSTERESIS,
+    DEFAULT_POLLEN_MIN_DAYS, Persistence, ranges as persistence_ranges,
+};
+
 /// The kind of environmental data a rule watches. Serialised as in the NDJSON `data_type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -56,8 +63,22 @@ impl DataType {
     #[must_use]
     pub fn placeholders(self) -> &'static [&'static str] {
         match self {
-            DataType::Aq => &["hours", "aqi", "category"],
-            DataType::Pollen => &["days", "kind", "category"],
+            DataType::Aq => &[
+                "hours",
+                "aqi",
+                "category",
+                "peak_hours",
+                "peak_category",
+                "duration",
+            ],
+            DataType::Pollen => &[
+                "days",
+                "kind",
+                "category",
+                "peak_days",
+                "peak_category",
+                "duration",
+            ],
         }
     }
 }
@@ -485,6 +506,7 @@ pub struct RuleSpec {
     aq_index: AqIndex,
     audience: Audience,
     repeat: Repeat,
+    persistence: Persistence,
 }
 
 /// The unvalidated shape of a [`RuleSpec`], as stored and as sent by forms.
@@ -511,6 +533,10 @@ pub struct RawRuleSpec {
     /// means every request, and the default is not written.
     #[serde(default, skip_serializing_if = "Repeat::is_every")]
     pub repeat: Repeat,
+    /// The minimum duration and hysteresis; absent members (as in rules stored before the
+    /// choice existed) mean the data type's defaults, which are not written.
+    #[serde(flatten)]
+    pub persistence: Persistence,
 }
 
 /// Why a rule was refused. Each message says which selector or field is wrong and what it
@@ -570,6 +596,20 @@ pub enum RuleError {
         /// The placeholders allowed, as `{hours}, {aqi}, {category}`.
         allowed: String,
     },
+    /// A minimum duration or hysteresis outside what the data type allows.
+    #[error("{field}: {value} is outside {min} to {max} {unit}")]
+    OutOfRange {
+        /// `min_duration` or `hysteresis`.
+        field: &'static str,
+        /// What was given.
+        value: u8,
+        /// The smallest allowed.
+        min: u8,
+        /// The largest allowed.
+        max: u8,
+        /// Hours, days, CI points or levels.
+        unit: &'static str,
+    },
     /// A `{` without its `}`.
     #[error(
         "message.{field}: `{{` at character {at} is not closed; write placeholders as {{name}}"
@@ -621,7 +661,50 @@ impl RuleSpec {
             aq_index: AqIndex::default(),
             audience: Audience::default(),
             repeat: Repeat::default(),
+            persistence: Persistence::default(),
         })
+    }
+
+    /// The same rule with `persistence`, checked against its data type.
+    ///
+    /// ```
+    /// use alerts_core::rule::{DataType, Forecast, MessageSpec, Persistence, RuleSpec, Sensitivity};
+    ///
+    /// let rule = RuleSpec::new(DataType::Aq, Forecast::Hours(12), Sensitivity::High,
+    ///     MessageSpec::Default).unwrap();
+    /// assert_eq!(rule.min_duration(), 2);
+    /// let rule = rule.with_persistence(Persistence { min_duration: Some(4), hysteresis: None })
+    ///     .unwrap();
+    /// assert_eq!((rule.min_duration(), rule.hysteresis()), (4, 2));
+    /// ```
+    ///
+    /// # Errors
+    /// [`RuleError::OutOfRange`] naming the setting.
+    pub fn with_persistence(mut self, persistence: Persistence) -> Result<Self, RuleError> {
+        self.persistence = Persistence::new(
+            self.data_type,
+            persistence.min_duration,
+            persistence.hysteresis,
+        )?;
+        Ok(self)
+    }
+
+    /// The minimum duration and hysteresis as set (`None` where the default applies).
+    #[must_use]
+    pub fn persistence(&self) -> Persistence {
+        self.persistence
+    }
+
+    /// The minimum duration in force: hours for air quality, days for pollen.
+    #[must_use]
+    pub fn min_duration(&self) -> u8 {
+        self.persistence.min_duration(self.data_type)
+    }
+
+    /// The hysteresis in force: CI points for air quality, levels for pollen.
+    #[must_use]
+    pub fn hysteresis(&self) -> u8 {
+        self.persistence.hysteresis(self.data_type)
     }
 
     /// The same rule showing `index` in its air-quality descriptions.
@@ -719,12 +802,11 @@ impl TryFrom<RawRuleSpec> for RuleSpec {
     type Error = RuleError;
 
     fn try_from(raw: RawRuleSpec) -> Result<Self, Self::Error> {
-        Ok(
-            Self::new(raw.data_type, raw.forecast, raw.sensitivity, raw.message)?
-                .with_aq_index(raw.aq_index)
-                .with_audience(raw.audience)
-                .with_repeat(raw.repeat),
-        )
+        Self::new(raw.data_type, raw.forecast, raw.sensitivity, raw.message)?
+            .with_aq_index(raw.aq_index)
+            .with_audience(raw.audience)
+            .with_repeat(raw.repeat)
+            .with_persistence(raw.persistence)
     }
 }
 
@@ -738,6 +820,7 @@ impl From<RuleSpec> for RawRuleSpec {
             aq_index: spec.aq_index,
             audience: spec.audience,
             repeat: spec.repeat,
+            persistence: spec.persistence,
         }
     }
 }

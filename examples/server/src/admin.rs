@@ -5,7 +5,8 @@
 
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, Manager};
 use alerts_core::rule::{
-    AqIndex, Audience, DataType, Forecast, MessageSpec, Repeat, RuleSpec, Sensitivity,
+    AqIndex, Audience, DataType, Forecast, MessageSpec, Persistence, Repeat, RuleSpec, Sensitivity,
+    persistence_ranges,
 };
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
@@ -142,6 +143,14 @@ pub(crate) enum AdminCommand {
         /// another hour or day, or the change has passed.
         #[arg(long, value_name = "REPEAT", default_value = "every")]
         repeat: String,
+        /// How long a change must last before it is sent: hours for air quality (1 to 24,
+        /// default 2), days for pollen (1 to 3, default 1).
+        #[arg(long, value_name = "N")]
+        min_duration: Option<u8>,
+        /// How far back inside the threshold the forecast must come before a change is over:
+        /// CI points for air quality (0 to 20, default 2), levels for pollen (0 to 2, default 0).
+        #[arg(long, value_name = "N")]
+        hysteresis: Option<u8>,
     },
     /// List a key's alert rules.
     ListRules {
@@ -333,6 +342,8 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             aq_index,
             audience,
             repeat,
+            min_duration,
+            hysteresis,
         } => {
             let info = key_info(manager, stores, key).await?;
             let message = match (deterioration, improvement) {
@@ -355,18 +366,23 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             )?
             .with_aq_index(aq_index.parse::<AqIndex>()?)
             .with_audience(audience.parse::<Audience>()?)
-            .with_repeat(repeat.parse::<Repeat>()?);
+            .with_repeat(repeat.parse::<Repeat>()?)
+            .with_persistence(Persistence {
+                min_duration,
+                hysteresis,
+            })?;
             let rule = manager.add_rule(info.account_id, info.id, spec).await?;
             Ok(Output {
                 text: format!(
-                    "added rule {}: {} {} sensitivity {}{}{}{}",
+                    "added rule {}: {} {} sensitivity {}{}{}{}{}",
                     rule.id,
                     rule.spec.data_type().label(),
                     rule.spec.forecast().label(),
                     rule.spec.sensitivity().as_str(),
                     shown_index(&rule.spec),
                     advice_for(&rule.spec),
-                    once_per_change(&rule.spec)
+                    once_per_change(&rule.spec),
+                    persistence_set(&rule.spec)
                 ),
                 json: json!({"id": rule.id.to_string(), "rule": rule.spec}),
             })
@@ -378,7 +394,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                 .iter()
                 .map(|r| {
                     format!(
-                        "{}  {} {} {}{}{}{}{}",
+                        "{}  {} {} {}{}{}{}{}{}",
                         r.id,
                         r.spec.data_type().as_str(),
                         r.spec.forecast(),
@@ -386,6 +402,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
                         shown_index(&r.spec),
                         advice_for(&r.spec),
                         once_per_change(&r.spec),
+                        persistence_set(&r.spec),
                         if r.enabled { "" } else { " (disabled)" }
                     )
                 })
@@ -562,6 +579,20 @@ fn advice_for(spec: &RuleSpec) -> String {
         Audience::General => String::new(),
         other => format!(", advice for {}", other.label()),
     }
+}
+
+/// A rule that sets its minimum duration or hysteresis says so in the text output; one on the
+/// defaults prints as it always did.
+fn persistence_set(spec: &RuleSpec) -> String {
+    if spec.persistence().is_default() {
+        return String::new();
+    }
+    let ((_, _, unit), (_, _, margin_unit)) = persistence_ranges(spec.data_type());
+    format!(
+        ", lasting at least {} {unit}, margin {} {margin_unit}",
+        spec.min_duration(),
+        spec.hysteresis()
+    )
 }
 
 /// A rule that tells a change once says so in the text output; one that repeats (the default)

@@ -42,6 +42,19 @@ impl ForecastSource for ForecastInParts {
         .await
     }
 
+    async fn hourly_ci_for_changes(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        in_parts(positions, |part| {
+            let inner = self.0.clone();
+            async move { inner.hourly_ci_for_changes(&part, start, hours).await }
+        })
+        .await
+    }
+
     async fn hourly_concentrations(
         &self,
         positions: &[Position],

@@ -207,6 +207,7 @@ mod tests {
             id: "user-17".into(),
             data_type: DataType::Aq,
             custom_data: "{}".into(),
+            details: None,
         };
         assert_eq!(
             alert_line(&alert),

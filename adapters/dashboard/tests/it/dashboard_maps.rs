@@ -82,9 +82,18 @@ fn ci(v: f64) -> Option<CleanlinessIndex> {
 async fn a_places_forecast_shows_bands_threshold_and_where_the_alert_fires() {
     let dash = dashboard(false);
     let here = Position::new(13.4, 52.52).unwrap();
-    // 72 now, slowly worse, then 4 points down at hour 3 and 11 down at hour 5.
-    let mut values = vec![ci(72.0), ci(71.0), ci(70.0), ci(68.0), None, ci(61.0)];
-    values.extend((6..=96).map(|h| ci(60.0 + f64::from(h % 7))));
+    // 72 now, slowly worse, then 4 points down at hour 3 and 11 down from hour 5 on, for
+    // longer than the two hours a change must last.
+    let mut values = vec![
+        ci(72.0),
+        ci(71.0),
+        ci(70.0),
+        ci(68.0),
+        None,
+        ci(61.0),
+        ci(61.0),
+    ];
+    values.extend((7..=96).map(|h| ci(60.0 + f64::from(h % 7))));
     dash.forecast.set_hourly(here, values);
     let level = |v| Some(PollenLevel::new(v).unwrap());
     let levels = |tree, grass| {

@@ -179,7 +179,7 @@ async fn the_repeat_selector_previews_and_stores_once_per_change() {
     assert!(
         preview
             .body
-            .contains("Once per change: a point id is not sent the same change again"),
+            .contains("Once per change: a point id is sent each change once"),
         "{}",
         preview.body
     );

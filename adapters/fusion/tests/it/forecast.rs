@@ -173,6 +173,36 @@ async fn cross_validation_scores_the_fusion_above_the_model_with_honest_error_es
         text.contains("PM2.5") && text.contains("RMSE ratio"),
         "{text}"
     );
+    // Hours ahead, the stations' correction still helps, relaxed or held. The stations read
+    // up to now: the five hours before now have their hour ahead read, none its sixth or 24th,
+    // which are left out.
+    let leads: Vec<(u32, u64)> = report
+        .ahead
+        .iter()
+        .map(|a| (a.lead_hours, a.readings))
+        .collect();
+    assert_eq!(leads, [(1, 400), (1, 400)], "{:?}", report.ahead);
+    // Six hours earlier, the sixth hour ahead is read too.
+    let earlier: Vec<_> = hours.iter().map(|h| *h - Duration::hours(6)).collect();
+    let report = cross_validate(&model, &stations, area, &earlier, &FusionConfig::default())
+        .await
+        .unwrap();
+    let leads: Vec<(u32, u64)> = report
+        .ahead
+        .iter()
+        .map(|a| (a.lead_hours, a.readings))
+        .collect();
+    assert_eq!(
+        leads,
+        [(1, 480), (1, 480), (6, 480), (6, 480)],
+        "{:?}",
+        report.ahead
+    );
+    for a in &report.ahead {
+        assert!(a.fused.rmse < 0.7 * a.model.rmse, "{a:?}");
+        assert!(a.held.rmse < 0.7 * a.model.rmse, "{a:?}");
+    }
+    assert!(text.contains("relaxed RMSE"), "{text}");
 }
 
 #[tokio::test]
@@ -296,4 +326,61 @@ async fn one_past_spike_does_not_decide_how_long_a_bias_lasts() {
     let c = corrections(&model, series, 24).await;
     assert!(c[0] > 40.0, "{c:?}");
     assert!(c[23] >= 0.75 * c[0], "{c:?}");
+}
+
+/// The fused CI at 11.5° E, 51° N from now for `hours`: as lookups read it, and as changes are
+/// read from it.
+async fn ci_both_ways(
+    model: &Model,
+    series: Vec<StationSeries>,
+    hours: u32,
+) -> (Vec<f64>, Vec<f64>) {
+    let at = Position::new(11.5, 51.0).unwrap();
+    let source = fused(model, series, Arc::default());
+    let values = |s: Vec<Option<aq_core::HourlyCi>>| -> Vec<f64> {
+        s[0].as_ref()
+            .unwrap()
+            .values
+            .iter()
+            .map(|v| v.unwrap().value())
+            .collect()
+    };
+    let read = values(source.hourly_ci(&[at], now(), hours).await.unwrap());
+    let changes = values(
+        source
+            .hourly_ci_for_changes(&[at], now(), hours)
+            .await
+            .unwrap(),
+    );
+    (read, changes)
+}
+
+#[tokio::test]
+async fn a_flat_model_under_steady_stations_shows_no_change_to_alert_on() {
+    let model = flat(Truth::new(7));
+    let (read, changes) = ci_both_ways(&model, around(15, |_| 60.0), 24).await;
+    // Lookups see the correction fade a little over the day ...
+    assert!(read[23] > read[0], "{read:?}");
+    // ... changes are read with it kept: not one hour differs from now, so no rule at any
+    // sensitivity has a change to tell.
+    assert!(
+        changes.iter().all(|v| (v - changes[0]).abs() < 1e-9),
+        "{changes:?}"
+    );
+    assert!(
+        (changes[0] - read[0]).abs() < 1e-9,
+        "now is the same either way"
+    );
+}
+
+#[tokio::test]
+async fn a_fading_plume_is_not_told_as_air_getting_better() {
+    let model = flat(Truth::new(7));
+    let plume = around(15, |h| 10.0 + 400.0 * (-((h + 12) as f64) / 3.0).exp());
+    let (read, changes) = ci_both_ways(&model, plume, 24).await;
+    assert!(read[12] > read[0], "the best estimate fades: {read:?}");
+    assert!(
+        changes.iter().all(|v| (v - changes[0]).abs() < 1e-9),
+        "{changes:?}"
+    );
 }

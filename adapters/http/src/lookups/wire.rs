@@ -508,6 +508,7 @@ mod tests {
             uncertainty: Uncertainties::default().with(Pollutant::Pm25, 2.26),
             stations_used: 4,
             newest_observation: Some(time - Duration::minutes(20)),
+            ci_uncertainty: None,
         };
         let body = serde_json::to_value(HourBody::fused(&hour, Some(&fused))).unwrap();
         assert_eq!(body["pollutants"]["pm25"]["value"], 12.3);

@@ -275,3 +275,99 @@ async fn the_validator_refuses_what_the_document_does_not_promise() {
         "an error without detail passed"
     );
 }
+
+/// The lines an evaluation writes, for air quality on both index scales and for pollen.
+async fn alert_lines() -> Vec<Value> {
+    use alerts_core::evaluate::Evaluator;
+    use alerts_core::ids::RuleId;
+    use alerts_core::ndjson::NdjsonEncoder;
+    use alerts_core::request::AlertPoint;
+    use alerts_core::rule::{
+        AlertRule, AqIndex, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity,
+    };
+    use aq_core::memory::MemoryForecast;
+    use aq_core::{
+        CleanlinessIndex, PollenLevel, PollenLevels, PollenOutlook, PollenType, Position,
+    };
+    use chrono::TimeZone;
+
+    let now = chrono::Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+    let forecast = MemoryForecast::anchored(now);
+    let point = AlertPoint {
+        position: Position::new(2.35, 48.85).unwrap(),
+        id: "user-17".into(),
+        custom_data: r#"{"a":1}"#.into(),
+    };
+    let ci = |v| Some(CleanlinessIndex::new(v).unwrap());
+    forecast.set_hourly(point.position, vec![ci(70.0), ci(38.0), ci(15.0), ci(70.0)]);
+    let grass = |v| PollenLevels::default().with(PollenType::Grass, PollenLevel::new(v).unwrap());
+    forecast.set_pollen(
+        point.position,
+        PollenOutlook {
+            today: now.date_naive(),
+            yesterday: grass(1),
+            days: vec![grass(3), grass(4)],
+        },
+    );
+    let rule = |n: u128, data_type, horizon, index| AlertRule {
+        id: format!("00000000-0000-0000-0000-{n:012}")
+            .parse::<RuleId>()
+            .unwrap(),
+        key_id: "00000000-0000-0000-0000-000000000001".parse().unwrap(),
+        spec: RuleSpec::new(
+            data_type,
+            horizon,
+            Sensitivity::Medium,
+            MessageSpec::Default,
+        )
+        .unwrap()
+        .with_aq_index(index),
+        enabled: true,
+        created_at: now,
+    };
+    let rules = vec![
+        rule(1, DataType::Aq, Forecast::Hours(3), AqIndex::Cleanliness),
+        // No concentrations: a US AQI rule's values are null.
+        rule(2, DataType::Aq, Forecast::Hours(3), AqIndex::UsEpa),
+        rule(3, DataType::Pollen, Forecast::Days(1), AqIndex::Cleanliness),
+    ];
+    let points = vec![point];
+    let evaluator = Evaluator::default();
+    let fc = evaluator
+        .fetch(&forecast, &rules, &points, now)
+        .await
+        .unwrap();
+    let mut encoder = NdjsonEncoder::new();
+    evaluator.evaluate_chunk(&rules, &points, &fc, |alert| {
+        encoder.encode(&alert.line()).unwrap();
+    });
+    let file = encoder.finish();
+    std::str::from_utf8(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn every_member_of_an_alert_line_is_documented_and_matches_the_document() {
+    let app = app().await;
+    let doc = document(&app).await;
+    let lines = alert_lines().await;
+    assert_eq!(lines.len(), 3, "{lines:#?}");
+    let documented = doc["components"]["schemas"]["AlertLine"]["properties"]
+        .as_object()
+        .unwrap();
+    for line in &lines {
+        assert_valid(&doc, "AlertLine", line);
+        for member in line.as_object().unwrap().keys() {
+            assert!(
+                documented.contains_key(member),
+                "`{member}` is not in the document"
+            );
+        }
+    }
+    assert_eq!(lines[1]["index"]["code"], "us_aqi");
+    assert_eq!(lines[1]["index"]["value"], Value::Null);
+    assert_eq!(lines[2]["starts_at"], "2026-05-01");
+}

@@ -283,7 +283,7 @@ async fn a_crash_between_writing_and_recording_ends_in_one_delivered_file() {
         .returning(|positions, start, _| {
             Ok(positions
                 .iter()
-                .map(|_| HourlyCi::covered(start, vec![ci(72.0), ci(50.0)]))
+                .map(|_| HourlyCi::covered(start, vec![ci(72.0), ci(50.0), ci(50.0)]))
                 .collect())
         });
     forecast.expect_daily_pollen().never();

@@ -280,7 +280,7 @@ impl Harness {
         h.add_rule(DataType::Aq, Forecast::Hours(6), Sensitivity::Medium)
             .await;
         h.forecast
-            .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(58.0)]);
+            .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(58.0), ci(58.0)]);
         h
     }
 

@@ -58,7 +58,7 @@ async fn a_once_rule_tells_a_change_once_and_again_when_the_forecast_turns() {
 
     // The forecast turns: the air gets better instead, and that is news.
     h.forecast
-        .set_hourly(paris(), vec![ci(72.0), ci(75.0), ci(85.0)]);
+        .set_hourly(paris(), vec![ci(72.0), ci(75.0), ci(85.0), ci(85.0)]);
     let every_better = "In 2 hours the air quality is expected to be better (85 AQI).";
     assert_eq!(
         post().await,
@@ -72,17 +72,27 @@ async fn a_once_rule_tells_a_change_once_and_again_when_the_forecast_turns() {
 
     // It turns back to the first change: told again, the reader last heard the opposite.
     h.forecast
-        .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(58.0)]);
+        .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(58.0), ci(58.0)]);
     assert_eq!(post().await, [every, worse]);
 
-    // Deeper into the same hour's change: another category is news.
+    // Just past the edge of Low (38, within the two-point hysteresis of Moderate's 40): the
+    // same episode.
     h.forecast
-        .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(38.0)]);
-    let every_low = "In 2 hours the air quality is expected to be worse (38 AQI).";
+        .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(38.0), ci(38.0)]);
+    assert_eq!(
+        post().await,
+        ["In 2 hours the air quality is expected to be worse (38 AQI)."]
+    );
+
+    // Deeper into the same episode: another category is news.
+    h.forecast
+        .set_hourly(paris(), vec![ci(72.0), ci(70.0), ci(35.0), ci(35.0)]);
+    let every_low = "In 2 hours the air quality is expected to be worse (35 AQI).";
     assert_eq!(post().await, [every_low, "once: worse in 2 h (Low)"]);
 
-    // Three hours later the same numbers speak of 13:00: another change.
-    h.clock.set(t0() + chrono::Duration::hours(3));
+    // The episode told lasted as far as the forecast read (to 12:00); four hours on, the same
+    // numbers speak of 14:00 and 15:00: a new episode.
+    h.clock.set(t0() + chrono::Duration::hours(4));
     assert_eq!(post().await, [every_low, "once: worse in 2 h (Low)"]);
 }
 

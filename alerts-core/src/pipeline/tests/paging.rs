@@ -24,7 +24,7 @@ async fn points_are_fetched_in_chunks_with_one_call_per_data_type() {
                 .push(("aq", positions.len(), hours));
             Ok(positions
                 .iter()
-                .map(|_| HourlyCi::covered(start, vec![ci(72.0), ci(40.0)]))
+                .map(|_| HourlyCi::covered(start, vec![ci(72.0), ci(40.0), ci(40.0)]))
                 .collect())
         });
     forecast
@@ -59,14 +59,16 @@ async fn points_are_fetched_in_chunks_with_one_call_per_data_type() {
         .await
         .unwrap();
     pipeline.run_once(1).await.unwrap();
+    // Seven hours for a six-hour rule: one past the horizon shows whether a change that starts
+    // at the sixth hour lasts the two hours a change must.
     assert_eq!(
         *calls.lock().unwrap(),
         vec![
-            ("aq", 4, 6),
+            ("aq", 4, 7),
             ("pollen", 4, 2),
-            ("aq", 4, 6),
+            ("aq", 4, 7),
             ("pollen", 4, 2),
-            ("aq", 2, 6),
+            ("aq", 2, 7),
             ("pollen", 2, 2)
         ]
     );

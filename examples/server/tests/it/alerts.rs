@@ -21,6 +21,21 @@ const LINE_MEMBERS: [&str; 7] = [
     "custom_data",
 ];
 
+/// The members for programs after the spec's, in their order (`probability` only from a source
+/// with an uncertainty, which the demo field is not).
+const PROGRAM_MEMBERS: [&str; 10] = [
+    "rule_id",
+    "evaluated_at",
+    "direction",
+    "subject",
+    "starts_at",
+    "index",
+    "peak_at",
+    "peak",
+    "ends_at",
+    "duration",
+];
+
 /// Points near large cities, where the demo field's traffic cycle moves the indices most;
 /// string and numeric ids, with and without `custom_data`.
 pub(crate) fn points() -> Value {
@@ -197,13 +212,18 @@ fn check_file(file: &[u8], alerts: u64) {
             .keys()
             .map(String::as_str)
             .collect();
-        let mut expected = LINE_MEMBERS;
+        let mut expected: Vec<&str> = LINE_MEMBERS
+            .iter()
+            .chain(&PROGRAM_MEMBERS)
+            .copied()
+            .collect();
         members.sort_unstable();
         expected.sort_unstable();
         assert_eq!(members, expected, "{line}");
-        // The members come in the spec's order.
+        // The spec's members come first and in its order, the members for programs after.
         let positions: Vec<usize> = LINE_MEMBERS
             .iter()
+            .chain(&PROGRAM_MEMBERS)
             .map(|m| line.find(&format!("\"{m}\":")).unwrap())
             .collect();
         assert!(positions.is_sorted(), "{line}");
@@ -331,12 +351,18 @@ async fn a_us_epa_rule_delivers_the_us_aqi_of_the_demo_fields_concentrations() {
 /// it came from and what its recommendation must be.
 fn add_rules_for(deployment: &Deployment, key: &Key, audience: &str) {
     for (data_type, forecast, worse, better) in [
-        ("aq", "96h", "worse to {category}", "better to {category}"),
+        // The advice is for the worst of the change: its peak's category.
+        (
+            "aq",
+            "96h",
+            "worse to {peak_category}",
+            "better to {peak_category}",
+        ),
         (
             "pollen",
             "2d",
-            "{kind} up to {category}",
-            "{kind} down to {category}",
+            "{kind} up to {peak_category}",
+            "{kind} down to {peak_category}",
         ),
     ] {
         deployment.admin(&[

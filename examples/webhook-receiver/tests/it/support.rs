@@ -65,6 +65,7 @@ pub(crate) fn alerts() -> Vec<AlertLine> {
             id: "user-17".into(),
             data_type: DataType::Aq,
             custom_data: "{}".into(),
+            details: None,
         },
         AlertLine {
             description: "Today grass pollen levels will rise.".into(),
@@ -74,6 +75,7 @@ pub(crate) fn alerts() -> Vec<AlertLine> {
             id: "user-18".into(),
             data_type: DataType::Pollen,
             custom_data: r#"{"plan":"pro"}"#.into(),
+            details: None,
         },
     ]
 }
