@@ -10,7 +10,9 @@
 //! minimum duration (steps with values); to see whether one that starts late in the horizon
 //! lasts, up to `min_duration - 1` steps past the horizon are read. Its **peak** is its worst
 //! step in its direction (the dirtiest air or highest pollen for a deterioration, the
-//! cleanest or lowest for an improvement; the first of equals).
+//! cleanest or lowest for an improvement; the first of equals). Every step of an episode is
+//! measured against the reference of its first step (for pollen, a rise today is measured
+//! against yesterday for as long as it lasts).
 //!
 //! A rule tells the first episode that counts, so one ramp or one edge crossed back and forth
 //! within the hysteresis is one change, never one per hour.
@@ -80,7 +82,10 @@ fn first_episode(steps: &[Option<Step>], search: Search) -> Option<Span> {
         let mut peak_value = sign * step.value;
         for (k, later) in steps.iter().enumerate().skip(s + 1) {
             let Some(later) = later else { continue };
-            let along = sign * (later.value - later.reference);
+            // Against the reference the episode started from: pollen compares today with
+            // yesterday and later days with today, and a rise today that stays is one
+            // episode, not one day long.
+            let along = sign * (later.value - step.reference);
             // Over once it comes back inside the threshold by more than the hysteresis, or
             // back to (or past) its reference whatever the hysteresis.
             if along <= 0.0 || along < search.threshold - search.hysteresis {
@@ -161,7 +166,9 @@ pub fn aq_episode(series: &HourlyCi, rule: EpisodeRule) -> Option<AqChange> {
 
 /// As [`aq_episode`], where `uncertainty[h]` is the standard deviation of hour `h`'s CI (`None`
 /// or missing where the source gives none): a change must also exceed `rule.confidence`
-/// standard deviations of itself (the hour's and now's combined) to start an episode.
+/// standard deviations of itself to start an episode. A change ahead is read with the
+/// correction held ([`aq_core::ForecastSource::hourly_ci_for_changes`]), so it shares now's
+/// error: its own spread is what the hour's variance adds to now's, `√(σₕ² − σ₀²)`.
 ///
 /// ```
 /// use alerts_core::episode::{aq_episode_within, EpisodeRule};
@@ -170,9 +177,9 @@ pub fn aq_episode(series: &HourlyCi, rule: EpisodeRule) -> Option<AqChange> {
 /// let ci = |v| Some(CleanlinessIndex::new(v).unwrap());
 /// let series = HourlyCi::covered(chrono::Utc::now(), vec![ci(60.0), ci(48.0), ci(48.0)]).unwrap();
 /// let rule = EpisodeRule { horizon: 2, threshold: 10.0, hysteresis: 2.0, min_duration: 2, confidence: 1.0 };
-/// // 12 points worse, known to within 3: an episode.
+/// // 12 points worse, its hours known to within 3 where now is to within 2: an episode.
 /// assert!(aq_episode_within(&series, &[Some(2.0), Some(3.0), Some(3.0)], rule).is_some());
-/// // Known only to within 15 points, the same forecast is no news.
+/// // Its hours known only to within 15 (a change spread of 14.9), the same forecast is no news.
 /// assert!(aq_episode_within(&series, &[Some(2.0), Some(15.0), Some(15.0)], rule).is_none());
 /// ```
 #[must_use]
@@ -191,7 +198,9 @@ pub fn aq_episode_within(
             v.map(|ci| Step {
                 value: -ci.value(),
                 reference: -now.value(),
-                sd: sd(0).hypot(sd(h)),
+                // The spread a change ahead has beyond now's: hours read with the correction
+                // held share now's error, and what they add is the variance that grows ahead.
+                sd: (sd(h).powi(2) - sd(0).powi(2)).max(0.0).sqrt(),
             })
         })
         .collect();

@@ -1,23 +1,26 @@
 //! Evaluating alert rules at points, exactly as `docs/scoring.md` says.
 //!
-//! - Air quality: the CI now (`values[0]` of the hourly series) against each forecast hour
-//!   `1..=horizon`; the first hour whose CI differs from now by at least the threshold raises one
-//!   alert, a deterioration when the CI fell and an improvement when it rose. Differences are
-//!   taken on the unrounded CI.
+//! - Air quality: the CI now (`values[0]` of the hourly series the source gives for changes,
+//!   [`ForecastSource::hourly_ci_for_changes`]) against each forecast hour; a rule tells the
+//!   first episode ([`crate::episode`]): hours past its threshold in one direction that last its
+//!   minimum duration, with its hysteresis, named by its worst hour. Where the source gives
+//!   the CI's uncertainty, a change must also exceed its own spread (`Thresholds::confidence`).
+//!   Differences are taken on the unrounded CI.
 //! - Pollen: for each type, daily levels compared like with like: today's level against
 //!   yesterday's, each later day's against today's, from today (day 0) to the horizon (`today`
-//!   checks day 0 only, `2d` days 0, 1 and 2); the first day with a change of at least the
-//!   threshold raises one alert for that type.
+//!   checks day 0 only, `2d` days 0, 1 and 2); the first episode of each type is told.
 //! - Missing data never raises an alert: a `None` value now (or a missing reference day) skips
-//!   the rule (or the type); a `None` forecast value skips that hour (or day).
+//!   the rule (or the type); a `None` forecast value neither starts, extends nor ends an
+//!   episode.
 //!
 //! [`Evaluator::fetch`] asks the forecast port once per data type for a whole chunk of points
 //! (remote sources need batching); [`Evaluator::evaluate_chunk`] is pure and hands each alert
 //! to a callback, with its description in a reused buffer, so that the NDJSON encoder can
 //! stream it without the alerts ever being collected.
 
-use aq_core::air_hour::{AVERAGING_LEAD_HOURS, window};
 use std::borrow::Cow;
+
+use aq_core::air_hour::{AVERAGING_LEAD_HOURS, window};
 
 use aq_core::{
     ForecastSource, HourlyCi, HourlyConcentrations, HourlyFusion, PollenLevel, PollenOutlook,
@@ -136,7 +139,8 @@ pub fn day_of(outlook: &PollenOutlook, day: u32) -> NaiveDate {
 
 /// The standard deviation of each hour's CI of `series`, from `fusion` aligned by time; empty
 /// when the source gives none.
-fn ci_uncertainties(series: &HourlyCi, fusion: Option<&HourlyFusion>) -> Vec<Option<f64>> {
+#[must_use]
+pub fn ci_uncertainties(series: &HourlyCi, fusion: Option<&HourlyFusion>) -> Vec<Option<f64>> {
     let Some(fusion) = fusion else {
         return Vec::new();
     };
@@ -186,6 +190,7 @@ fn pollen_reading(level: PollenLevel) -> IndexReading {
         code: Cow::Borrowed("pollen_level"),
         value: Some(f64::from(level.value())),
         category: Cow::Borrowed(level.name()),
+        at_least: false,
     }
 }
 

@@ -112,6 +112,7 @@
 //! ```
 
 pub mod advice;
+pub mod backtest;
 pub mod breaker;
 pub mod change;
 pub mod episode;

@@ -2,7 +2,8 @@
 //! placeholders, and the predefined recommendations.
 //!
 //! A message has two parts. The description is the rule's choice: the default text, or the
-//! customer's own with `{hours}`, `{days}`, `{aqi}`, `{kind}` and `{category}` filled in; the
+//! customer's own with `{hours}`, `{days}`, `{aqi}`, `{kind}`, `{category}` and the episode's
+//! `{peak_category}`, `{peak_hours}`, `{peak_days}` and `{duration}` filled in; the
 //! number of an air-quality description is the index the rule chose ([`AqIndex`]). The
 //! recommendation is never customisable: it is picked from a fixed table by the rule's
 //! audience ([`Audience`], [`crate::advice`]), the direction of the change and the category
@@ -62,6 +63,12 @@ pub trait LocalAqi: Send + Sync {
     fn aqi_of_hours(&self, hours: AirHours<'_>) -> Option<u32> {
         hours.first().copied().flatten().and_then(|c| self.aqi(&c))
     }
+
+    /// As [`LocalAqi::aqi_of_hours`], and whether the value is only a lower bound (the index
+    /// is at least that). The provided method says it never is.
+    fn bounded_aqi_of_hours(&self, hours: AirHours<'_>) -> Option<(u32, bool)> {
+        self.aqi_of_hours(hours).map(|v| (v, false))
+    }
 }
 
 /// The US EPA AQI from the 2024 table ([`AqiTable::Epa2024`]): the highest sub-index over the
@@ -75,9 +82,9 @@ pub trait LocalAqi: Send + Sync {
 ///
 /// let air = Concentrations::default().with(Pollutant::Pm25, Concentration::new(35.4).unwrap());
 /// assert_eq!(UsEpaAqi.aqi(&air), Some(100));
-/// // Hourly SO₂ over 304 ppb (about 797 µg/m³) needs 24-hour values: not computable.
+/// // Hourly SO₂ over 304 ppb (about 810 µg/m³) is past EPA's 1-hour rows: above 200.
 /// let so2 = Concentrations::default().with(Pollutant::So2, Concentration::new(1000.0).unwrap());
-/// assert_eq!(UsEpaAqi.aqi(&so2), None);
+/// assert_eq!(UsEpaAqi.bounded_aqi_of_hours(&[Some(so2)]), Some((201, true)));
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UsEpaAqi;
@@ -93,6 +100,12 @@ impl LocalAqi for UsEpaAqi {
         AqiTable::Epa2024
             .us_aqi(hours)
             .map(|aqi| u32::from(aqi.value))
+    }
+
+    fn bounded_aqi_of_hours(&self, hours: AirHours<'_>) -> Option<(u32, bool)> {
+        AqiTable::Epa2024
+            .us_aqi(hours)
+            .map(|aqi| (u32::from(aqi.value), aqi.at_least))
     }
 }
 
@@ -119,6 +132,8 @@ impl fmt::Debug for MessageConfig {
 /// assert_eq!(ShownAqi::Cleanliness(31).to_string(), "31 AQI");
 /// assert_eq!(ShownAqi::UsEpa(Some(152)).to_string(), "US AQI 152");
 /// assert_eq!(ShownAqi::UsEpa(None).to_string(), "US AQI not available");
+/// assert_eq!(ShownAqi::UsEpaAtLeast(201).to_string(), "US AQI above 200");
+/// assert_eq!(ShownAqi::UsEpaAtLeast(350).to_string(), "US AQI at least 350");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShownAqi {
@@ -127,6 +142,10 @@ pub enum ShownAqi {
     /// The US EPA AQI; `None` when the hour's concentrations give none, which the description
     /// says rather than showing a number the data does not support.
     UsEpa(Option<u32>),
+    /// The US EPA AQI is at least this value, by how much more the hour's data cannot tell (an
+    /// hourly SO₂ past EPA's 1-hour rows): `above 200` for the 201 that SO₂ alone gives,
+    /// `at least N` when another pollutant's AQI is higher still.
+    UsEpaAtLeast(u32),
 }
 
 impl ShownAqi {
@@ -134,6 +153,7 @@ impl ShownAqi {
     fn write_number(self, out: &mut String) -> fmt::Result {
         match self {
             ShownAqi::Cleanliness(n) | ShownAqi::UsEpa(Some(n)) => write!(out, "{n}"),
+            ShownAqi::UsEpaAtLeast(n) => write_at_least(out, n),
             ShownAqi::UsEpa(None) => out.write_str(NOT_AVAILABLE),
         }
     }
@@ -141,12 +161,27 @@ impl ShownAqi {
 
 const NOT_AVAILABLE: &str = "not available";
 
+/// A lower bound as a reader says it: "above 200" for the first value past EPA's 1-hour SO₂
+/// rows, "at least N" for any other.
+fn write_at_least(out: &mut impl fmt::Write, n: u32) -> fmt::Result {
+    if n == 201 {
+        out.write_str("above 200")
+    } else {
+        write!(out, "at least {n}")
+    }
+}
+
 impl fmt::Display for ShownAqi {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ShownAqi::Cleanliness(n) => write!(f, "{n} AQI"),
             ShownAqi::UsEpa(Some(n)) => write!(f, "US AQI {n}"),
             ShownAqi::UsEpa(None) => write!(f, "US AQI {NOT_AVAILABLE}"),
+            ShownAqi::UsEpaAtLeast(n) => {
+                let mut text = String::new();
+                write_at_least(&mut text, *n)?;
+                write!(f, "US AQI {text}")
+            }
         }
     }
 }
@@ -164,15 +199,19 @@ impl MessageConfig {
     ) -> ShownAqi {
         match index {
             AqIndex::Cleanliness => ShownAqi::Cleanliness(u32::from(change.forecast.rounded())),
-            AqIndex::UsEpa => ShownAqi::UsEpa(concentrations.and_then(|c| self.us_aqi(c))),
+            AqIndex::UsEpa => match concentrations.and_then(|c| self.us_aqi(c)) {
+                Some((value, true)) => ShownAqi::UsEpaAtLeast(value),
+                other => ShownAqi::UsEpa(other.map(|(value, _)| value)),
+            },
         }
     }
 
-    /// The US AQI of the hour `hours[0]`: the configured local AQI, or [`UsEpaAqi`].
-    fn us_aqi(&self, hours: AirHours<'_>) -> Option<u32> {
+    /// The US AQI of the hour `hours[0]`, and whether it is a lower bound: the configured
+    /// local AQI, or [`UsEpaAqi`].
+    fn us_aqi(&self, hours: AirHours<'_>) -> Option<(u32, bool)> {
         match &self.local_aqi {
-            Some(local) => local.aqi_of_hours(hours),
-            None => UsEpaAqi.aqi_of_hours(hours),
+            Some(local) => local.bounded_aqi_of_hours(hours),
+            None => UsEpaAqi.bounded_aqi_of_hours(hours),
         }
     }
 
@@ -204,15 +243,17 @@ impl MessageConfig {
                 code: Cow::Borrowed("cleanliness"),
                 value: Some(f64::from(ci.rounded())),
                 category: Cow::Borrowed(ci.category().name()),
+                at_least: false,
             },
             AqIndex::UsEpa => {
                 let aqi = concentrations.and_then(|c| self.us_aqi(c));
                 IndexReading {
                     code: Cow::Borrowed("us_aqi"),
-                    value: aqi.map(f64::from),
-                    category: Cow::Borrowed(aqi.map_or("", |v| {
+                    value: aqi.map(|(v, _)| f64::from(v)),
+                    category: Cow::Borrowed(aqi.map_or("", |(v, _)| {
                         AqiCategory::of(u16::try_from(v).unwrap_or(u16::MAX)).name()
                     })),
+                    at_least: aqi.is_some_and(|(_, bound)| bound),
                 }
             }
         }

@@ -66,7 +66,9 @@ pub struct AlertLine {
     pub data_type: DataType,
     /// The point's `custom_data` as JSON text (`{}` when none was sent).
     pub custom_data: String,
-    /// The members for programs, after the spec's; `None` in a file written without them.
+    /// The members for programs, after the spec's; `None` in a file written without them, or
+    /// whose members for programs do not parse (a reader of the spec's seven is never refused
+    /// for what follows them).
     #[serde(flatten)]
     pub details: Option<AlertDetails>,
 }
@@ -361,6 +363,7 @@ mod tests {
             code: "cleanliness".into(),
             value: Some(v),
             category: "Low".into(),
+            at_least: false,
         };
         AlertDetails {
             rule_id: crate::ids::RuleId(uuid::Uuid::from_u128(i as u128)),
@@ -491,9 +494,10 @@ mod tests {
             "[^\u{0}]{1,30}",
             any::<bool>(),
             prop::collection::btree_map("[a-z]{1,5}", any::<i32>(), 0..3),
+            prop::option::of(0usize..1000),
         )
             .prop_map(
-                |(description, recommendation, lat, lon, id, aq, cd)| AlertLine {
+                |(description, recommendation, lat, lon, id, aq, cd, details_of)| AlertLine {
                     description,
                     recommendation,
                     lat,
@@ -501,9 +505,18 @@ mod tests {
                     id,
                     data_type: if aq { DataType::Aq } else { DataType::Pollen },
                     custom_data: serde_json::to_string(&cd).unwrap(),
-                    details: None,
+                    details: details_of.map(details),
                 },
             )
+    }
+
+    #[test]
+    fn members_for_programs_that_do_not_parse_read_as_absent_and_the_specs_stay() {
+        // A reader of the spec's seven members is never refused for what follows them.
+        let line = br#"{"description":"d","recommendation":"r","lat":1.0,"lon":2.0,"id":"p","data_type":"aq","custom_data":"{}","rule_id":"not a uuid","duration":"x"}"#;
+        let decoded = decode_all(line).unwrap();
+        assert_eq!(decoded[0].details, None);
+        assert_eq!(decoded[0].id, "p");
     }
 
     proptest! {

@@ -54,6 +54,7 @@ use crate::ports::{
     SentChanges, Settlement, SlicePages, StoreError, UrlSigner, WebhookSender,
 };
 use crate::request::AlertRequest;
+use crate::rule::AlertRule;
 use crate::webhook::{DeliveryPayload, HEADER_DATA_SOURCE, message_id, signed_request};
 
 /// The pipeline's settings.
@@ -322,6 +323,14 @@ impl AlertPipeline {
     #[must_use]
     pub fn forecast_source(&self) -> &Arc<dyn ForecastSource> {
         &self.ports.forecast
+    }
+
+    /// The alert rules of `key`, enabled or not: what a backtest replays.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    pub async fn rules(&self, key: KeyId) -> Result<Vec<AlertRule>, StoreError> {
+        self.ports.rules.list_rules(key).await
     }
 
     /// Accepts a validated alert request made with `key_id`: checks that the key can receive

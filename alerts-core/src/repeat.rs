@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use aq_core::CleanlinessIndex;
+use aq_core::{CiCategory, CleanlinessIndex};
 use chrono::{DateTime, Days, TimeDelta, Utc};
 
 use crate::change::{Change, ChangeTime, Direction};
@@ -44,7 +44,7 @@ pub fn subject(change: &Change) -> &'static str {
 /// ```
 /// use alerts_core::change::{AqChange, Change};
 /// use alerts_core::repeat::mark;
-/// use aq_core::CleanlinessIndex;
+/// use aq_core::{CiCategory, CleanlinessIndex};
 ///
 /// let ci = |v| CleanlinessIndex::new(v).unwrap();
 /// let change = Change::Aq(AqChange { peak: ci(17.5), ..AqChange::new(3, ci(72.0), ci(31.4)) });
@@ -88,6 +88,11 @@ fn same_episode(told: (Direction, f64), change: &Change, hysteresis: f64) -> boo
         Change::Aq(c) => {
             let told = CleanlinessIndex::clamped(told_peak).category();
             match direction {
+                // The floor is a single value, so no margin could pull a peak off it: reaching
+                // it is always news.
+                Direction::Deterioration if c.peak.category() == CiCategory::ExtremelyPoor => {
+                    told != CiCategory::ExtremelyPoor
+                }
                 Direction::Deterioration => {
                     CleanlinessIndex::clamped(c.peak.value() + hysteresis).category() < told
                 }
@@ -111,8 +116,25 @@ fn same_episode(told: (Direction, f64), change: &Change, hysteresis: f64) -> boo
 /// the last hour (or day at the point) of the forecast read.
 #[must_use]
 pub fn until(alert: &Alert<'_>) -> DateTime<Utc> {
-    let steps = alert.details.duration;
-    match alert.when {
+    episode_until(alert.when, alert.details.duration)
+}
+
+/// When an episode that starts at `starts` and lasts `steps` hours (or days) is over.
+///
+/// ```
+/// use alerts_core::change::ChangeTime;
+/// use alerts_core::repeat::episode_until;
+/// use chrono::{NaiveDate, TimeZone, Utc};
+///
+/// let at = ChangeTime::hour_of(Utc.with_ymd_and_hms(2026, 5, 1, 11, 0, 0).unwrap());
+/// assert_eq!(episode_until(at, 3), Utc.with_ymd_and_hms(2026, 5, 1, 14, 0, 0).unwrap());
+/// // Two days of pollen from 1 May: over once 2 May has ended everywhere.
+/// let day = ChangeTime::Day(NaiveDate::from_ymd_opt(2026, 5, 1).unwrap());
+/// assert_eq!(episode_until(day, 2), Utc.with_ymd_and_hms(2026, 5, 4, 0, 0, 0).unwrap());
+/// ```
+#[must_use]
+pub fn episode_until(starts: ChangeTime, steps: u32) -> DateTime<Utc> {
+    match starts {
         ChangeTime::Hour(start) => start
             .checked_add_signed(TimeDelta::hours(i64::from(steps)))
             .unwrap_or(DateTime::<Utc>::MAX_UTC),
@@ -121,6 +143,107 @@ pub fn until(alert: &Alert<'_>) -> DateTime<Utc> {
             .map_or(DateTime::<Utc>::MAX_UTC, |last| {
                 ChangeTime::Day(last).until()
             }),
+    }
+}
+
+/// How a change compares with what its slot was told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Not told yet, told something else, or told an episode that is over: tell it.
+    News,
+    /// The episode told, still running; its end moved later when `later_end`.
+    Same { later_end: bool },
+}
+
+/// The verdict on `change`, which starts at `starts` and ends by `until`, for a slot told
+/// `told` (its record: mark and end; the caller leaves out records already over). A change
+/// that starts once the told episode is over is a new episode, whatever its peak.
+fn verdict(
+    told: Option<(&str, DateTime<Utc>)>,
+    change: &Change,
+    starts: ChangeTime,
+    until: DateTime<Utc>,
+    hysteresis: f64,
+) -> Verdict {
+    match told {
+        Some((mark, told_until))
+            if !starts_after(starts, told_until)
+                && parse_mark(mark).is_some_and(|t| same_episode(t, change, hysteresis)) =>
+        {
+            Verdict::Same {
+                later_end: until > told_until,
+            }
+        }
+        _ => Verdict::News,
+    }
+}
+
+/// Whether a change starting at `starts` starts after an episode over at `until`: its hour at
+/// or after `until`; its day after the told episode's last day (whose end in every time zone
+/// `until` is, a day after that day's own end).
+fn starts_after(starts: ChangeTime, until: DateTime<Utc>) -> bool {
+    match starts {
+        ChangeTime::Hour(t) => t >= until,
+        ChangeTime::Day(d) => d
+            .and_hms_opt(0, 0, 0)
+            .map(|midnight| midnight.and_utc() + TimeDelta::days(1))
+            .is_some_and(|next| next >= until),
+    }
+}
+
+/// What one slot (a rule, a point id, a subject) was told: the once-per-change rule for a
+/// caller that keeps its own record, such as a backtest.
+///
+/// ```
+/// use alerts_core::change::{AqChange, Change, ChangeTime};
+/// use alerts_core::repeat::Told;
+/// use aq_core::{CiCategory, CleanlinessIndex};
+/// use chrono::{Duration, TimeZone, Utc};
+///
+/// let ci = |v| CleanlinessIndex::new(v).unwrap();
+/// let now = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+/// let worse = Change::Aq(AqChange::new(2, ci(70.0), ci(55.0)));
+/// let at = |h| ChangeTime::Hour(now + Duration::hours(h));
+/// let mut told = Told::default();
+/// assert!(told.tell(&worse, at(2), now + Duration::hours(5), now, 2.0));
+/// assert!(!told.tell(&worse, at(2), now + Duration::hours(5), now + Duration::hours(1), 2.0));
+/// // A change that starts after the told one ends is a new one.
+/// assert!(told.tell(&worse, at(5), now + Duration::hours(8), now + Duration::hours(1), 2.0));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Told {
+    record: Option<(String, DateTime<Utc>)>,
+}
+
+impl Told {
+    /// Whether `change`, which starts at `starts` and ends by `until`, is news at `now` under
+    /// `hysteresis` (CI points or levels); records it when it is, or the later end of the
+    /// episode told when it is not.
+    pub fn tell(
+        &mut self,
+        change: &Change,
+        starts: ChangeTime,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+        hysteresis: f64,
+    ) -> bool {
+        let running = self
+            .record
+            .as_ref()
+            .filter(|(_, end)| *end > now)
+            .map(|(mark, end)| (mark.as_str(), *end));
+        match verdict(running, change, starts, until, hysteresis) {
+            Verdict::News => {
+                self.record = Some((mark(change), until));
+                true
+            }
+            Verdict::Same { later_end } => {
+                if later_end && let Some((_, end)) = &mut self.record {
+                    *end = until;
+                }
+                false
+            }
+        }
     }
 }
 
@@ -180,20 +303,28 @@ impl OnceFilter {
             change.subject.clone(),
         );
         let hysteresis = f64::from(alert.rule.spec.hysteresis());
-        if let Some((told_mark, told_until)) = self.before.get(&slot) {
-            let told = parse_mark(told_mark);
-            if told.is_some_and(|t| same_episode(t, &alert.change, hysteresis)) {
-                if change.until > *told_until {
+        let before = self.before.get(&slot);
+        match verdict(
+            before.map(|(mark, end)| (mark.as_str(), *end)),
+            &alert.change,
+            alert.when,
+            change.until,
+            hysteresis,
+        ) {
+            Verdict::News => {
+                self.told.push(change);
+                true
+            }
+            Verdict::Same { later_end } => {
+                if later_end && let Some((told_mark, _)) = before {
                     self.told.push(SentChange {
                         mark: told_mark.clone(),
                         ..change
                     });
                 }
-                return false;
+                false
             }
         }
-        self.told.push(change);
-        true
     }
 
     /// The changes admitted so far for once-per-change rules, and the later ends of episodes

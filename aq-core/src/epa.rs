@@ -11,7 +11,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::pollutant::{Concentrations, Pollutant, ReferenceConditions};
+use crate::pollutant::{Concentrations, Pollutant};
 
 /// Which EPA breakpoint table to use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,15 +60,16 @@ impl EpaMetric {
     }
 
     /// A concentration in µg/m³ in this metric's [unit](Self::unit): the one place where the
-    /// US AQI converts gases, from µg/m³ to ppb or ppm at 25 °C and 1 atm
-    /// ([`crate::Concentration::to_ppb`]). `None` for a value no concentration can have.
+    /// US AQI converts gases, from µg/m³ to ppb or ppm at the conditions every µg/m³ of the
+    /// project is stated at ([`crate::STATED_AT`], 20 °C), so that a mixing ratio read comes back
+    /// out as itself. `None` for a value no concentration can have.
     ///
     /// ```
     /// use aq_core::EpaMetric;
     ///
     /// assert_eq!(EpaMetric::Pm25Day.from_ug_m3(12.0), Some(12.0));
-    /// // 100 ppb of NO₂ is about 188.2 µg/m³.
-    /// let ppb = EpaMetric::No2OneHour.from_ug_m3(188.2).unwrap();
+    /// // 100 ppb of NO₂ is about 191.25 µg/m³ at 20 °C.
+    /// let ppb = EpaMetric::No2OneHour.from_ug_m3(191.25).unwrap();
     /// assert!((ppb - 100.0).abs() < 0.05);
     /// ```
     #[must_use]
@@ -76,11 +77,12 @@ impl EpaMetric {
         let c = crate::Concentration::new(ug_m3).ok()?;
         let pollutant = self.pollutant();
         match self.unit() {
-            // EPA's breakpoints are mixing ratios at its own reference, 25 °C.
+            // EPA's breakpoints are mixing ratios: back out at the conditions the µg/m³ are
+            // stated at.
             "ppm" => c
-                .to_ppb(pollutant, ReferenceConditions::Epa25C)
+                .to_ppb(pollutant, crate::STATED_AT)
                 .map(|ppb| ppb / 1000.0),
-            "ppb" => c.to_ppb(pollutant, ReferenceConditions::Epa25C),
+            "ppb" => c.to_ppb(pollutant, crate::STATED_AT),
             _ => Some(ug_m3),
         }
     }
@@ -396,7 +398,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::pollutant::Concentration;
+    use crate::pollutant::{Concentration, ReferenceConditions};
 
     #[test]
     fn pm25_worked_values_2024() {
@@ -482,38 +484,46 @@ mod tests {
             Err(AqiError::UseOneHourSo2)
         );
         assert_eq!(AqiTable::Epa2012.aqi(EpaMetric::So2Day, 804.0), Ok(400));
-        // An hourly SO₂ past 304 ppb makes the local AQI not computable, even with other
-        // pollutants measured: it is above 200 by an unknown amount.
+        // An hourly SO₂ past 304 ppb puts the AQI above 200 by an amount no hourly value tells:
+        // 201 as a lower bound, unless another pollutant's AQI is higher still.
         let so2 = |ppb| {
             Concentrations::default()
                 .with(Pollutant::Pm25, Concentration::new(20.0).unwrap())
                 .with(
                     Pollutant::So2,
-                    Concentration::from_ppb(Pollutant::So2, ppb, ReferenceConditions::Epa25C)
+                    Concentration::from_ppb(Pollutant::So2, ppb, crate::STATED_AT)
                         .unwrap()
                         .unwrap(),
                 )
         };
         assert_eq!(t.local_aqi(&so2(200.0)).map(|a| a.1), Some(Pollutant::So2));
-        assert_eq!(t.local_aqi(&so2(400.0)), None);
+        assert_eq!(t.local_aqi(&so2(400.0)), Some((201, Pollutant::So2)));
+        let bound = t.us_aqi(&[Some(so2(400.0))]).unwrap();
+        assert!(bound.at_least);
+        assert_eq!(bound.category, AqiCategory::VeryUnhealthy);
+        let smoke = so2(400.0).with(Pollutant::Pm25, Concentration::new(300.0).unwrap());
+        let higher = t.us_aqi(&[Some(smoke)]).unwrap();
+        assert_eq!((higher.dominant, higher.at_least), (Pollutant::Pm25, true));
+        assert!(higher.value > 201);
+        assert!(!t.us_aqi(&[Some(so2(200.0))]).unwrap().at_least);
     }
 
     #[test]
-    fn local_aqi_converts_gases_to_ppb() {
-        // 100 ppb NO₂ ≈ 188.2 µg/m³ at 25 °C: the top of Moderate. Converted back at EPA's
-        // 25 °C, not the EEA's 20 °C, where the same µg/m³ would read 98.4 ppb (AQI 99).
+    fn local_aqi_converts_gases_to_ppb_at_the_conditions_they_came_in_at() {
+        // 100 ppb NO₂ read (191.25 µg/m³ at 20 °C): the top of Moderate, AQI 100. Converted
+        // out at EPA's 25 °C instead, the same µg/m³ would read 101.6 ppb, past Moderate.
         let c = Concentrations::default().with(
             Pollutant::No2,
-            Concentration::from_ppb(Pollutant::No2, 100.0, ReferenceConditions::Epa25C)
+            Concentration::from_ppb(Pollutant::No2, 100.0, crate::STATED_AT)
                 .unwrap()
                 .unwrap(),
         );
         assert_eq!(AqiTable::Epa2024.local_aqi(&c), Some((100, Pollutant::No2)));
-        let ug = Concentration::new(188.16).unwrap();
+        let ug = Concentration::new(191.25).unwrap();
         assert!(
-            (ug.to_ppb(Pollutant::No2, ReferenceConditions::Eea20C)
+            (ug.to_ppb(Pollutant::No2, ReferenceConditions::Epa25C)
                 .unwrap()
-                - 98.4)
+                - 101.6)
                 .abs()
                 < 0.05
         );

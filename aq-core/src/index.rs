@@ -216,6 +216,30 @@ impl CiCategory {
         }
     }
 
+    /// The European Air Quality Index band of the same air, 1 (Good) to 6 (Extremely poor),
+    /// and the EEA's name for it. The CI is 100 minus the worst EAQI sub-index, so each CI band
+    /// is one EAQI band, named one step cleaner by the EEA: the CI's "Good" (60 to 79) is the
+    /// EEA's "Fair", its "Poor" the EEA's "Very poor"; only "Extremely poor" is the same.
+    ///
+    /// ```
+    /// use aq_core::CiCategory;
+    ///
+    /// assert_eq!(CiCategory::Good.eea(), (2, "Fair"));
+    /// assert_eq!(CiCategory::Excellent.eea(), (1, "Good"));
+    /// assert_eq!(CiCategory::ExtremelyPoor.eea(), (6, "Extremely poor"));
+    /// ```
+    #[must_use]
+    pub fn eea(self) -> (u8, &'static str) {
+        match self {
+            CiCategory::Excellent => (1, "Good"),
+            CiCategory::Good => (2, "Fair"),
+            CiCategory::Moderate => (3, "Moderate"),
+            CiCategory::Low => (4, "Poor"),
+            CiCategory::Poor => (5, "Very poor"),
+            CiCategory::ExtremelyPoor => (6, "Extremely poor"),
+        }
+    }
+
     /// The display name: `Excellent`, `Good`, `Moderate`, `Low`, `Poor` or `Extremely poor`.
     #[must_use]
     pub fn name(self) -> &'static str {

@@ -77,7 +77,7 @@ pub use pollen::{
 pub use pollen_day::{DailyMeans, DailyPollenMean, PollenDay, PollenDays, PollenTypeDay};
 pub use pollutant::{
     Concentration, ConcentrationError, Concentrations, MOLAR_VOLUME_20C, MOLAR_VOLUME_25C,
-    Pollutant, ReferenceConditions,
+    Pollutant, ReferenceConditions, STATED_AT,
 };
 pub use position::{Position, PositionError};
 pub use provenance::{ModelRun, Provenance};

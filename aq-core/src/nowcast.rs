@@ -1,5 +1,5 @@
-//! The US EPA's averaging of hourly values for a current AQI: the NowCast of particles and the
-//! 8-hour running mean of ozone and carbon monoxide.
+//! The US EPA's averaging of hourly values for a current AQI: the NowCast of particles and of
+//! ozone, and the 8-hour running mean of carbon monoxide.
 //!
 //! EPA defines the AQI of PM2.5 and PM10 on 24-hour means and that of O₃ and CO on 8-hour
 //! means, which cannot be known until the period is over. For the hour now (and for each hour of
@@ -10,8 +10,13 @@
 //!   ½: steady air is averaged over nearly twelve hours, fast-changing air (smoke) over about
 //!   the last three. Valid when at least two of the three most recent hours have a value;
 //!   missing hours are left out of both sums.
-//! - **O₃ and CO: the mean of the hour and the seven before it**, valid with at least six of
-//!   the eight hours (EPA's 75 % completeness for an 8-hour mean).
+//! - **O₃: the ozone NowCast** AirNow reports ozone with since 21 April 2016 (AirNow-Tech,
+//!   "AirNow Updates to Ozone Real-time Reporting and Daily Reporting"): the same weighting
+//!   over the last 8 hours, with no lower bound on the weight factor, valid like the PM one.
+//!   EPA's 2019 refinement predicts the 8-hour mean centred on the hour by a regression fitted
+//!   per monitor on its last two weeks, which a model grid has no monitor history for.
+//! - **CO: the mean of the hour and the seven before it**, valid with at least six of the
+//!   eight hours (EPA's 75 % completeness for an 8-hour mean).
 //!
 //! Every function takes the hours *newest first*: `hours[0]` is the hour the value is for,
 //! `hours[i]` the one `i` hours before it, `None` where there is no value. They work on raw
@@ -20,7 +25,10 @@
 /// How many hours the NowCast reads.
 pub const NOWCAST_HOURS: usize = 12;
 
-/// How many hours a running mean of ozone or carbon monoxide reads.
+/// How many hours the ozone NowCast reads.
+pub const OZONE_NOWCAST_HOURS: usize = 8;
+
+/// How many hours a running mean of carbon monoxide reads.
 pub const RUNNING_MEAN_HOURS: usize = 8;
 
 /// The fewest of [`RUNNING_MEAN_HOURS`] hours that make a valid running mean.
@@ -44,7 +52,39 @@ const MIN_WEIGHT: f64 = 0.5;
 /// ```
 #[must_use]
 pub fn nowcast(hours: &[Option<f64>]) -> Option<f64> {
-    let hours = &hours[..hours.len().min(NOWCAST_HOURS)];
+    weighted(hours, NOWCAST_HOURS, MIN_WEIGHT)
+}
+
+/// AirNow's ozone NowCast of the hours (newest first; only the first
+/// [`OZONE_NOWCAST_HOURS`] are read): the NowCast's weighting with no lower bound on the
+/// weight factor, or `None` when fewer than two of the three most recent hours have a value.
+///
+/// ```
+/// use aq_core::nowcast::ozone_nowcast;
+///
+/// // AirNow's worked example (ppb, newest first, the sixth hour missing): weight factor
+/// // 1 − (80 − 22) / 80 = 0.275, NowCast about 65.2 ppb where the 8-hour mean reads 57.6.
+/// let hours = [63.0, 69.0, 80.0, 74.0, 60.0, f64::NAN, 35.0, 22.0]
+///     .map(|v| (!v.is_nan()).then_some(v));
+/// let value = ozone_nowcast(&hours).unwrap();
+/// assert!((value - 65.2).abs() < 0.1, "{value}");
+/// // Steady air: the plain mean of the eight hours; the ninth is not read.
+/// let mut steady = vec![Some(40.0); 8];
+/// steady.push(Some(400.0));
+/// assert_eq!(ozone_nowcast(&steady), Some(40.0));
+/// // An hour at zero makes the weight factor zero: the newest hour alone, and none without it.
+/// assert_eq!(ozone_nowcast(&[Some(30.0), Some(0.0), Some(50.0)]), Some(30.0));
+/// assert_eq!(ozone_nowcast(&[None, Some(0.0), Some(50.0)]), None);
+/// ```
+#[must_use]
+pub fn ozone_nowcast(hours: &[Option<f64>]) -> Option<f64> {
+    weighted(hours, OZONE_NOWCAST_HOURS, 0.0)
+}
+
+/// The NowCast weighting over the first `span` hours with the weight factor no lower than
+/// `min_weight`.
+fn weighted(hours: &[Option<f64>], span: usize, min_weight: f64) -> Option<f64> {
+    let hours = &hours[..hours.len().min(span)];
     let recent = hours.iter().take(3).filter(|h| h.is_some()).count();
     if recent < 2 {
         return None;
@@ -54,7 +94,7 @@ pub fn nowcast(hours: &[Option<f64>]) -> Option<f64> {
     let min = present().fold(f64::INFINITY, f64::min);
     // All zeros: any weight gives zero; the scaled rate of change is undefined.
     let weight = if max > 0.0 {
-        (min / max).max(MIN_WEIGHT)
+        (min / max).max(min_weight)
     } else {
         1.0
     };
@@ -67,11 +107,13 @@ pub fn nowcast(hours: &[Option<f64>]) -> Option<f64> {
         }
         factor *= weight;
     }
-    Some(sum / weights)
+    // With no lower bound the weight factor can be 0 (an hour at zero): then only the newest
+    // hour weighs, and without it there is nothing to average.
+    (weights > 0.0).then(|| sum / weights)
 }
 
 /// The running mean of the hour and the seven before it (newest first), or `None` when fewer
-/// than six of those eight hours have a value.
+/// than six of those eight hours have a value: carbon monoxide's current AQI.
 ///
 /// ```
 /// use aq_core::nowcast::running_mean;

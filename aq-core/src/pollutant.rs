@@ -92,6 +92,10 @@ pub const MOLAR_VOLUME_25C: f64 = 24.45;
 /// assert!((eea.unwrap().unwrap().ug_m3() - 191.25).abs() < 0.01);
 /// assert!((epa.unwrap().unwrap().ug_m3() - 188.16).abs() < 0.01);
 /// ```
+///
+/// Every µg/m³ in the project is stated at [`STATED_AT`]: a reading in ppb comes in at those
+/// conditions and a US AQI's ppb goes out at them, so a mixing ratio converted in and back out
+/// is the mixing ratio read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReferenceConditions {
     /// 20 °C and 101.325 kPa, for the European bands (EEA, EU directives).
@@ -99,6 +103,21 @@ pub enum ReferenceConditions {
     /// 25 °C and 1 atm, for the US EPA AQI.
     Epa25C,
 }
+
+/// The conditions at which every mass concentration of the project is stated: the EEA's 20 °C
+/// and 101.325 kPa, since the cleanliness index reads the European bands (stated at them).
+/// Sources convert mixing ratios in at them (OpenAQ's ppb, CAMS's mixing ratios), and the US
+/// AQI converts back out at them to EPA's ppb and ppm: one temperature per conversion path,
+/// so 100 ppb of NO₂ read is 100 ppb in its US AQI, where converting out at EPA's 25 °C would
+/// make it 101.6.
+///
+/// ```
+/// use aq_core::{Concentration, Pollutant, STATED_AT};
+///
+/// let c = Concentration::from_ppb(Pollutant::No2, 100.0, STATED_AT).unwrap().unwrap();
+/// assert!((c.to_ppb(Pollutant::No2, STATED_AT).unwrap() - 100.0).abs() < 1e-9);
+/// ```
+pub const STATED_AT: ReferenceConditions = ReferenceConditions::Eea20C;
 
 impl ReferenceConditions {
     /// Litres per mole of an ideal gas under these conditions.

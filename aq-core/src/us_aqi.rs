@@ -1,7 +1,7 @@
 //! The US AQI of one hour of a series, with EPA's averaging wherever the series has the hours
-//! for it ([`crate::nowcast`]): the NowCast of PM2.5 and PM10, the 8-hour running means of O₃
-//! and CO (or the 1-hour O₃ table where that gives more), and the 1-hour values of NO₂ and
-//! SO₂, on which EPA defines their AQI. A pollutant whose past hours are missing falls back to
+//! for it ([`crate::nowcast`]): the NowCast of PM2.5 and PM10, AirNow's ozone NowCast (or the
+//! 1-hour O₃ table where that gives more), the 8-hour running mean of CO, and the 1-hour values
+//! of NO₂ and SO₂, on which EPA defines their AQI. A pollutant whose past hours are missing falls back to
 //! its hourly value, and the answer says so ([`AqiMethod::Hourly`]).
 //!
 //! Lookups, the dashboard and alert messages all compute the US AQI here, so that one place,
@@ -12,16 +12,16 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::epa::{AqiCategory, AqiError, AqiTable, EpaMetric};
-use crate::nowcast::{nowcast, running_mean};
+use crate::nowcast::{nowcast, ozone_nowcast, running_mean};
 use crate::pollutant::{Concentrations, Pollutant};
 
 /// How the value of a US AQI was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AqiMethod {
-    /// EPA's averaging for current conditions: the NowCast (PM2.5, PM10), the 8-hour running
-    /// mean (O₃, CO; the 1-hour O₃ table where higher), or the 1-hour value EPA defines NO₂
-    /// and SO₂ on.
+    /// EPA's averaging for current conditions: the NowCast (PM2.5, PM10, and AirNow's for O₃,
+    /// with the 1-hour O₃ table where higher), the 8-hour running mean (CO), or the 1-hour value
+    /// EPA defines NO₂ and SO₂ on.
     Nowcast,
     /// The hour's own value stood in for an average the source lacks the past hours for.
     Hourly,
@@ -55,13 +55,22 @@ pub struct UsAqi {
     pub dominant: Pollutant,
     /// How the dominant pollutant's value was obtained.
     pub method: AqiMethod,
+    /// Whether `value` is a lower bound: an hourly SO₂ above 304 ppb puts its AQI above 200 by
+    /// an amount only a 24-hour mean could tell (EPA's 1-hour SO₂ rows stop at 200), so the AQI
+    /// is at least the higher of 201 and every other pollutant's.
+    #[serde(default)]
+    pub at_least: bool,
 }
+
+/// The least AQI an hourly SO₂ past EPA's 1-hour rows (304 ppb) has: the first value above
+/// them.
+const ABOVE_SO2_ONE_HOUR: u16 = 201;
 
 impl AqiTable {
     /// The US AQI of `hours[0]`, given newest first (`hours[i]` is the hour `i` hours before
     /// it; only the first 12 are read): the highest AQI over the pollutants, each from EPA's
-    /// averaging where the hours allow it. `None` when nothing has an AQI, and when an hourly
-    /// SO₂ above 304 ppb puts the AQI above 200 by an amount only a 24-hour mean could tell.
+    /// averaging where the hours allow it; `None` when nothing has an AQI. An hourly SO₂ above
+    /// 304 ppb gives a lower bound ([`UsAqi::at_least`]).
     ///
     /// ```
     /// use aq_core::{AqiMethod, AqiTable, Concentration, Concentrations, Pollutant};
@@ -75,10 +84,15 @@ impl AqiTable {
     /// assert!(now.value < AqiTable::Epa2024.local_aqi(&hours[0].unwrap()).unwrap().0);
     /// // The hour alone: its value stands in for the NowCast.
     /// assert_eq!(AqiTable::Epa2024.us_aqi(&hours[..1]).unwrap().method, AqiMethod::Hourly);
+    /// // 400 ppb of SO₂ this hour: above 200, by how much no hourly value tells.
+    /// let so2 = Concentration::from_ppb(Pollutant::So2, 400.0, aq_core::STATED_AT).unwrap().unwrap();
+    /// let high = AqiTable::Epa2024.us_aqi(&[Some(Concentrations::default().with(Pollutant::So2, so2))]).unwrap();
+    /// assert_eq!((high.value, high.at_least, high.dominant), (201, true, Pollutant::So2));
     /// ```
     #[must_use]
     pub fn us_aqi(self, hours: &[Option<Concentrations>]) -> Option<UsAqi> {
         let mut best: Option<(u16, Pollutant, AqiMethod)> = None;
+        let mut at_least = false;
         for pollutant in Pollutant::ALL {
             let series: Vec<Option<f64>> = hours
                 .iter()
@@ -89,7 +103,17 @@ impl AqiTable {
                 Ok(Some((value, method))) if best.is_none_or(|(b, _, _)| value > b) => {
                     best = Some((value, pollutant, method));
                 }
-                Err(AqiError::UseDaySo2) => return None,
+                Err(AqiError::UseDaySo2) => {
+                    at_least = true;
+                    if best.is_none_or(|(b, _, _)| ABOVE_SO2_ONE_HOUR > b) {
+                        let method = if series.first().copied().flatten().is_some() {
+                            AqiMethod::Nowcast
+                        } else {
+                            AqiMethod::Hourly
+                        };
+                        best = Some((ABOVE_SO2_ONE_HOUR, pollutant, method));
+                    }
+                }
                 _ => {}
             }
         }
@@ -98,6 +122,7 @@ impl AqiTable {
             category: AqiCategory::of(value),
             dominant,
             method,
+            at_least,
         })
     }
 
@@ -135,10 +160,10 @@ impl AqiTable {
             }),
             Pollutant::O3 => {
                 let one_hour = now.and_then(|h| aqi(EpaMetric::O3OneHour, h).ok());
-                let (value, method) = match (running_mean(hours), now) {
+                let (value, method) = match (ozone_nowcast(hours), now) {
                     (Some(mean), _) => (aqi(EpaMetric::O3EightHour, mean).ok(), AqiMethod::Nowcast),
-                    // No 8-hour mean: the hour's value read on the 8-hour table, as EPA's
-                    // hourly approximation does.
+                    // No NowCast: the hour's value read on the 8-hour table, as EPA's hourly
+                    // approximation does.
                     (None, Some(h)) => (aqi(EpaMetric::O3EightHour, h).ok(), AqiMethod::Hourly),
                     (None, None) => return Ok(None),
                 };
@@ -158,7 +183,7 @@ impl AqiTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pollutant::{Concentration, ReferenceConditions};
+    use crate::pollutant::Concentration;
 
     fn one(p: Pollutant, ug_m3: f64) -> Option<Concentrations> {
         Some(Concentrations::default().with(p, Concentration::new(ug_m3).unwrap()))
@@ -185,12 +210,12 @@ mod tests {
     }
 
     #[test]
-    fn ozone_uses_the_eight_hour_mean_or_the_one_hour_table_where_higher() {
+    fn ozone_uses_airnows_nowcast_or_the_one_hour_table_where_higher() {
         let ppb = |v: f64| {
             Some(
                 Concentrations::default().with(
                     Pollutant::O3,
-                    Concentration::from_ppb(Pollutant::O3, v, ReferenceConditions::Epa25C)
+                    Concentration::from_ppb(Pollutant::O3, v, crate::STATED_AT)
                         .unwrap()
                         .unwrap(),
                 ),
@@ -208,16 +233,26 @@ mod tests {
                 AqiMethod::Nowcast
             )
         );
-        // A 1-hour peak of 170 ppb over a mean of about 74: the 1-hour table gives more.
+        // A 1-hour peak of 170 ppb after seven hours of 60: the NowCast weighs the newest hour
+        // most (weight factor 60 / 170), about 131 ppb where the plain 8-hour mean reads 74,
+        // and its 8-hour-table AQI (227) passes the 1-hour table's (157).
         let mut peak = vec![ppb(170.0)];
         peak.extend(vec![ppb(60.0); 7]);
         let aqi = AqiTable::Epa2024.us_aqi(&peak).unwrap();
+        let one_hour = AqiTable::Epa2024.aqi(EpaMetric::O3OneHour, 0.170).unwrap();
+        let eight_hour = AqiTable::Epa2024
+            .aqi(EpaMetric::O3EightHour, 0.131)
+            .unwrap();
+        assert_eq!((one_hour, eight_hour), (157, 227));
+        assert_eq!(aqi.value, eight_hour);
+        // Past the 8-hour table's end (0.200 ppm) only the 1-hour table speaks.
+        let smog = vec![ppb(250.0); 8];
         assert_eq!(
-            aqi.value,
-            AqiTable::Epa2024.aqi(EpaMetric::O3OneHour, 0.170).unwrap()
+            AqiTable::Epa2024.us_aqi(&smog).unwrap().value,
+            AqiTable::Epa2024.aqi(EpaMetric::O3OneHour, 0.250).unwrap()
         );
-        // Too few hours for a mean: the hourly approximation.
-        let aqi = AqiTable::Epa2024.us_aqi(&steady[..5]).unwrap();
+        // One hour alone is too few for a NowCast: the hourly approximation.
+        let aqi = AqiTable::Epa2024.us_aqi(&steady[..1]).unwrap();
         assert_eq!(aqi.method, AqiMethod::Hourly);
     }
 
@@ -240,7 +275,7 @@ mod tests {
                 .with(Pollutant::Pm25, Concentration::new(5.0).unwrap())
                 .with(
                     Pollutant::No2,
-                    Concentration::from_ppb(Pollutant::No2, 90.0, ReferenceConditions::Epa25C)
+                    Concentration::from_ppb(Pollutant::No2, 90.0, crate::STATED_AT)
                         .unwrap()
                         .unwrap(),
                 ),

@@ -4,8 +4,9 @@
 //! it would send; pollen days as bars per type. The charts are SVG drawn on the server, so
 //! they need no script and no library under the page's policy.
 
+use alerts_core::backtest::{Backtest, backtest};
 use alerts_core::change::Change;
-use alerts_core::evaluate::horizon;
+use alerts_core::evaluate::{ci_uncertainties, horizon};
 use alerts_core::message::render_rule;
 use alerts_core::rule::{AlertRule, DataType};
 use aq_core::{
@@ -173,10 +174,28 @@ async fn charts(
             }),
             Change::Pollen(_) => None,
         };
+        // The rule reads what the pipeline reads: the hours for changes (a fused source keeps
+        // its correction ahead) with their uncertainty, so that where it fires here is where
+        // it would fire.
+        let for_changes = source
+            .hourly_ci_for_changes(&[position], first, HOURS)
+            .await
+            .and_then(|answers| check_batch_len(1, answers))
+            .map(|mut a| a.remove(0))
+            .unwrap_or_else(|_| series.clone());
+        let fusion = source
+            .hourly_fusion(&[position], first, HOURS)
+            .await
+            .ok()
+            .and_then(|mut a| a.pop().flatten());
+        let uncertainty = for_changes
+            .as_ref()
+            .map(|s| ci_uncertainties(s, fusion.as_ref()))
+            .unwrap_or_default();
         evaluator.changes(
             &rule.spec,
-            series.as_ref(),
-            &[],
+            for_changes.as_ref(),
+            &uncertainty,
             pollen.as_ref(),
             |change, _| {
                 let hours = air_at(&change);
@@ -190,6 +209,10 @@ async fn charts(
             },
         );
     }
+    let replay = match rule.filter(|r| r.spec.data_type() == DataType::Aq) {
+        Some(rule) => replay(source.as_ref(), position, first, &rule.spec, evaluator).await,
+        None => None,
+    };
     let threshold = rule
         .filter(|r| r.spec.data_type() == DataType::Aq)
         .map(|r| {
@@ -223,6 +246,63 @@ async fn charts(
             }
         } @else {
             p #forecast-message { "Add an alert above to see where it would fire." }
+        }
+        @if let Some(result) = &replay {
+            (replay_summary(result))
+        }
+    }
+}
+
+/// How many days back the place forecast replays the chosen rule.
+const REPLAY_DAYS: u32 = 3;
+
+/// What the chosen air-quality rule would have sent here over the last days
+/// ([`alerts_core::backtest`], as the API's `alert-backtest` answers it); `None` where the
+/// source has no history here.
+async fn replay(
+    source: &dyn aq_core::ForecastSource,
+    position: aq_core::Position,
+    first: chrono::DateTime<chrono::Utc>,
+    spec: &alerts_core::rule::RuleSpec,
+    evaluator: &alerts_core::evaluate::Evaluator,
+) -> Option<Backtest> {
+    let hours = REPLAY_DAYS * 24;
+    let from = first - chrono::Duration::hours(i64::from(hours));
+    let history = source
+        .hourly_ci(&[position], from, hours - 1)
+        .await
+        .and_then(|answers| check_batch_len(1, answers))
+        .ok()?
+        .pop()
+        .flatten()?;
+    backtest(spec, &evaluator.thresholds, &history, hours)
+}
+
+fn replay_summary(result: &Backtest) -> Markup {
+    html! {
+        section #rule-backtest {
+            h3 { "The last " (REPLAY_DAYS) " days here" }
+            p {
+                "Replayed once an hour on the air that came (as the source analysed it, not the forecasts then): "
+                strong { (result.alerts) } " alerts with this rule's Repeat setting ("
+                (result.alerts_once) " once per change, " (result.alerts_every) " to a client posting this place every hour)."
+            }
+            @if result.episodes.is_empty() {
+                p.hint { "No change lasted long enough to be told." }
+            } @else {
+                ul {
+                    @for e in &result.episodes {
+                        li {
+                            (e.told_at.format("%a %H:%M")) ": "
+                            (if e.direction == alerts_core::change::Direction::Deterioration { "worse" } else { "better" })
+                            " from " (e.starts_at.format("%a %H:%M")) ", at its worst "
+                            (e.peak.category().name()) " (" (e.peak.rounded()) ") at " (e.peak_at.format("%H:%M"))
+                            ", seen then to last " (e.hours) (if e.hours == 1 { " hour" } else { " hours" })
+                        }
+                    }
+                }
+            }
+            p.hint { "Change the sensitivity, Lasting at least or Margin above and look again; the API's alert-backtest gives the same for any place." }
         }
     }
 }

@@ -66,7 +66,6 @@ impl std::fmt::Debug for FusedSource {
 /// An analysis's hour and cell.
 type Key = (DateTime<Utc>, Cell);
 
-/// A point to fuse: where, when, and the model's values there.
 /// How a correction is carried ahead of now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ahead {
@@ -78,6 +77,7 @@ enum Ahead {
     Held,
 }
 
+/// A point to fuse: where, when, and the model's values there.
 #[derive(Debug, Clone, Copy)]
 struct Wanted {
     position: Position,

@@ -100,6 +100,10 @@ pub fn router_with(state: AppState, extra: Router) -> Router {
         .route("/insights/v1/forecast", get(lookups::forecast))
         .route("/insights/v1/history", get(lookups::history))
         .route("/insights/v1/pollen", get(lookups::pollen))
+        .route(
+            "/insights/v1/alert-backtest",
+            get(lookups::backtest::alert_backtest),
+        )
         .route_layer(middleware::from_fn_with_state(
             state.provenance().alerts.clone(),
             provenance::label_lookups,

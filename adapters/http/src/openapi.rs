@@ -18,6 +18,7 @@ use utoipa::{OpenApi, ToSchema};
 
 use crate::api::AlertAccepted;
 use crate::error::ErrorEnvelope;
+use crate::lookups::backtest::{BacktestEpisodeBody, BacktestResponse};
 use crate::lookups::wire::{
     AdviceBody, BasisBody, ConditionsData, ConditionsResponse, DataSourceBody, FusionBody,
     HourBody, HoursData, HoursResponse, IndexBody, LookupMetadata, ModelRunBody, PollenData,
@@ -119,6 +120,9 @@ struct IndexReading {
     value: Option<f64>,
     /// The category's name on the index's own scale; empty when there is no value.
     category: String,
+    /// Present and `true` only when `value` is a lower bound: a US AQI whose hourly SO2 is
+    /// past EPA's 1-hour rows (above 200 by an amount only a 24-hour mean could tell).
+    at_least: Option<bool>,
 }
 
 /// The index a reading is on.
@@ -194,7 +198,9 @@ fn metrics() {}
         AdviceBody,
         PollenDayBody,
         PollenTypesBody,
-        PollenTypeBody
+        PollenTypeBody,
+        BacktestResponse,
+        BacktestEpisodeBody
     )),
     tags(
         (name = "insights", description = "Route scores and alerts"),

@@ -50,7 +50,7 @@ fn hysteresis_keeps_a_value_hovering_on_the_line_one_episode() {
     let s = series(&[70.0, 59.0, 61.0, 59.5, 61.5, 59.0, 70.0]);
     let c = aq_episode(&s, rule(6, 10.0, 2.0, 2)).unwrap();
     assert_eq!((c.hours, c.peak_hours, c.end_hours), (1, 1, Some(6)));
-    // Without a margin the same forecast is five one-hour wiggles, none of them held.
+    // Without a margin the same forecast is three one-hour wiggles, none of them held.
     assert!(aq_episode(&s, rule(6, 10.0, 0.0, 2)).is_none());
 }
 
@@ -72,6 +72,27 @@ fn a_short_wiggle_one_way_does_not_hide_a_lasting_change_the_other() {
     let c = aq_episode(&s, rule(5, 10.0, 2.0, 2)).unwrap();
     assert_eq!((c.hours, c.direction()), (3, Direction::Improvement));
     assert_eq!((c.peak_hours, c.peak.value()), (5, 64.0));
+}
+
+#[test]
+fn a_pollen_rise_today_that_stays_is_one_episode_against_yesterday() {
+    let grass =
+        |v: u8| PollenLevels::default().with(PollenType::Grass, PollenLevel::new(v).unwrap());
+    let outlook = PollenOutlook {
+        today: chrono::NaiveDate::from_ymd_opt(2026, 5, 1).unwrap(),
+        yesterday: grass(1),
+        days: vec![grass(3), grass(3), grass(3), grass(3)],
+    };
+    let [_, one, _] = pollen_episodes(&outlook, rule(0, 2.0, 0.0, 1));
+    let one = one.unwrap();
+    assert_eq!(
+        (one.day, one.end_day),
+        (0, None),
+        "it lasts the four days read"
+    );
+    assert_eq!(one.duration(), Duration::AtLeast(1));
+    let [_, three, _] = pollen_episodes(&outlook, rule(0, 2.0, 0.0, 3));
+    assert_eq!(three.unwrap().duration(), Duration::AtLeast(3));
 }
 
 #[test]
@@ -165,6 +186,10 @@ proptest! {
                 prop_assert_eq!(c.end_hours, None);
                 let worst = if up { values.iter().copied().fold(f64::MIN, f64::max) } else { values.iter().copied().fold(f64::MAX, f64::min) };
                 prop_assert_eq!(c.peak.value(), worst);
+                // The first hour at the worst value (a ramp clamped at the scale's end stays
+                // there).
+                let first_worst = values.iter().position(|v| *v == worst).unwrap();
+                prop_assert_eq!(c.peak_hours as usize, first_worst);
             }
             // Only a ramp that crosses at its very last hour has nothing past it to hold.
             None => prop_assert!(first.is_none() || first == Some(values.len() - 1)),

@@ -614,7 +614,8 @@ async fn rules_read_the_hours_for_changes_so_a_fading_correction_tells_nothing()
     assert_eq!(ev.evaluate_chunk(&rules, &points, &fc, |_| {}), 0);
 }
 
-/// A source that is as sure of every hour as `sd` CI points, as a fused one says.
+/// A source that is as sure of now as 2 CI points and of every hour ahead as `sd`, as a fused
+/// one says.
 struct Uncertain(MemoryForecast, f64);
 
 #[async_trait::async_trait]
@@ -638,15 +639,17 @@ impl ForecastSource for Uncertain {
         start: DateTime<Utc>,
         hours: u32,
     ) -> Result<Vec<Option<aq_core::HourlyFusion>>, SourceError> {
-        let hour = aq_core::FusedHour {
-            ci_uncertainty: Some(self.1),
-            ..aq_core::FusedHour::default()
+        // Now known to within 2 points, every hour ahead to within `sd`.
+        let hour = |sd| {
+            Some(aq_core::FusedHour {
+                ci_uncertainty: Some(sd),
+                ..aq_core::FusedHour::default()
+            })
         };
+        let mut values = vec![hour(2.0)];
+        values.extend(std::iter::repeat_n(hour(self.1), hours as usize));
         Ok(vec![
-            Some(aq_core::HourlyFusion {
-                start,
-                values: vec![Some(hour); hours as usize + 1],
-            });
+            Some(aq_core::HourlyFusion { start, values });
             positions.len()
         ])
     }
@@ -686,15 +689,15 @@ async fn a_change_within_its_own_uncertainty_is_not_told_and_one_beyond_it_says_
         });
         out
     };
-    // Each hour known to within 5 points: the change (12) is beyond its own spread (7.1).
+    // Hours ahead known to within 5 points: the change (12) is beyond its own spread (4.6).
     let told = lines(5.0).await;
     assert_eq!(told.len(), 1);
     // Low or worse at the peak of 29: Φ((40 − 29) / 5) ≈ 0.986.
     let p = told[0].details.as_ref().unwrap().probability.unwrap();
     assert!((p - 0.986).abs() < 0.001, "{p}");
-    // Within 12 points each, even the largest change (16) is within its spread (17): nothing
-    // is told.
-    assert!(lines(12.0).await.is_empty());
+    // Within 17 points, even the largest change (16) is within its spread (16.9): nothing is
+    // told.
+    assert!(lines(17.0).await.is_empty());
     // A source without uncertainty tells it, with no probability.
     let plain = {
         let memory = MemoryForecast::anchored(t0());

@@ -222,8 +222,9 @@ fn us_epa_shows_the_2024_table_aqi_of_the_hours_concentrations() {
         us(&aq(1, 40.0, 70.0), Some(&pm25(9.0))),
         "In 1 hour the air quality is expected to be better (US AQI 50)."
     );
-    // The highest pollutant sets it: NO₂ 188.2 µg/m³ is 100 ppb (AQI 100) over PM2.5's 50.
-    let both = pm25(9.0).with(Pollutant::No2, Concentration::new(188.2).unwrap());
+    // The highest pollutant sets it: NO₂ 191.3 µg/m³ is 100 ppb at 20 °C (AQI 100) over
+    // PM2.5's 50.
+    let both = pm25(9.0).with(Pollutant::No2, Concentration::new(191.3).unwrap());
     assert_eq!(
         us(&aq(1, 40.0, 70.0), Some(&both)),
         "In 1 hour the air quality is expected to be better (US AQI 100)."
@@ -236,10 +237,11 @@ fn us_epa_says_when_the_hour_gives_no_us_aqi() {
         us(&aq(2, 80.0, 60.0), None),
         "In 2 hours the air quality is expected to be worse (US AQI not available)."
     );
+    // Hourly SO₂ past EPA's 1-hour rows: above 200, by how much the hour cannot tell.
     let so2 = Concentrations::default().with(Pollutant::So2, Concentration::new(1000.0).unwrap());
     assert_eq!(
         us(&aq(2, 80.0, 60.0), Some(&so2)),
-        "In 2 hours the air quality is expected to be worse (US AQI not available)."
+        "In 2 hours the air quality is expected to be worse (US AQI above 200)."
     );
     let spec = MessageSpec::Custom {
         deterioration: "AQI {aqi}".into(),
@@ -251,6 +253,7 @@ fn us_epa_says_when_the_hour_gives_no_us_aqi() {
     };
     assert_eq!(text(None), "AQI not available");
     assert_eq!(text(Some(&[Some(pm25(80.0))])), "AQI 168");
+    assert_eq!(text(Some(&[Some(so2)])), "AQI above 200");
 }
 
 #[test]

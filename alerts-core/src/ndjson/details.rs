@@ -15,9 +15,13 @@
 //!     direction: Direction::Deterioration,
 //!     subject: "aq".into(),
 //!     starts_at: hour(11),
-//!     index: IndexReading { code: "cleanliness".into(), value: Some(38.0), category: "Low".into() },
+//!     index: IndexReading {
+//!         code: "cleanliness".into(), value: Some(38.0), category: "Low".into(), at_least: false,
+//!     },
 //!     peak_at: hour(14),
-//!     peak: IndexReading { code: "cleanliness".into(), value: Some(17.0), category: "Poor".into() },
+//!     peak: IndexReading {
+//!         code: "cleanliness".into(), value: Some(17.0), category: "Poor".into(), at_least: false,
+//!     },
 //!     ends_at: Some(hour(18)),
 //!     duration: 7,
 //!     probability: None,
@@ -76,4 +80,14 @@ pub struct IndexReading {
     pub value: Option<f64>,
     /// The category's name on that index's scale; empty when there is no value.
     pub category: Cow<'static, str>,
+    /// Whether `value` is only a lower bound (a US AQI whose hourly SO₂ is past EPA's 1-hour
+    /// rows); written only when it is.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub at_least: bool,
+}
+
+/// Whether `b` is false: a member written only when it says something.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_false(b: &bool) -> bool {
+    !*b
 }

@@ -148,6 +148,35 @@ fn an_episode_after_the_told_one_ended_is_news() {
 }
 
 #[test]
+fn a_change_that_starts_after_the_told_one_ends_is_news_before_its_record_runs_out() {
+    let rule = once_rule(12, 2);
+    let mut told = Told::default();
+    // Worse 09:00 to 11:00 (over at 11:00).
+    assert_eq!(
+        told.evaluate(&rule, t0(), &[70.0, 55.0, 55.0, 70.0]),
+        [55.0]
+    );
+    // An hour later the forecast drops it and shows 15:00 to 17:00 instead: another episode.
+    let later = [70.0, 70.0, 70.0, 70.0, 70.0, 70.0, 55.0, 55.0, 70.0];
+    assert_eq!(told.evaluate(&rule, t0() + hours(1), &later), [55.0]);
+}
+
+#[test]
+fn reaching_the_floor_is_news_whatever_the_margin() {
+    let rule = once_rule(6, 5);
+    let mut told = Told::default();
+    assert_eq!(
+        told.evaluate(&rule, t0(), &[70.0, 10.0, 10.0, 70.0]),
+        [10.0]
+    );
+    assert!(
+        told.evaluate(&rule, t0(), &[70.0, 6.0, 6.0, 70.0])
+            .is_empty()
+    );
+    assert_eq!(told.evaluate(&rule, t0(), &[70.0, 0.0, 6.0, 70.0]), [0.0]);
+}
+
+#[test]
 fn a_stretched_episode_stays_one_and_the_other_way_is_news() {
     let rule = once_rule(12, 2);
     let mut told = Told::default();
@@ -155,22 +184,19 @@ fn a_stretched_episode_stays_one_and_the_other_way_is_news() {
         told.evaluate(&rule, t0(), &[70.0, 55.0, 55.0, 70.0]),
         [55.0]
     );
-    // The next run stretches it to 14:00; at 12:00 it is still the episode told.
+    // The next run stretches it to 13:00: the same episode, its record now ending then.
     assert!(
-        told.evaluate(
-            &rule,
-            t0() + hours(1),
-            &[55.0, 55.0, 55.0, 55.0, 55.0, 55.0, 70.0]
-        )
-        .is_empty()
+        told.evaluate(&rule, t0(), &[70.0, 55.0, 55.0, 55.0, 55.0, 70.0])
+            .is_empty()
     );
+    // So a run that shows only its last hours (12:00 to 14:00) still speaks of it.
     assert!(
-        told.evaluate(&rule, t0() + hours(2), &[70.0, 55.0, 55.0, 55.0, 70.0])
+        told.evaluate(&rule, t0(), &[70.0, 70.0, 70.0, 70.0, 55.0, 55.0, 70.0])
             .is_empty()
     );
     // The forecast turns: better air is another change.
     assert_eq!(
-        told.evaluate(&rule, t0() + hours(2), &[70.0, 85.0, 85.0, 70.0]),
+        told.evaluate(&rule, t0(), &[70.0, 85.0, 85.0, 70.0]),
         [85.0]
     );
 }
@@ -230,6 +256,7 @@ proptest! {
         let mut told = Told::default();
         prop_assert_eq!(told.evaluate(&rule, t0(), &[70.0, 70.0, first, first, 70.0]).len(), 1);
         for m in moves {
+            // Kept off the floor, where reaching it is news whatever the margin (tested above).
             let peak = (first + m * f64::from(hysteresis)).clamp(0.5, 59.0);
             prop_assert!(told.evaluate(&rule, t0(), &[70.0, 70.0, peak, peak, 70.0]).is_empty());
         }

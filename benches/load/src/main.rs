@@ -5,6 +5,7 @@
 //! insights-load alerts-scale --points 10000      # one large alert request, time and memory
 //! insights-load alerts-scale --points 100000 --aq-source demo --aq-source cams   # both sources
 //! insights-load alerts-scale --points 100000 --requests 3   # and again, on what is in memory
+//! insights-load alerts-scale --points 100000 --aq-source cams --aq-source cams-fused   # fused
 //! insights-load mixed --duration 60 --connections 64
 //! insights-load alert-jobs --rate 800 --before-bin old/insights-server   # small jobs, side by side
 //! insights-load abuse --duration 20              # good clients alone, then beside an abusive one
@@ -65,7 +66,8 @@ enum Command {
         /// Seconds the delivery may take.
         #[arg(long, default_value_t = 300)]
         patience: u64,
-        /// What the server answers from: `demo`, or `cams` (CAMS-like grids written first);
+        /// What the server answers from: `demo`, `cams` (CAMS-like grids written first) or
+        /// `cams-fused` (the grids corrected by 320 stations, `--fuse-stations`);
         /// repeat it to run each in turn, side by side in one run.
         #[arg(long = "aq-source", value_enum, default_values_t = [ScaleSource::Demo])]
         sources: Vec<ScaleSource>,

@@ -23,8 +23,9 @@
 //!   [`OpenAqConfig::parameters`]; by default the ids OpenAQ documents for PM10 (1), PM2.5 (2),
 //!   O₃ (3, 10), CO (4, 8), NO₂ (5, 7) and SO₂ (6, 9).
 //! - *Units*: each sensor's unit as OpenAQ states it: µg/m³ (either micro sign) and mg/m³ are
-//!   scaled, ppm and ppb of a gas are converted at 20 °C and 101.325 kPa, the reference of the
-//!   European bands the CI is computed with ([`aq_core::ReferenceConditions::Eea20C`]);
+//!   scaled, ppm and ppb of a gas are converted at 20 °C and 101.325 kPa, the conditions every
+//!   µg/m³ of the project is stated at ([`aq_core::STATED_AT`], those of the European bands the
+//!   CI is computed with), and at which a US AQI converts them back;
 //!   a value in any other unit is dropped.
 //! - *Dropped values*: negative values (instrument offsets, error codes), values measured after
 //!   the query time, and values older than [`OpenAqConfig::max_age_s`] before it. OpenAQ gives
@@ -187,12 +188,12 @@ impl std::fmt::Debug for OpenAq {
 }
 
 /// Converts a value of `pollutant` in `unit` to µg/m³; `None` for a unit that cannot be. Gases
-/// in ppb or ppm are converted at the EEA's 20 °C, since the values feed the European bands.
+/// in ppb or ppm are converted at [`aq_core::STATED_AT`].
 /// A negative value stays negative: whoever reads it decides what to make of it.
 fn to_ug_m3(pollutant: Pollutant, unit: &str, value: f64) -> Option<f64> {
     // µg/m³ per ppb of the gas, by the ideal-gas conversion of the reference conditions.
     let per_ppb = || {
-        Concentration::from_ppb(pollutant, 1.0, aq_core::ReferenceConditions::Eea20C)
+        Concentration::from_ppb(pollutant, 1.0, aq_core::STATED_AT)
             .ok()
             .flatten()
             .map(Concentration::ug_m3)

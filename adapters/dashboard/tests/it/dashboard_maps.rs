@@ -165,6 +165,12 @@ async fn a_places_forecast_shows_bands_threshold_and_where_the_alert_fires() {
         body.contains("In 5 hours the air quality is expected to be worse (61 AQI)."),
         "{body}"
     );
+    // The rule replayed over the last three days, on the same place.
+    assert!(body.contains("id=\"rule-backtest\""), "{body}");
+    assert!(
+        body.contains("alerts with this rule's Repeat setting"),
+        "{body}"
+    );
     // Five days of pollen, two types with values: ten bars.
     assert_eq!(body.matches("<rect class=\"pollen-bar\"").count(), 10);
     assert!(body.contains("src=\"/dashboard/assets/leaflet.js\""));

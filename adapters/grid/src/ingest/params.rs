@@ -28,7 +28,7 @@
 //! A European mass density whose magnitudes are those of µg/m³ is read as µg/m³
 //! ([`looks_like_ug_m3`]).
 
-use aq_core::{Concentration, PollenType, Pollutant, ReferenceConditions};
+use aq_core::{Concentration, PollenType, Pollutant};
 
 use crate::field::Product;
 use crate::quantity::Quantity;
@@ -265,7 +265,7 @@ pub fn mixing_ratio_factor(gas: Pollutant) -> f64 {
         return f64::NAN;
     };
     let ppb_per_kg_kg = 1e9 * MOLAR_MASS_DRY_AIR / molar_mass;
-    let ug_per_ppb = Concentration::from_ppb(gas, 1.0, ReferenceConditions::Eea20C)
+    let ug_per_ppb = Concentration::from_ppb(gas, 1.0, aq_core::STATED_AT)
         .ok()
         .flatten()
         .map_or(f64::NAN, Concentration::ug_m3);

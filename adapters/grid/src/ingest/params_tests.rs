@@ -179,7 +179,7 @@ fn mixing_ratios_become_ug_m3_at_20_c_with_molar_masses_alone() {
         // The US index reads the same concentration back as 1 ppb at 20 °C, and converts at
         // its own 25 °C from there.
         let c = Concentration::new(ug).unwrap();
-        let ppb = c.to_ppb(gas, ReferenceConditions::Eea20C).unwrap();
+        let ppb = c.to_ppb(gas, aq_core::STATED_AT).unwrap();
         assert!((ppb - 1.0).abs() < 1e-9);
     }
 }

@@ -7,6 +7,7 @@
 //! | `GET /insights/v1/forecast?key=&lat=&lon=&hours=N` | N hours from the current hour, 1 to 96 (24) |
 //! | `GET /insights/v1/history?key=&lat=&lon=&hours=N` | the N hours before the current hour, newest first, 1 to 720 (24) |
 //! | `GET /insights/v1/pollen?key=&lat=&lon=&days=N` | N civil days from today at the place, 1 to 5 (3) |
+//! | `GET /insights/v1/alert-backtest?key=&rule=&lat=&lon=&days=N` | what one of the key's air-quality rules would have sent there over the last N days, 1 to 7 (3) ([`backtest`]) |
 //!
 //! Each reads the forecast source, the one alerts are evaluated from, through
 //! [`aq_core::air_hour::air_hours`] (which the dashboard's place forecast reads too) and the source's pollen days. Each is one
@@ -15,6 +16,7 @@
 //! pollutant's `uncertainty` and the metadata's `fusion` from its
 //! [`ForecastSource::hourly_fusion`] of the same hours.
 
+pub(crate) mod backtest;
 pub mod query;
 pub(crate) mod wire;
 

@@ -275,8 +275,17 @@ pub(crate) struct IndexBody {
     /// 0 (dirtiest) to 100 (cleanest), rounded half up.
     #[schema(minimum = 0, maximum = 100)]
     pub value: u8,
-    /// `Excellent`, `Good`, `Moderate`, `Low` or `Poor`.
+    /// `Excellent`, `Good`, `Moderate`, `Low`, `Poor` or `Extremely poor`.
     pub category: String,
+    /// The same air's European Air Quality Index band, 1 (Good) to 6 (Extremely poor): the
+    /// CI's bands are the EAQI's, named one step cleaner by the EEA.
+    #[schema(minimum = 1, maximum = 6)]
+    #[serde(rename = "eeaLevel")]
+    pub eea_level: u8,
+    /// The EEA's name for that band: `Good`, `Fair`, `Moderate`, `Poor`, `Very poor` or
+    /// `Extremely poor` (so the CI's `Good` is the EEA's `Fair`).
+    #[serde(rename = "eeaCategory")]
+    pub eea_category: String,
 }
 
 /// One pollutant's concentration.
@@ -328,10 +337,14 @@ pub(crate) struct UsAqiBody {
     /// The pollutant that sets it.
     pub dominant_pollutant: String,
     /// `nowcast`: the dominant pollutant was averaged as EPA does for current conditions
-    /// (NowCast for particles, 8-hour mean for O3 and CO, 1-hour NO2 and SO2); `hourly`: the
-    /// source lacked the past hours and the hour's own value stood in.
+    /// (NowCast for particles and, as AirNow does, for O3; 8-hour mean for CO; 1-hour NO2 and
+    /// SO2); `hourly`: the source lacked the past hours and the hour's own value stood in.
     #[schema(pattern = "^(nowcast|hourly)$")]
     pub method: String,
+    /// `true` when `value` is only a lower bound: an hourly SO2 above 304 ppb puts the AQI
+    /// above 200 by an amount only a 24-hour mean could tell (EPA's 1-hour SO2 rows stop at
+    /// 200), so the AQI is at least `value`.
+    pub at_least: bool,
 }
 
 /// The recommendation per audience.
@@ -430,6 +443,8 @@ impl HourBody {
             index: IndexBody {
                 value: hour.ci.rounded(),
                 category: category.name().to_owned(),
+                eea_level: category.eea().0,
+                eea_category: category.eea().1.to_owned(),
             },
             dominant_pollutant: hour.dominant.map(|p| wire_name(p).to_owned()),
             pollutants,
@@ -438,6 +453,7 @@ impl HourBody {
                 category: a.category.name().to_owned(),
                 dominant_pollutant: wire_name(a.dominant).to_owned(),
                 method: a.method.as_str().to_owned(),
+                at_least: a.at_least,
             }),
             advice: AdviceBody {
                 general_population: advice(Audience::General),

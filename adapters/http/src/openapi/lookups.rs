@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::contract::{KEY_SCHEME, error, retry_later};
+use crate::lookups::backtest::BACKTEST_DAYS;
 use crate::lookups::{FORECAST_HOURS, HISTORY_HOURS, POLLEN_DAYS};
 
 /// The paths of the lookups, for `paths`.
@@ -94,7 +95,53 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                 "PollenResponse",
             ),
         ),
+        (
+            "/insights/v1/alert-backtest",
+            backtest_operation(count(
+                "days",
+                BACKTEST_DAYS.max,
+                BACKTEST_DAYS.default,
+                "How many past days to replay, up to the current hour",
+            )),
+        ),
     ]
+}
+
+/// The backtest: a lookup's parameters and answers, with the rule, and its 404.
+fn backtest_operation(days: Value) -> Value {
+    let rule = json!({"name": "rule", "in": "query", "required": true,
+        "description": "The id of one of the key's alert rules, enabled or not (the dashboard's \
+                        alert rules page and `admin list-rules` show them)",
+        "schema": {"type": "string", "format": "uuid"}});
+    let mut op = operation(
+        "getAlertBacktest",
+        "What an air-quality rule would have sent at a place over past days.",
+        &format!(
+            "Replays one of the key's air-quality rules once an hour over the last `days` days \
+             (1 to {}, default {}) at the place, each hour on the hours that followed as the \
+             source analysed them (not on the forecasts issued then, which no source keeps): \
+             the alerts it would have sent with its own repeat setting to a client posting the \
+             place hourly, the counts with `repeat: once` and `repeat: every`, and each episode \
+             it would have told. Tune the rule's sensitivity, `min_duration` and `hysteresis` \
+             with it before enabling it. A pollen rule is refused with a 400: pollen is daily \
+             and no source keeps its history.",
+            BACKTEST_DAYS.max, BACKTEST_DAYS.default
+        ),
+        vec![rule, days],
+        "BacktestResponse",
+    );
+    let get = &mut op["get"];
+    get["tags"] = json!(["insights"]);
+    get["responses"]["400"] = error(
+        "`invalid_request`: `rule`, `lat`, `lon` or `days` is missing, malformed or out of \
+         range, or the rule watches pollen (the detail names which)",
+    );
+    get["responses"]["404"] = error("`not_found`: the key has no alert rule with that id");
+    let source_header = get["responses"]["200"]["headers"]["Insights-Data-Source"].clone();
+    for code in ["400", "404"] {
+        get["responses"][code]["headers"]["Insights-Data-Source"] = source_header.clone();
+    }
+    op
 }
 
 fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body: &str) -> Value {

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod backtest;
 mod openapi;
 mod provenance;
 mod serving;

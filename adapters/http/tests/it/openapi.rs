@@ -28,7 +28,7 @@ fn validator(doc: &Value, name: &str) -> jsonschema::Validator {
 /// The schema of the API operation's 200 answer, rather than a component.
 const OK_RESPONSE: &str = "200 of POST /insights/v1/cleanest-route";
 
-fn assert_valid(doc: &Value, name: &str, instance: &Value) {
+pub(crate) fn assert_valid(doc: &Value, name: &str, instance: &Value) {
     let v = validator(doc, name);
     let errors: Vec<String> = v
         .iter_errors(instance)
@@ -40,7 +40,7 @@ fn assert_valid(doc: &Value, name: &str, instance: &Value) {
     );
 }
 
-async fn document(app: &App) -> Value {
+pub(crate) async fn document(app: &App) -> Value {
     let (status, doc) = send(
         app,
         Request::get("/insights/v1/openapi.json")

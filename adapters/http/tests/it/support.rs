@@ -13,7 +13,7 @@ use axum::http::{Request, StatusCode};
 use identity_core::randomness::SeededRandomness;
 use insights_http::{ApiConfig, AppStateBuilder, router_with};
 use racs_core::Scorer;
-use runtime_core::{FixedClock, SequentialIds};
+use runtime_core::{Clock, FixedClock, SequentialIds};
 use tower::ServiceExt;
 
 /// The app and what a test needs to talk to it.
@@ -23,6 +23,11 @@ pub(crate) struct App {
     pub(crate) key: String,
     /// A key with neither.
     pub(crate) bare_key: String,
+    /// The id of `key`'s air-quality rule, and of its pollen rule.
+    pub(crate) rules: [String; 2],
+    /// What alerts (and lookups) read: empty until a test stores series, which begin a week
+    /// before the current hour.
+    pub(crate) forecast: Arc<MemoryForecast>,
 }
 
 pub(crate) async fn app() -> App {
@@ -76,10 +81,24 @@ pub(crate) async fn app_over(
         MessageSpec::Default,
     )
     .unwrap();
-    manager
+    let aq_rule = manager
         .add_rule(account.id, key.info.id, spec)
         .await
         .unwrap();
+    let pollen = RuleSpec::new(
+        DataType::Pollen,
+        Forecast::Days(1),
+        Sensitivity::High,
+        MessageSpec::Default,
+    )
+    .unwrap();
+    let pollen_rule = manager
+        .add_rule(account.id, key.info.id, pollen)
+        .await
+        .unwrap();
+    let forecast = Arc::new(MemoryForecast::anchored(
+        aq_core::air_hour::hour_of(clock.now()) - chrono::Duration::days(7),
+    ));
     let bare = manager
         .identity()
         .create_key(account.id, "bare")
@@ -95,7 +114,7 @@ pub(crate) async fn app_over(
             files: files.clone(),
             signer: files.clone(),
             sender: Arc::new(RecordingSender::new()),
-            forecast: Arc::new(MemoryForecast::default()),
+            forecast: forecast.clone(),
             clock: clock.clone(),
             ids: ids.clone(),
         },
@@ -114,6 +133,8 @@ pub(crate) async fn app_over(
         router: router_with(state, extra),
         key: key.key.expose().to_owned(),
         bare_key: bare.key.expose().to_owned(),
+        rules: [aq_rule.id.to_string(), pollen_rule.id.to_string()],
+        forecast,
     }
 }
 

@@ -28,6 +28,9 @@ pub enum ScaleSource {
     /// CAMS-like grids the load tool writes first (`--aq-source cams:DIR`, see
     /// [`crate::cams`]), points around six European cities and two outside Europe.
     Cams,
+    /// The same grids corrected by 320 stations around the same cities, twelve hours of
+    /// PM2.5 and NO₂ each (`--fuse-stations stations:FILE`): the fused nowcast.
+    CamsFused,
 }
 
 impl ScaleSource {
@@ -35,6 +38,7 @@ impl ScaleSource {
         match self {
             ScaleSource::Demo => "demo",
             ScaleSource::Cams => "cams",
+            ScaleSource::CamsFused => "cams-fused",
         }
     }
 }
@@ -98,7 +102,7 @@ impl ScaleResult {
             self.source.name(),
             self.points
         );
-        if self.source == ScaleSource::Cams {
+        if self.source != ScaleSource::Demo {
             figure(
                 &s,
                 "grids written before start",
@@ -165,6 +169,33 @@ impl ScaleResult {
     }
 }
 
+/// A station CSV of 40 stations within about 30 km of each of [`requests::GRID_CITIES`], each
+/// with PM2.5 and NO₂ every hour of the twelve up to `now`: steady, a little above or below
+/// the grids, never the same value twice in a row (a steady reading is not a stuck one).
+fn stations_csv(now: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::{DurationRound, TimeDelta};
+    let hour = now.duration_trunc(TimeDelta::hours(1)).unwrap_or(now);
+    let mut csv = String::from("station_id,lon,lat,time,pm25,no2\n");
+    for (c, (lon, lat)) in requests::GRID_CITIES.iter().enumerate() {
+        for i in 0..40u32 {
+            let angle = f64::from(i) * 0.61;
+            let reach = 0.05 + 0.25 * f64::from(i % 7) / 6.0;
+            let (x, y) = (lon + reach * angle.cos(), lat + 0.6 * reach * angle.sin());
+            for h in (0..12).rev() {
+                let t = hour - TimeDelta::hours(h);
+                let wiggle = 0.3 * f64::from(u32::try_from(h % 3).unwrap_or(0));
+                let pm25 = 8.0 + f64::from(i % 9) + wiggle;
+                let no2 = 18.0 + 2.0 * f64::from(i % 5) + wiggle;
+                csv.push_str(&format!(
+                    "S{c}{i:02},{x:.4},{y:.4},{},{pm25:.1},{no2:.1}\n",
+                    t.format("%Y-%m-%dT%H:%M:%SZ")
+                ));
+            }
+        }
+    }
+    csv
+}
+
 /// Runs it against a fresh installation of the server at `server_bin`.
 ///
 /// # Errors
@@ -178,13 +209,22 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
         .tempdir()
         .context("cannot make a directory for the grids")?;
     let (mut grid_bytes, mut grid_written_in) = (0, Duration::ZERO);
-    if options.source == ScaleSource::Cams {
+    if options.source != ScaleSource::Demo {
         let started = Instant::now();
         grid_bytes = crate::cams::write(grids.path(), chrono::Utc::now()).await?;
         grid_written_in = started.elapsed();
         config.push_str(&format!(
             "aq_source = {:?}\n",
             format!("cams:{}", grids.path().display())
+        ));
+    }
+    if options.source == ScaleSource::CamsFused {
+        let file = grids.path().join("stations.csv");
+        std::fs::write(&file, stations_csv(chrono::Utc::now()))
+            .context("cannot write the stations")?;
+        config.push_str(&format!(
+            "fuse_stations = {:?}\n",
+            format!("stations:{}", file.display())
         ));
     }
     let installation = Installation::new(server_bin, &config)?;
@@ -202,7 +242,9 @@ pub async fn run(server_bin: &Path, options: &ScaleOptions) -> Result<ScaleResul
 
     let body = match options.source {
         ScaleSource::Demo => requests::points(options.points),
-        ScaleSource::Cams => requests::points_around(options.points, &requests::GRID_CITIES),
+        ScaleSource::Cams | ScaleSource::CamsFused => {
+            requests::points_around(options.points, &requests::GRID_CITIES)
+        }
     };
     let body_bytes = body.len();
     let url = format!("{}{}", server.base, requests::api_path(&key.key));
