@@ -7,7 +7,7 @@ use aq_core::{
 };
 use chrono::{DateTime, Duration, Utc};
 
-use crate::analysis::{Observed, PollutantAnalysis};
+use crate::analysis::{Estimate, Observed, PollutantAnalysis};
 use crate::config::FusionConfig;
 use crate::persistence;
 use crate::qc::{self, Exclusions, QcReason};
@@ -178,6 +178,15 @@ pub(crate) fn per_pollutant(
     })
 }
 
+/// One analysis's estimate of each pollutant at one place, in [`Pollutant::ALL`] order, with
+/// the stations behind them.
+#[derive(Debug)]
+pub(crate) struct Estimates {
+    each: [Option<Estimate>; 6],
+    stations_used: u32,
+    newest: Option<DateTime<Utc>>,
+}
+
 /// Every pollutant's analysis of one hour over one area.
 #[derive(Debug)]
 pub(crate) struct HourAnalysis {
@@ -196,7 +205,8 @@ pub(crate) struct HourAnalysis {
 pub(crate) struct Fused {
     pub(crate) concentrations: Concentrations,
     pub(crate) uncertainty: Uncertainties,
-    pub(crate) stations: Vec<StationId>,
+    /// How many stations corrected the value (each counted once over its pollutants).
+    pub(crate) stations_used: u32,
     pub(crate) newest: Option<DateTime<Utc>>,
     /// Whether any value differs from the model's.
     pub(crate) changed: bool,
@@ -212,34 +222,62 @@ impl HourAnalysis {
             .sum()
     }
 
-    /// `model` at the unit vector `at` corrected, `ahead` hours after the hour analysed (0 at
-    /// or before it): the correction scaled by its pollutant's persistence there (1 at the
-    /// hour analysed, falling towards 0 ahead of it). A pollutant without stations keeps the
-    /// model's value and has no error estimate; a corrected value below zero is zero.
-    pub(crate) fn fuse(&self, at: [f64; 3], model: &Concentrations, ahead: f64) -> Fused {
+    /// Each pollutant's estimate at the unit vector `at`: what [`HourAnalysis::fuse`] corrects
+    /// with. A place reads one analysis for every hour ahead of now, so its estimates are made
+    /// once and serve each of those hours.
+    pub(crate) fn estimates(&self, at: [f64; 3]) -> Estimates {
+        let each = self
+            .pollutants
+            .each_ref()
+            .map(|a| a.as_ref().map(|a| a.estimate(at)));
+        // The stations behind them, each once over its pollutants: counted here, once for
+        // every hour the estimates serve.
+        let mut used: Vec<&StationId> = Vec::new();
+        let mut newest = None;
+        for (analysis, e) in self.pollutants.iter().zip(&each) {
+            if let (Some(analysis), Some(e)) = (analysis, e) {
+                for &i in &e.used {
+                    let s = &analysis.stations()[i];
+                    newest = newest.max(Some(s.time));
+                    used.push(&s.station);
+                }
+            }
+        }
+        used.sort_unstable();
+        used.dedup();
+        Estimates {
+            each,
+            stations_used: u32::try_from(used.len()).unwrap_or(u32::MAX),
+            newest,
+        }
+    }
+
+    /// `model` corrected with `estimates` (this analysis's, at the place), `ahead` hours after
+    /// the hour analysed (0 at or before it): the correction scaled by its pollutant's
+    /// persistence there (1 at the hour analysed, falling towards 0 ahead of it). A pollutant
+    /// without stations keeps the model's value and has no error estimate; a corrected value
+    /// below zero is zero.
+    pub(crate) fn fuse(&self, estimates: &Estimates, model: &Concentrations, ahead: f64) -> Fused {
         let mut out = Fused {
             concentrations: *model,
             uncertainty: Uncertainties::default(),
-            stations: Vec::new(),
+            stations_used: 0,
             newest: None,
             changed: false,
         };
         for (p, value) in model.iter() {
-            let Some(analysis) = &self.pollutants[qc::pollutant_index(p)] else {
+            let k = qc::pollutant_index(p);
+            let (Some(analysis), Some(e)) = (&self.pollutants[k], &estimates.each[k]) else {
                 continue;
             };
-            let e = analysis.estimate(at);
             let relax = analysis.persistence().relax(ahead);
             let relax2 = relax * relax;
             let model_variance = analysis.params().model_variance;
             let variance = relax2 * e.variance + (1.0 - relax2) * model_variance;
             out.uncertainty.set(p, variance.sqrt());
-            if relax > 0.0 {
-                for &i in &e.used {
-                    let s = &analysis.stations()[i];
-                    out.newest = out.newest.max(Some(s.time));
-                    out.stations.push(s.station.clone());
-                }
+            if relax > 0.0 && !e.used.is_empty() {
+                out.stations_used = estimates.stations_used;
+                out.newest = estimates.newest;
             }
             let correction = relax * e.correction;
             if correction == 0.0 {
@@ -251,8 +289,6 @@ impl HourAnalysis {
                 out.concentrations.set(p, c);
             }
         }
-        out.stations.sort();
-        out.stations.dedup();
         out
     }
 }

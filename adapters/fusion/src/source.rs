@@ -18,7 +18,7 @@ use crate::config::{FusionConfig, FusionConfigError};
 use aq_core::position::unit_vector;
 
 use crate::cell::Cell;
-use crate::hour::{Fused, HourAnalysis, checked_readings, per_pollutant};
+use crate::hour::{Estimates, Fused, HourAnalysis, checked_readings, per_pollutant};
 use crate::qc::{Exclusions, QcReason};
 
 /// Where a fused source reports the readings its quality control leaves out: the server
@@ -284,21 +284,33 @@ impl FusedSource {
             .into_iter()
             .map(|((h, c), a)| ((h.timestamp(), c), a))
             .collect();
+        // A series' hours ahead of now all read the newest analysis at the same place: the
+        // estimates made for one of them serve the next while place and analysis stay the same.
+        let mut last: Option<(Position, Key, Estimates)> = None;
         Ok(points
             .iter()
             .zip(&plans)
-            .map(
-                |(p, ((hour, cell), ahead))| match by_key.get(&(hour.timestamp(), *cell)) {
-                    Some(a) => a.fuse(unit_vector(p.position), &p.model, *ahead),
-                    None => Fused {
+            .map(|(p, (key, ahead))| {
+                let Some(a) = by_key.get(&(key.0.timestamp(), key.1)) else {
+                    return Fused {
                         concentrations: p.model,
                         uncertainty: aq_core::Uncertainties::default(),
-                        stations: Vec::new(),
+                        stations_used: 0,
                         newest: None,
                         changed: false,
-                    },
-                },
-            )
+                    };
+                };
+                if last
+                    .as_ref()
+                    .is_some_and(|(position, k, _)| *position != p.position || k != key)
+                {
+                    last = None;
+                }
+                let (_, _, estimates) = last.get_or_insert_with(|| {
+                    (p.position, *key, a.estimates(unit_vector(p.position)))
+                });
+                a.fuse(estimates, &p.model, *ahead)
+            })
             .collect())
     }
 
@@ -539,7 +551,7 @@ impl ForecastSource for FusedSource {
                         .map(|f| {
                             f.map(|f| FusedHour {
                                 uncertainty: f.uncertainty,
-                                stations_used: u32::try_from(f.stations.len()).unwrap_or(u32::MAX),
+                                stations_used: f.stations_used,
                                 newest_observation: f.newest,
                                 ci_uncertainty: self.ci_uncertainty(&f),
                             })
