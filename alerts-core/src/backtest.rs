@@ -89,7 +89,7 @@ pub fn backtest(
         return None;
     }
     let rule = episode_rule(spec, thresholds);
-    let hysteresis = f64::from(spec.hysteresis());
+    let hysteresis = f64::from(thresholds.hysteresis(spec));
     let mut told = Told::default();
     let mut result = Backtest {
         evaluations: 0,

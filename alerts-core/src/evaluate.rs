@@ -35,11 +35,16 @@ use crate::episode::{EpisodeRule, aq_episode_within, pollen_episodes};
 use crate::message::{MessageConfig, write_description};
 use crate::ndjson::{AlertDetails, AlertLineRef, IndexReading};
 use crate::request::AlertPoint;
-use crate::rule::{AlertRule, AqIndex, DataType, Forecast, RuleSpec, Sensitivity};
+use crate::rule::{
+    AlertRule, AqIndex, DEFAULT_AQ_HYSTERESIS, DEFAULT_AQ_MIN_HOURS, DEFAULT_POLLEN_HYSTERESIS,
+    DEFAULT_POLLEN_MIN_DAYS, DataType, Forecast, RuleSpec, Sensitivity,
+};
 
-/// The thresholds on |change from now| that trip each sensitivity. Defaults from `docs/scoring.md`.
+/// The thresholds on |change from now| that trip each sensitivity, the confidence a change
+/// needs, and the minimum duration and hysteresis of rules that set none: the server file's
+/// `[alerts]`. Defaults from `docs/scoring.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Thresholds {
     /// Air quality, High sensitivity, in CI points (default 5).
     pub aq_high: f64,
@@ -57,6 +62,14 @@ pub struct Thresholds {
     /// deviations of itself an air-quality change must also exceed (default 1: the change is
     /// larger than its own uncertainty, and about five times in six goes the way it is told).
     pub confidence: f64,
+    /// The minimum duration of air-quality rules that set none, in hours (default 2).
+    pub aq_min_hours: u8,
+    /// The minimum duration of pollen rules that set none, in days (default 1).
+    pub pollen_min_days: u8,
+    /// The hysteresis of air-quality rules that set none, in CI points (default 2).
+    pub aq_hysteresis: u8,
+    /// The hysteresis of pollen rules that set none, in levels (default 0).
+    pub pollen_hysteresis: u8,
 }
 
 impl Default for Thresholds {
@@ -69,6 +82,10 @@ impl Default for Thresholds {
             pollen_medium: 2,
             pollen_low: 3,
             confidence: 1.0,
+            aq_min_hours: DEFAULT_AQ_MIN_HOURS,
+            pollen_min_days: DEFAULT_POLLEN_MIN_DAYS,
+            aq_hysteresis: DEFAULT_AQ_HYSTERESIS,
+            pollen_hysteresis: DEFAULT_POLLEN_HYSTERESIS,
         }
     }
 }
@@ -82,6 +99,92 @@ impl Thresholds {
             Sensitivity::Medium => self.aq_medium,
             Sensitivity::Low => self.aq_low,
         }
+    }
+
+    /// The minimum duration in force for `spec`: its own, or this default for its data type.
+    #[must_use]
+    pub fn min_duration(&self, spec: &RuleSpec) -> u8 {
+        spec.persistence()
+            .min_duration
+            .unwrap_or(match spec.data_type() {
+                DataType::Aq => self.aq_min_hours,
+                DataType::Pollen => self.pollen_min_days,
+            })
+    }
+
+    /// The hysteresis in force for `spec`: its own, or this default for its data type.
+    #[must_use]
+    pub fn hysteresis(&self, spec: &RuleSpec) -> u8 {
+        spec.persistence()
+            .hysteresis
+            .unwrap_or(match spec.data_type() {
+                DataType::Aq => self.aq_hysteresis,
+                DataType::Pollen => self.pollen_hysteresis,
+            })
+    }
+
+    /// Checks settings read from an operator's file: every threshold above zero, the
+    /// confidence finite and not negative, and the default durations and margins within what
+    /// a rule may set ([`crate::rule::persistence_ranges`]).
+    ///
+    /// ```
+    /// use alerts_core::evaluate::Thresholds;
+    ///
+    /// assert!(Thresholds::default().validate().is_ok());
+    /// let wrong = Thresholds { aq_min_hours: 0, ..Thresholds::default() };
+    /// assert_eq!(wrong.validate().unwrap_err(), "aq_min_hours: 0 is outside 1 to 24 hours");
+    /// ```
+    ///
+    /// # Errors
+    /// The first setting out of range, named.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, value) in [
+            ("aq_high", self.aq_high),
+            ("aq_medium", self.aq_medium),
+            ("aq_low", self.aq_low),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(format!("{name}: {value} must be a number above 0"));
+            }
+        }
+        for (name, value) in [
+            ("pollen_high", self.pollen_high),
+            ("pollen_medium", self.pollen_medium),
+            ("pollen_low", self.pollen_low),
+        ] {
+            if !(1..=5).contains(&value) {
+                return Err(format!("{name}: {value} is outside 1 to 5 levels"));
+            }
+        }
+        if !(self.confidence.is_finite() && self.confidence >= 0.0) {
+            return Err(format!(
+                "confidence: {} must be a number of 0 or more",
+                self.confidence
+            ));
+        }
+        for (name, data_type, duration, value) in [
+            ("aq_min_hours", DataType::Aq, true, self.aq_min_hours),
+            (
+                "pollen_min_days",
+                DataType::Pollen,
+                true,
+                self.pollen_min_days,
+            ),
+            ("aq_hysteresis", DataType::Aq, false, self.aq_hysteresis),
+            (
+                "pollen_hysteresis",
+                DataType::Pollen,
+                false,
+                self.pollen_hysteresis,
+            ),
+        ] {
+            let (durations, margins) = crate::rule::persistence_ranges(data_type);
+            let (min, max, unit) = if duration { durations } else { margins };
+            if !(min..=max).contains(&value) {
+                return Err(format!("{name}: {value} is outside {min} to {max} {unit}"));
+            }
+        }
+        Ok(())
     }
 
     /// The pollen threshold of `sensitivity`, in levels.
@@ -115,8 +218,8 @@ pub fn episode_rule(spec: &RuleSpec, thresholds: &Thresholds) -> EpisodeRule {
             DataType::Aq => thresholds.aq(spec.sensitivity()),
             DataType::Pollen => f64::from(thresholds.pollen(spec.sensitivity())),
         },
-        hysteresis: f64::from(spec.hysteresis()),
-        min_duration: u32::from(spec.min_duration()),
+        hysteresis: f64::from(thresholds.hysteresis(spec)),
+        min_duration: u32::from(thresholds.min_duration(spec)),
         confidence: thresholds.confidence,
     }
 }
@@ -124,8 +227,8 @@ pub fn episode_rule(spec: &RuleSpec, thresholds: &Thresholds) -> EpisodeRule {
 /// How many steps (hours, or days after today) a rule reads: its horizon, and past it enough
 /// to see an episode that starts at the horizon last its minimum duration.
 #[must_use]
-pub fn steps_read(spec: &RuleSpec) -> u32 {
-    horizon(spec.forecast()) + u32::from(spec.min_duration()).saturating_sub(1)
+pub fn steps_read(spec: &RuleSpec, thresholds: &Thresholds) -> u32 {
+    horizon(spec.forecast()) + u32::from(thresholds.min_duration(spec)).saturating_sub(1)
 }
 
 /// The civil date of day `day` of `outlook` (0 is today).
@@ -212,6 +315,9 @@ pub struct Alert<'a> {
     pub recommendation: &'static str,
     /// What a program reads of it: the NDJSON members after the spec's.
     pub details: &'a AlertDetails,
+    /// The rule's hysteresis in force (its own, or the evaluator's default), in CI points or
+    /// levels: what tells a later alert of the same episode from news.
+    pub hysteresis: f64,
 }
 
 impl Alert<'_> {
@@ -320,7 +426,7 @@ impl Evaluator {
             rules
                 .iter()
                 .filter(|r| r.enabled && r.spec.data_type() == dt)
-                .map(|r| steps_read(&r.spec))
+                .map(|r| steps_read(&r.spec, &self.thresholds))
                 .max()
         };
         if points.is_empty() {
@@ -494,6 +600,7 @@ impl Evaluator {
                         description: &description,
                         recommendation: advice::recommendation(&change, rule.spec.audience()),
                         details: &details,
+                        hysteresis: f64::from(self.thresholds.hysteresis(&rule.spec)),
                     });
                     count += 1;
                 });

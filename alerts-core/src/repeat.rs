@@ -302,7 +302,7 @@ impl OnceFilter {
             change.point_id.clone(),
             change.subject.clone(),
         );
-        let hysteresis = f64::from(alert.rule.spec.hysteresis());
+        let hysteresis = alert.hysteresis;
         let before = self.before.get(&slot);
         match verdict(
             before.map(|(mark, end)| (mark.as_str(), *end)),

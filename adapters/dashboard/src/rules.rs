@@ -3,12 +3,12 @@
 //! change would produce.
 
 use alerts_core::change::Direction;
+use alerts_core::evaluate::Thresholds;
 use alerts_core::ids::RuleId;
 use alerts_core::message::{MessageConfig, preview};
 use alerts_core::rule::{
-    AlertRule, AqIndex, Audience, DEFAULT_AQ_HYSTERESIS, DEFAULT_AQ_MIN_HOURS,
-    DEFAULT_POLLEN_HYSTERESIS, DEFAULT_POLLEN_MIN_DAYS, DataType, Forecast, MessageSpec,
-    Persistence, Repeat, RuleSpec, Sensitivity, persistence_ranges,
+    AlertRule, AqIndex, Audience, DataType, Forecast, MessageSpec, Persistence, Repeat, RuleSpec,
+    Sensitivity, persistence_ranges,
 };
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -316,7 +316,7 @@ fn unknown_rule() -> Response {
     )
 }
 
-fn describe(spec: &RuleSpec) -> String {
+fn describe(spec: &RuleSpec, thresholds: &Thresholds) -> String {
     let mut text = format!(
         "{} · {} · {} sensitivity · {} message",
         spec.data_type().label(),
@@ -337,7 +337,7 @@ fn describe(spec: &RuleSpec) -> String {
         text.push_str(" · once per change");
     }
     let ((_, _, unit), (_, _, margin_unit)) = persistence_ranges(spec.data_type());
-    let min = spec.min_duration();
+    let min = thresholds.min_duration(spec);
     text.push_str(&format!(
         " · lasting {min} {} or more · margin {} {margin_unit}",
         if min == 1 {
@@ -345,7 +345,7 @@ fn describe(spec: &RuleSpec) -> String {
         } else {
             unit
         },
-        spec.hysteresis()
+        thresholds.hysteresis(spec)
     ));
     text
 }
@@ -365,7 +365,7 @@ fn repeat_hint(repeat: Repeat) -> &'static str {
     }
 }
 
-fn rule_list(user: &SignedIn, key: KeyId, rules: &[AlertRule]) -> Markup {
+fn rule_list(user: &SignedIn, key: KeyId, rules: &[AlertRule], thresholds: &Thresholds) -> Markup {
     html! {
         section #rules {
             h2 { "Alerts of this key" }
@@ -377,7 +377,7 @@ fn rule_list(user: &SignedIn, key: KeyId, rules: &[AlertRule]) -> Markup {
                     tbody {
                         @for rule in rules {
                             tr {
-                                td data-label="Alert" { (describe(&rule.spec)) }
+                                td data-label="Alert" { (describe(&rule.spec, thresholds)) }
                                 td data-label="State" { @if rule.enabled { "enabled" } @else { "disabled" } }
                                 td data-label="Actions" {
                                     a href=(format!("/dashboard/rules?key={}&edit={}", key.0, rule.id.0)) { "Edit" }
@@ -405,7 +405,13 @@ fn rule_list(user: &SignedIn, key: KeyId, rules: &[AlertRule]) -> Markup {
     }
 }
 
-fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) -> Markup {
+fn rule_form(
+    user: &SignedIn,
+    key: KeyId,
+    form: &RuleForm,
+    error: Option<&str>,
+    thresholds: &Thresholds,
+) -> Markup {
     let editing = !form.rule.is_empty();
     let data_type = form.data_type.parse::<DataType>().unwrap_or(DataType::Aq);
     let custom = form.message == "custom";
@@ -476,18 +482,18 @@ fn rule_form(user: &SignedIn, key: KeyId, form: &RuleForm, error: Option<&str>) 
             @let ((dmin, dmax, dunit), (hmin, hmax, hunit)) = persistence_ranges(data_type);
             label for="min_duration" { "Lasting at least (" (dunit) ")" }
             input #min_duration name="min_duration" type="number" min=(dmin) max=(dmax)
-                placeholder=(format!("{} (default)", Persistence::default().min_duration(data_type)))
+                placeholder=(format!("{} (default)", match data_type { DataType::Aq => thresholds.aq_min_hours, DataType::Pollen => thresholds.pollen_min_days }))
                 value=(form.min_duration) aria-describedby="persistence-hint";
             label for="hysteresis" { "Margin (" (hunit) ")" }
             input #hysteresis name="hysteresis" type="number" min=(hmin) max=(hmax)
-                placeholder=(format!("{} (default)", Persistence::default().hysteresis(data_type)))
+                placeholder=(format!("{} (default)", match data_type { DataType::Aq => thresholds.aq_hysteresis, DataType::Pollen => thresholds.pollen_hysteresis }))
                 value=(form.hysteresis) aria-describedby="persistence-hint";
             p.hint #persistence-hint {
                 "A change is sent only once the forecast holds it this long (Air Quality: hours, default "
-                (DEFAULT_AQ_MIN_HOURS) "; Pollen: days, default " (DEFAULT_POLLEN_MIN_DAYS)
+                (thresholds.aq_min_hours) "; Pollen: days, default " (thresholds.pollen_min_days)
                 "), so a one-hour wiggle of the forecast is not an alert. It is over only once the forecast comes back "
-                "inside the threshold by the margin (default " (DEFAULT_AQ_HYSTERESIS) " index points; pollen "
-                (DEFAULT_POLLEN_HYSTERESIS) " levels), so a value hovering on a line stays one change. "
+                "inside the threshold by the margin (default " (thresholds.aq_hysteresis) " index points; pollen "
+                (thresholds.pollen_hysteresis) " levels), so a value hovering on a line stays one change. "
                 "Leave empty for the defaults."
             }
             label for="message" { "Message" }
@@ -569,6 +575,8 @@ async fn render(
 ) -> Response {
     let dashboard = state.dashboard();
     let manager = &dashboard.ports.manager;
+    // The defaults a rule that sets no duration or margin has on this server.
+    let thresholds = &state.alerts().config().evaluator.thresholds;
     let keys: Vec<ApiKeyInfo> = match manager.identity().list_keys(user.account).await {
         Ok(keys) => keys
             .into_iter()
@@ -621,8 +629,8 @@ async fn render(
     };
     let body = html! {
         (key_choice(&keys, key))
-        (rule_list(user, key, &rules))
-        (rule_form(user, key, &form, error))
+        (rule_list(user, key, &rules, thresholds))
+        (rule_form(user, key, &form, error, thresholds))
         (forecast)
         (map::assets(state))
     };

@@ -721,3 +721,53 @@ async fn a_change_within_its_own_uncertainty_is_not_told_and_one_beyond_it_says_
     assert_eq!(plain.len(), 1);
     assert_eq!(plain[0].details.as_ref().unwrap().probability, None);
 }
+
+#[tokio::test]
+async fn a_rule_that_sets_no_duration_follows_the_servers_default_and_one_that_does_its_own() {
+    let memory = MemoryForecast::anchored(t0());
+    let a = point("a", 2.35, 48.85);
+    // One hour 15 points worse, then back.
+    memory.set_hourly(a.position, vec![ci(70.0), ci(55.0), ci(70.0), ci(70.0)]);
+    let plain = rule(1, DataType::Aq, Forecast::Hours(3), Sensitivity::Medium);
+    let own = AlertRule {
+        spec: plain
+            .spec
+            .clone()
+            .with_persistence(crate::rule::Persistence {
+                min_duration: Some(2),
+                hysteresis: None,
+            })
+            .unwrap(),
+        ..rule(2, DataType::Aq, Forecast::Hours(3), Sensitivity::Medium)
+    };
+    let rules = vec![plain, own];
+    let points = vec![a];
+    let count = |ev: &Evaluator| {
+        let ev = ev.clone();
+        let rules = rules.clone();
+        let points = points.clone();
+        let memory = &memory;
+        async move {
+            let fc = ev.fetch(memory, &rules, &points, t0()).await.unwrap();
+            let mut fired = Vec::new();
+            ev.evaluate_chunk(&rules, &points, &fc, |alert| fired.push(alert.rule.id));
+            fired
+        }
+    };
+    assert!(
+        count(&Evaluator::default()).await.is_empty(),
+        "two hours by default"
+    );
+    let one_hour = Evaluator {
+        thresholds: Thresholds {
+            aq_min_hours: 1,
+            ..Thresholds::default()
+        },
+        ..Evaluator::default()
+    };
+    assert_eq!(
+        count(&one_hour).await,
+        [rules[0].id],
+        "the rule that set two keeps two"
+    );
+}

@@ -582,17 +582,18 @@ fn advice_for(spec: &RuleSpec) -> String {
 }
 
 /// A rule that sets its minimum duration or hysteresis says so in the text output; one on the
-/// defaults prints as it always did.
+/// server's defaults (`[alerts]` in its file) prints as it always did.
 fn persistence_set(spec: &RuleSpec) -> String {
-    if spec.persistence().is_default() {
-        return String::new();
-    }
     let ((_, _, unit), (_, _, margin_unit)) = persistence_ranges(spec.data_type());
-    format!(
-        ", lasting at least {} {unit}, margin {} {margin_unit}",
-        spec.min_duration(),
-        spec.hysteresis()
-    )
+    let set = spec.persistence();
+    let mut text = String::new();
+    if let Some(n) = set.min_duration {
+        text.push_str(&format!(", lasting at least {n} {unit}"));
+    }
+    if let Some(n) = set.hysteresis {
+        text.push_str(&format!(", margin {n} {margin_unit}"));
+    }
+    text
 }
 
 /// A rule that tells a change once says so in the text output; one that repeats (the default)

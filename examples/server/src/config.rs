@@ -171,6 +171,8 @@ pub(crate) struct FileSettings {
     fuse_stations: Option<String>,
     /// How the fused source checks and weighs station readings (`[fusion]`).
     fusion: Option<aq_fusion::FusionConfig>,
+    /// The alert rules' thresholds and the defaults of rules that set none (`[alerts]`).
+    alerts: Option<alerts_core::evaluate::Thresholds>,
     allow_private_webhooks: Option<bool>,
     log_json: Option<bool>,
     workers: Option<usize>,
@@ -276,6 +278,8 @@ pub(crate) struct Settings {
     pub(crate) fuse_stations: Option<String>,
     /// How they are checked and weighed.
     pub(crate) fusion: aq_fusion::FusionConfig,
+    /// The alert rules' thresholds, confidence and default duration and margin.
+    pub(crate) thresholds: alerts_core::evaluate::Thresholds,
     /// Whether private networks may receive webhooks.
     pub(crate) allow_private_webhooks: bool,
     /// JSON logs.
@@ -474,6 +478,7 @@ impl Settings {
                 .or(file.fuse_stations)
                 .filter(|s| !s.is_empty()),
             fusion: file.fusion.unwrap_or_default(),
+            thresholds: file.alerts.unwrap_or_default(),
             allow_private_webhooks: args
                 .allow_private_webhooks
                 .or(file.allow_private_webhooks)
@@ -538,6 +543,10 @@ impl Settings {
             .fusion
             .validate()
             .map_err(|e| ConfigError::Invalid(format!("[fusion] {e}")))?;
+        settings
+            .thresholds
+            .validate()
+            .map_err(|e| ConfigError::Invalid(format!("[alerts] {e}")))?;
         if settings.cams_cache_bytes == 0 {
             return Err(ConfigError::Invalid(
                 "cams_cache_mib must be at least 1".to_owned(),

@@ -605,6 +605,10 @@ pub(crate) async fn open_service(
             backpressure: settings.backpressure,
             // A remote source's requests in flight stay what its own settings allow.
             pages_ahead: if answers_from_memory(settings) { 2 } else { 1 },
+            evaluator: alerts_core::evaluate::Evaluator {
+                thresholds: settings.thresholds,
+                ..alerts_core::evaluate::Evaluator::default()
+            },
             ..PipelineConfig::default()
         },
     ));

@@ -152,6 +152,30 @@ neighbors = 3
 }
 
 #[test]
+fn the_alert_rules_defaults_are_set_in_their_own_table_and_checked() {
+    let file: FileSettings =
+        toml::from_str("[alerts]\naq_min_hours = 3\naq_hysteresis = 1\nconfidence = 1.5\n")
+            .unwrap();
+    let s = Settings::merge(&GlobalArgs::default(), file).unwrap();
+    let t = s.thresholds;
+    assert_eq!((t.aq_min_hours, t.aq_hysteresis, t.confidence), (3, 1, 1.5));
+    assert_eq!(
+        (t.aq_medium, t.pollen_min_days),
+        (10.0, 1),
+        "the rest keep their defaults"
+    );
+    let file: FileSettings = toml::from_str("[alerts]\npollen_min_days = 4\n").unwrap();
+    let err = Settings::merge(&GlobalArgs::default(), file).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("[alerts] pollen_min_days: 4 is outside 1 to 3 days"),
+        "{err}"
+    );
+    let err = toml::from_str::<FileSettings>("[alerts]\nmin_hours = 3\n").unwrap_err();
+    assert!(err.to_string().contains("min_hours"), "{err}");
+}
+
+#[test]
 fn limits_follow_the_database_unless_a_limits_url_says_otherwise() {
     use identity_core::limiter::WhenUnavailable;
     let resolve = |args: GlobalArgs, toml: &str| {
