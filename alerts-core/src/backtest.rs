@@ -41,7 +41,7 @@ pub struct BacktestEpisode {
 /// What a rule would have sent over the past days.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Backtest {
-    /// The hourly evaluations made.
+    /// The hourly evaluations made: one per hour with a value.
     pub evaluations: u32,
     /// The alerts the rule would have sent with its repeat setting, posting once an hour.
     pub alerts: u32,
@@ -100,6 +100,10 @@ pub fn backtest(
     };
     let count = usize::try_from(evaluations).unwrap_or(usize::MAX);
     for e in 0..history.values.len().min(count) {
+        // An hour without a value is no evaluation: there was no "now" to compare with.
+        if history.values[e].is_none() {
+            continue;
+        }
         let now = history.valid_at(u32::try_from(e).unwrap_or(u32::MAX));
         let series = HourlyCi {
             start: now,

@@ -178,7 +178,7 @@ pub(crate) async fn alert_backtest(
          forecast. The last hours see less ahead than the rule's horizon."
             .to_owned(),
     ];
-    if history.is_none() {
+    if result.evaluations == 0 {
         notes.push(format!(
             "The source `{}` has no air-quality history for this place over these days.",
             source.info().name

@@ -113,11 +113,8 @@ fn backtest_operation(days: Value) -> Value {
         "description": "The id of one of the key's alert rules, enabled or not (the dashboard's \
                         alert rules page and `admin list-rules` show them)",
         "schema": {"type": "string", "format": "uuid"}});
-    let mut op = operation(
-        "getAlertBacktest",
-        "What an air-quality rule would have sent at a place over past days.",
-        &format!(
-            "Replays one of the key's air-quality rules once an hour over the last `days` days \
+    let description = format!(
+        "Replays one of the key's air-quality rules once an hour over the last `days` days \
              (1 to {}, default {}) at the place, each hour on the hours that followed as the \
              source analysed them (not on the forecasts issued then, which no source keeps): \
              the alerts it would have sent with its own repeat setting to a client posting the \
@@ -125,13 +122,22 @@ fn backtest_operation(days: Value) -> Value {
              it would have told. Tune the rule's sensitivity, `min_duration` and `hysteresis` \
              with it before enabling it. A pollen rule is refused with a 400: pollen is daily \
              and no source keeps its history.",
-            BACKTEST_DAYS.max, BACKTEST_DAYS.default
-        ),
+        BACKTEST_DAYS.max, BACKTEST_DAYS.default
+    );
+    let mut op = operation(
+        "getAlertBacktest",
+        "What an air-quality rule would have sent at a place over past days.",
+        &description,
         vec![rule, days],
         "BacktestResponse",
     );
     let get = &mut op["get"];
     get["tags"] = json!(["insights"]);
+    // Its answer has no `metadata`, which the lookups' common text describes: its own text.
+    get["description"] = json!(format!(
+        "{description} Counted against the key's rate like every request; the query \
+         parameters are refused with a 400 naming the one at fault."
+    ));
     get["responses"]["400"] = error(
         "`invalid_request`: `rule`, `lat`, `lon` or `days` is missing, malformed or out of \
          range, or the rule watches pollen (the detail names which)",
