@@ -165,6 +165,14 @@ fn check_section<R: Read + Seek>(
             if bits > MAX_BITS {
                 return too_large(format!("{bits} bits a value (at most {MAX_BITS})"));
             }
+            if template == 200 {
+                // Run-length packing: no CAMS product uses it, and the decoder's shifts
+                // overflow on a header that lies about it.
+                return Err((
+                    Refusal::Undecodable,
+                    "run-length packing (template 5.200), which no CAMS product uses".to_owned(),
+                ));
+            }
             if template == 2 || template == 3 {
                 // Complex packing: a group count past the values is a header that lies, and
                 // the decoder allocates per group.

@@ -205,3 +205,17 @@ async fn a_bitmap_section_too_short_to_hold_its_header_is_refused_not_a_panic() 
         .unwrap_err();
     assert_eq!(e.kind, Refusal::Truncated, "{e}");
 }
+
+#[tokio::test]
+async fn run_length_packing_is_refused_not_a_panic() {
+    // Found by the `grib_scan` fuzz target: template 5.200, whose decoder's shifts overflow on
+    // a header that lies; no CAMS product packs so.
+    let path = fixture("bad_run_length.grib2");
+    let bytes = std::fs::read(&path).unwrap();
+    let why = scan_bytes(&bytes).unwrap_err();
+    assert!(why.contains("run-length packing"), "{why}");
+    let e = ingest_file(&GridStore::in_memory(), &path)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Refusal::Undecodable, "{e}");
+}
