@@ -132,6 +132,37 @@ pub enum AqiCategory {
 }
 
 impl AqiCategory {
+    /// Every category, cleanest first.
+    pub const ALL: [AqiCategory; 6] = [
+        AqiCategory::Good,
+        AqiCategory::Moderate,
+        AqiCategory::UnhealthyForSensitiveGroups,
+        AqiCategory::Unhealthy,
+        AqiCategory::VeryUnhealthy,
+        AqiCategory::Hazardous,
+    ];
+
+    /// EPA's colour for the category as a CSS hex string (the RGB values of EPA's Technical
+    /// Assistance Document for the Reporting of Daily Air Quality).
+    ///
+    /// ```
+    /// use aq_core::epa::AqiCategory;
+    ///
+    /// assert_eq!(AqiCategory::of(42).colour(), "#00e400");
+    /// assert_eq!(AqiCategory::of(160).colour(), "#ff0000");
+    /// ```
+    #[must_use]
+    pub fn colour(self) -> &'static str {
+        match self {
+            AqiCategory::Good => "#00e400",
+            AqiCategory::Moderate => "#ffff00",
+            AqiCategory::UnhealthyForSensitiveGroups => "#ff7e00",
+            AqiCategory::Unhealthy => "#ff0000",
+            AqiCategory::VeryUnhealthy => "#8f3f97",
+            AqiCategory::Hazardous => "#7e0023",
+        }
+    }
+
     /// The category of an AQI value.
     #[must_use]
     pub fn of(aqi: u16) -> Self {

@@ -240,6 +240,27 @@ impl CiCategory {
         }
     }
 
+    /// The EEA's colour for this category's European AQI band ([`CiCategory::eea`]), as a CSS
+    /// hex string: the palette of the EEA's European Air Quality Index viewer.
+    ///
+    /// ```
+    /// use aq_core::CiCategory;
+    ///
+    /// assert_eq!(CiCategory::Excellent.eea_colour(), "#50f0e6");
+    /// assert_eq!(CiCategory::ExtremelyPoor.eea_colour(), "#7d2181");
+    /// ```
+    #[must_use]
+    pub fn eea_colour(self) -> &'static str {
+        match self {
+            CiCategory::Excellent => "#50f0e6",
+            CiCategory::Good => "#50ccaa",
+            CiCategory::Moderate => "#f0e641",
+            CiCategory::Low => "#ff5050",
+            CiCategory::Poor => "#960032",
+            CiCategory::ExtremelyPoor => "#7d2181",
+        }
+    }
+
     /// The display name: `Excellent`, `Good`, `Moderate`, `Low`, `Poor` or `Extremely poor`.
     #[must_use]
     pub fn name(self) -> &'static str {

@@ -5,6 +5,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::index::CiCategory;
+
 /// The plant groups that pollen alerts distinguish.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -68,6 +70,15 @@ impl PollenLevel {
     pub const NONE: PollenLevel = PollenLevel(0);
     /// The highest level.
     pub const VERY_HIGH: PollenLevel = PollenLevel(5);
+    /// Every level, lowest first.
+    pub const ALL: [PollenLevel; 6] = [
+        PollenLevel(0),
+        PollenLevel(1),
+        PollenLevel(2),
+        PollenLevel(3),
+        PollenLevel(4),
+        PollenLevel(5),
+    ];
 
     /// The level `value`.
     ///
@@ -85,6 +96,28 @@ impl PollenLevel {
     #[must_use]
     pub fn value(self) -> u8 {
         self.0
+    }
+
+    /// The level's colour as a CSS hex string: grey for None, then the hues of the cleanliness
+    /// index's palette from green (Very low) to red (Very high), so that every map and chart
+    /// reads green as little and red as much.
+    ///
+    /// ```
+    /// use aq_core::PollenLevel;
+    ///
+    /// assert_eq!(PollenLevel::new(1).unwrap().colour(), "#009e3a");
+    /// assert_eq!(PollenLevel::VERY_HIGH.colour(), "#e0001b");
+    /// ```
+    #[must_use]
+    pub fn colour(self) -> &'static str {
+        match self.0 {
+            0 => "#b4b4b4",
+            1 => CiCategory::Excellent.colour(),
+            2 => CiCategory::Good.colour(),
+            3 => CiCategory::Moderate.colour(),
+            4 => CiCategory::Low.colour(),
+            _ => CiCategory::Poor.colour(),
+        }
     }
 
     /// The level's name: `None`, `Very low`, `Low`, `Moderate`, `High` or `Very high`.

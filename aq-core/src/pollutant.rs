@@ -47,6 +47,26 @@ impl Pollutant {
         }
     }
 
+    /// The short code station files and the API's answers name it by: `pm25`, `pm10`, `no2`,
+    /// `o3`, `so2`, `co`.
+    ///
+    /// ```
+    /// use aq_core::Pollutant;
+    ///
+    /// assert_eq!(Pollutant::Pm25.code(), "pm25");
+    /// ```
+    #[must_use]
+    pub fn code(self) -> &'static str {
+        match self {
+            Pollutant::Pm25 => "pm25",
+            Pollutant::Pm10 => "pm10",
+            Pollutant::No2 => "no2",
+            Pollutant::O3 => "o3",
+            Pollutant::So2 => "so2",
+            Pollutant::Co => "co",
+        }
+    }
+
     /// The usual display name, such as `PM2.5` or `NO₂`.
     #[must_use]
     pub fn name(self) -> &'static str {

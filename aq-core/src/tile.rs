@@ -12,6 +12,7 @@ use std::f64::consts::PI;
 use thiserror::Error;
 
 use crate::index::{CiCategory, CleanlinessIndex};
+use crate::pollen::PollenLevel;
 use crate::position::Position;
 
 /// The width and height of a tile, in pixels.
@@ -236,18 +237,64 @@ fn rgb(hex: &str) -> [u8; 3] {
 /// ```
 #[must_use]
 pub fn render(nodes: &[Option<CleanlinessIndex>]) -> Vec<u8> {
+    let values: Vec<Option<f64>> = nodes
+        .iter()
+        .map(|n| n.map(CleanlinessIndex::value))
+        .collect();
+    let stops = stops();
+    paint(&values, |ci| {
+        let [r, g, b] = ramp_along(&stops, ci);
+        [r, g, b, 0xff]
+    })
+}
+
+/// The pixels of a pollen tile, as [`render`] lays them out, from one pollen type's level at
+/// the grid nodes (`None` where the source has no value).
+///
+/// Levels are interpolated as [`render`] interpolates the CI, then drawn in the colour of the
+/// nearest level ([`PollenLevel::colour`]), so that the map shows the level's bands; where the
+/// level is None (0) the pixel is transparent, as where the source has no value: a map of a
+/// season's end shows only where pollen still flies.
+///
+/// ```
+/// use aq_core::tile::{GRID_NODES, render_pollen};
+/// use aq_core::PollenLevel;
+///
+/// let nodes = (GRID_NODES * GRID_NODES) as usize;
+/// let high = render_pollen(&vec![PollenLevel::new(4).ok(); nodes]);
+/// assert_eq!(&high[..4], &[0xff, 0x8c, 0x00, 0xff]);
+/// assert!(render_pollen(&vec![Some(PollenLevel::NONE); nodes]).iter().all(|b| *b == 0));
+/// ```
+#[must_use]
+pub fn render_pollen(nodes: &[Option<PollenLevel>]) -> Vec<u8> {
+    let values: Vec<Option<f64>> = nodes
+        .iter()
+        .map(|n| n.map(|l| f64::from(l.value())))
+        .collect();
+    paint(&values, |level| {
+        // Between 0 and 5: whole levels round to themselves.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let nearest = level.round().clamp(0.0, 5.0) as u8;
+        match PollenLevel::new(nearest) {
+            Ok(l) if l != PollenLevel::NONE => {
+                let [r, g, b] = rgb(l.colour());
+                [r, g, b, 0xff]
+            }
+            _ => [0, 0, 0, 0],
+        }
+    })
+}
+
+/// Every pixel of a tile from values at the grid nodes: each pixel's value interpolated
+/// bilinearly from the four nodes around its centre, weighing only those that have a value, and
+/// coloured by `colour`; a pixel whose nearest node has none is transparent, so the coverage's
+/// edge is drawn within half a grid step of where it is.
+fn paint(nodes: &[Option<f64>], colour: impl Fn(f64) -> [u8; 4]) -> Vec<u8> {
     let side = GRID_NODES as usize;
-    let node = |col: usize, row: usize| {
-        nodes
-            .get(row * side + col)
-            .copied()
-            .flatten()
-            .map(CleanlinessIndex::value)
-    };
+    let node = |col: usize, row: usize| nodes.get(row * side + col).copied().flatten();
     let size = TILE_SIZE as usize;
     let mut pixels = vec![0u8; size * size * 4];
     let step = f64::from(GRID_STEP);
-    let stops = stops();
     for (py, row) in pixels.chunks_exact_mut(size * 4).enumerate() {
         let gy = (py as f64 + 0.5) / step;
         let (r0, fy) = split(gy, side);
@@ -268,13 +315,12 @@ pub fn render(nodes: &[Option<CleanlinessIndex>]) -> Vec<u8> {
                 .iter()
                 .filter_map(|(v, w)| v.map(|v| (v * w, *w)))
                 .fold((0.0, 0.0), |(s, t), (v, w)| (s + v, t + w));
-            let ci = if weight > 0.0 {
+            let value = if weight > 0.0 {
                 sum / weight
             } else {
                 nearest.unwrap_or(0.0)
             };
-            let [r, g, b] = ramp_along(&stops, ci);
-            pixel.copy_from_slice(&[r, g, b, 0xff]);
+            pixel.copy_from_slice(&colour(value));
         }
     }
     pixels

@@ -54,8 +54,12 @@ impl FromStr for WhenUnavailable {
 /// What the limiter says about one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// Go ahead.
-    Allowed,
+    /// Go ahead; the key's allowance is whole again `full_in` from now
+    /// ([`Quota::remaining`] reads what is left of it).
+    Allowed {
+        /// How long until the key could take a whole burst again.
+        full_in: Duration,
+    },
     /// Over the limit: `429`, retry after the wait.
     Limited {
         /// How long to wait.
@@ -72,7 +76,7 @@ impl Outcome {
     /// Whether the request may go ahead.
     #[must_use]
     pub fn is_allowed(&self) -> bool {
-        matches!(self, Outcome::Allowed)
+        matches!(self, Outcome::Allowed { .. })
     }
 }
 
@@ -182,7 +186,7 @@ impl Limiter {
             return Outcome::Limited { retry_after: wait };
         }
         match self.store.take(bucket, key, quota, 1, now).await {
-            Ok(Decision::Allowed) => Outcome::Allowed,
+            Ok(Decision::Allowed { full_in }) => Outcome::Allowed { full_in },
             Ok(Decision::Limited { retry_after }) => {
                 shared.remember(bucket, key, now_us, retry_after);
                 Outcome::Limited { retry_after }
@@ -239,7 +243,7 @@ impl Shared {
 impl From<Decision> for Outcome {
     fn from(decision: Decision) -> Self {
         match decision {
-            Decision::Allowed => Outcome::Allowed,
+            Decision::Allowed { full_in } => Outcome::Allowed { full_in },
             Decision::Limited { retry_after } => Outcome::Limited { retry_after },
         }
     }
@@ -313,7 +317,7 @@ mod tests {
             let store = Arc::new(Flaky::default());
             let limiter = Limiter::shared(store.clone(), WhenUnavailable::Closed);
             for _ in 0..2 {
-                assert_eq!(limiter.take("b", "k", two(), t(0)).await, Outcome::Allowed);
+                assert!(limiter.take("b", "k", two(), t(0)).await.is_allowed());
             }
             assert!(matches!(
                 limiter.take("b", "k", two(), t(0)).await,
@@ -327,7 +331,7 @@ mod tests {
                 ));
             }
             assert_eq!(store.calls.load(Ordering::Relaxed), calls);
-            assert_eq!(limiter.take("b", "k", two(), t(30)).await, Outcome::Allowed);
+            assert!(limiter.take("b", "k", two(), t(30)).await.is_allowed());
         });
     }
 
@@ -340,7 +344,7 @@ mod tests {
                 Limiter::shared(store.clone(), WhenUnavailable::Open).with_observer(seen.clone());
             store.down.store(true, Ordering::Relaxed);
             for _ in 0..2 {
-                assert_eq!(limiter.take("b", "k", two(), t(0)).await, Outcome::Allowed);
+                assert!(limiter.take("b", "k", two(), t(0)).await.is_allowed());
             }
             assert!(matches!(
                 limiter.take("b", "k", two(), t(0)).await,

@@ -57,7 +57,7 @@ pub(crate) enum Verdict {
 impl From<Outcome> for Verdict {
     fn from(outcome: Outcome) -> Self {
         match outcome {
-            Outcome::Allowed => Verdict::Allowed,
+            Outcome::Allowed { .. } => Verdict::Allowed,
             Outcome::Limited { .. } => Verdict::Limited,
             Outcome::Unavailable { .. } => Verdict::Unavailable,
         }

@@ -16,7 +16,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{ApiError, ErrorCode, store_unavailable};
-use crate::extract::{Authenticated, IdempotencyHeader, JsonBody, RequestId, body_unavailable};
+use crate::extract::{
+    Authenticated, IdempotencyHeader, JsonBody, KeyOnly, RequestId, body_unavailable,
+};
 use crate::headers::{DATA_SOURCE_HEADER, IDEMPOTENT_REPLAYED};
 use crate::provenance::DataSourceMember;
 use crate::spool::{Spool, SpoolPages};
@@ -59,6 +61,7 @@ pub(crate) async fn cleanest_route(
     State(state): State<AppState>,
     request_id: RequestId,
     Authenticated(key_id): Authenticated,
+    _only_key: KeyOnly,
     idempotency: IdempotencyHeader,
     body: JsonBody,
 ) -> Result<Response, ApiError> {

@@ -8,7 +8,10 @@ use std::time::Duration;
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, REQUEST_ID_HEADER};
+use crate::headers::{API_KEY_HEADER, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, REQUEST_ID_HEADER};
+use crate::rate_headers::{
+    RATELIMIT_LIMIT, RATELIMIT_POLICY, RATELIMIT_REMAINING, RATELIMIT_RESET,
+};
 
 /// How long browsers may keep a preflight's answer.
 const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(600);
@@ -69,11 +72,15 @@ impl AllowedOrigins {
             CorsLayer::new()
                 .allow_origin(allow)
                 .allow_methods([Method::GET, Method::HEAD, Method::POST])
-                .allow_headers([header::CONTENT_TYPE, IDEMPOTENCY_KEY])
+                .allow_headers([header::CONTENT_TYPE, IDEMPOTENCY_KEY, API_KEY_HEADER])
                 .expose_headers([
                     HeaderName::from_static(REQUEST_ID_HEADER),
                     header::RETRY_AFTER,
                     IDEMPOTENT_REPLAYED,
+                    RATELIMIT_LIMIT,
+                    RATELIMIT_REMAINING,
+                    RATELIMIT_RESET,
+                    RATELIMIT_POLICY,
                 ])
                 .max_age(PREFLIGHT_MAX_AGE),
         )

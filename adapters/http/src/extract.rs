@@ -2,7 +2,8 @@
 //! before the handler runs, and a refusal is the API's error envelope ([`ApiError`]):
 //!
 //! - [`RequestId`]: the id the server gave the request;
-//! - [`Authenticated`]: the key of `?key=`, live, and within its rate;
+//! - [`Authenticated`]: the key of `?key=` or the `X-Api-Key` header, live, and within its
+//!   rate;
 //! - [`IdempotencyHeader`]: the `Idempotency-Key` header;
 //! - [`JsonBody`]: the body, JSON by its headers, received within the size limit and the
 //!   byte budgets into a spool.
@@ -22,8 +23,10 @@ use identity_core::network::network_of;
 
 use crate::budget::{ByteRate, Verdict};
 use crate::error::{ApiError, ErrorCode, RETRY_AFTER_UNAVAILABLE, store_unavailable};
-use crate::headers::{IDEMPOTENCY_KEY, REQUEST_ID_HEADER};
+use crate::headers::{API_KEY_HEADER, IDEMPOTENCY_KEY, REQUEST_ID_HEADER};
 use crate::members::{MemberScan, body_members, struct_members};
+use crate::params::Params;
+use crate::rate_headers::RateSlot;
 use crate::spool::{AbandonOnDrop, Spool, SpoolError};
 use crate::state::AppState;
 
@@ -53,9 +56,11 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
     }
 }
 
-/// The key of the query string's `key`, live, and within its rate: 400 for a repeated `key`,
-/// 401 when it is missing, malformed, unknown or revoked, 429 over the key's rate or when the
-/// client's network has tried too many unknown keys ([`crate::unknown_keys`]).
+/// The key of the query string's `key` or of the `X-Api-Key` header (the header keeps it out of
+/// proxies' and servers' access logs), live, and within its rate: 400 for a repeated `key` or
+/// header, or for the two naming different keys; 401 when it is missing, malformed, unknown or
+/// revoked; 429 over the key's rate or when the client's network has tried too many unknown
+/// keys ([`crate::unknown_keys`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Authenticated(pub(crate) KeyId);
 
@@ -63,20 +68,35 @@ impl FromRequestParts<AppState> for Authenticated {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let query = KeyQuery::from_uri(&parts.uri)?;
+        let query = KeyQuery::from_parts(&parts.uri, &parts.headers)?;
         let network = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(peer)| network_of(peer.ip()));
         let key = authenticate(state, query.key.as_deref(), network).await?;
-        state.check_rate(key).await?;
+        state
+            .check_rate(key, parts.extensions.get::<RateSlot>())
+            .await?;
         // For the body's extractor, which charges the key for the body's bytes.
         parts.extensions.insert(Self(key));
         Ok(Self(key))
     }
 }
 
-/// The query string of the API: the key.
+/// A query string with nothing but the key: an operation whose input is its body refuses any
+/// other parameter before the body is received.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeyOnly;
+
+impl<S: Send + Sync> FromRequestParts<S> for KeyOnly {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        Params::parse(&parts.uri, &["key"]).map(|_| Self)
+    }
+}
+
+/// Where a request names its key: the query string's `key` or the `X-Api-Key` header.
 #[derive(Debug)]
 struct KeyQuery {
     /// The API key.
@@ -84,22 +104,46 @@ struct KeyQuery {
 }
 
 impl KeyQuery {
-    /// The query string's `key`. Other parameters are ignored; a repeated `key` is refused,
-    /// since which one to use would be a guess.
-    fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
+    /// The key of the query string or the header. Other parameters are ignored here. A key
+    /// given twice in one place, or differently in both, is refused, since which one to use
+    /// would be a guess; the same key in both is the one key.
+    fn from_parts(uri: &Uri, headers: &HeaderMap) -> Result<Self, ApiError> {
         let query = uri.query().unwrap_or_default();
         let mut key = None;
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {
             if name == "key" {
                 if key.is_some() {
                     return Err(ApiError::invalid(
-                        "the query string has `key` more than once; pass the key once: ?key=ik_...",
+                        "key: the query string has `key` more than once; pass the key once: ?key=ik_...",
                     ));
                 }
                 key = Some(value.into_owned());
             }
         }
-        Ok(Self { key })
+        let mut sent = headers.get_all(API_KEY_HEADER).iter();
+        let header = match (sent.next(), sent.next()) {
+            (None, _) => None,
+            (Some(_), Some(_)) => {
+                return Err(ApiError::invalid("X-Api-Key: the header is sent more than once; send it once"));
+            }
+            (Some(value), None) => Some(
+                value
+                    .to_str()
+                    .map_err(|_| {
+                        ApiError::invalid("X-Api-Key: the header is not ASCII text; send the key as the dashboard shows it")
+                    })?
+                    .trim()
+                    .to_owned(),
+            ),
+        };
+        match (key, header) {
+            (Some(query), Some(header)) if query != header => Err(ApiError::invalid(
+                "key: the `key` parameter and the X-Api-Key header name different keys; send the key once",
+            )),
+            (query, header) => Ok(Self {
+                key: query.or(header),
+            }),
+        }
     }
 }
 
@@ -127,7 +171,7 @@ async fn authenticate(
     let Some(key) = key.filter(|k| !k.is_empty()) else {
         return Err(ApiError::new(
             ErrorCode::MissingApiKey,
-            "pass your API key in the `key` query parameter: ?key=ik_...",
+            "pass your API key in the X-Api-Key header or the `key` query parameter: ?key=ik_...",
         ));
     };
     let invalid = || {

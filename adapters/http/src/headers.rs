@@ -14,3 +14,6 @@ pub const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-
 
 /// The response header that names the data source.
 pub const DATA_SOURCE_HEADER: HeaderName = HeaderName::from_static("insights-data-source");
+
+/// The request header that may carry the API key instead of the `key` query parameter.
+pub const API_KEY_HEADER: HeaderName = HeaderName::from_static("x-api-key");

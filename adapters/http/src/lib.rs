@@ -29,6 +29,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tower_http::classify::ServerErrorsFailureClass;
+use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
@@ -45,8 +46,10 @@ pub mod lookups;
 pub mod members;
 pub mod metrics;
 pub mod openapi;
+pub mod params;
 pub mod ports;
 pub mod provenance;
+pub mod rate_headers;
 pub mod serve;
 mod spool;
 pub mod state;
@@ -117,7 +120,11 @@ pub fn router_with(state: AppState, extra: Router) -> Router {
         .route("/insights/v1/tiles/{z}/{x}/{y}", get(tiles::tile))
         // Before the CORS layer, so that the layer sees (and answers) preflights that would
         // otherwise meet this fallback.
-        .method_not_allowed_fallback(method_not_allowed);
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(rate_headers::advertise))
+        // gzip or Brotli when the client's Accept-Encoding asks (a month of history is a
+        // tenth of its size); images, tiny bodies and clients that do not ask are left as is.
+        .layer(CompressionLayer::new());
     if let Some(cors) = state.config().cors.layer() {
         api = api.layer(cors);
     }

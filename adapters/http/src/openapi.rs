@@ -29,6 +29,7 @@ use crate::provenance::DataSourceMember;
 use crate::state::ApiConfig;
 
 mod contract;
+mod keyed;
 mod lookups;
 
 /// The webhook delivery (INSIGHT_OUTPUT) POSTed to your webhook URL, with Standard Webhooks
@@ -229,7 +230,10 @@ pub fn document(config: &ApiConfig) -> Value {
         schemas.extend(requests);
     }
     doc["components"]["securitySchemes"] = contract::security_schemes();
+    doc["components"]["securitySchemes"][keyed::KEY_HEADER_SCHEME] = keyed::header_scheme();
     label_sources(&mut doc);
+    lookups::name_categories(&mut doc);
+    keyed::add(&mut doc);
     doc
 }
 
@@ -389,7 +393,7 @@ mod tests {
     }
 
     #[test]
-    fn the_key_is_a_required_api_key_in_the_query() {
+    fn the_key_is_a_required_api_key_in_the_query_or_its_header() {
         let doc = document(&ApiConfig::default());
         let scheme = &doc["components"]["securitySchemes"]["ApiKeyAuth"];
         assert_eq!(
@@ -400,17 +404,64 @@ mod tests {
                 &serde_json::json!("key")
             )
         );
+        let header = &doc["components"]["securitySchemes"]["ApiKeyHeader"];
+        assert_eq!(
+            (&header["in"], &header["name"]),
+            (
+                &serde_json::json!("header"),
+                &serde_json::json!("X-Api-Key")
+            )
+        );
         let operation = &doc["paths"]["/insights/v1/cleanest-route"]["post"];
         assert_eq!(
             operation["security"],
-            serde_json::json!([{"ApiKeyAuth": []}])
+            serde_json::json!([{"ApiKeyAuth": []}, {"ApiKeyHeader": []}])
         );
+        assert!(
+            operation["responses"]["200"]["headers"]["RateLimit-Remaining"].is_object(),
+            "every answer after the key's check says what is left"
+        );
+        assert!(operation["responses"]["401"]["headers"]["RateLimit-Remaining"].is_null());
         for status in ["429", "503"] {
             assert_eq!(
                 operation["responses"][status]["headers"]["Retry-After"]["required"],
                 true
             );
         }
+    }
+
+    #[test]
+    fn every_get_of_the_api_has_its_head_and_every_category_is_listed() {
+        let doc = document(&ApiConfig::default());
+        for path in [
+            "/insights/v1/conditions",
+            "/insights/v1/forecast",
+            "/insights/v1/history",
+            "/insights/v1/pollen",
+            "/insights/v1/alert-backtest",
+            "/insights/v1/tiles/{z}/{x}/{y}.png",
+            "/insights/v1/files/{name}",
+        ] {
+            let head = &doc["paths"][path]["head"];
+            assert!(head.is_object(), "{path} has no HEAD");
+            assert!(
+                head["responses"]["200"]["content"].is_null(),
+                "{path}: HEAD has no body"
+            );
+        }
+        let categories =
+            &doc["components"]["schemas"]["IndexBody"]["properties"]["category"]["enum"];
+        assert_eq!(
+            categories,
+            &serde_json::json!([
+                "Excellent",
+                "Good",
+                "Moderate",
+                "Low",
+                "Poor",
+                "Extremely poor"
+            ])
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::gate::{Gates, Turn};
 use crate::metrics::Metrics;
 use crate::ports::{FileUrlVerifier, ReadinessCheck};
 use crate::provenance::Provenance;
+use crate::rate_headers::{RateHeaders, RateSlot};
 use crate::unknown_keys::UnknownKeys;
 
 /// Limits and knobs of the API. Defaults suit one machine serving many clients.
@@ -323,8 +324,13 @@ impl AppState {
     }
 
     /// 429 with `Retry-After` when `key` is over its rate; 503 with `Retry-After` when the
-    /// shared limit store cannot tell and the server is set to refuse then.
-    pub(crate) async fn check_rate(&self, key: KeyId) -> Result<(), ApiError> {
+    /// shared limit store cannot tell and the server is set to refuse then. What the check
+    /// found goes to `slot`, for the answer's `RateLimit-*` headers.
+    pub(crate) async fn check_rate(
+        &self,
+        key: KeyId,
+        slot: Option<&RateSlot>,
+    ) -> Result<(), ApiError> {
         let outcome = self
             .inner
             .limiter
@@ -335,8 +341,17 @@ impl AppState {
                 self.inner.clock.now(),
             )
             .await;
+        let quota = &self.inner.quota;
+        let said = match outcome {
+            Outcome::Allowed { full_in } => Some(RateHeaders::counted(quota, full_in)),
+            Outcome::Limited { retry_after } => Some(RateHeaders::refused(quota, retry_after)),
+            Outcome::Unavailable { .. } => None,
+        };
+        if let (Some(slot), Some(said)) = (slot, said) {
+            slot.fill(said);
+        }
         match outcome {
-            Outcome::Allowed => Ok(()),
+            Outcome::Allowed { .. } => Ok(()),
             Outcome::Limited { retry_after } => Err(ApiError {
                 code: ErrorCode::RateLimited,
                 detail: format!(

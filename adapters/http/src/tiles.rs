@@ -1,15 +1,18 @@
-//! `GET /insights/v1/tiles/{z}/{x}/{y}.png`: heatmap tiles of the cleanliness index, 256 × 256
-//! PNG in the Web Mercator XYZ tiling, from the configured air-quality source at one hour.
+//! `GET /insights/v1/tiles/{z}/{x}/{y}.png`: heatmap tiles, 256 × 256 PNG in the Web Mercator
+//! XYZ tiling, of one [`Layer`]: the cleanliness index from the configured air-quality source
+//! at one hour (the default), or one pollen type's level from the forecast source on the day
+//! that holds that hour (`layer=pollen-tree`, `pollen-grass`, `pollen-weed`).
 //!
-//! Each tile asks the source once, for the coarse grid of [`aq_core::tile::TileId::grid`];
-//! [`aq_core::tile::render`] interpolates the pixels between. The same rendering serves the
-//! dashboard's map, which signs in with the session instead of a key.
+//! Each tile asks its source once, for the coarse grid of [`aq_core::tile::TileId::grid`];
+//! [`aq_core::tile::render`] and [`aq_core::tile::render_pollen`] interpolate the pixels
+//! between. The same rendering serves the dashboard's map, which signs in with the session
+//! instead of a key.
 
 use std::time::Duration;
 
-use aq_core::SampleQuery;
 use aq_core::air_hour::hour_of;
-use aq_core::tile::{TILE_SIZE, TileId, render};
+use aq_core::tile::{TILE_SIZE, TileId, render, render_pollen};
+use aq_core::{PollenLevel, PollenType, SampleQuery};
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
@@ -19,40 +22,83 @@ use chrono::{DateTime, Utc};
 use crate::error::{ApiError, source_unavailable};
 use crate::extract::{Authenticated, RequestId};
 use crate::headers::DATA_SOURCE_HEADER;
+use crate::params::Params;
 use crate::state::AppState;
+
+/// What a tile shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Layer {
+    /// The cleanliness index of the hour (`layer=ci`, the default).
+    #[default]
+    Ci,
+    /// One pollen type's level on the day (`layer=pollen-tree`, `pollen-grass`, `pollen-weed`).
+    Pollen(PollenType),
+}
+
+impl Layer {
+    /// Every layer, as `layer=` names them.
+    pub const ALL: [Layer; 4] = [
+        Layer::Ci,
+        Layer::Pollen(PollenType::Tree),
+        Layer::Pollen(PollenType::Grass),
+        Layer::Pollen(PollenType::Weed),
+    ];
+
+    /// The layer's name in `layer=` and in the tile's entity tag.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Ci => "ci",
+            Layer::Pollen(PollenType::Tree) => "pollen-tree",
+            Layer::Pollen(PollenType::Grass) => "pollen-grass",
+            Layer::Pollen(PollenType::Weed) => "pollen-weed",
+        }
+    }
+}
 
 /// What the query string of a tile may hold besides the key.
 #[derive(Debug, Default)]
 pub struct TileQuery {
     /// The hour asked for, when `time` was given.
     pub time: Option<DateTime<Utc>>,
+    /// What the tile shows.
+    pub layer: Layer,
 }
 
 impl TileQuery {
-    /// The query string's `time`, an RFC 3339 instant; other parameters are ignored.
+    /// The query string's `time`, an RFC 3339 instant, and `layer`; any parameter but these
+    /// and `key` is refused.
     ///
     /// # Errors
-    /// 400 `invalid_request` naming `time` when it is given twice or is not such an instant.
+    /// 400 `invalid_request` naming `time` or `layer` when it is given twice or is not such an
+    /// instant or layer, or naming a parameter a tile does not take.
     pub fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
-        let query = uri.query().unwrap_or_default();
-        let mut time = None;
-        for (name, value) in form_urlencoded::parse(query.as_bytes()) {
-            if name != "time" {
-                continue;
-            }
-            if time.is_some() {
-                return Err(ApiError::invalid(
-                    "time: given more than once; pass one instant, such as time=2026-05-01T08:00:00Z",
-                ));
-            }
-            let parsed = DateTime::parse_from_rfc3339(&value).map_err(|e| {
-                ApiError::invalid(format!(
-                    "time: `{value}` is not an RFC 3339 instant ({e}); write it as 2026-05-01T08:00:00Z"
-                ))
-            })?;
-            time = Some(parsed.with_timezone(&Utc));
-        }
-        Ok(Self { time })
+        let params = Params::parse(uri, &["key", "time", "layer"])?;
+        let layer = match params.get("layer") {
+            None => Layer::Ci,
+            Some(name) => Layer::ALL
+                .into_iter()
+                .find(|l| l.as_str() == name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = Layer::ALL.iter().map(|l| l.as_str()).collect();
+                    ApiError::invalid(format!(
+                        "layer: `{name}` is not a tile layer; use one of {}",
+                        names.join(", ")
+                    ))
+                })?,
+        };
+        let time = params
+            .get("time")
+            .map(|value| {
+                DateTime::parse_from_rfc3339(value).map_err(|e| {
+                    ApiError::invalid(format!(
+                        "time: `{value}` is not an RFC 3339 instant ({e}); write it as 2026-05-01T08:00:00Z"
+                    ))
+                })
+            })
+            .transpose()?
+            .map(|t| t.with_timezone(&Utc));
+        Ok(Self { time, layer })
     }
 }
 
@@ -82,13 +128,28 @@ pub fn tile_of(path: Option<(String, String, String)>) -> Result<TileId, ApiErro
         .map_err(|e| ApiError::invalid(e.to_string()))
 }
 
-/// The PNG of `tile` at `hour`: one batch query to the source, then the pixels in between.
+/// The PNG of `layer` on `tile` at `hour`: one batch query to the layer's source, then the
+/// pixels in between.
 ///
 /// # Errors
 /// 503 when the source cannot answer; 500 if the PNG cannot be written.
 pub(crate) async fn render_png(
     state: &AppState,
     request_id: &RequestId,
+    tile: TileId,
+    hour: DateTime<Utc>,
+    layer: Layer,
+) -> Result<Vec<u8>, ApiError> {
+    let pixels = match layer {
+        Layer::Ci => ci_pixels(state, tile, hour).await?,
+        Layer::Pollen(kind) => pollen_pixels(state, tile, hour, kind).await?,
+    };
+    encode(&pixels).map_err(|e| ApiError::internal(&request_id.0, &e))
+}
+
+/// The CI at the tile's grid nodes at `hour`, drawn.
+async fn ci_pixels(
+    state: &AppState,
     tile: TileId,
     hour: DateTime<Utc>,
 ) -> Result<Vec<u8>, ApiError> {
@@ -108,8 +169,35 @@ pub(crate) async fn render_png(
         .map_err(|e| source_unavailable(&e))?;
     let answers =
         aq_core::check_batch_len(queries.len(), answers).map_err(|e| source_unavailable(&e))?;
-    let pixels = render(&answers);
-    encode(&pixels).map_err(|e| ApiError::internal(&request_id.0, &e))
+    Ok(render(&answers))
+}
+
+/// `kind`'s level at the tile's grid nodes on the day holding `hour` at each, drawn.
+async fn pollen_pixels(
+    state: &AppState,
+    tile: TileId,
+    hour: DateTime<Utc>,
+    kind: PollenType,
+) -> Result<Vec<u8>, ApiError> {
+    let grid = tile.grid();
+    let answers = state
+        .alerts()
+        .forecast_source()
+        .pollen_days(&grid, hour, 1)
+        .await
+        .map_err(|e| source_unavailable(&e))?;
+    let answers =
+        aq_core::check_batch_len(grid.len(), answers).map_err(|e| source_unavailable(&e))?;
+    let levels: Vec<Option<PollenLevel>> = answers
+        .iter()
+        .map(|days| {
+            days.as_ref()
+                .and_then(|d| d.days.first())
+                .and_then(|day| day.get(kind))
+                .map(|v| v.level)
+        })
+        .collect();
+    Ok(render_pollen(&levels))
 }
 
 /// RGBA pixels of a tile as a PNG. Fast compression: a tile is mostly smooth colour, which
@@ -132,9 +220,10 @@ fn encode(pixels: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
 pub(crate) fn tile_response(
     state: &AppState,
     hour: DateTime<Utc>,
+    layer: Layer,
     png: Option<Vec<u8>>,
 ) -> Response {
-    let etag = etag(state, hour);
+    let etag = etag(state, hour, layer);
     let now = state.clock().now();
     let left = 3600 - now.timestamp().rem_euclid(3600);
     let max_age = Duration::from_secs(u64::try_from(left).unwrap_or(60).max(60));
@@ -153,24 +242,41 @@ pub(crate) fn tile_response(
     if ok {
         h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
     }
-    // A tile is the route source's index, so it names that source as route scores do.
-    h.insert(DATA_SOURCE_HEADER, state.provenance().routes.clone());
+    // A CI tile is the route source's index, so it names that source as route scores do; a
+    // pollen tile names the forecast source, as the pollen lookup does.
+    let source = match layer {
+        Layer::Ci => state.provenance().routes.clone(),
+        Layer::Pollen(_) => state.provenance().alerts.clone(),
+    };
+    h.insert(DATA_SOURCE_HEADER, source);
     response
 }
 
-/// The entity tag of every tile at `hour`.
-fn etag(state: &AppState, hour: DateTime<Utc>) -> String {
-    let source = state.scorer().source_info().name;
+/// The entity tag of every tile of `layer` at `hour`.
+fn etag(state: &AppState, hour: DateTime<Utc>, layer: Layer) -> String {
+    let source = match layer {
+        Layer::Ci => state.scorer().source_info().name,
+        Layer::Pollen(_) => state.alerts().forecast_source().info().name,
+    };
     let source: String = source
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
         .collect();
-    format!("\"ci-{source}-{}\"", hour.format("%Y%m%dT%H"))
+    format!(
+        "\"{}-{source}-{}\"",
+        layer.as_str(),
+        hour.format("%Y%m%dT%H")
+    )
 }
 
-/// True when the client's `If-None-Match` holds the tag of the tile at `hour`.
-pub(crate) fn unchanged(state: &AppState, headers: &HeaderMap, hour: DateTime<Utc>) -> bool {
-    let etag = etag(state, hour);
+/// True when the client's `If-None-Match` holds the tag of the tile of `layer` at `hour`.
+pub(crate) fn unchanged(
+    state: &AppState,
+    headers: &HeaderMap,
+    hour: DateTime<Utc>,
+    layer: Layer,
+) -> bool {
+    let etag = etag(state, hour, layer);
     headers
         .get_all(header::IF_NONE_MATCH)
         .iter()
@@ -210,9 +316,9 @@ pub async fn answer(
     let tile = tile_of(path)?;
     let query = TileQuery::from_uri(uri)?;
     let hour = hour_of(query.time.unwrap_or_else(|| state.clock().now()));
-    if unchanged(state, headers, hour) {
-        return Ok(tile_response(state, hour, None));
+    if unchanged(state, headers, hour, query.layer) {
+        return Ok(tile_response(state, hour, query.layer, None));
     }
-    let png = render_png(state, request_id, tile, hour).await?;
-    Ok(tile_response(state, hour, Some(png)))
+    let png = render_png(state, request_id, tile, hour, query.layer).await?;
+    Ok(tile_response(state, hour, query.layer, Some(png)))
 }

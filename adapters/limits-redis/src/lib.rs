@@ -28,7 +28,8 @@ use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 /// The GCRA step: `ARGV` are now, the units' intervals and the burst's, in microseconds.
-/// Answers `{1, 0}` when allowed, `{0, wait}` when limited. The time is written with `%.0f`
+/// Answers `{1, full_in}` when allowed (how long until the allowance is whole again),
+/// `{0, wait}` when limited. The time is written with `%.0f`
 /// since Lua's own number formatting keeps only 14 digits.
 const TAKE: &str = r"
 local now = tonumber(ARGV[1])
@@ -46,7 +47,7 @@ if allow_at > now then
 end
 local ttl_ms = math.max(1, math.ceil((new_tat - now) / 1000))
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', ttl_ms)
-return {1, 0}
+return {1, new_tat - now}
 ";
 
 /// How long connecting, and each answer, may take: a limit check is on every request's path,
@@ -127,7 +128,7 @@ impl LimitStore for RedisLimits {
     ) -> Result<Decision, LimitError> {
         let increment = quota.emission_interval_us().saturating_mul(i64::from(cost));
         let mut connection = self.connection.clone();
-        let (allowed, wait): (i64, i64) = self
+        let (allowed, micros_left): (i64, i64) = self
             .script
             .key(format!("{}{bucket}:{key}", self.prefix))
             .arg(micros(now))
@@ -145,11 +146,10 @@ impl LimitStore for RedisLimits {
                     unavailable(e)
                 }
             })?;
+        let left = Duration::from_micros(u64::try_from(micros_left).unwrap_or(0));
         Ok(match allowed {
-            1 => Decision::Allowed,
-            _ => Decision::Limited {
-                retry_after: Duration::from_micros(u64::try_from(wait).unwrap_or(0)),
-            },
+            1 => Decision::Allowed { full_in: left },
+            _ => Decision::Limited { retry_after: left },
         })
     }
 }

@@ -48,7 +48,11 @@ impl LimitStore for PgStore {
             .await
             .map_err(|e| LimitError::Unavailable(e.to_string()))?;
         if allowed {
-            return Ok(Decision::Allowed);
+            // The stored time is the new one: the allowance is whole again then.
+            let full_in = u64::try_from(tat.saturating_sub(now_us)).unwrap_or(0);
+            return Ok(Decision::Allowed {
+                full_in: Duration::from_micros(full_in),
+            });
         }
         let wait = tat
             .max(now_us)

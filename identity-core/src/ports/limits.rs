@@ -74,19 +74,55 @@ impl Quota {
         self.emission_interval_us()
             .saturating_mul(i64::from(self.burst.get()))
     }
+
+    /// The whole units a key may still take at once when its allowance is whole again
+    /// `full_in` from now (what [`Decision::Allowed`] says).
+    ///
+    /// ```
+    /// use std::num::NonZeroU32;
+    /// use std::time::Duration;
+    /// use identity_core::ports::Quota;
+    ///
+    /// // 5 a minute: one unit refills every 12 s.
+    /// let quota = Quota::per_minute(NonZeroU32::new(5).unwrap());
+    /// assert_eq!(quota.remaining(Duration::ZERO), 5);
+    /// assert_eq!(quota.remaining(Duration::from_secs(12)), 4);
+    /// assert_eq!(quota.remaining(Duration::from_secs(13)), 3);
+    /// assert_eq!(quota.remaining(Duration::from_secs(60)), 0);
+    /// ```
+    #[must_use]
+    pub fn remaining(&self, full_in: Duration) -> u32 {
+        let used = i64::try_from(full_in.as_micros()).unwrap_or(i64::MAX);
+        let left = self.tolerance_us().saturating_sub(used).max(0) / self.emission_interval_us();
+        u32::try_from(left)
+            .unwrap_or(u32::MAX)
+            .min(self.burst.get())
+    }
 }
 
 /// What a store says about one more request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
-    /// Counted; go ahead.
-    Allowed,
+    /// Counted; go ahead. The key's allowance is whole again `full_in` from now (zero only for
+    /// a cost of nothing), which is what [`Quota::remaining`] reads.
+    Allowed {
+        /// How long until the key could take a whole burst again.
+        full_in: Duration,
+    },
     /// Not counted: the key has used its allowance. The earliest the same request would be
     /// allowed is `retry_after` from now.
     Limited {
         /// How long to wait.
         retry_after: Duration,
     },
+}
+
+impl Decision {
+    /// Whether the request was counted and may go ahead.
+    #[must_use]
+    pub fn is_allowed(&self) -> bool {
+        matches!(self, Decision::Allowed { .. })
+    }
 }
 
 /// Why a limit store did not answer.
@@ -134,9 +170,9 @@ pub fn micros(now: DateTime<Utc>) -> i64 {
 ///
 /// let quota = Quota::per_minute(NonZeroU32::new(2).unwrap());
 /// let (first, tat) = gcra(None, 0, &quota, 1);
-/// assert_eq!(first, Decision::Allowed);
+/// assert!(first.is_allowed());
 /// let (second, tat) = gcra(tat, 0, &quota, 1);
-/// assert_eq!(second, Decision::Allowed);
+/// assert_eq!(second, Decision::Allowed { full_in: std::time::Duration::from_secs(60) });
 /// let (third, kept) = gcra(tat, 0, &quota, 1);
 /// assert!(matches!(third, Decision::Limited { .. }));
 /// assert_eq!(kept, None);
@@ -147,7 +183,13 @@ pub fn gcra(stored: Option<i64>, now_us: i64, quota: &Quota, cost: u32) -> (Deci
     let new_tat = tat.saturating_add(quota.emission_interval_us().saturating_mul(i64::from(cost)));
     let allow_at = new_tat.saturating_sub(quota.tolerance_us());
     if allow_at <= now_us {
-        (Decision::Allowed, Some(new_tat))
+        let full_in = u64::try_from(new_tat - now_us).unwrap_or(0);
+        (
+            Decision::Allowed {
+                full_in: Duration::from_micros(full_in),
+            },
+            Some(new_tat),
+        )
     } else {
         let wait = u64::try_from(allow_at - now_us).unwrap_or(u64::MAX);
         (
@@ -173,7 +215,7 @@ mod tests {
         let mut tat = None;
         for _ in 0..3 {
             let (d, next) = gcra(tat, 0, &quota, 1);
-            assert_eq!(d, Decision::Allowed);
+            assert!(d.is_allowed());
             tat = next;
         }
         let (d, kept) = gcra(tat, 0, &quota, 1);
@@ -185,14 +227,19 @@ mod tests {
         );
         assert_eq!(kept, None);
         let (d, _) = gcra(tat, 100_000, &quota, 1);
-        assert_eq!(d, Decision::Allowed, "one interval later, one more unit");
+        assert!(d.is_allowed(), "one interval later, one more unit");
     }
 
     #[test]
     fn a_cost_takes_as_many_units() {
         let quota = Quota::per_minute(n(5));
         let (d, tat) = gcra(None, 0, &quota, 5);
-        assert_eq!(d, Decision::Allowed);
+        assert_eq!(
+            d,
+            Decision::Allowed {
+                full_in: Duration::from_secs(60)
+            }
+        );
         assert!(matches!(
             gcra(tat, 0, &quota, 1).0,
             Decision::Limited { .. }

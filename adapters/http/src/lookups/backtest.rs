@@ -17,7 +17,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::labelled;
-use super::query::{Count, LookupQuery};
+use super::query::{Count, LookupQuery, Operation};
 use super::wire::PositionBody;
 use crate::error::{ApiError, ErrorCode, source_unavailable, store_unavailable};
 use crate::extract::Authenticated;
@@ -125,7 +125,15 @@ pub(crate) async fn alert_backtest(
     Authenticated(key): Authenticated,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let query = LookupQuery::from_uri(&uri, Some(BACKTEST_DAYS))?;
+    let query = LookupQuery::from_uri(
+        &uri,
+        Operation {
+            count: Some(BACKTEST_DAYS),
+            span: None,
+            paged: false,
+            extra: &["rule"],
+        },
+    )?;
     let id = rule_param(&uri)?;
     let alerts = state.alerts();
     let rule = alerts

@@ -17,6 +17,7 @@
 //! [`ForecastSource::hourly_fusion`] of the same hours.
 
 pub(crate) mod backtest;
+pub mod indexes;
 pub mod query;
 pub(crate) mod wire;
 
@@ -27,12 +28,12 @@ use aq_core::{
 };
 use axum::Json;
 use axum::extract::State;
-use axum::http::Uri;
+use axum::http::{HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use self::query::{Count, LookupQuery};
+use self::query::{Count, HourWindow, LookupQuery, Operation, Span};
 use self::wire::{
     ConditionsData, ConditionsResponse, DataSourceBody, FusionBody, HourBody, HoursData,
     HoursResponse, LookupMetadata, PollenData, PollenDayBody, PollenResponse,
@@ -62,9 +63,63 @@ pub const POLLEN_DAYS: Count = Count {
     default: 3,
 };
 
-/// A lookup's answer (the router adds the forecast source's `Insights-Data-Source`).
+/// The current conditions: a place, nothing more.
+pub const CONDITIONS: Operation = Operation {
+    count: None,
+    span: None,
+    paged: false,
+    extra: &["indexes"],
+};
+
+/// A forecast: `hours` or `from`/`to` from the current hour on.
+pub const FORECAST: Operation = Operation {
+    count: Some(FORECAST_HOURS),
+    span: Some(Span::Ahead),
+    paged: false,
+    extra: &["indexes"],
+};
+
+/// A history: `hours` or `from`/`to` before the current hour, by pages.
+pub const HISTORY: Operation = Operation {
+    count: Some(HISTORY_HOURS),
+    span: Some(Span::Before),
+    paged: true,
+    extra: &["indexes"],
+};
+
+/// Pollen: `days` from today.
+pub const POLLEN: Operation = Operation {
+    count: Some(POLLEN_DAYS),
+    span: None,
+    paged: false,
+    extra: &[],
+};
+
+/// A lookup's answer (the router adds the forecast source's `Insights-Data-Source`), in
+/// English: the one language its names and notes are written in so far.
 fn labelled<T: Serialize>(body: T) -> Response {
-    Json(body).into_response()
+    let mut response = Json(body).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_LANGUAGE,
+        HeaderValue::from_static(ANSWER_LANGUAGE),
+    );
+    response
+}
+
+/// The language of every lookup's answer.
+const ANSWER_LANGUAGE: &str = "en";
+
+/// The note for a `languageCode` the answer is not in: the fallback is English, said in
+/// `Content-Language` and here.
+fn language_note(query: &LookupQuery) -> Option<String> {
+    let asked = query.language.as_deref()?;
+    let primary = asked.split(['-', '_']).next().unwrap_or_default();
+    (!primary.eq_ignore_ascii_case(ANSWER_LANGUAGE)).then(|| {
+        format!(
+            "languageCode `{asked}`: names and notes are in English, the one language answers \
+             are written in so far (Content-Language says so)."
+        )
+    })
 }
 
 /// What a lookup's answer holds, for its metadata.
@@ -105,6 +160,14 @@ async fn fused_hours(
             })
             .collect()
     }))
+}
+
+/// `hour` as answered, with the indexes `query` asks for.
+fn hour_body(query: &LookupQuery, hour: &AirHour, fused: Option<&FusedHour>) -> HourBody {
+    let mut body = HourBody::fused(hour, fused);
+    body.indexes
+        .retain(|e| query.indexes.iter().any(|c| c.as_str() == e.code));
+    body
 }
 
 /// The fused hour of `hour`, if the source fused it.
@@ -198,7 +261,7 @@ pub(crate) async fn conditions(
     _key: Authenticated,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let query = LookupQuery::from_uri(&uri, None)?;
+    let query = LookupQuery::from_uri(&uri, CONDITIONS)?;
     let source = state.alerts().forecast_source();
     let asked = state.clock().now();
     let now = hour_of(asked);
@@ -212,7 +275,8 @@ pub(crate) async fn conditions(
     let fused = fused.as_deref();
     let answered = u32::from(hour.is_some());
     let name = source.info().name;
-    let notes = hour_notes(&name, 1, answered, source.reach(), false);
+    let mut notes = hour_notes(&name, 1, answered, source.reach(), false);
+    notes.extend(language_note(&query));
     Ok(labelled(ConditionsResponse {
         metadata: metadata(
             source.as_ref(),
@@ -229,7 +293,7 @@ pub(crate) async fn conditions(
         data: ConditionsData {
             hour: hour
                 .as_ref()
-                .map(|h| HourBody::fused(h, fused_at(fused, h).as_ref())),
+                .map(|h| hour_body(&query, h, fused_at(fused, h).as_ref())),
         },
         error: None,
     }))
@@ -241,9 +305,13 @@ pub(crate) async fn forecast(
     _key: Authenticated,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let query = LookupQuery::from_uri(&uri, Some(FORECAST_HOURS))?;
-    let first = hour_of(state.clock().now());
-    hours_answer(&state, query, first, false).await
+    let query = LookupQuery::from_uri(&uri, FORECAST)?;
+    let window = query.window(
+        Span::Ahead,
+        hour_of(state.clock().now()),
+        FORECAST_HOURS.max,
+    )?;
+    hours_answer(&state, &query, window, None).await
 }
 
 /// `GET /insights/v1/history`: the hours before the current hour, newest first.
@@ -252,22 +320,34 @@ pub(crate) async fn history(
     _key: Authenticated,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let query = LookupQuery::from_uri(&uri, Some(HISTORY_HOURS))?;
-    let first = hour_of(state.clock().now()) - Duration::hours(i64::from(query.count));
-    hours_answer(&state, query, first, true).await
+    let query = LookupQuery::from_uri(&uri, HISTORY)?;
+    let window = query.window(
+        Span::Before,
+        hour_of(state.clock().now()),
+        HISTORY_HOURS.max,
+    )?;
+    let (page, next) = match query.page {
+        Some(page) => page.of(window),
+        None => (window, None),
+    };
+    hours_answer(&state, &query, page, Some(next)).await
 }
 
+/// The hours of `window`, oldest first for a forecast; newest first for a history, which
+/// passes its next page's token (`Some(None)` on the last page).
 async fn hours_answer(
     state: &AppState,
-    query: LookupQuery,
-    first: DateTime<Utc>,
-    newest_first: bool,
+    query: &LookupQuery,
+    window: HourWindow,
+    history: Option<Option<String>>,
 ) -> Result<Response, ApiError> {
+    let newest_first = history.is_some();
     let source = state.alerts().forecast_source();
-    let place = air_hours(source.as_ref(), query.position, first, query.count)
+    let (first, count) = (window.first, window.count);
+    let place = air_hours(source.as_ref(), query.position, first, count)
         .await
         .map_err(|e| source_unavailable(&e))?;
-    let fused = fused_hours(source.as_ref(), query.position, first, query.count)
+    let fused = fused_hours(source.as_ref(), query.position, first, count)
         .await
         .map_err(|e| source_unavailable(&e))?;
     let fused = fused.as_deref();
@@ -278,13 +358,14 @@ async fn hours_answer(
     }
     let answered = u32::try_from(hours.len()).unwrap_or(u32::MAX);
     let name = source.info().name;
-    let notes = hour_notes(&name, query.count, answered, source.reach(), newest_first);
+    let mut notes = hour_notes(&name, count, answered, source.reach(), newest_first);
+    notes.extend(language_note(query));
     Ok(labelled(HoursResponse {
         metadata: metadata(
             source.as_ref(),
             query.position,
             Answered {
-                requested: query.count,
+                requested: count,
                 answered,
                 newest_hour: newest,
                 provenance: place.provenance,
@@ -295,8 +376,9 @@ async fn hours_answer(
         data: HoursData {
             hours: hours
                 .iter()
-                .map(|h| HourBody::fused(h, fused_at(fused, h).as_ref()))
+                .map(|h| hour_body(query, h, fused_at(fused, h).as_ref()))
                 .collect(),
+            next_page_token: history.flatten(),
         },
         error: None,
     }))
@@ -308,7 +390,7 @@ pub(crate) async fn pollen(
     _key: Authenticated,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let query = LookupQuery::from_uri(&uri, Some(POLLEN_DAYS))?;
+    let query = LookupQuery::from_uri(&uri, POLLEN)?;
     let source = state.alerts().forecast_source();
     let now = state.clock().now();
     let answer = check_batch_len(
@@ -346,6 +428,7 @@ pub(crate) async fn pollen(
             query.count
         ));
     }
+    notes.extend(language_note(&query));
     Ok(labelled(PollenResponse {
         metadata: metadata(
             source.as_ref(),

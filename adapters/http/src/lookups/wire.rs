@@ -2,17 +2,19 @@
 //! serialised and as the OpenAPI document describes them (the schemas are derived from these
 //! types, so they cannot drift).
 
-use alerts_core::advice::aq_advice;
+use alerts_core::advice::{aq_advice, pollen_advice};
 use alerts_core::change::Direction;
 use alerts_core::rule::Audience;
 use aq_core::{
-    AirHour, FusedHour, PollenDay, PollenType, Pollutant, Position, Provenance, SourceInfo,
-    SourceReach,
+    AirHour, FusedHour, PollenDay, PollenLevel, PollenType, Pollutant, Position, Provenance,
+    SourceInfo, SourceReach,
 };
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
+
+use super::indexes::{self, IndexEntry};
 
 /// The answer of `GET /insights/v1/conditions`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -52,6 +54,10 @@ pub(crate) struct HoursData {
     /// The hours the source has, in the operation's order (forecast: from the current hour on;
     /// history: newest first). An hour the source does not have is left out, never invented.
     pub hours: Vec<HourBody>,
+    /// A history's next page: pass it as `pageToken` (with the same `lat` and `lon`) for the
+    /// hours before these. Absent on the last page and on a forecast.
+    #[serde(rename = "nextPageToken", skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
 }
 
 /// The answer of `GET /insights/v1/pollen`.
@@ -256,6 +262,9 @@ pub(crate) struct HourBody {
     pub time: DateTime<Utc>,
     /// The cleanliness index: the value route scores and alerts read.
     pub index: IndexBody,
+    /// The hour on every index asked for (`indexes=`; all by default), each with its value,
+    /// category, colour and dominant pollutant.
+    pub indexes: Vec<IndexEntry>,
     /// The pollutant with the worst European sub-index (`pm25`, `pm10`, `no2`, `o3`, `so2`);
     /// null when the source gives no concentrations.
     pub dominant_pollutant: Option<String>,
@@ -397,14 +406,38 @@ pub(crate) struct PollenTypeBody {
     pub level: u8,
     /// `None`, `Very low`, `Low`, `Moderate`, `High` or `Very high`.
     pub category: String,
+    /// The level's colour, a CSS hex string (`#rrggbb`): grey for None, then green (Very low)
+    /// to red (Very high), as the pollen tiles draw it.
+    #[schema(pattern = "^#[0-9a-f]{6}$")]
+    pub color: String,
+    /// Whether the plants of this type are flowering here that day: the source counts any of
+    /// their grains in the air (or gives a level above None, for a source of levels only).
+    pub in_season: bool,
     /// The day's mean count in grains/m³, rounded to 0.1; null when the source gives levels
     /// only.
     pub mean_grains_m3: Option<f64>,
+    /// What to do at this type's level, for the general population and five groups: the
+    /// recommendations of pollen alert messages for a day that reaches it.
+    pub advice: AdviceBody,
 }
 
 /// `x` rounded to one decimal.
 fn tenth(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
+}
+
+impl AdviceBody {
+    /// Each audience's text, from `advice`.
+    fn of(advice: impl Fn(Audience) -> String) -> Self {
+        Self {
+            general_population: advice(Audience::General),
+            children: advice(Audience::Children),
+            older_adults: advice(Audience::OlderAdults),
+            heart_or_lung_disease: advice(Audience::HeartOrLungDisease),
+            pregnancy: advice(Audience::Pregnancy),
+            athletes: advice(Audience::Athletes),
+        }
+    }
 }
 
 impl From<&AirHour> for HourBody {
@@ -446,23 +479,17 @@ impl HourBody {
                 eea_level: category.eea().0,
                 eea_category: category.eea().1.to_owned(),
             },
-            dominant_pollutant: hour.dominant.map(|p| wire_name(p).to_owned()),
+            indexes: indexes::of(hour),
+            dominant_pollutant: hour.dominant.map(|p| p.code().to_owned()),
             pollutants,
             us_aqi: hour.us_aqi.map(|a| UsAqiBody {
                 value: a.value,
                 category: a.category.name().to_owned(),
-                dominant_pollutant: wire_name(a.dominant).to_owned(),
+                dominant_pollutant: a.dominant.code().to_owned(),
                 method: a.method.as_str().to_owned(),
                 at_least: a.at_least,
             }),
-            advice: AdviceBody {
-                general_population: advice(Audience::General),
-                children: advice(Audience::Children),
-                older_adults: advice(Audience::OlderAdults),
-                heart_or_lung_disease: advice(Audience::HeartOrLungDisease),
-                pregnancy: advice(Audience::Pregnancy),
-                athletes: advice(Audience::Athletes),
-            },
+            advice: AdviceBody::of(advice),
         }
     }
 }
@@ -470,10 +497,20 @@ impl HourBody {
 impl From<&PollenDay> for PollenDayBody {
     fn from(day: &PollenDay) -> Self {
         let kind = |k: PollenType| {
-            day.get(k).map(|v| PollenTypeBody {
-                level: v.level.value(),
-                category: v.level.name().to_owned(),
-                mean_grains_m3: v.mean_grains_m3.map(tenth),
+            day.get(k).map(|v| {
+                let advice = |audience| {
+                    pollen_advice(audience, Direction::Deterioration, v.level).to_owned()
+                };
+                PollenTypeBody {
+                    level: v.level.value(),
+                    category: v.level.name().to_owned(),
+                    color: v.level.colour().to_owned(),
+                    in_season: v
+                        .mean_grains_m3
+                        .map_or(v.level != PollenLevel::NONE, |m| m > 0.0),
+                    mean_grains_m3: v.mean_grains_m3.map(tenth),
+                    advice: AdviceBody::of(advice),
+                }
             })
         };
         Self {
@@ -484,18 +521,6 @@ impl From<&PollenDay> for PollenDayBody {
                 weed: kind(PollenType::Weed),
             },
         }
-    }
-}
-
-/// The name station files give `p`: `pm25`, `pm10`, `no2`, `o3`, `so2`, `co`.
-pub(crate) fn wire_name(p: Pollutant) -> &'static str {
-    match p {
-        Pollutant::Pm25 => "pm25",
-        Pollutant::Pm10 => "pm10",
-        Pollutant::No2 => "no2",
-        Pollutant::O3 => "o3",
-        Pollutant::So2 => "so2",
-        Pollutant::Co => "co",
     }
 }
 

@@ -11,6 +11,7 @@ use aq_core::tile::{GRID_NODES, MAX_ZOOM, TILE_SIZE};
 use serde_json::{Value, json};
 
 use crate::state::ApiConfig;
+use crate::tiles::Layer;
 
 /// The name of the security scheme of the API key.
 pub(crate) const KEY_SCHEME: &str = "ApiKeyAuth";
@@ -327,12 +328,16 @@ pub(crate) fn tile_operation() -> Value {
     });
     json!({"get": {
         "tags": ["insights"],
-        "summary": "A heatmap tile of the cleanliness index.",
+        "summary": "A heatmap tile of the cleanliness index or of a pollen type.",
         "description": format!(
             "A {TILE_SIZE} x {TILE_SIZE} PNG of the Web Mercator XYZ tiling (as web maps use) \
              showing the cleanliness index from the server's air-quality source at one hour: \
              the category palette (Poor red through Excellent green) as a smooth ramp, opaque \
-             where the source has a value and transparent where it has none. Each tile asks \
+             where the source has a value and transparent where it has none. With \
+             `layer=pollen-tree`, `pollen-grass` or `pollen-weed`, the type's level (Very low \
+             green to Very high red, as the pollen lookup's `color`) from the forecast source \
+             on the day that holds the hour, transparent where the level is None or the \
+             source has no value. Each tile asks \
              the source once, for a grid of {GRID_NODES} x {GRID_NODES} places, and \
              interpolates between them. Counted against the key's rate like every request."
         ),
@@ -346,6 +351,11 @@ pub(crate) fn tile_operation() -> Value {
              "description": "The instant shown, RFC 3339; the tile shows its whole hour. \
                              Default: now.",
              "schema": {"type": "string", "format": "date-time"}},
+            {"name": "layer", "in": "query", "required": false,
+             "description": "What the tile shows: `ci` (the cleanliness index, the default) \
+                             or one pollen type's level",
+             "schema": {"type": "string", "enum": Layer::ALL.map(Layer::as_str),
+                        "default": "ci"}},
             {"name": "If-None-Match", "in": "header", "required": false,
              "description": "The `ETag` of a tile held; answered 304 when it still holds",
              "schema": {"type": "string"}}

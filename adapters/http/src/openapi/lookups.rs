@@ -4,9 +4,42 @@
 
 use serde_json::{Value, json};
 
+use aq_core::epa::AqiCategory;
+use aq_core::{CiCategory, PollenLevel};
+
 use super::contract::{KEY_SCHEME, error, retry_later};
 use crate::lookups::backtest::BACKTEST_DAYS;
+use crate::lookups::indexes::IndexCode;
+use crate::lookups::query::{PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX};
 use crate::lookups::{FORECAST_HOURS, HISTORY_HOURS, POLLEN_DAYS};
+
+/// `indexes`, for the operations that answer hours.
+fn indexes_parameter() -> Value {
+    let codes: Vec<&str> = IndexCode::ALL.iter().map(|c| c.as_str()).collect();
+    json!({"name": "indexes", "in": "query", "required": false,
+           "description": format!(
+               "The indexes each hour's `indexes` lists, comma-separated codes in the order \
+                wanted: {}. Default: all of them.", codes.join(", ")),
+           "schema": {"type": "string", "pattern": format!("^({0})(,({0}))*$", codes.join("|"))}})
+}
+
+/// `from` and `to`, read down to their hour, `to` not included.
+fn window_parameters(side: &str) -> [Value; 2] {
+    let describe = |what: &str| {
+        format!(
+            "{what} (RFC 3339), read down to its hour; with the other, instead of `hours`: the \
+             hours from `from`'s up to `to`'s, `to`'s own not included, {side}"
+        )
+    };
+    [
+        json!({"name": "from", "in": "query", "required": false,
+               "description": describe("The first hour"),
+               "schema": {"type": "string", "format": "date-time"}}),
+        json!({"name": "to", "in": "query", "required": false,
+               "description": describe("The end of the window"),
+               "schema": {"type": "string", "format": "date-time"}}),
+    ]
+}
 
 /// The paths of the lookups, for `paths`.
 pub(crate) fn operations() -> Vec<(&'static str, Value)> {
@@ -21,14 +54,15 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                 "getConditions",
                 "A place's air now.",
                 "The current hour at the place: the cleanliness index (the value route scores \
-                 and alerts read), the dominant pollutant, the concentrations, the US AQI \
+                 and alerts read), every index asked for in `indexes` with its colour, the \
+                 dominant pollutant, the concentrations, the US AQI \
                  (NowCast and 8-hour means where the source has the past hours) and advice \
                  per audience. A place the source does not cover is answered with `hour` null \
                  and a note in `metadata.notes`. With a model corrected by station readings \
                  (`--fuse-stations`), each pollutant has its `uncertainty` (one standard \
                  deviation, µg/m³) and `metadata.fusion` names the stations used and the age \
                  of their newest reading.",
-                vec![],
+                vec![indexes_parameter()],
                 "ConditionsResponse",
             ),
         ),
@@ -38,17 +72,26 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                 "getForecast",
                 "A place's air by the hour from now.",
                 &format!(
-                    "`hours` hours from the current hour on, 1 to {} (default {}). Hours the \
+                    "`hours` hours from the current hour on, 1 to {} (default {}), or the hours \
+                     from `from` to `to`. Hours the \
                      source does not forecast are absent from `hours`, never invented; \
                      `metadata.requested` and `metadata.answered` say how many.",
                     FORECAST_HOURS.max, FORECAST_HOURS.default
                 ),
-                vec![count(
-                    "hours",
-                    FORECAST_HOURS.max,
-                    FORECAST_HOURS.default,
-                    "How many hours, the current hour first",
-                )],
+                {
+                    let mut p = vec![count(
+                        "hours",
+                        FORECAST_HOURS.max,
+                        FORECAST_HOURS.default,
+                        "How many hours, the current hour first",
+                    )];
+                    p.extend(window_parameters(&format!(
+                        "within the {} hours from the current hour",
+                        FORECAST_HOURS.max
+                    )));
+                    p.push(indexes_parameter());
+                    p
+                },
                 "HoursResponse",
             ),
         ),
@@ -59,17 +102,38 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                 "A place's air in the past hours.",
                 &format!(
                     "The `hours` hours before the current hour, newest first, 1 to {} \
-                     (default {}), as far back as the source keeps (`metadata.dataSource.\
-                     historyHours`). Hours the source does not have are absent, never \
-                     invented.",
-                    HISTORY_HOURS.max, HISTORY_HOURS.default
+                     (default {}), or the hours from `from` to `to`, as far back as the source \
+                     keeps (`metadata.dataSource.historyHours`), {} hours a page by default \
+                     (`pageSize`, up to {}): `data.nextPageToken` fetches the next. Hours the \
+                     source does not have are absent, never invented.",
+                    HISTORY_HOURS.max, HISTORY_HOURS.default, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX
                 ),
-                vec![count(
-                    "hours",
-                    HISTORY_HOURS.max,
-                    HISTORY_HOURS.default,
-                    "How many past hours, the newest first",
-                )],
+                {
+                    let mut p = vec![count(
+                        "hours",
+                        HISTORY_HOURS.max,
+                        HISTORY_HOURS.default,
+                        "How many past hours, the newest first",
+                    )];
+                    p.extend(window_parameters(&format!(
+                        "within the {} hours before the current hour",
+                        HISTORY_HOURS.max
+                    )));
+                    p.push(json!({"name": "pageSize", "in": "query", "required": false,
+                        "description": "The most hours in one answer; the next page's token is \
+                                        `data.nextPageToken`",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": PAGE_SIZE_MAX,
+                                   "default": PAGE_SIZE_DEFAULT}}));
+                    p.push(
+                        json!({"name": "pageToken", "in": "query", "required": false,
+                        "description": "The `nextPageToken` of the previous page, as it was: \
+                                        it holds the window, so `hours`, `from` and `to` sent \
+                                        with it are not read",
+                        "schema": {"type": "string"}}),
+                    );
+                    p.push(indexes_parameter());
+                    p
+                },
                 "HoursResponse",
             ),
         ),
@@ -158,6 +222,12 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
         json!({"name": "lon", "in": "query", "required": true,
                "description": "Longitude in decimal degrees (WGS 84)",
                "schema": {"type": "number", "minimum": -180, "maximum": 180}}),
+        json!({"name": "languageCode", "in": "query", "required": false,
+               "description": "The language wanted, a BCP 47 tag such as `de` or `pt-BR`. \
+                               Answers are in English so far, whatever is asked; \
+                               `Content-Language` says which, and a note in \
+                               `metadata.notes` says so when another was asked",
+               "schema": {"type": "string", "pattern": "^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$"}}),
     ];
     parameters.extend(extra);
     let source_header = json!({
@@ -188,12 +258,16 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
         "responses": {
             "200": labelled(json!({
                 "description": "The answer, possibly with nothing in it where the source has no data",
+                "headers": {"Content-Language": {
+                    "description": "The language of the answer's names and notes: `en`",
+                    "required": true, "schema": {"type": "string"}}},
                 "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{body}")}}}
             })),
-            "400": labelled(error("`invalid_request`: `lat`, `lon` or the count is missing, \
-                                   not a number, or out of range (the detail names which)")),
+            "400": labelled(error("`invalid_request`: a parameter is missing, malformed or \
+                                   out of range, or the operation does not take it (the \
+                                   detail names which, and the one probably meant)")),
             "401": labelled(error("`missing_api_key` or `invalid_api_key`")),
-            "405": error("`method_not_allowed`: the path takes GET only"),
+            "405": error("`method_not_allowed`: the path takes GET and HEAD only"),
             "429": labelled(retry_later("`rate_limited`: over the key's rate")),
             "500": labelled(error("`internal_error`: a bug; the detail holds the request id")),
             "503": labelled(retry_later("`unavailable`: the forecast source or the database \
@@ -202,4 +276,28 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
                                          took too long")),
         }
     }})
+}
+
+/// The category names of every index, as enumerations: an app can list every value it may
+/// meet (the cleanliness index's floor, "Extremely poor", among them).
+pub(crate) fn name_categories(doc: &mut Value) {
+    let ci: Vec<&str> = CiCategory::ALL.iter().rev().map(|c| c.name()).collect();
+    let eea: Vec<&str> = CiCategory::ALL.iter().rev().map(|c| c.eea().1).collect();
+    let epa: Vec<&str> = AqiCategory::ALL.iter().map(|c| c.name()).collect();
+    let pollen: Vec<&str> = PollenLevel::ALL.iter().map(|l| l.name()).collect();
+    let schemas = &mut doc["components"]["schemas"];
+    schemas["IndexBody"]["properties"]["category"]["enum"] = json!(ci);
+    schemas["IndexBody"]["properties"]["eeaCategory"]["enum"] = json!(eea);
+    schemas["UsAqiBody"]["properties"]["category"]["enum"] = json!(epa);
+    schemas["PollenTypeBody"]["properties"]["category"]["enum"] = json!(pollen);
+    let mut every: Vec<&str> = ci.iter().chain(&eea).chain(&epa).copied().collect();
+    every.sort_unstable();
+    every.dedup();
+    schemas["IndexEntry"]["properties"]["category"]["enum"] = json!(every);
+    schemas["IndexEntry"]["properties"]["code"]["enum"] = json!(
+        IndexCode::ALL
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+    );
 }

@@ -210,7 +210,13 @@ async fn every_lookup_answers_on_the_demo_field_with_the_index_of_route_scores()
     let (_, data) = lookup(&server, &key, "forecast", &place).await;
     assert_eq!(data["hours"].as_array().unwrap().len(), 24);
 
-    let (meta, data) = lookup(&server, &key, "history", &format!("{place}&hours=720")).await;
+    let (meta, data) = lookup(
+        &server,
+        &key,
+        "history",
+        &format!("{place}&hours=720&pageSize=720"),
+    )
+    .await;
     assert_eq!(meta["answered"], 720);
     let t = times(&data["hours"]);
     assert_eq!(t[0], this_hour() - Duration::hours(1), "newest first");
@@ -591,7 +597,13 @@ async fn open_meteo_answers_through_its_api_with_its_window() {
     let expected = epa_pm25_aqi(epa_nowcast(&pm)).max(28);
     assert_eq!(hour["usAqi"]["value"], json!(expected), "{hour}");
 
-    let (meta, data) = lookup(&server, &key, "history", &format!("{place}&hours=720")).await;
+    let (meta, data) = lookup(
+        &server,
+        &key,
+        "history",
+        &format!("{place}&hours=720&pageSize=720"),
+    )
+    .await;
     assert_eq!(meta["answered"], 720, "within the 92 days Open-Meteo keeps");
     let first = &data["hours"][0];
     let t: DateTime<Utc> = first["time"].as_str().unwrap().parse().unwrap();

@@ -22,6 +22,7 @@ mod hostile;
 mod limits;
 mod load;
 mod lookups;
+mod migration;
 mod operator;
 mod outage;
 mod queue;

@@ -106,6 +106,8 @@ fn every_operation_answers_as_the_openapi_document_says() {
         "GET /insights/v1/forecast",
         "GET /insights/v1/history",
         "GET /insights/v1/pollen",
+        "HEAD /insights/v1/forecast",
+        "HEAD /insights/v1/history",
         "GET /healthz",
         "GET /readyz",
         "GET /metrics",
