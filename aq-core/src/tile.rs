@@ -159,7 +159,8 @@ impl std::fmt::Display for TileId {
 
 /// The colour of a CI on the heatmap, as red, green and blue: the category palette
 /// ([`CiCategory::colour`]) placed at the middle of each band (10, 30, 50, 70, 90), blended
-/// linearly in between and held beyond the outer two.
+/// linearly in between and held beyond the outer two, and the floor (0, Extremely poor) in its
+/// own colour.
 ///
 /// ```
 /// use aq_core::tile::ramp;
@@ -168,12 +169,23 @@ impl std::fmt::Display for TileId {
 /// assert_eq!(ramp(100.0), [0x00, 0x9e, 0x3a]);
 /// assert_eq!(ramp(50.0), [0xff, 0xd5, 0x00]); // Moderate's yellow
 /// assert_eq!(ramp(5.0), [0xe0, 0x00, 0x1b]); // Poor's red
+/// assert_eq!(ramp(0.0), [0x7d, 0x21, 0x81]); // the floor, Extremely poor, in its own purple
 /// // Halfway between Low (orange, 30) and Moderate (yellow, 50).
 /// assert_eq!(ramp(40.0), [0xff, 0xb1, 0x00]);
 /// ```
 #[must_use]
 pub fn ramp(ci: f64) -> [u8; 3] {
-    ramp_along(&stops(), ci)
+    colour_along(&stops(), ci)
+}
+
+/// The ramp's colour, except at the floor: 0 is a category of its own (Extremely poor), not
+/// the end of Poor's red, and is drawn in its own colour.
+fn colour_along(stops: &Stops, ci: f64) -> [u8; 3] {
+    if ci <= 0.0 {
+        rgb(CiCategory::ExtremelyPoor.colour())
+    } else {
+        ramp_along(stops, ci)
+    }
 }
 
 /// The palette's colours at the middle of each band, dirtiest first.
@@ -234,6 +246,9 @@ fn rgb(hex: &str) -> [u8; 3] {
 /// assert_eq!(pixels.len(), (TILE_SIZE * TILE_SIZE * 4) as usize);
 /// assert_eq!(&pixels[..4], &[0x00, 0x9e, 0x3a, 0xff]);
 /// assert!(render(&vec![None; nodes]).iter().all(|b| *b == 0));
+/// // The floor, Extremely poor, in its own purple.
+/// let floor = render(&vec![CleanlinessIndex::new(0.0).ok(); nodes]);
+/// assert_eq!(&floor[..4], &[0x7d, 0x21, 0x81, 0xff]);
 /// ```
 #[must_use]
 pub fn render(nodes: &[Option<CleanlinessIndex>]) -> Vec<u8> {
@@ -243,7 +258,7 @@ pub fn render(nodes: &[Option<CleanlinessIndex>]) -> Vec<u8> {
         .collect();
     let stops = stops();
     paint(&values, |ci| {
-        let [r, g, b] = ramp_along(&stops, ci);
+        let [r, g, b] = colour_along(&stops, ci);
         [r, g, b, 0xff]
     })
 }

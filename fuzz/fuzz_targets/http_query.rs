@@ -1,9 +1,10 @@
 //! The query strings of the lookups and the tiles, and the tiles' paths, as a client sends
 //! them. Any request target is either refused with a 400 whose detail starts with the parameter
-//! or coordinate at fault (which is indeed at fault), or read: `lat` and `lon` given once each,
-//! the very numbers written and in range, the count given at most once and within its bounds
-//! (its default when absent), `time` the instant written with its hour at or before it, and
-//! the tile the path's numbers name.
+//! or coordinate at fault (which is indeed at fault: unknown to the operation, repeated, or
+//! wrong in itself), or read: only parameters the operation takes, each once, `lat` and `lon`
+//! the very numbers written and in range, the count within its bounds (its default when absent)
+//! unless a `from`/`to` window replaces it, `time` the instant written with its hour at or
+//! before it, and the tile the path's numbers name.
 //!
 //! An input is a request target (`/insights/v1/tiles/3/4/2.png?time=...`, `/x?lat=..&lon=..`);
 //! the last three segments of its path are the tile's `z`, `x` and `y.png`.
@@ -15,8 +16,8 @@ use aq_core::tile::TileId;
 use chrono::{DateTime, Timelike, Utc};
 use http::Uri;
 use insights_http::ErrorCode;
-use insights_http::lookups::query::{Count, LookupQuery};
-use insights_http::lookups::{FORECAST_HOURS, HISTORY_HOURS, POLLEN_DAYS};
+use insights_http::lookups::query::{Count, LookupQuery, Operation, PAGE_SIZE_MAX};
+use insights_http::lookups::{CONDITIONS, FORECAST, HISTORY, POLLEN};
 use insights_http::tiles::{TileQuery, tile_of};
 use libfuzzer_sys::fuzz_target;
 
@@ -28,15 +29,10 @@ fuzz_target!(|data: &[u8]| {
         form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes())
             .map(|(n, v)| (n.into_owned(), v.into_owned()))
             .collect();
-    for count in [
-        None,
-        Some(FORECAST_HOURS),
-        Some(HISTORY_HOURS),
-        Some(POLLEN_DAYS),
-    ] {
-        check_lookup(&uri, count, &pairs);
+    for operation in [CONDITIONS, FORECAST, HISTORY, POLLEN] {
+        check_lookup(&uri, operation, &pairs);
     }
-    check_time(&uri, &given(&pairs, "time"));
+    check_time(&uri, &pairs);
     let segments: Vec<&str> = uri.path().rsplit('/').take(3).collect();
     if let [y, x, z] = segments[..] {
         check_tile(z, x, y);
@@ -77,15 +73,49 @@ fn given<'a>(pairs: &'a [(String, String)], name: &str) -> Vec<&'a str> {
         .collect()
 }
 
-fn check_lookup(uri: &Uri, count: Option<Count>, pairs: &[(String, String)]) {
+/// Whether `detail` starts with a parameter given that is `unknown` or repeated (a name may hold
+/// `: ` itself, so the whole name is matched).
+fn named_and_misplaced(
+    pairs: &[(String, String)],
+    detail: &str,
+    unknown: impl Fn(&str) -> bool,
+) -> bool {
+    pairs.iter().any(|(n, _)| {
+        detail.starts_with(&format!("{n}: ")) && (unknown(n) || given(pairs, n).len() > 1)
+    })
+}
+
+/// The names `operation` takes.
+fn known(operation: Operation) -> Vec<&'static str> {
+    let mut names = vec!["key", "lat", "lon"];
+    names.extend(operation.count.map(|c| c.name));
+    names.extend(operation.extra);
+    if operation.span.is_some() {
+        names.extend(["from", "to"]);
+    }
+    if operation.paged {
+        names.extend(["pageSize", "pageToken"]);
+    }
+    names
+}
+
+fn check_lookup(uri: &Uri, operation: Operation, pairs: &[(String, String)]) {
+    let names = known(operation);
+    let count = operation.count;
     let lat = degrees(&given(pairs, "lat"), 90.0);
     let lon = degrees(&given(pairs, "lon"), 180.0);
     let n = count.map(|c| whole(&given(pairs, c.name), c));
-    match LookupQuery::from_uri(uri, count) {
+    let window = !given(pairs, "from").is_empty() || !given(pairs, "to").is_empty();
+    match LookupQuery::from_uri(uri, operation) {
         Ok(query) => {
+            for (name, _) in pairs {
+                assert!(names.contains(&name.as_str()), "{uri}: {name} read");
+                assert_eq!(given(pairs, name).len(), 1, "{uri}: {name} repeated");
+            }
             assert_eq!(Some(query.position.lat()), lat, "{uri}");
             assert_eq!(Some(query.position.lon()), lon, "{uri}");
             match n {
+                _ if window => assert!((1..=PAGE_SIZE_MAX).contains(&query.count), "{uri}"),
                 Some(n) => assert_eq!(Some(query.count), n, "{uri}"),
                 None => assert_eq!(query.count, 0),
             }
@@ -93,12 +123,26 @@ fn check_lookup(uri: &Uri, count: Option<Count>, pairs: &[(String, String)]) {
         Err(e) => {
             assert_eq!(e.code, ErrorCode::InvalidRequest);
             let field = e.detail.split(": ").next().unwrap_or_default();
-            let at_fault = match field {
-                "lat" => lat.is_none(),
-                "lon" => lon.is_none(),
-                name if count.is_some_and(|c| c.name == name) => n == Some(None),
-                _ => false,
-            };
+            let at_fault = named_and_misplaced(pairs, &e.detail, |n| !names.contains(&n))
+                || match field {
+                    "lat" => lat.is_none(),
+                    "lon" => lon.is_none(),
+                    name if count.is_some_and(|c| c.name == name) => {
+                        n == Some(None) || (window && given(pairs, "pageToken").is_empty())
+                    }
+                    // Checked against each other and the current hour: given is enough here.
+                    "from" | "to" => window,
+                    "pageSize" => {
+                        let size = Count {
+                            name: "pageSize",
+                            max: PAGE_SIZE_MAX,
+                            default: 1,
+                        };
+                        whole(&given(pairs, "pageSize"), size).is_none()
+                    }
+                    "pageToken" | "languageCode" | "indexes" => !given(pairs, field).is_empty(),
+                    _ => false,
+                };
             assert!(at_fault, "{uri} refused: {}", e.detail);
         }
     }
@@ -134,16 +178,27 @@ fn check_tile(z: &str, x: &str, y: &str) {
     }
 }
 
-fn check_time(uri: &Uri, times: &[&str]) {
-    let expected: Option<Option<DateTime<Utc>>> = match times {
+fn check_time(uri: &Uri, pairs: &[(String, String)]) {
+    let times = given(pairs, "time");
+    let expected: Option<Option<DateTime<Utc>>> = match times[..] {
         [] => Some(None),
         [text] => DateTime::parse_from_rfc3339(text)
             .ok()
             .map(|t| Some(t.with_timezone(&Utc))),
         _ => None,
     };
+    let layers = ["ci", "pollen-tree", "pollen-grass", "pollen-weed"];
+    let others_fine = pairs.iter().all(|(name, value)| {
+        given(pairs, name).len() == 1
+            && match name.as_str() {
+                "key" | "time" => true,
+                "layer" => layers.contains(&value.as_str()),
+                _ => false,
+            }
+    });
     match TileQuery::from_uri(uri) {
         Ok(query) => {
+            assert!(others_fine, "{uri} read");
             assert_eq!(Some(query.time), expected, "{uri}");
             if let Some(t) = query.time {
                 let hour = hour_of(t);
@@ -158,9 +213,21 @@ fn check_time(uri: &Uri, times: &[&str]) {
             }
         }
         Err(e) => {
-            assert_eq!(expected, None, "{uri} refused: {}", e.detail);
+            assert!(
+                expected.is_none() || !others_fine,
+                "{uri} refused: {}",
+                e.detail
+            );
             assert_eq!(e.code, ErrorCode::InvalidRequest);
-            assert!(e.detail.starts_with("time: "), "{}", e.detail);
+            let field = e.detail.split(": ").next().unwrap_or_default();
+            let at_fault =
+                named_and_misplaced(pairs, &e.detail, |n| !["key", "time", "layer"].contains(&n))
+                    || match field {
+                        "time" => expected.is_none(),
+                        "layer" => !others_fine,
+                        _ => false,
+                    };
+            assert!(at_fault, "{uri}: {}", e.detail);
         }
     }
 }

@@ -40,6 +40,20 @@ impl DurationUnit {
         }
     }
 
+    /// The unit written out for people: `seconds`, `minutes`, `hours`.
+    ///
+    /// ```
+    /// assert_eq!(racs_core::DurationUnit::Minutes.word(), "minutes");
+    /// ```
+    #[must_use]
+    pub fn word(self) -> &'static str {
+        match self {
+            DurationUnit::Seconds => "seconds",
+            DurationUnit::Minutes => "minutes",
+            DurationUnit::Hours => "hours",
+        }
+    }
+
     /// How many seconds one of this unit is.
     #[must_use]
     pub fn seconds(self) -> f64 {
@@ -92,6 +106,22 @@ impl LengthUnit {
             LengthUnit::Feet => "ft",
             LengthUnit::Yards => "yd",
             LengthUnit::Miles => "mi",
+        }
+    }
+
+    /// The unit written out for people: `metres`, `kilometres`, `feet`, `yards`, `miles`.
+    ///
+    /// ```
+    /// assert_eq!(racs_core::LengthUnit::Metres.word(), "metres");
+    /// ```
+    #[must_use]
+    pub fn word(self) -> &'static str {
+        match self {
+            LengthUnit::Metres => "metres",
+            LengthUnit::Kilometres => "kilometres",
+            LengthUnit::Feet => "feet",
+            LengthUnit::Yards => "yards",
+            LengthUnit::Miles => "miles",
         }
     }
 

@@ -1,12 +1,25 @@
-// The dashboard's only script: copy buttons. Everything else works without it.
+// The dashboard's script: copy buttons, the rule form's choices and the server's own address in
+// sample commands. Everything works without it.
 document.addEventListener("click", (event) => {
   const button = event.target.closest("button[data-copy]");
   if (!button) return;
   const source = document.getElementById(button.dataset.copy);
   if (!source || !navigator.clipboard) return;
   navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+    const label = button.dataset.label || button.textContent;
+    button.dataset.label = label;
     button.textContent = "Copied";
+    // Back to its label, so that a second copy says so again.
+    setTimeout(() => { button.textContent = label; }, 2000);
   });
+});
+
+// Sample commands name the address this page came from, which the server may not know behind a
+// proxy.
+document.addEventListener("DOMContentLoaded", () => {
+  for (const origin of document.querySelectorAll("[data-origin]")) {
+    origin.textContent = window.location.origin;
+  }
 });
 
 // The alert form: show only the forecasts of the chosen type, and the description fields only

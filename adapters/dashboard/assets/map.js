@@ -183,8 +183,9 @@
     for (const route of data.routes) {
       if (route.line.length === 0) continue;
       // One outline per route, under its coloured stretches: the route as a whole.
+      const colour = route.outline || "#1d2327";
       const outline = L.polyline(route.line, {
-        color: "#1d2327", weight: 9, opacity: 0.75, className: "route",
+        color: colour, weight: 9, opacity: 0.75, className: "route",
       }).addTo(map);
       outline.getElement().setAttribute("data-route", route.id);
       for (let k = 0; k + 1 < route.samples.length; k++) {
@@ -198,7 +199,16 @@
         keyboard: false,
       }).addTo(map);
       marker.getElement().textContent = "Route " + route.id;
+      marker.getElement().style.borderColor = colour;
       labels.push({ line: route.line, marker: marker });
+      // Where it starts (hollow) and ends (filled), in the route's colour.
+      const ends = [[route.line[0], "#fff", "start"], [route.line[route.line.length - 1], colour, "end"]];
+      for (const [at, fill, which] of ends) {
+        L.circleMarker(at, {
+          radius: 7, color: colour, weight: 3, fillColor: fill, fillOpacity: 1,
+          className: "route-" + which,
+        }).bindTooltip("Route " + route.id + ": " + which).addTo(map);
+      }
     }
     placeLabels(map, labels);
     map.on("zoomend", () => placeLabels(map, labels));
@@ -229,8 +239,30 @@
     map.on("click", (e) => {
       lat.value = e.latlng.lat.toFixed(5);
       lon.value = e.latlng.wrap().lng.toFixed(5);
-      form.submit();
+      showPlace(form, map);
     });
+  }
+
+  // The chosen place's forecast, fetched as the form would load it, in place of the section:
+  // the page stays where the reader is, and the address names the place for a reload or a
+  // link. Without fetch (or when it fails) the form is sent as it is.
+  async function showPlace(form, map) {
+    const url = form.action + "?" + new URLSearchParams(new FormData(form)).toString();
+    const section = document.getElementById("place-forecast");
+    try {
+      const answer = await fetch(url, { credentials: "same-origin" });
+      if (!answer.ok && answer.status !== 429) throw new Error(String(answer.status));
+      const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+      const fresh = page.getElementById("place-forecast");
+      if (!section || !fresh) throw new Error("no forecast section");
+      map.remove();
+      section.replaceWith(document.adoptNode(fresh));
+      history.replaceState(null, "", url);
+      const pick = document.getElementById("forecast-map");
+      if (pick) picker(pick);
+    } catch (_) {
+      form.submit();
+    }
   }
 
   const routes = document.getElementById("playground-map");

@@ -1,4 +1,4 @@
-//! Alerts settings: the key to apply alerts to, its webhook URL, its signing secret, and a
+//! The webhook page: the key to apply alerts to, its webhook URL, its signing secret, and a
 //! test delivery.
 
 use alerts_core::ids::Token;
@@ -300,5 +300,5 @@ async fn render(
                 a href="/dashboard/keys" { "create a key" } " first." }
         }
     };
-    pages::page(status, layout("Alerts settings", Some(user), &body))
+    pages::page(status, layout("Webhook", Some(user), &body))
 }

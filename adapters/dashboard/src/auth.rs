@@ -65,6 +65,12 @@ fn credentials_form(which: Which, csrf: &str, email: &str, error: Option<&str>) 
             button type="submit" { (button) }
         }
         p { (other) }
+        @if matches!(which, Which::SignIn) {
+            p.hint {
+                "Forgotten your password? The server's operator can set a new one "
+                "(" code { "insights-server admin reset-password" } ")."
+            }
+        }
     }
 }
 
@@ -203,7 +209,7 @@ pub(crate) async fn signup(
     .await;
     match created {
         Err(page) => page,
-        Ok(Ok(account)) => start_session(&state, dashboard, &account, "/dashboard/keys").await,
+        Ok(Ok(account)) => start_session(&state, dashboard, &account, "/dashboard/welcome").await,
         Ok(Err(IdentityError::Store(e))) => pages::store_error(&e),
         Ok(Err(e)) => {
             let message = match e {

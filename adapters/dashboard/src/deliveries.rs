@@ -156,7 +156,6 @@ async fn render(state: &DashboardState, user: &SignedIn, chosen: Option<KeyId>) 
             }
             button.secondary type="submit" { "Show deliveries" }
         }
-        (charts)
         section #deliveries {
             @if rows.is_empty() {
                 p { "No requests yet with this key. Post points to the API with it; each request shows here with its deliveries." }
@@ -188,6 +187,8 @@ async fn render(state: &DashboardState, user: &SignedIn, chosen: Option<KeyId>) 
                 }
             }
         }
+        // The charts summarise what the list holds, so they come after it.
+        (charts)
     };
     pages::page(StatusCode::OK, layout("Deliveries", Some(user), &body))
 }

@@ -17,6 +17,7 @@ use identity_core::ids::AccountId;
 use maud::{Markup, html};
 use serde::Deserialize;
 
+use super::legend::{ci_legend, range_text};
 use super::limits::{PLACE_FORECASTS_PER_ACCOUNT_PER_MINUTE, Verdict};
 use super::pages::capitalise;
 use crate::DashboardState;
@@ -134,6 +135,7 @@ pub(crate) async fn section(
                 button.secondary type="submit" { "Show forecast" }
             }
             div #forecast-map.map.small data-time=(now.to_rfc3339()) {}
+            (ci_legend())
             @if let Some(charts) = charts { (charts) }
         }
     };
@@ -370,9 +372,13 @@ fn ci_chart(
                 rect.band x=(LEFT) y=(format!("{:.1}", y_of(low + 20.0))) width=(plot_w)
                     height=(format!("{:.1}", y_of(low) - y_of(low + 20.0)))
                     fill=(category.colour()) fill-opacity="0.18" {
-                    title { (category.name()) " (" (low) " to " (low + 20.0) ")" }
+                    title { (category.name()) " (" (range_text(category)) ")" }
                 }
                 text.axis x=(LEFT - 6.0) y=(format!("{:.1}", y_of(low) + 4.0)) text-anchor="end" font-size="11" { (low) }
+            }
+            line.floor x1=(LEFT) x2=(LEFT + plot_w) y1=(format!("{:.1}", y_of(0.0))) y2=(format!("{:.1}", y_of(0.0)))
+                stroke=(CiCategory::ExtremelyPoor.colour()) stroke-width="3" {
+                title { (CiCategory::ExtremelyPoor.name()) " (" (range_text(CiCategory::ExtremelyPoor)) ")" }
             }
             @for h in (0..=HOURS).step_by(12) {
                 line x1=(format!("{:.1}", x_of(f64::from(h)))) x2=(format!("{:.1}", x_of(f64::from(h))))

@@ -196,6 +196,18 @@ async fn render(
                 p { "Your new key " strong { (created.info.label) } ". Copy it now: it is shown only once." }
                 code.key #new-key-text { (created.key.expose()) }
                 button.secondary type="button" data-copy="new-key-text" { "Copy" }
+                p { "Try it: this asks for the air at Berlin now." }
+                pre.sample {
+                    code #new-key-curl {
+                        "curl -s \"" span data-origin { "http://127.0.0.1:8080" }
+                        "/insights/v1/conditions?lat=52.52&lon=13.40\" -H \"X-Api-Key: "
+                        (created.key.expose()) "\""
+                    }
+                }
+                button.secondary type="button" data-copy="new-key-curl" { "Copy the command" }
+                p { "Next: " a href="/dashboard/alerts" { "set the key's webhook" } ", then "
+                    a href="/dashboard/rules" { "add an alert rule" } ". "
+                    a href="/insights/v1/docs" { "The API reference" } " lists every operation." }
             }
         }
         (form_error(error))

@@ -60,6 +60,7 @@ mod forecast;
 pub mod form;
 mod guard;
 mod keys;
+mod legend;
 mod limits;
 mod map;
 mod pages;
@@ -67,6 +68,7 @@ mod playground;
 mod rules;
 mod signed_in;
 mod state;
+mod welcome;
 
 pub use answers::ApiAnswers;
 pub use csrf::{CsrfKey, ShortKey};
@@ -258,6 +260,7 @@ fn routes(state: &DashboardState) -> Router<DashboardState> {
             post(account::change_password),
         )
         .route("/dashboard/account/sessions", post(account::end_sessions))
+        .route("/dashboard/welcome", get(welcome::page))
         .route("/dashboard/keys", get(keys::list).post(keys::create))
         .route("/dashboard/keys/revoke", post(keys::revoke))
         .route("/dashboard/keys/label", post(keys::rename))

@@ -34,12 +34,14 @@ pub(crate) fn layout(title: &str, user: Option<&SignedIn>, body: &Markup) -> Mar
                     a.brand href="/dashboard" { "Insights" }
                     @if let Some(user) = user {
                         nav {
+                            a href="/dashboard/welcome" { "Start" }
                             a href="/dashboard/keys" { "API keys" }
-                            a href="/dashboard/alerts" { "Alerts settings" }
-                            a href="/dashboard/rules" { "Alerts" }
+                            a href="/dashboard/alerts" { "Webhook" }
+                            a href="/dashboard/rules" { "Alert rules" }
                             a href="/dashboard/deliveries" { "Deliveries" }
                             a href="/dashboard/playground" { "Route playground" }
                             a href="/dashboard/account" { "Account" }
+                            a href="/insights/v1/docs" { "API docs" }
                         }
                         form.signout method="post" action="/dashboard/signout" {
                             input type="hidden" name="csrf" value=(user.csrf);

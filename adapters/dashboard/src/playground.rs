@@ -17,6 +17,7 @@ use serde_json::json;
 
 use super::SignedIn;
 use super::extract::Action;
+use super::legend::{NO_DATA, ci_legend};
 use super::limits::{PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, Verdict};
 use super::map;
 use super::pages::{self, form_error, layout};
@@ -54,7 +55,7 @@ pub(crate) async fn page(State(state): State<DashboardState>, user: SignedIn) ->
             h2 { "The air now" }
             div #playground-map.map data-routes=(empty) {}
             (hour_slider(now))
-            (legend())
+            (ci_legend())
         }
         (map::assets(&state))
     };
@@ -124,7 +125,7 @@ pub(crate) async fn run(
             h2 { "Routes" }
             div #playground-map.map data-routes=(map_data(&request, &drawn)) {}
             (hour_slider(drawn.departure))
-            (legend())
+            (ci_legend())
         }
         section #results {
             h2 { "Results" }
@@ -232,7 +233,8 @@ fn map_data(request: &ScoreRequest, drawn: &Drawn) -> String {
         .routes
         .iter()
         .zip(&drawn.routes)
-        .map(|(route, (samples, _))| {
+        .enumerate()
+        .map(|(i, (route, (samples, _)))| {
             let colours: Vec<_> = samples
                 .windows(2)
                 .map(|pair| match (pair[0].1, pair[1].1) {
@@ -246,18 +248,25 @@ fn map_data(request: &ScoreRequest, drawn: &Drawn) -> String {
                 "line": route.polyline.iter().map(|p| [p.lat(), p.lon()]).collect::<Vec<_>>(),
                 "samples": samples.iter().map(|(p, _)| [p.lat(), p.lon()]).collect::<Vec<_>>(),
                 "colours": colours,
+                "outline": route_colour(i),
             })
         })
         .collect();
     json!({"routes": routes, "time": drawn.departure.to_rfc3339()}).to_string()
 }
 
+/// The colour that tells a route apart on the map and in the table: none of the index's
+/// palette, which colours the stretches inside it.
+fn route_colour(index: usize) -> &'static str {
+    const OUTLINES: [&str; 6] = [
+        "#1d2327", "#2271b1", "#c2185b", "#6d4c41", "#00838f", "#5c6bc0",
+    ];
+    OUTLINES[index % OUTLINES.len()]
+}
+
 fn hex([r, g, b]: [u8; 3]) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
-
-/// The grey of a route, or a stretch of one, without data.
-const NO_DATA: &str = "#8c8f94";
 
 /// Hours the slider reaches past the departure's hour.
 const SLIDER_HOURS: u32 = 47;
@@ -279,10 +288,11 @@ fn results(request: &ScoreRequest, response: &ScoreResponse, drawn: &Drawn) -> M
     let units = request.length_units;
     let route_of = |id: &str| request.routes.iter().position(|r| r.id.as_str() == id);
     html! {
+        p.hint { "RACS, the route air cleanliness score: the cleanliness index of the air along the route, weighed by the time spent in each stretch, 0 (dirtiest) to 100 (cleanest)." }
         table #results-table {
             thead { tr {
-                th { "Route" } th { "RACS" } th { "Duration (" (request.duration_units.as_str()) ")" }
-                th { "Length (" (units.as_str()) ")" } th { "Dose" } th { "Error" }
+                th { "Route" } th { "RACS" } th { "Duration (" (request.duration_units.word()) ")" }
+                th { "Length (" (units.word()) ")" } th { "Dose" } th { "Error" }
             } }
             tbody {
                 @for entry in &response.racss {
@@ -294,7 +304,15 @@ fn results(request: &ScoreRequest, response: &ScoreResponse, drawn: &Drawn) -> M
                         .map(|d| units.metres() * d.length)
                         .or_else(|| index.and_then(|i| drawn.routes[i].1));
                     tr.result {
-                        td data-label="Route" { (entry.route_id.as_str()) }
+                        td data-label="Route" {
+                            @if let Some(i) = index {
+                                svg.swatch width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" {
+                                    rect width="14" height="14" fill=(route_colour(i)) {}
+                                }
+                                " "
+                            }
+                            (entry.route_id.as_str())
+                        }
                         td data-label="RACS" {
                             @match entry.racs {
                                 Some(racs) => {
@@ -334,27 +352,6 @@ fn results(request: &ScoreRequest, response: &ScoreResponse, drawn: &Drawn) -> M
                         ": " (r.text)
                     }
                 }
-            }
-        }
-    }
-}
-
-fn legend() -> Markup {
-    html! {
-        ul.legend {
-            @for category in CiCategory::ALL {
-                li {
-                    svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" {
-                        rect width="14" height="14" fill=(category.colour()) {}
-                    }
-                    " " (category.name())
-                }
-            }
-            li {
-                svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" {
-                    rect width="14" height="14" fill=(NO_DATA) {}
-                }
-                " no data"
             }
         }
     }

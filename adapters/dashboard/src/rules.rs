@@ -594,7 +594,7 @@ async fn render(
             p { "Alerts are applied to an API key. You have none yet: "
                 a href="/dashboard/keys" { "create a key" } " first." }
         };
-        return pages::page(status, layout("Alerts", Some(user), &body));
+        return pages::page(status, layout("Alert rules", Some(user), &body));
     };
     let rules = match manager.list_rules(user.account, key).await {
         Ok(rules) => rules,
@@ -636,6 +636,6 @@ async fn render(
     };
     map::allow_basemap(
         state,
-        pages::page(status, layout("Alerts", Some(user), &body)),
+        pages::page(status, layout("Alert rules", Some(user), &body)),
     )
 }

@@ -110,21 +110,25 @@ pub fn router_with(state: AppState, extra: Router) -> Router {
         .route_layer(middleware::from_fn_with_state(
             state.provenance().alerts.clone(),
             provenance::label_lookups,
-        ));
+        ))
+        // gzip or Brotli when the client's Accept-Encoding asks: a month of history is large
+        // JSON that shrinks many times. Only these reads: a refused encoding turns the answer
+        // into a 406 after the handler ran, which an alert request, already accepted and
+        // stored, must never be; and files keep the Content-Length their HEAD promises.
+        .route_layer(CompressionLayer::new());
     let mut api = labelled
         .merge(lookups)
         .route(
             "/insights/v1/openapi.json",
-            get(openapi::serve).with_state(Arc::new(openapi::document(state.config()))),
+            get(openapi::serve)
+                .with_state(Arc::new(openapi::document(state.config())))
+                .layer(CompressionLayer::new()),
         )
         .route("/insights/v1/tiles/{z}/{x}/{y}", get(tiles::tile))
         // Before the CORS layer, so that the layer sees (and answers) preflights that would
         // otherwise meet this fallback.
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn(rate_headers::advertise))
-        // gzip or Brotli when the client's Accept-Encoding asks (a month of history is a
-        // tenth of its size); images, tiny bodies and clients that do not ask are left as is.
-        .layer(CompressionLayer::new());
+        .layer(middleware::from_fn(rate_headers::advertise));
     if let Some(cors) = state.config().cors.layer() {
         api = api.layer(cors);
     }

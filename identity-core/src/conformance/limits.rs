@@ -64,11 +64,12 @@ async fn bursts_then_intervals<S: LimitStore + ?Sized>(store: &S) {
         },
         "the 6th request of 5 a minute waits one interval (12 s)"
     );
-    assert!(
-        take(store, &bucket, &key, quota, 1, t0() + secs(60))
-            .await
-            .is_allowed(),
-        "a minute later the allowance has refilled"
+    assert_eq!(
+        take(store, &bucket, &key, quota, 1, t0() + secs(60)).await,
+        Decision::Allowed {
+            full_in: Duration::from_secs(12)
+        },
+        "a minute later the allowance has refilled, and one unit of it is taken"
     );
 }
 

@@ -294,7 +294,11 @@ async fn signing_up_starts_a_session_with_a_locked_down_cookie() {
         )
         .await;
     assert_eq!(done.status, StatusCode::SEE_OTHER);
-    assert_eq!(done.location(), "/dashboard/keys");
+    assert_eq!(
+        done.location(),
+        "/dashboard/welcome",
+        "a new account is welcomed"
+    );
     let cookie = done
         .headers
         .get_all(header::SET_COOKIE)

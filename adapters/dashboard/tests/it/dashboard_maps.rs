@@ -245,7 +245,7 @@ async fn typed_coordinates_out_of_range_say_what_to_correct() {
 }
 
 #[tokio::test]
-async fn deliveries_are_charted_per_hour_and_day_above_the_table() {
+async fn deliveries_are_listed_first_then_charted_per_hour_and_day() {
     let dash = dashboard(false);
     let mut browser = Browser::new(&dash);
     let (_, key) = crate::dashboard::ada_with_a_delivery(&mut browser).await;
@@ -280,10 +280,10 @@ async fn deliveries_are_charted_per_hour_and_day_above_the_table() {
         chart(&format!("chart-{window}-alerts"));
     }
     assert!(body.contains("By status: HTTP "), "{body}");
-    // The table stays, below the charts.
+    // The list first, what a reader comes for; the charts summarise it below.
     let charts_at = body.find("id=\"activity\"").unwrap();
     let table_at = body.find("id=\"deliveries\"").unwrap();
-    assert!(charts_at < table_at);
+    assert!(table_at < charts_at);
     assert!(body.contains("<tr class=\"delivery\">"));
 }
 

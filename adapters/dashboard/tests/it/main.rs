@@ -12,4 +12,5 @@ mod dashboard_audience;
 mod dashboard_deliveries;
 mod dashboard_keys;
 mod dashboard_maps;
+mod dashboard_newcomer;
 mod dashboard_rules;

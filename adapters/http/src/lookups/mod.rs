@@ -68,7 +68,7 @@ pub const CONDITIONS: Operation = Operation {
     count: None,
     span: None,
     paged: false,
-    extra: &["indexes"],
+    extra: &["languageCode", "indexes"],
 };
 
 /// A forecast: `hours` or `from`/`to` from the current hour on.
@@ -76,7 +76,7 @@ pub const FORECAST: Operation = Operation {
     count: Some(FORECAST_HOURS),
     span: Some(Span::Ahead),
     paged: false,
-    extra: &["indexes"],
+    extra: &["languageCode", "indexes"],
 };
 
 /// A history: `hours` or `from`/`to` before the current hour, by pages.
@@ -84,7 +84,7 @@ pub const HISTORY: Operation = Operation {
     count: Some(HISTORY_HOURS),
     span: Some(Span::Before),
     paged: true,
-    extra: &["indexes"],
+    extra: &["languageCode", "indexes"],
 };
 
 /// Pollen: `days` from today.
@@ -92,7 +92,7 @@ pub const POLLEN: Operation = Operation {
     count: Some(POLLEN_DAYS),
     span: None,
     paged: false,
-    extra: &[],
+    extra: &["languageCode"],
 };
 
 /// A lookup's answer (the router adds the forecast source's `Insights-Data-Source`), in
@@ -165,8 +165,13 @@ async fn fused_hours(
 /// `hour` as answered, with the indexes `query` asks for.
 fn hour_body(query: &LookupQuery, hour: &AirHour, fused: Option<&FusedHour>) -> HourBody {
     let mut body = HourBody::fused(hour, fused);
-    body.indexes
-        .retain(|e| query.indexes.iter().any(|c| c.as_str() == e.code));
+    let every = std::mem::take(&mut body.indexes);
+    // In the order asked; an index the hour does not have (no US AQI) is left out.
+    body.indexes = query
+        .indexes
+        .iter()
+        .filter_map(|c| every.iter().find(|e| e.code == c.as_str()).cloned())
+        .collect();
     body
 }
 

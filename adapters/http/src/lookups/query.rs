@@ -41,7 +41,8 @@ pub struct Operation {
     pub span: Option<Span>,
     /// Whether it answers by pages (`pageSize`, `pageToken`).
     pub paged: bool,
-    /// Its own parameters, which its handler reads.
+    /// Its own parameters (`indexes`, `languageCode`, a backtest's `rule`), which its handler
+    /// reads.
     pub extra: &'static [&'static str],
 }
 
@@ -100,7 +101,7 @@ impl LookupQuery {
     /// # Errors
     /// 400 `invalid_request` whose detail starts with the parameter at fault (`lat: ...`).
     pub fn from_uri(uri: &Uri, operation: Operation) -> Result<Self, ApiError> {
-        let mut known = vec!["key", "lat", "lon", "languageCode"];
+        let mut known = vec!["key", "lat", "lon"];
         known.extend(operation.count.map(|c| c.name));
         known.extend(operation.extra);
         if operation.span.is_some() {
@@ -185,7 +186,16 @@ impl LookupQuery {
         max: u32,
     ) -> Result<HourWindow, ApiError> {
         if let Some((window, _)) = self.page.and_then(|p| p.from_token) {
-            return Ok(window);
+            // The token's window was checked when it was given; since then the current hour
+            // may have moved on (its oldest hours may have left the 720), never back. A window
+            // that was never before the current hour is no token of this server's.
+            let end = window.first + Duration::hours(i64::from(window.count));
+            return match span {
+                Span::Before if end > now_hour => Err(ApiError::invalid(
+                    "pageToken: not a token this server gave; pass the `nextPageToken` of the previous page as it was",
+                )),
+                _ => Ok(window),
+            };
         }
         let (from, to) = match self.asked {
             Asked::Count(n) => {
@@ -415,7 +425,7 @@ mod tests {
         }),
         span: Some(Span::Before),
         paged: true,
-        extra: &[],
+        extra: &["languageCode", "indexes"],
     };
 
     fn parse(query: &str) -> Result<LookupQuery, String> {
@@ -424,7 +434,7 @@ mod tests {
             count: Some(HOURS),
             span: Some(Span::Ahead),
             paged: false,
-            extra: &[],
+            extra: &["languageCode", "indexes"],
         };
         LookupQuery::from_uri(&uri, forecast).map_err(|e| e.detail)
     }

@@ -370,7 +370,7 @@ pub(crate) fn tile_operation() -> Value {
             "400": error("`invalid_request`: a zoom, column or row outside the tiling, or a \
                           `time` that is not RFC 3339 (the detail names which)"),
             "401": error("`missing_api_key` or `invalid_api_key`"),
-            "405": error("`method_not_allowed`: the path takes GET only"),
+            "405": error("`method_not_allowed`: the path takes GET and HEAD only"),
             "429": retry_later("`rate_limited`: over the key's rate"),
             "500": error("`internal_error`: a bug; the detail holds the request id"),
             "503": retry_later("`unavailable`: the air-quality source or the database is down, or \

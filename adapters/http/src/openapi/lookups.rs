@@ -127,8 +127,8 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                     p.push(
                         json!({"name": "pageToken", "in": "query", "required": false,
                         "description": "The `nextPageToken` of the previous page, as it was: \
-                                        it holds the window, so `hours`, `from` and `to` sent \
-                                        with it are not read",
+                                        it holds the window, which is the one answered \
+                                        whatever `hours`, `from` and `to` say",
                         "schema": {"type": "string"}}),
                     );
                     p.push(indexes_parameter());
@@ -197,6 +197,10 @@ fn backtest_operation(days: Value) -> Value {
     );
     let get = &mut op["get"];
     get["tags"] = json!(["insights"]);
+    // Its answer has no notes to say a language falls back in: it takes no `languageCode`.
+    if let Some(parameters) = get["parameters"].as_array_mut() {
+        parameters.retain(|p| p["name"] != "languageCode");
+    }
     // Its answer has no `metadata`, which the lookups' common text describes: its own text.
     get["description"] = json!(format!(
         "{description} Counted against the key's rate like every request; the query \

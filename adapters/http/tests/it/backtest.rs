@@ -171,5 +171,5 @@ async fn each_refusal_names_its_parameter_and_matches_the_document() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["lat", "lon", "languageCode", "rule", "days"]);
+    assert_eq!(names, ["lat", "lon", "rule", "days"]);
 }

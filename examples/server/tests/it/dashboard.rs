@@ -210,7 +210,14 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     )
     .await;
 
-    // Signing up lands on the keys page.
+    // Signing up lands on the welcome page, whose first step leads to the keys.
+    let welcome = wait_for_text(&driver, "ol.steps", "Create an API key").await;
+    assert!(
+        welcome.contains("Set the key's webhook") && welcome.contains("Add an alert rule"),
+        "{welcome}"
+    );
+    snap(&driver, "2-welcome").await;
+    click(&driver, "ol.steps a[href='/dashboard/keys']").await;
     fill(&driver, "#label", "browser").await;
     click(
         &driver,
@@ -219,7 +226,14 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     .await;
     let key = text_of(&driver, "#new-key-text").await;
     assert!(key.starts_with("ik_"), "the new key is shown: {key}");
-    snap(&driver, "2-keys").await;
+    // The sample command calls this server, with the key in its header.
+    let curl = text_of(&driver, "#new-key-curl").await;
+    assert!(
+        curl.contains(&format!("{}/insights/v1/conditions", server.base))
+            && curl.contains(&format!("X-Api-Key: {key}")),
+        "{curl}"
+    );
+    snap(&driver, "3-keys").await;
 
     driver.goto(server.url("/dashboard/alerts")).await.unwrap();
     let secret = text_of(&driver, "#secret-text").await;
@@ -255,7 +269,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         .await
         .unwrap();
     assert_eq!(saved.as_deref(), Some(receiver.url("/hook").as_str()));
-    snap(&driver, "3-alerts-settings").await;
+    snap(&driver, "3b-webhook").await;
 
     driver.goto(server.url("/dashboard/rules")).await.unwrap();
     click(&driver, "#message option[value=custom]").await;

@@ -88,6 +88,17 @@ async fn the_key_may_come_in_the_x_api_key_header_and_two_different_keys_are_ref
     );
     let reply = get(&server, &format!("/insights/v1/conditions?{PLACE}")).await;
     reply.assert_error(401, "missing_api_key", &["X-Api-Key"]);
+    let twice = Reply::read(
+        client()
+            .get(&url)
+            .header("X-Api-Key", &key.key)
+            .header("X-Api-Key", &key.key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    twice.assert_error(400, "invalid_request", &["X-Api-Key:", "more than once"]);
 }
 
 #[tokio::test]
@@ -265,6 +276,26 @@ async fn an_answer_is_compressed_when_the_client_asks() {
     )
     .await;
     assert_eq!(br.header("content-encoding"), Some("br"));
+    let mut unpacked = Vec::new();
+    brotli_decompressor::Decompressor::new(&br.body[..], 4096)
+        .read_to_end(&mut unpacked)
+        .unwrap();
+    let b: Value = serde_json::from_slice(&unpacked).unwrap();
+    assert_eq!(b["data"], plain.json()["data"], "the same answer");
+    // Alert requests and route scores are sent as they are, whatever the client accepts.
+    let scored = Reply::read(
+        client()
+            .post(server.url(&format!("/insights/v1/cleanest-route?key={}", key.key)))
+            .header("Accept-Encoding", "gzip")
+            .header("Content-Type", "application/json")
+            .body(r#"{"routes": [{"id": "a", "routeDuration": 10, "polyline": [[13.40, 52.52], [13.41, 52.52]]}], "routesSort": "original"}"#)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(scored.status, 200, "{}", scored.json());
+    assert_eq!(scored.header("content-encoding"), None);
 }
 
 #[tokio::test]
@@ -295,6 +326,20 @@ async fn each_hour_lists_the_indexes_asked_with_their_colours_in_its_language() 
         let colour = index["color"].as_str().unwrap();
         assert!(colour.len() == 7 && colour.starts_with('#'), "{index}");
     }
+    let reply = with_key(
+        &server,
+        &key,
+        "conditions",
+        &format!("{PLACE}&indexes=usa_epa,ci"),
+    )
+    .await;
+    let codes: Vec<String> = reply.json()["data"]["hour"]["indexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["code"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(codes, ["usa_epa", "ci"], "in the order asked");
     let reply = with_key(
         &server,
         &key,

@@ -105,7 +105,7 @@ impl Browser {
                 &[("email", email), ("password", PASSWORD), ("csrf", &csrf)],
             )
             .await;
-        assert_redirect(&reply, "/dashboard/keys");
+        assert_redirect(&reply, "/dashboard/welcome");
         self.session_csrf().await
     }
 

@@ -74,7 +74,7 @@ async fn sign_ups_from_one_address_are_limited() {
             limited = Some((attempt, email));
             break;
         }
-        assert_redirect(&reply, "/dashboard/keys");
+        assert_redirect(&reply, "/dashboard/welcome");
         browser.forget_cookies();
     }
     let (attempt, email) = limited.expect("sixty accounts were made from one address");

@@ -1,0 +1,148 @@
+//! What a newcomer finds: a welcome with the next steps, ticked off as they are done; pages
+//! named by what they hold, the API reference in the navigation and a way back in without a
+//! password; one legend of the cleanliness index under every map, the floor among its
+//! categories; the playground's units written out, its score explained and its routes told
+//! apart.
+
+use axum::http::StatusCode;
+
+use crate::dashboard::{Browser, ada_with_a_delivery, ada_with_key, dashboard};
+
+#[tokio::test]
+async fn the_welcome_ticks_off_each_step_once_done() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    browser.sign_up("ada@example.org").await;
+    let fresh = browser.get("/dashboard/welcome").await;
+    assert_eq!(fresh.status, StatusCode::OK);
+    for step in [
+        "Create an API key",
+        "Set the key's webhook",
+        "Add an alert rule",
+    ] {
+        assert!(fresh.body.contains(step), "{step}: {}", fresh.body);
+    }
+    assert!(!fresh.body.contains("class=\"badge\""), "nothing done yet");
+
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    ada_with_a_delivery(&mut browser).await;
+    let done = browser.get("/dashboard/welcome").await;
+    assert_eq!(
+        done.body.matches("<li class=\"done\">").count(),
+        3,
+        "a key, its webhook and a rule: {}",
+        done.body
+    );
+}
+
+#[tokio::test]
+async fn pages_are_named_by_what_they_hold_and_the_reference_is_one_click_away() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    ada_with_key(&mut browser).await;
+    let page = browser.get("/dashboard/alerts").await;
+    assert!(page.body.contains("<h1>Webhook</h1>"), "{}", page.body);
+    for link in [
+        "<a href=\"/dashboard/alerts\">Webhook</a>",
+        "<a href=\"/dashboard/rules\">Alert rules</a>",
+        "<a href=\"/insights/v1/docs\">API docs</a>",
+        "<a href=\"/dashboard/welcome\">Start</a>",
+    ] {
+        assert!(page.body.contains(link), "{link}");
+    }
+    let rules = browser.get("/dashboard/rules").await;
+    assert!(rules.body.contains("<h1>Alert rules</h1>"));
+
+    let mut stranger = Browser::new(&dash);
+    let sign_in = stranger.get("/dashboard/signin").await;
+    assert!(
+        sign_in
+            .body
+            .contains("insights-server admin reset-password"),
+        "a forgotten password has a way back: {}",
+        sign_in.body
+    );
+}
+
+#[tokio::test]
+async fn a_new_key_comes_with_a_command_that_calls_the_api_with_it() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let created = browser
+        .post("/dashboard/keys", &[("label", "first"), ("csrf", &csrf)])
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED);
+    let at = created.body.find("id=\"new-key-text\">").unwrap() + "id=\"new-key-text\">".len();
+    let key = &created.body[at..at + created.body[at..].find('<').unwrap()];
+    assert!(key.starts_with("ik_"));
+    assert!(
+        created.body.contains(&format!("X-Api-Key: {key}")),
+        "{}",
+        created.body
+    );
+    assert!(
+        created
+            .body
+            .contains("/insights/v1/conditions?lat=52.52&amp;lon=13.40")
+    );
+}
+
+#[tokio::test]
+async fn every_map_has_the_one_legend_with_the_floor() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (_, key) = ada_with_key(&mut browser).await;
+    for path in [
+        "/dashboard/playground".to_owned(),
+        format!("/dashboard/rules?key={}&lat=52.52&lon=13.4", key.0),
+    ] {
+        let page = browser.get(&path).await;
+        for item in [
+            "Excellent (80 to 100)",
+            "Poor (above 0, below 20)",
+            "Extremely poor (0)",
+        ] {
+            assert!(page.body.contains(item), "{path}: {item}");
+        }
+        assert!(page.body.contains("100 is the cleanest air"), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn the_playground_writes_units_out_explains_racs_and_tells_routes_apart() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let csrf = browser.sign_up("ada@example.org").await;
+    let request = r#"{"routes": [
+        {"id": "a", "routeDuration": 10, "polyline": [[13.40, 52.52], [13.41, 52.52]]},
+        {"id": "b", "routeDuration": 12, "polyline": [[13.40, 52.52], [13.40, 52.53]]}],
+        "routesSort": "original", "lengthUnits": "km"}"#;
+    let scored = browser
+        .post(
+            "/dashboard/playground",
+            &[("request", request), ("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(scored.status, StatusCode::OK, "{}", scored.body);
+    let body = &scored.body;
+    assert!(
+        body.contains("Duration (minutes)") && body.contains("Length (kilometres)"),
+        "{body}"
+    );
+    assert!(
+        body.contains("RACS, the route air cleanliness score"),
+        "{body}"
+    );
+    // Each route its own outline colour, on the map and beside its row.
+    assert!(
+        body.contains("&quot;outline&quot;:&quot;#1d2327&quot;"),
+        "{body}"
+    );
+    assert!(
+        body.contains("&quot;outline&quot;:&quot;#2271b1&quot;"),
+        "{body}"
+    );
+    assert!(body.contains("fill=\"#2271b1\""), "{body}");
+}
