@@ -165,6 +165,13 @@
     }
   }
 
+  // Text as a tooltip's content: route ids are whatever the request says, never markup.
+  function tooltip(text) {
+    const span = document.createElement("span");
+    span.textContent = text;
+    return span;
+  }
+
   function playground(el) {
     const data = JSON.parse(el.dataset.routes);
     const map = L.map(el, { fadeAnimation: false });
@@ -207,7 +214,7 @@
         L.circleMarker(at, {
           radius: 7, color: colour, weight: 3, fillColor: fill, fillOpacity: 1,
           className: "route-" + which,
-        }).bindTooltip("Route " + route.id + ": " + which).addTo(map);
+        }).bindTooltip(tooltip("Route " + route.id + ": " + which)).addTo(map);
       }
     }
     placeLabels(map, labels);
@@ -236,7 +243,11 @@
     if (lat.value && lon.value) {
       L.circleMarker(here, { radius: 7, color: "#1d2327", weight: 3, fillOpacity: 0, className: "picked" }).addTo(map);
     }
+    let pending = false;
     map.on("click", (e) => {
+      // One place at a time: a double click (a zoom) must not race two answers.
+      if (pending) return;
+      pending = true;
       lat.value = e.latlng.lat.toFixed(5);
       lon.value = e.latlng.wrap().lng.toFixed(5);
       showPlace(form, map);
@@ -261,7 +272,9 @@
       const pick = document.getElementById("forecast-map");
       if (pick) picker(pick);
     } catch (_) {
-      form.submit();
+      // The form in the page now, which may be the new section's.
+      const current = document.getElementById("forecast-form") || form;
+      current.submit();
     }
   }
 

@@ -30,11 +30,12 @@ pub(crate) async fn page(State(state): State<DashboardState>, user: SignedIn) ->
             .collect(),
         Err(e) => return manage_error(&e.into()),
     };
-    let mut has_rule = false;
-    for key in &keys {
+    // Alerts arrive only when one key has both a webhook and an enabled rule.
+    let mut ready = false;
+    for key in keys.iter().filter(|k| k.webhook_url.is_some()) {
         match manager.list_rules(user.account, key.id).await {
-            Ok(rules) if !rules.is_empty() => {
-                has_rule = true;
+            Ok(rules) if rules.iter().any(|r| r.enabled) => {
+                ready = true;
                 break;
             }
             Ok(_) => {}
@@ -57,11 +58,11 @@ pub(crate) async fn page(State(state): State<DashboardState>, user: SignedIn) ->
             why: "Alerts are delivered to this URL, signed; send a test delivery to check it.",
         },
         Step {
-            done: has_rule,
+            done: ready,
             title: "Add an alert rule",
             link: "/dashboard/rules",
             action: "Alert rules",
-            why: "A rule says which change of air or pollen to tell about; the page previews its message and replays it on the past days.",
+            why: "An enabled rule on the key with the webhook says which change of air or pollen to tell about; the page previews its message and replays it on the past days.",
         },
     ];
     let body = html! {

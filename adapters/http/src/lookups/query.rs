@@ -32,7 +32,7 @@ pub enum Span {
     Before,
 }
 
-/// What an operation takes besides `key`, `lat`, `lon` and `languageCode`.
+/// What an operation takes besides `key`, `lat` and `lon`.
 #[derive(Debug, Clone, Copy)]
 pub struct Operation {
     /// Its count, if it takes one.
@@ -524,6 +524,19 @@ mod tests {
             seen, expected,
             "every hour once, newest first, across 3 pages"
         );
+    }
+
+    #[test]
+    fn a_token_whose_window_reaches_past_the_current_hour_is_refused() {
+        let now = at("2026-05-01T12:00:00Z");
+        let hour = now.timestamp() / 3600;
+        let window = |first: i64| history(&format!("pageToken=h1.{first}.5.1"));
+        assert!(window(hour - 5).window(Span::Before, now, 720).is_ok());
+        let e = window(hour - 4)
+            .window(Span::Before, now, 720)
+            .unwrap_err()
+            .detail;
+        assert!(e.starts_with("pageToken: not a token"), "{e}");
     }
 
     #[test]

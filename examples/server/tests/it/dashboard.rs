@@ -375,12 +375,28 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         }
     }
     wait_for_count(&driver, &count("#forecast-map img.leaflet-tile-loaded"), 1).await;
+    // A mark on this page: a reload would lose it.
+    js(&driver, "window.notReloaded = true; return true;").await;
     click(&driver, "#forecast-map").await;
     let chart = driver
         .query(By::Css("#forecast-chart"))
         .first()
         .await
         .unwrap();
+    assert_eq!(
+        js(
+            &driver,
+            "return [window.notReloaded === true, location.search.includes('lat=')];"
+        )
+        .await,
+        json!([true, true]),
+        "the click showed the place in the page, and the address names it"
+    );
+    assert_eq!(
+        js(&driver, &count("#forecast-chart line.floor")).await,
+        json!(1),
+        "the floor, Extremely poor, is drawn"
+    );
     assert_eq!(
         js(&driver, &count("#forecast-chart rect.band")).await,
         json!(5)
