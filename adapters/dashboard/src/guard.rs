@@ -165,7 +165,11 @@ fn host_of(authority: &str) -> Option<String> {
     let ok = host
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"-._:".contains(&b));
-    ok.then(|| host.trim_end_matches('.').to_ascii_lowercase())
+    // One trailing dot is the root of a fully qualified name (`example.org.` is
+    // `example.org`), as browsers read it; more are another name, which trimming them all
+    // would turn into a different host (`0..` into the address `0`).
+    let host = host.strip_suffix('.').unwrap_or(host);
+    ok.then(|| host.to_ascii_lowercase())
 }
 
 /// The authority a request is for: its `Host` header, or the authority of an HTTP/2 request.
@@ -221,6 +225,11 @@ mod tests {
     fn hosts_are_read_with_and_without_ports() {
         assert_eq!(host_of("Example.ORG:8080").as_deref(), Some("example.org"));
         assert_eq!(host_of("example.org.").as_deref(), Some("example.org"));
+        assert_eq!(
+            host_of("0..").as_deref(),
+            Some("0."),
+            "one root dot, not two"
+        );
         assert_eq!(host_of("[::1]:8080").as_deref(), Some("::1"));
         assert_eq!(host_of("[::1]x"), None);
         assert_eq!(host_of("a b"), None);
@@ -261,6 +270,13 @@ mod tests {
                 "{public}"
             );
         }
+        // A name ending in two dots is not the address its digits would be without them.
+        let dotted = DashboardHosts::for_public_url(Some("https:/0..:0"), false).unwrap();
+        assert!(dotted.allows("0..:0"));
+        assert!(
+            !dotted.allows("0"),
+            "0 is the address 0.0.0.0, another host"
+        );
         for refused in [
             "ftp://insights.example.org",
             "insights.example.org",
