@@ -325,6 +325,12 @@ impl AlertPipeline {
         &self.ports.forecast
     }
 
+    /// Where the alert files are written: what the dashboard reads a delivery's alerts from.
+    #[must_use]
+    pub fn files(&self) -> &Arc<dyn FileStore> {
+        &self.ports.files
+    }
+
     /// The alert rules of `key`, enabled or not: what a backtest replays.
     ///
     /// # Errors

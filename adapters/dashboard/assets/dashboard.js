@@ -49,3 +49,60 @@ document.addEventListener("change", (event) => {
   if (["type", "message"].includes(event.target.id)) syncRuleForm();
 });
 document.addEventListener("DOMContentLoaded", syncRuleForm);
+
+// Forms marked `data-inplace` answer where the reader is: the form is sent in the background,
+// the page's content is replaced by the answer's, and the form's message (its `data-inplace`)
+// or the refusal appears at the form, with the page kept in place. Without the script, or when
+// the background request fails, the form is sent as usual.
+function sameForm(form, candidate) {
+  if (candidate.getAttribute("action") !== form.getAttribute("action")) return false;
+  for (const input of form.querySelectorAll("input[type=hidden]")) {
+    if (input.name === "csrf") continue;
+    const other = candidate.querySelector(`input[type=hidden][name="${input.name}"]`);
+    if (!other || other.value !== input.value) return false;
+  }
+  return true;
+}
+
+function say(form, text, kind) {
+  if (!text) return;
+  const message = document.createElement("p");
+  message.className = kind;
+  message.setAttribute("role", kind === "error" ? "alert" : "status");
+  message.textContent = text;
+  form.before(message);
+}
+
+document.addEventListener("submit", async (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-inplace")) return;
+  if (!window.fetch || !window.DOMParser) return;
+  event.preventDefault();
+  const button = form.querySelector("button[type=submit]");
+  if (button) button.disabled = true;
+  try {
+    const answer = await fetch(form.action, {
+      method: "POST",
+      body: new URLSearchParams(new FormData(form)),
+      credentials: "same-origin",
+    });
+    const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+    const main = document.querySelector("main");
+    const fresh = page.querySelector("main");
+    if (!main || !fresh) throw new Error("no page");
+    const again = [...fresh.querySelectorAll("form")].find((f) => sameForm(form, f));
+    if (answer.ok || again) {
+      main.replaceChildren(...[...fresh.childNodes].map((n) => document.adoptNode(n)));
+      if (answer.redirected) history.replaceState(null, "", answer.url);
+      const here = [...main.querySelectorAll("form")].find((f) => sameForm(form, f));
+      if (answer.ok) say(here || main.firstElementChild, form.dataset.inplace, "notice");
+    } else {
+      // An error page of its own: its words, at the form, with the page as it was.
+      const why = fresh.querySelector("p.error");
+      say(form, why ? why.textContent : "That did not work; reload the page and try again.", "error");
+      if (button) button.disabled = false;
+    }
+  } catch (_) {
+    form.submit();
+  }
+});

@@ -231,7 +231,7 @@ fn key_settings(user: &SignedIn, key: &ApiKeyInfo, extra: &Extra<'_>) -> Markup 
         section #webhook {
             h2 { "Webhook URL" }
             (form_error(extra.error))
-            form method="post" action="/dashboard/alerts/webhook" {
+            form method="post" action="/dashboard/alerts/webhook" data-inplace="Webhook URL saved." {
                 input type="hidden" name="csrf" value=(user.csrf);
                 input type="hidden" name="key" value=(key.id.0);
                 label for="url" { "Where alerts for " (key.label) " are delivered" }
@@ -245,7 +245,7 @@ fn key_settings(user: &SignedIn, key: &ApiKeyInfo, extra: &Extra<'_>) -> Markup 
             p.hint { "Deliveries are signed with this secret (Standard Webhooks). After a rotation the previous secret keeps signing for 24 hours." }
             code.key #secret-text { (key.secret.expose()) }
             button.secondary type="button" data-copy="secret-text" { "Copy" }
-            form method="post" action="/dashboard/alerts/rotate" {
+            form method="post" action="/dashboard/alerts/rotate" data-inplace="Secret rotated: the previous one keeps signing for 24 hours." {
                 input type="hidden" name="csrf" value=(user.csrf);
                 input type="hidden" name="key" value=(key.id.0);
                 button.secondary type="submit" { "Rotate secret" }
@@ -254,7 +254,7 @@ fn key_settings(user: &SignedIn, key: &ApiKeyInfo, extra: &Extra<'_>) -> Markup 
         section #test {
             h2 { "Test delivery" }
             @if let Some(notice) = &extra.notice { (notice) }
-            form method="post" action="/dashboard/alerts/test" {
+            form method="post" action="/dashboard/alerts/test" data-inplace="" {
                 input type="hidden" name="csrf" value=(user.csrf);
                 input type="hidden" name="key" value=(key.id.0);
                 button.secondary type="submit" { "Send a test delivery" }

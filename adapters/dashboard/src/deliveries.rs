@@ -168,12 +168,20 @@ async fn render(state: &DashboardState, user: &SignedIn, chosen: Option<KeyId>) 
                                 td data-label="Received" { (request.received_at.format("%Y-%m-%d %H:%M:%S UTC")) }
                                 td data-label="Token" { code { (request.token) } }
                                 td data-label="Points" { (request.points) }
-                                td data-label="Alerts" { @match request.alerts { Some(n) => (n), None => "–" } }
+                                td data-label="Alerts" {
+                                    @match request.alerts {
+                                        Some(n) => {
+                                            (n) " "
+                                            a href=(format!("/dashboard/deliveries/alerts?key={}&token={}", key.0, request.token)) { "view" }
+                                        },
+                                        None => "–",
+                                    }
+                                }
                                 td data-label="Status" { (status_of(request)) }
                                 td data-label="Attempts" { (attempts_list(attempts)) }
                                 td {
                                     @if request.alerts.is_some() && request.stage == JobStage::Done {
-                                        form method="post" action="/dashboard/deliveries/redeliver" {
+                                        form method="post" action="/dashboard/deliveries/redeliver" data-inplace="Queued for redelivery: the list shows its attempts." {
                                             input type="hidden" name="csrf" value=(user.csrf);
                                             input type="hidden" name="key" value=(key.0);
                                             input type="hidden" name="token" value=(request.token);

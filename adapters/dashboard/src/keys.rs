@@ -137,7 +137,7 @@ fn key_row(user: &SignedIn, key: &ApiKeyInfo) -> Markup {
         tr {
             td data-label="Label" {
                 @if key.revoked_at.is_none() {
-                    form method="post" action="/dashboard/keys/label" {
+                    form method="post" action="/dashboard/keys/label" data-inplace="Label saved." {
                         input type="hidden" name="csrf" value=(user.csrf);
                         input type="hidden" name="key" value=(key.id.0);
                         input type="text" name="label" value=(key.label) aria-label="Label" maxlength="100";
@@ -159,7 +159,7 @@ fn key_row(user: &SignedIn, key: &ApiKeyInfo) -> Markup {
                 @match key.revoked_at {
                     Some(t) => { "revoked " (when(t)) },
                     None => {
-                        form method="post" action="/dashboard/keys/revoke" {
+                        form method="post" action="/dashboard/keys/revoke" data-inplace="Key revoked: requests with it are refused from now on." {
                             input type="hidden" name="csrf" value=(user.csrf);
                             input type="hidden" name="key" value=(key.id.0);
                             button.danger type="submit" { "Revoke" }

@@ -55,6 +55,7 @@ mod answers;
 mod auth;
 mod csrf;
 mod deliveries;
+mod delivery_alerts;
 mod extract;
 mod forecast;
 pub mod form;
@@ -272,6 +273,7 @@ fn routes(state: &DashboardState) -> Router<DashboardState> {
         .route("/dashboard/rules/toggle", post(rules::toggle))
         .route("/dashboard/rules/delete", post(rules::delete))
         .route("/dashboard/deliveries", get(deliveries::page))
+        .route("/dashboard/deliveries/alerts", get(delivery_alerts::page))
         .route(
             "/dashboard/playground",
             get(playground::page)

@@ -155,6 +155,7 @@ fn form(user: &SignedIn, request: &str, error: Option<&str>) -> Markup {
             label for="request" { "Cleanest-route request (JSON, as sent to the API)" }
             textarea #request name="request" rows="14" spellcheck="false" { (request) }
             p.hint { "The sample has three walks across Berlin. Scoring here uses no API key and counts against no quota." }
+            p.hint { "Points are [longitude, latitude] pairs, GeoJSON's order: Berlin is [13.40, 52.52]. A route drawn far from where you meant (in the sea, on another continent) has them the other way round." }
             button type="submit" { "Score routes" }
             " "
             a href="/dashboard/playground" { "Load the sample" }

@@ -146,3 +146,37 @@ async fn the_playground_writes_units_out_explains_racs_and_tells_routes_apart() 
     );
     assert!(body.contains("fill=\"#2271b1\""), "{body}");
 }
+
+#[tokio::test]
+async fn a_deliverys_alerts_are_viewable_by_its_account_only() {
+    let dash = dashboard(false);
+    let mut browser = Browser::new(&dash);
+    let (_, key) = ada_with_a_delivery(&mut browser).await;
+    let list = browser
+        .get(&format!("/dashboard/deliveries?key={}", key.0))
+        .await;
+    let at = list
+        .body
+        .find("/dashboard/deliveries/alerts?key=")
+        .expect("each delivered request links to its alerts");
+    let end = at + list.body[at..].find('"').unwrap();
+    let link = list.body[at..end].replace("&amp;", "&");
+    let page = browser.get(&link).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(page.body.contains("A delivery's alerts"), "{}", page.body);
+    assert!(
+        page.body.contains("id=\"delivery-alerts\"") || page.body.contains("No alert"),
+        "{}",
+        page.body
+    );
+    // The same link from another account is someone else's key.
+    let mut eve = Browser::new(&dash);
+    eve.sign_up("eve@example.org").await;
+    assert_eq!(eve.get(&link).await.status, StatusCode::NOT_FOUND);
+    // A token that is not among the key's requests.
+    let stranger = format!(
+        "/dashboard/deliveries/alerts?key={}&token=00000000-0000-7000-8000-000000000000",
+        key.0
+    );
+    assert_eq!(browser.get(&stranger).await.status, StatusCode::NOT_FOUND);
+}

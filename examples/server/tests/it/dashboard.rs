@@ -239,6 +239,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     let secret = text_of(&driver, "#secret-text").await;
     let receiver = Receiver::verifying(&secret).await;
     fill(&driver, "#url", &receiver.url("/hook")).await;
+    js(&driver, "window.notReloaded = true; return true;").await;
     click(
         &driver,
         "form[action='/dashboard/alerts/webhook'] button[type=submit]",
@@ -269,6 +270,13 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         .await
         .unwrap();
     assert_eq!(saved.as_deref(), Some(receiver.url("/hook").as_str()));
+    // Saved in place: the message at the form, the page never left.
+    let said = wait_for_text(&driver, "#webhook p.notice", "Webhook URL saved.").await;
+    assert!(said.contains("saved"), "{said}");
+    assert_eq!(
+        js(&driver, "return window.notReloaded === true;").await,
+        json!(true)
+    );
     snap(&driver, "3b-webhook").await;
 
     driver.goto(server.url("/dashboard/rules")).await.unwrap();
