@@ -64,13 +64,18 @@ function sameForm(form, candidate) {
   return true;
 }
 
-function say(form, text, kind) {
-  if (!text) return;
+function say(near, text, kind) {
+  if (!text || !near) return;
+  for (const old of document.querySelectorAll("[data-said]")) old.remove();
   const message = document.createElement("p");
   message.className = kind;
+  message.dataset.said = "";
   message.setAttribute("role", kind === "error" ? "alert" : "status");
+  message.tabIndex = -1;
   message.textContent = text;
-  form.before(message);
+  near.before(message);
+  // The control that was used is gone with the old content: the reader is taken to the answer.
+  message.focus();
 }
 
 document.addEventListener("submit", async (event) => {
@@ -80,22 +85,41 @@ document.addEventListener("submit", async (event) => {
   event.preventDefault();
   const button = form.querySelector("button[type=submit]");
   if (button) button.disabled = true;
+  let answer;
   try {
-    const answer = await fetch(form.action, {
+    answer = await fetch(form.action, {
       method: "POST",
       body: new URLSearchParams(new FormData(form)),
       credentials: "same-origin",
     });
+  } catch (_) {
+    // Nothing reached the server: send the form as a plain form.
+    form.submit();
+    return;
+  }
+  try {
+    // Answered with another page (signed out, say): show that page as it is.
+    if (answer.redirected && new URL(answer.url).pathname !== window.location.pathname) {
+      window.location.assign(answer.url);
+      return;
+    }
     const page = new DOMParser().parseFromString(await answer.text(), "text/html");
     const main = document.querySelector("main");
     const fresh = page.querySelector("main");
     if (!main || !fresh) throw new Error("no page");
     const again = [...fresh.querySelectorAll("form")].find((f) => sameForm(form, f));
     if (answer.ok || again) {
+      const section = form.closest("section[id]");
       main.replaceChildren(...[...fresh.childNodes].map((n) => document.adoptNode(n)));
       if (answer.redirected) history.replaceState(null, "", answer.url);
       const here = [...main.querySelectorAll("form")].find((f) => sameForm(form, f));
-      if (answer.ok) say(here || main.firstElementChild, form.dataset.inplace, "notice");
+      const place = (section && document.getElementById(section.id)) || main.firstElementChild;
+      if (answer.ok) {
+        say(here || (place && place.firstElementChild) || place, form.dataset.inplace, "notice");
+      } else {
+        const why = main.querySelector("p.error");
+        if (why) { why.tabIndex = -1; why.focus(); }
+      }
     } else {
       // An error page of its own: its words, at the form, with the page as it was.
       const why = fresh.querySelector("p.error");
@@ -103,6 +127,7 @@ document.addEventListener("submit", async (event) => {
       if (button) button.disabled = false;
     }
   } catch (_) {
-    form.submit();
+    // The server has answered: show its answer as a page rather than send the form again.
+    window.location.assign(answer.url);
   }
 });

@@ -83,16 +83,20 @@ pub(crate) async fn page(
             );
         }
     };
-    let lines: Vec<_> = NdjsonDecoder::new(&bytes[..])
-        .take(MOST_LINES)
-        .filter_map(Result::ok)
-        .collect();
+    let read: Vec<_> = NdjsonDecoder::new(&bytes[..]).take(MOST_LINES).collect();
+    let unreadable = read.iter().filter(|line| line.is_err()).count();
+    let lines: Vec<_> = read.into_iter().filter_map(Result::ok).collect();
     let total = request.alerts;
     let body = html! {
         p { "Request " code { (token) } ", received " (request.received_at.format("%Y-%m-%d %H:%M:%S UTC"))
             ": " (request.points) " points, " (total.unwrap_or(lines.len() as u64)) " alerts." }
-        @if lines.is_empty() {
+        @if unreadable > 0 {
+            p.error { (unreadable) " lines of the file could not be read as alerts." }
+        }
+        @if lines.is_empty() && unreadable == 0 && whole {
             p { "No alert: nothing changed at these points within the rules' horizons." }
+        } @else if lines.is_empty() {
+            p { "No alert could be shown from the first part of the file; the webhook's file URL holds it whole." }
         } @else {
             table #delivery-alerts {
                 thead { tr { th { "Point" } th { "Type" } th { "Alert" } th { "Advice" } } }
@@ -125,9 +129,13 @@ async fn first_bytes(state: &DashboardState, token: Token) -> Result<(Vec<u8>, b
         .await?;
     let mut bytes = Vec::new();
     while let Some(chunk) = stream.chunks.next().await {
-        bytes.extend_from_slice(&chunk?);
-        if bytes.len() >= MOST_BYTES {
-            let end = bytes[..MOST_BYTES]
+        let chunk = chunk?;
+        // A store that cannot stream hands the whole file over as one chunk: keep only what
+        // the page reads of it.
+        let room = MOST_BYTES - bytes.len();
+        bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if chunk.len() >= room {
+            let end = bytes
                 .iter()
                 .rposition(|b| *b == b'\n')
                 .map_or(0, |at| at + 1);

@@ -173,6 +173,25 @@ async fn a_deliverys_alerts_are_viewable_by_its_account_only() {
     let mut eve = Browser::new(&dash);
     eve.sign_up("eve@example.org").await;
     assert_eq!(eve.get(&link).await.status, StatusCode::NOT_FOUND);
+    // Nor with a key of her own and Ada's request.
+    let account = dash
+        .manager
+        .identity()
+        .account_by_email("eve@example.org")
+        .await
+        .unwrap();
+    let hers = dash
+        .manager
+        .identity()
+        .create_key(account.id, "eve's")
+        .await
+        .unwrap();
+    let token = link.split("token=").nth(1).unwrap();
+    let borrowed = format!(
+        "/dashboard/deliveries/alerts?key={}&token={token}",
+        hers.info.id.0
+    );
+    assert_eq!(eve.get(&borrowed).await.status, StatusCode::NOT_FOUND);
     // A token that is not among the key's requests.
     let stranger = format!(
         "/dashboard/deliveries/alerts?key={}&token=00000000-0000-7000-8000-000000000000",
