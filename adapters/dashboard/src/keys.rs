@@ -233,6 +233,28 @@ async fn render(
     pages::page(status, layout("API keys", Some(user), &body))
 }
 
+/// The account's keys that are not revoked: the ones alerts can be set up on. `Err` is the
+/// page to answer when the store fails.
+pub(crate) async fn live_keys(
+    state: &DashboardState,
+    user: &SignedIn,
+) -> Result<Vec<ApiKeyInfo>, Response> {
+    match state
+        .dashboard()
+        .ports
+        .manager
+        .identity()
+        .list_keys(user.account)
+        .await
+    {
+        Ok(keys) => Ok(keys
+            .into_iter()
+            .filter(|k| k.revoked_at.is_none())
+            .collect()),
+        Err(e) => Err(manage_error(&e.into())),
+    }
+}
+
 /// What the form says when a label is refused: why, and what a good label looks like.
 fn label_refusal(e: &impl std::fmt::Display) -> String {
     format!(

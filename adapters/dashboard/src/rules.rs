@@ -577,12 +577,9 @@ async fn render(
     let manager = &dashboard.ports.manager;
     // The defaults a rule that sets no duration or margin has on this server.
     let thresholds = &state.alerts().config().evaluator.thresholds;
-    let keys: Vec<ApiKeyInfo> = match manager.identity().list_keys(user.account).await {
-        Ok(keys) => keys
-            .into_iter()
-            .filter(|k| k.revoked_at.is_none())
-            .collect(),
-        Err(e) => return manage_error(&e.into()),
+    let keys = match super::keys::live_keys(state, user).await {
+        Ok(keys) => keys,
+        Err(page) => return page,
     };
     let key = match chosen {
         Some(id) if keys.iter().any(|k| k.id == id) => Some(id),

@@ -5,7 +5,6 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use identity_core::ports::ApiKeyInfo;
 use maud::{Markup, html};
 
 use super::SignedIn;
@@ -23,12 +22,9 @@ struct Step {
 
 pub(crate) async fn page(State(state): State<DashboardState>, user: SignedIn) -> Response {
     let manager = &state.dashboard().ports.manager;
-    let keys: Vec<ApiKeyInfo> = match manager.identity().list_keys(user.account).await {
-        Ok(keys) => keys
-            .into_iter()
-            .filter(|k| k.revoked_at.is_none())
-            .collect(),
-        Err(e) => return manage_error(&e.into()),
+    let keys = match super::keys::live_keys(&state, &user).await {
+        Ok(keys) => keys,
+        Err(page) => return page,
     };
     // Alerts arrive only when one key has both a webhook and an enabled rule.
     let mut ready = false;

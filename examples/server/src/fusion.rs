@@ -16,22 +16,10 @@ use crate::wiring::{Sources, cams_store};
 /// The fused source's exclusions, counted in the server's metrics.
 pub(crate) struct MetricsSink(pub(crate) Metrics);
 
-/// The name metrics give a pollutant, as station files name their columns.
-fn label(p: Pollutant) -> &'static str {
-    match p {
-        Pollutant::Pm25 => "pm25",
-        Pollutant::Pm10 => "pm10",
-        Pollutant::No2 => "no2",
-        Pollutant::O3 => "o3",
-        Pollutant::So2 => "so2",
-        Pollutant::Co => "co",
-    }
-}
-
 impl ExclusionSink for MetricsSink {
     fn excluded(&self, pollutant: Pollutant, reason: QcReason, count: u64) {
         self.0
-            .count_station_exclusions(label(pollutant), reason.as_str(), count);
+            .count_station_exclusions(pollutant.code(), reason.as_str(), count);
     }
 }
 
