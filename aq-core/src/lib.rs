@@ -21,6 +21,10 @@
 //!   fused source corrects a model with; [`HourlyFusion`] ([`fused`]): how sure a fused source
 //!   is of its hours.
 //!
+//! - [`NearRoadModel`] ([`near_road`]): the traffic increment next to roads, by [`RoadClass`]
+//!   and distance, read through the port [`RoadMap`]; [`StreetLevel`] ([`street_level`]): any
+//!   source with it added.
+//!
 //! - [`FieldError`]: a request problem with the JSON path where it is; [`json`]: the JSON
 //!   rules both request types share (paths in errors, ids as sent, objects only).
 //!
@@ -47,6 +51,7 @@ pub mod index;
 pub mod json;
 pub mod memory;
 pub mod model;
+pub mod near_road;
 pub mod nowcast;
 pub mod observation;
 pub mod pollen;
@@ -55,6 +60,7 @@ pub mod pollutant;
 pub mod position;
 pub mod provenance;
 pub mod source;
+pub mod street_level;
 pub mod tile;
 pub mod us_aqi;
 
@@ -67,6 +73,7 @@ pub use index::{
     round_half_up_0_100,
 };
 pub use model::{AirModel, ModelHour};
+pub use near_road::{NearRoadModel, NearbyRoads, RoadClass, RoadMap, RoadMapInfo};
 pub use observation::{
     Area, AreaError, ObservationQuery, ObservationSource, Reading, StationId, StationSeries,
 };
@@ -85,4 +92,5 @@ pub use source::{
     AirQualitySource, AirSample, Exposure, ForecastSource, HourlyCi, HourlyConcentrations,
     PollenOutlook, SampleQuery, SourceError, SourceInfo, SourceReach, check_batch_len,
 };
+pub use street_level::StreetLevel;
 pub use us_aqi::{AqiMethod, UsAqi};

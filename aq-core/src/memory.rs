@@ -6,7 +6,7 @@ use std::sync::RwLock;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::index::CleanlinessIndex;
+use crate::index::{CleanlinessIndex, EaqiBands};
 use crate::pollutant::Concentrations;
 use crate::position::Position;
 use crate::provenance::Provenance;
@@ -89,6 +89,97 @@ where
             .iter()
             .map(|q| (self.field)(q.position, q.time).map(AirSample::from_ci))
             .collect())
+    }
+}
+
+/// The same concentrations everywhere and always: a flat background, for tests and examples of
+/// what is added to one (the near-road increment, say). Its index is the default
+/// [`EaqiBands`]' of the concentrations; it has no pollen.
+///
+/// ```
+/// use aq_core::memory::UniformAir;
+/// use aq_core::{AirQualitySource, Concentration, Concentrations, Pollutant, Position, SampleQuery};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let air = Concentrations::default().with(Pollutant::No2, Concentration::new(15.0).unwrap());
+/// let source = UniformAir::new(air);
+/// let q = SampleQuery { position: Position::new(24.94, 60.17).unwrap(), time: chrono::Utc::now() };
+/// let sample = source.sample(&[q]).await.unwrap()[0].unwrap();
+/// assert_eq!(sample.concentrations, Some(air));
+/// assert_eq!(sample.ci.rounded(), 73);
+/// # });
+/// ```
+#[derive(Debug, Clone)]
+pub struct UniformAir {
+    air: Concentrations,
+    ci: Option<CleanlinessIndex>,
+}
+
+impl UniformAir {
+    /// `air` everywhere, always.
+    #[must_use]
+    pub fn new(air: Concentrations) -> Self {
+        Self {
+            air,
+            ci: EaqiBands::default().ci(&air),
+        }
+    }
+
+    fn sample(&self) -> Option<AirSample> {
+        self.ci.map(|ci| AirSample {
+            ci,
+            concentrations: Some(self.air),
+        })
+    }
+}
+
+#[async_trait]
+impl AirQualitySource for UniformAir {
+    fn info(&self) -> SourceInfo {
+        SourceInfo::demo("uniform")
+    }
+
+    async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
+        Ok(vec![UniformAir::sample(self); queries.len()])
+    }
+}
+
+#[async_trait]
+impl ForecastSource for UniformAir {
+    fn info(&self) -> SourceInfo {
+        SourceInfo::demo("uniform")
+    }
+
+    async fn hourly_ci(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
+        let values = vec![self.ci; hours as usize + 1];
+        Ok(vec![HourlyCi::covered(start, values); positions.len()])
+    }
+
+    async fn hourly_concentrations(
+        &self,
+        positions: &[Position],
+        start: DateTime<Utc>,
+        hours: u32,
+    ) -> Result<Vec<Option<HourlyConcentrations>>, SourceError> {
+        let values = vec![Some(self.air); hours as usize + 1];
+        Ok(vec![
+            HourlyConcentrations::covered(start, values);
+            positions.len()
+        ])
+    }
+
+    async fn daily_pollen(
+        &self,
+        positions: &[Position],
+        _at: DateTime<Utc>,
+        _days: u32,
+    ) -> Result<Vec<Option<PollenOutlook>>, SourceError> {
+        Ok(vec![None; positions.len()])
     }
 }
 

@@ -1,6 +1,7 @@
 //! What the workspace's tests share, so that each rule lives in one place: the rule for absent
 //! outside services (below), test databases on PostgreSQL ([`postgres`]), an S3 server on
-//! loopback ([`s3`]), a Redis with a key prefix of each test's own ([`redis`]), a customer's webhook receiver ([`receiver`]) and a count of the SQL
+//! loopback ([`s3`]), a Redis with a key prefix of each test's own ([`redis`]), a customer's webhook receiver ([`receiver`]), real OpenStreetMap extracts and their
+//! independent reader ([`osm`]) and a count of the SQL
 //! statements the stores issue ([`statements`]).
 //!
 //! Some tests need a service or a tool from outside the workspace: PostgreSQL, Redis, the `s3s-fs`
@@ -22,6 +23,7 @@
 //! ```
 
 pub mod ads;
+pub mod osm;
 pub mod postgres;
 pub mod receiver;
 pub mod redis;
@@ -38,7 +40,7 @@ pub const REQUIRE_SERVICES: &str = "INSIGHTS_REQUIRE_SERVICES";
 /// Every environment variable `insights-server` reads. Whatever starts the binary for a test
 /// or a measurement clears them, so that the caller's shell cannot change what runs; the
 /// server's own tests check that the list names every variable its code reads.
-pub const SERVER_ENVIRONMENT: [&str; 31] = [
+pub const SERVER_ENVIRONMENT: [&str; 32] = [
     "INSIGHTS_CONFIG",
     "INSIGHTS_DATA_DIR",
     "INSIGHTS_DATABASE_URL",
@@ -47,6 +49,7 @@ pub const SERVER_ENVIRONMENT: [&str; 31] = [
     "INSIGHTS_PUBLIC_URL",
     "INSIGHTS_AQ_SOURCE",
     "INSIGHTS_FUSE_STATIONS",
+    "INSIGHTS_ROADS",
     "INSIGHTS_ALLOW_PRIVATE_WEBHOOKS",
     "INSIGHTS_WORKERS",
     "INSIGHTS_LOG_JSON",

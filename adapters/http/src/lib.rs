@@ -103,14 +103,18 @@ pub fn router_with(state: AppState, extra: Router) -> Router {
         .route("/insights/v1/forecast", get(lookups::forecast))
         .route("/insights/v1/history", get(lookups::history))
         .route("/insights/v1/pollen", get(lookups::pollen))
-        .route(
-            "/insights/v1/alert-backtest",
-            get(lookups::backtest::alert_backtest),
-        )
         .route_layer(middleware::from_fn_with_state(
-            state.provenance().alerts.clone(),
+            state.provenance().lookups.clone(),
             provenance::label_lookups,
         ))
+        // A backtest replays alert rules, which read the forecast source itself.
+        .route(
+            "/insights/v1/alert-backtest",
+            get(lookups::backtest::alert_backtest).route_layer(middleware::from_fn_with_state(
+                state.provenance().alerts.clone(),
+                provenance::label_lookups,
+            )),
+        )
         // gzip or Brotli when the client's Accept-Encoding asks: a month of history is large
         // JSON that shrinks many times. Only these reads: a refused encoding turns the answer
         // into a 406 after the handler ran, which an alert request, already accepted and

@@ -69,6 +69,8 @@ pub(crate) struct Provenance {
     pub(crate) routes: HeaderValue,
     /// The header of alert acceptances and files.
     pub(crate) alerts: HeaderValue,
+    /// The point lookups' source (the forecast source, at street level when there are streets).
+    pub(crate) lookups: HeaderValue,
     /// The JSON member of route responses, when the route source is synthetic.
     pub(crate) member: Option<DataSourceMember>,
     /// Whether any source is synthetic: the dashboard's banner.
@@ -76,10 +78,11 @@ pub(crate) struct Provenance {
 }
 
 impl Provenance {
-    pub(crate) fn new(routes: &SourceInfo, alerts: &SourceInfo) -> Self {
+    pub(crate) fn new(routes: &SourceInfo, alerts: &SourceInfo, lookups: &SourceInfo) -> Self {
         Self {
             routes: header_value(routes),
             alerts: header_value(alerts),
+            lookups: header_value(lookups),
             member: DataSourceMember::of(routes),
             synthetic: routes.demo || alerts.demo,
         }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use alerts_core::pipeline::AlertPipeline;
 use alerts_core::ports::FileStore;
 use alerts_core::request::RequestLimits;
+use aq_core::{AirQualitySource, ForecastSource};
 use identity_core::ids::KeyId;
 use identity_core::limiter::{Limiter, Outcome};
 use identity_core::ports::{KeyAuthenticator, Quota};
@@ -100,6 +101,8 @@ struct Inner {
     network_bytes: Buckets<IpAddr>,
     unknown_keys: UnknownKeys,
     provenance: Provenance,
+    lookups: Arc<dyn ForecastSource>,
+    coarse_tiles: Arc<dyn AirQualitySource>,
 }
 
 /// The state shared by every handler. Cheap to clone.
@@ -128,6 +131,8 @@ pub struct AppStateBuilder {
     readiness: Vec<Arc<dyn ReadinessCheck>>,
     metrics: Metrics,
     limiter: Option<Arc<Limiter>>,
+    lookups: Option<Arc<dyn ForecastSource>>,
+    coarse_tiles: Option<Arc<dyn AirQualitySource>>,
 }
 
 impl AppStateBuilder {
@@ -151,7 +156,28 @@ impl AppStateBuilder {
             readiness: Vec::new(),
             metrics: Metrics::new(),
             limiter: None,
+            lookups: None,
+            coarse_tiles: None,
         }
+    }
+
+    /// Answers the point lookups (conditions, forecast, history, pollen) from `source`: the
+    /// street-level air, when the server has streets. Without it, lookups read the alert
+    /// pipeline's forecast source.
+    #[must_use]
+    pub fn lookups(mut self, source: Arc<dyn ForecastSource>) -> Self {
+        self.lookups = Some(source);
+        self
+    }
+
+    /// Draws heatmap tiles below street zoom (zoom 14, `tiles::STREET_ZOOM`) from `source`:
+    /// the background of a street-level scorer, since a tile that spans kilometres cannot show
+    /// a street and would show the roads its few grid nodes happen to fall on as speckles.
+    /// Without it, every tile reads the scorer's source.
+    #[must_use]
+    pub fn coarse_tiles(mut self, source: Arc<dyn AirQualitySource>) -> Self {
+        self.coarse_tiles = Some(source);
+        self
     }
 
     /// Keeps the API keys' rate limit with `limiter` (shared by every replica when its store
@@ -196,9 +222,16 @@ impl AppStateBuilder {
     #[must_use]
     pub fn build(self) -> AppState {
         let quota = Quota::per_second(self.config.rate_per_second, self.config.rate_burst);
+        let lookups = self
+            .lookups
+            .unwrap_or_else(|| self.alerts.forecast_source().clone());
+        let coarse_tiles = self
+            .coarse_tiles
+            .unwrap_or_else(|| self.scorer.source().clone());
         let provenance = Provenance::new(
             &self.scorer.source_info(),
             &self.alerts.forecast_source().info(),
+            &lookups.info(),
         );
         // A budget smaller than the largest body would refuse that body for ever.
         let at_least_a_body = |rate: ByteRate| ByteRate {
@@ -232,6 +265,8 @@ impl AppStateBuilder {
                 clock: self.clock,
                 metrics: self.metrics,
                 provenance,
+                lookups,
+                coarse_tiles,
             }),
         }
     }
@@ -254,6 +289,16 @@ impl AppState {
 
     pub(crate) fn scorer(&self) -> &Scorer {
         &self.inner.scorer
+    }
+
+    /// The source the point lookups read.
+    pub(crate) fn lookups(&self) -> &Arc<dyn ForecastSource> {
+        &self.inner.lookups
+    }
+
+    /// The source of the tiles below street zoom.
+    pub(crate) fn coarse_tiles(&self) -> &Arc<dyn AirQualitySource> {
+        &self.inner.coarse_tiles
     }
 
     pub(crate) fn files(&self) -> &dyn FileStore {

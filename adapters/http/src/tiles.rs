@@ -147,6 +147,12 @@ pub(crate) async fn render_png(
     encode(&pixels).map_err(|e| ApiError::internal(&request_id.0, &e))
 }
 
+/// The lowest zoom whose tiles read the street-level air, when the server has streets: at
+/// zoom 14 a tile spans about 2.4 km at the equator (1.2 km at 60°), its grid nodes under
+/// 150 m apart, so a main road's increment shows as a band; below it, the nodes lie so far
+/// apart that those falling near a road would make speckles, and the background is drawn.
+pub const STREET_ZOOM: u8 = 14;
+
 /// The CI at the tile's grid nodes at `hour`, drawn.
 async fn ci_pixels(
     state: &AppState,
@@ -161,9 +167,12 @@ async fn ci_pixels(
             time: hour,
         })
         .collect();
-    let answers = state
-        .scorer()
-        .source()
+    let source = if tile.z() >= STREET_ZOOM {
+        state.scorer().source()
+    } else {
+        state.coarse_tiles()
+    };
+    let answers = source
         .sample_ci(&queries)
         .await
         .map_err(|e| source_unavailable(&e))?;

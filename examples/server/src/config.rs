@@ -60,6 +60,18 @@ pub(crate) struct GlobalArgs {
     )]
     pub(crate) fuse_stations: Option<String>,
 
+    /// OpenStreetMap extracts (`.osm.pbf`) whose streets add the near-road increment to route
+    /// scores, point lookups and street-zoom tiles; repeat the flag for several, or separate
+    /// them with commas in INSIGHTS_ROADS [default: none, background air only].
+    #[arg(
+        long,
+        env = "INSIGHTS_ROADS",
+        global = true,
+        value_name = "FILE",
+        value_delimiter = ','
+    )]
+    pub(crate) roads: Vec<PathBuf>,
+
     /// Allow webhook URLs on loopback and private networks (link-local addresses and cloud
     /// metadata services stay refused). Without it only loopback is allowed, and only while
     /// the server listens on loopback with no public URL naming another host.
@@ -169,6 +181,7 @@ pub(crate) struct FileSettings {
     public_url: Option<String>,
     aq_source: Option<String>,
     fuse_stations: Option<String>,
+    roads: Option<Vec<PathBuf>>,
     /// How the fused source checks and weighs station readings (`[fusion]`).
     fusion: Option<aq_fusion::FusionConfig>,
     /// The alert rules' thresholds and the defaults of rules that set none (`[alerts]`).
@@ -276,6 +289,8 @@ pub(crate) struct Settings {
     pub(crate) aq_source: String,
     /// The station readings that correct the source's model, if any.
     pub(crate) fuse_stations: Option<String>,
+    /// The OpenStreetMap extracts of the near-road increment; none for background air only.
+    pub(crate) roads: Vec<PathBuf>,
     /// How they are checked and weighed.
     pub(crate) fusion: aq_fusion::FusionConfig,
     /// The alert rules' thresholds, confidence and default duration and margin.
@@ -477,6 +492,11 @@ impl Settings {
                 .clone()
                 .or(file.fuse_stations)
                 .filter(|s| !s.is_empty()),
+            roads: if args.roads.is_empty() {
+                file.roads.unwrap_or_default()
+            } else {
+                args.roads.clone()
+            },
             fusion: file.fusion.unwrap_or_default(),
             thresholds: file.alerts.unwrap_or_default(),
             allow_private_webhooks: args

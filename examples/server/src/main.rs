@@ -19,6 +19,7 @@ mod limits;
 mod parts;
 mod private;
 mod serve;
+mod streets;
 mod validate;
 mod wiring;
 

@@ -216,6 +216,11 @@ fn app_state(
     if let Some(local) = &service.files.local_urls {
         builder = builder.file_urls(Arc::new(LocalUrls(local.clone())));
     }
+    if let Some(streets) = &service.streets {
+        builder = builder
+            .lookups(streets.lookups.clone())
+            .coarse_tiles(streets.background.clone());
+    }
     builder.build()
 }
 

@@ -554,6 +554,8 @@ pub(crate) struct Service {
     pub(crate) clock: Arc<dyn Clock>,
     /// The webhook sender, shared with the dashboard's test deliveries.
     pub(crate) sender: Arc<dyn WebhookSender>,
+    /// The air at street level, when `--roads` names streets.
+    pub(crate) streets: Option<crate::streets::StreetAir>,
 }
 
 /// Opens and wires everything for `serve`; file URLs start with `public_url`, and the fused
@@ -577,6 +579,7 @@ pub(crate) async fn open_service(
         Some(sources.forecast.info().label().as_str()),
     )
     .context("cannot set up file storage (check --object-store and --data-dir)")?;
+    let forecast = sources.forecast;
     let sender: Arc<dyn WebhookSender> = Arc::new(
         HttpWebhookSender::new(WebhookHttpConfig {
             policy: webhook_policy(settings),
@@ -593,7 +596,7 @@ pub(crate) async fn open_service(
             files: files.file_store(),
             signer: files.signer.clone(),
             sender: sender.clone(),
-            forecast: sources.forecast,
+            forecast: forecast.clone(),
             clock: clock.clone(),
             // Tokens in time order keep the job tables' writes on a few pages.
             ids: Arc::new(TimeOrderedIds),
@@ -612,8 +615,10 @@ pub(crate) async fn open_service(
             ..PipelineConfig::default()
         },
     ));
+    let streets = crate::streets::open(settings, &sources.air, &forecast)?;
+    let air = streets.as_ref().map_or(sources.air, |s| s.air.clone());
     let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
-    let scorer = Scorer::new(sources.air, clock.clone(), Arc::new(TokioTimer), ids)
+    let scorer = Scorer::new(air, clock.clone(), Arc::new(TokioTimer), ids)
         .with_config(settings.racs.clone());
     Ok(Service {
         stores,
@@ -622,6 +627,7 @@ pub(crate) async fn open_service(
         scorer,
         clock,
         sender,
+        streets,
     })
 }
 

@@ -267,7 +267,7 @@ pub(crate) async fn conditions(
     uri: Uri,
 ) -> Result<Response, ApiError> {
     let query = LookupQuery::from_uri(&uri, CONDITIONS)?;
-    let source = state.alerts().forecast_source();
+    let source = state.lookups();
     let asked = state.clock().now();
     let now = hour_of(asked);
     let mut place = air_hours(source.as_ref(), query.position, now, 1)
@@ -347,7 +347,7 @@ async fn hours_answer(
     history: Option<Option<String>>,
 ) -> Result<Response, ApiError> {
     let newest_first = history.is_some();
-    let source = state.alerts().forecast_source();
+    let source = state.lookups();
     let (first, count) = (window.first, window.count);
     let place = air_hours(source.as_ref(), query.position, first, count)
         .await
@@ -396,7 +396,7 @@ pub(crate) async fn pollen(
     uri: Uri,
 ) -> Result<Response, ApiError> {
     let query = LookupQuery::from_uri(&uri, POLLEN)?;
-    let source = state.alerts().forecast_source();
+    let source = state.lookups();
     let now = state.clock().now();
     let answer = check_batch_len(
         1,

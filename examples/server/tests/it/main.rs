@@ -32,3 +32,4 @@ mod scale_out;
 mod schema;
 mod security;
 mod smoke;
+mod streets;
