@@ -4,7 +4,7 @@
 //! answer's concentrations get the [`NearRoadModel`]'s increment for the roads near the place
 //! asked, and its cleanliness index is derived again from them. An answer that carries only an
 //! index (a source without concentrations) is left as it is, since an increment is a
-//! concentration. The wrapped source's name gains ` + near-road` and the map's attribution, so
+//! concentration. The wrapped source's name gains `+near-road` and the map's attribution, so
 //! every answer that used the increment says so.
 
 use std::sync::Arc;
@@ -48,7 +48,7 @@ pub const NEAR_ROAD_LABEL: &str = "near-road";
 /// }
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// // A flat background: NO₂ at 15 µg/m³, PM2.5 at 5 (a CI of 62 everywhere).
+/// // A flat background: NO₂ at 15 µg/m³, PM2.5 at 5 (a CI of 73 everywhere, NO₂'s).
 /// let background = Concentrations::default()
 ///     .with(Pollutant::No2, Concentration::new(15.0).unwrap())
 ///     .with(Pollutant::Pm25, Concentration::new(5.0).unwrap());
@@ -62,7 +62,7 @@ pub const NEAR_ROAD_LABEL: &str = "near-road";
 /// assert_eq!(kerb.concentrations.unwrap().get(Pollutant::No2).unwrap().ug_m3(), 35.0);
 /// assert_eq!(away.concentrations.unwrap().get(Pollutant::No2).unwrap().ug_m3(), 15.0);
 /// assert!(kerb.ci < away.ci);
-/// assert_eq!(street.info().name, "uniform + near-road");
+/// assert_eq!(street.info().name, "uniform+near-road");
 /// # });
 /// ```
 pub struct StreetLevel<S: ?Sized> {
@@ -112,7 +112,7 @@ impl<S: ?Sized> StreetLevel<S> {
     /// The background's information with the increment named and the map's attribution added.
     fn label(&self, mut info: SourceInfo) -> SourceInfo {
         let map = self.roads.info();
-        info.name = format!("{} + {NEAR_ROAD_LABEL}", info.name);
+        info.name = format!("{}+{NEAR_ROAD_LABEL}", info.name);
         info.attribution = match (info.attribution.take(), map.attribution) {
             (Some(a), Some(b)) => Some(format!("{a}; {b}")),
             (a, b) => a.or(b),
@@ -120,8 +120,8 @@ impl<S: ?Sized> StreetLevel<S> {
         info
     }
 
-    /// A sample at street level: the concentrations raised, the index never above the
-    /// background's (the increment only adds), derived again where the concentrations allow.
+    /// A sample at street level: the concentrations raised, and the index lowered by as much
+    /// as the raise lowers it.
     fn raise(&self, sample: AirSample, roads: &NearbyRoads) -> AirSample {
         let Some(background) = sample.concentrations else {
             return sample;
@@ -131,16 +131,33 @@ impl<S: ?Sized> StreetLevel<S> {
         }
         let street = self.model.apply(&background, roads);
         AirSample {
-            ci: self.index(sample.ci, &street),
+            ci: self.index(sample.ci, &background, &street),
             concentrations: Some(street),
         }
     }
 
-    fn index(&self, background: CleanlinessIndex, street: &Concentrations) -> CleanlinessIndex {
-        match self.bands.ci(street) {
-            Some(ci) if ci < background => ci,
-            _ => background,
-        }
+    /// The background's index less the drop the increment makes on the EAQI scale. The drop,
+    /// not the street's index itself: a source may derive its index on bands of its own (the
+    /// fused source's are configurable), and the street's must stay on the same scale, or
+    /// crossing the model's reach would jump between two scales. Never above the background's,
+    /// since the increment only adds.
+    fn index(
+        &self,
+        index: CleanlinessIndex,
+        background: &Concentrations,
+        street: &Concentrations,
+    ) -> CleanlinessIndex {
+        let (Some(before), Some(after)) = (self.bands.ci(background), self.bands.ci(street)) else {
+            return index;
+        };
+        let drop = (before.value() - after.value()).max(0.0);
+        CleanlinessIndex::new((index.value() - drop).max(0.0)).unwrap_or(index)
+    }
+
+    /// Whether any of `positions` has a road within the model's reach: where none has, every
+    /// answer is the background's as it is.
+    fn any_roads(&self, positions: impl Iterator<Item = Position>) -> bool {
+        positions.into_iter().any(|p| !self.roads_at(p).is_empty())
     }
 }
 
@@ -159,6 +176,23 @@ impl<S: AirQualitySource + ?Sized> AirQualitySource for StreetLevel<S> {
             .map(|(answer, q)| answer.map(|s| self.raise(s, &self.roads_at(q.position))))
             .collect())
     }
+
+    /// The background's own (often cheaper) index answer where no road is near any query,
+    /// which is exactly what [`sample`](Self::sample) gives there.
+    async fn sample_ci(
+        &self,
+        queries: &[SampleQuery],
+    ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
+        if !self.any_roads(queries.iter().map(|q| q.position)) {
+            return self.background.sample_ci(queries).await;
+        }
+        Ok(self
+            .sample(queries)
+            .await?
+            .into_iter()
+            .map(|answer| answer.map(|s| s.ci))
+            .collect())
+    }
 }
 
 #[async_trait]
@@ -175,23 +209,32 @@ impl<S: ForecastSource + ?Sized> ForecastSource for StreetLevel<S> {
     ) -> Result<Vec<Option<HourlyCi>>, SourceError> {
         let indexes = self.background.hourly_ci(positions, start, hours).await?;
         let indexes = crate::source::check_batch_len(positions.len(), indexes)?;
-        let air = self.hourly_concentrations(positions, start, hours).await?;
+        if !self.any_roads(positions.iter().copied()) {
+            return Ok(indexes);
+        }
+        let background = self
+            .background
+            .hourly_concentrations(positions, start, hours)
+            .await?;
+        let background = crate::source::check_batch_len(positions.len(), background)?;
         Ok(indexes
             .into_iter()
-            .zip(air)
-            .map(|(series, air)| {
+            .zip(background)
+            .zip(positions)
+            .map(|((series, air), &p)| {
                 let mut series = series?;
                 let Some(air) = air else { return Some(series) };
+                let roads = self.roads_at(p);
                 // Hours are matched by their time: both series answer the same hours, but each
                 // says itself which hour its first value is.
                 let offset = (series.start - air.start).num_hours();
                 for (h, value) in series.values.iter_mut().enumerate() {
                     let k = i64::try_from(h).unwrap_or(i64::MAX).saturating_add(offset);
-                    let street = usize::try_from(k)
+                    let hour = usize::try_from(k)
                         .ok()
                         .and_then(|k| air.values.get(k).copied().flatten());
-                    if let (Some(ci), Some(street)) = (value.as_mut(), street) {
-                        *ci = self.index(*ci, &street);
+                    if let (Some(ci), Some(hour)) = (value.as_mut(), hour) {
+                        *ci = self.index(*ci, &hour, &self.model.apply(&hour, &roads));
                     }
                 }
                 Some(series)

@@ -17,6 +17,9 @@
 //!   response adds `BestDepartureTime` ([`best_in_grid`], [`departure_recommendation`]).
 //!
 //! Every tunable number is a field of [`RacsConfig`] or [`Limits`], with the documented default.
+//! - [`journey`]: routes planned between two places on a street network (the port
+//!   [`journey::StreetRouter`]), from the fastest to the least exposed.
+//!
 //! The crate does no I/O and reads no clock: the air comes through the source port, time,
 //! deadlines and ids through [`runtime_core`].
 //!
@@ -74,6 +77,7 @@ mod config;
 mod departure;
 mod dose;
 mod error;
+pub mod journey;
 mod outcome;
 mod plan;
 mod polylines;

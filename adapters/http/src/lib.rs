@@ -102,12 +102,19 @@ pub fn router_with(state: AppState, extra: Router) -> Router {
         .route("/insights/v1/conditions", get(lookups::conditions))
         .route("/insights/v1/forecast", get(lookups::forecast))
         .route("/insights/v1/history", get(lookups::history))
-        .route("/insights/v1/pollen", get(lookups::pollen))
         .route_layer(middleware::from_fn_with_state(
             state.provenance().lookups.clone(),
             provenance::label_lookups,
         ))
-        // A backtest replays alert rules, which read the forecast source itself.
+        // Pollen has no street level, and a backtest replays alert rules, which read the
+        // forecast source itself: both name it.
+        .route(
+            "/insights/v1/pollen",
+            get(lookups::pollen).route_layer(middleware::from_fn_with_state(
+                state.provenance().alerts.clone(),
+                provenance::label_lookups,
+            )),
+        )
         .route(
             "/insights/v1/alert-backtest",
             get(lookups::backtest::alert_backtest).route_layer(middleware::from_fn_with_state(

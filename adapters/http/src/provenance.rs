@@ -71,6 +71,8 @@ pub(crate) struct Provenance {
     pub(crate) alerts: HeaderValue,
     /// The point lookups' source (the forecast source, at street level when there are streets).
     pub(crate) lookups: HeaderValue,
+    /// The source of the index tiles below street zoom.
+    pub(crate) coarse_tiles: HeaderValue,
     /// The JSON member of route responses, when the route source is synthetic.
     pub(crate) member: Option<DataSourceMember>,
     /// Whether any source is synthetic: the dashboard's banner.
@@ -78,11 +80,17 @@ pub(crate) struct Provenance {
 }
 
 impl Provenance {
-    pub(crate) fn new(routes: &SourceInfo, alerts: &SourceInfo, lookups: &SourceInfo) -> Self {
+    pub(crate) fn new(
+        routes: &SourceInfo,
+        alerts: &SourceInfo,
+        lookups: &SourceInfo,
+        coarse_tiles: &SourceInfo,
+    ) -> Self {
         Self {
             routes: header_value(routes),
             alerts: header_value(alerts),
             lookups: header_value(lookups),
+            coarse_tiles: header_value(coarse_tiles),
             member: DataSourceMember::of(routes),
             synthetic: routes.demo || alerts.demo,
         }

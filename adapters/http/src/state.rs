@@ -232,6 +232,7 @@ impl AppStateBuilder {
             &self.scorer.source_info(),
             &self.alerts.forecast_source().info(),
             &lookups.info(),
+            &coarse_tiles.info(),
         );
         // A budget smaller than the largest body would refuse that body for ever.
         let at_least_a_body = |rate: ByteRate| ByteRate {

@@ -148,8 +148,8 @@ pub(crate) async fn render_png(
 }
 
 /// The lowest zoom whose tiles read the street-level air, when the server has streets: at
-/// zoom 14 a tile spans about 2.4 km at the equator (1.2 km at 60°), its grid nodes under
-/// 150 m apart, so a main road's increment shows as a band; below it, the nodes lie so far
+/// zoom 14 a tile spans about 2.4 km at the equator (1.2 km at 60°), its grid nodes about
+/// 150 m apart or less, so a main road's increment shows as a band; below it, the nodes lie so far
 /// apart that those falling near a road would make speckles, and the background is drawn.
 pub const STREET_ZOOM: u8 = 14;
 
@@ -230,9 +230,11 @@ pub(crate) fn tile_response(
     state: &AppState,
     hour: DateTime<Utc>,
     layer: Layer,
+    tile: TileId,
     png: Option<Vec<u8>>,
 ) -> Response {
-    let etag = etag(state, hour, layer);
+    let street = tile.z() >= STREET_ZOOM;
+    let etag = etag(state, hour, layer, street);
     let now = state.clock().now();
     let left = 3600 - now.timestamp().rem_euclid(3600);
     let max_age = Duration::from_secs(u64::try_from(left).unwrap_or(60).max(60));
@@ -254,17 +256,19 @@ pub(crate) fn tile_response(
     // A CI tile is the route source's index, so it names that source as route scores do; a
     // pollen tile names the forecast source, as the pollen lookup does.
     let source = match layer {
-        Layer::Ci => state.provenance().routes.clone(),
+        Layer::Ci if street => state.provenance().routes.clone(),
+        Layer::Ci => state.provenance().coarse_tiles.clone(),
         Layer::Pollen(_) => state.provenance().alerts.clone(),
     };
     h.insert(DATA_SOURCE_HEADER, source);
     response
 }
 
-/// The entity tag of every tile of `layer` at `hour`.
-fn etag(state: &AppState, hour: DateTime<Utc>, layer: Layer) -> String {
+/// The entity tag of every tile of `layer` at `hour`, at street zoom or below it.
+fn etag(state: &AppState, hour: DateTime<Utc>, layer: Layer, street: bool) -> String {
     let source = match layer {
-        Layer::Ci => state.scorer().source_info().name,
+        Layer::Ci if street => state.scorer().source_info().name,
+        Layer::Ci => state.coarse_tiles().info().name,
         Layer::Pollen(_) => state.alerts().forecast_source().info().name,
     };
     let source: String = source
@@ -278,14 +282,15 @@ fn etag(state: &AppState, hour: DateTime<Utc>, layer: Layer) -> String {
     )
 }
 
-/// True when the client's `If-None-Match` holds the tag of the tile of `layer` at `hour`.
+/// True when the client's `If-None-Match` holds the tag of `tile` of `layer` at `hour`.
 pub(crate) fn unchanged(
     state: &AppState,
     headers: &HeaderMap,
     hour: DateTime<Utc>,
     layer: Layer,
+    tile: TileId,
 ) -> bool {
-    let etag = etag(state, hour, layer);
+    let etag = etag(state, hour, layer, tile.z() >= STREET_ZOOM);
     headers
         .get_all(header::IF_NONE_MATCH)
         .iter()
@@ -325,9 +330,9 @@ pub async fn answer(
     let tile = tile_of(path)?;
     let query = TileQuery::from_uri(uri)?;
     let hour = hour_of(query.time.unwrap_or_else(|| state.clock().now()));
-    if unchanged(state, headers, hour, query.layer) {
-        return Ok(tile_response(state, hour, query.layer, None));
+    if unchanged(state, headers, hour, query.layer, tile) {
+        return Ok(tile_response(state, hour, query.layer, tile, None));
     }
     let png = render_png(state, request_id, tile, hour, query.layer).await?;
-    Ok(tile_response(state, hour, query.layer, Some(png)))
+    Ok(tile_response(state, hour, query.layer, tile, Some(png)))
 }

@@ -1,5 +1,7 @@
 //! Reads OpenStreetMap extracts as `insights-server --roads` does and says what they cost: the
-//! time to read them, the memory the network holds, and the time of a near-road lookup.
+//! time to read them, the memory the network holds, the time of a near-road lookup, and the
+//! time to plan a walk (the fastest and the less exposed ones, on a flat background with the
+//! near-road increment) beside a plain shortest-path search on the same graph, the floor.
 //!
 //! ```sh
 //! cargo run --release -p aq-streets --example read_extract -- FILE.osm.pbf [FILE...]
@@ -9,9 +11,39 @@
 //! node ids and the wanted nodes' coordinates until the network is built).
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
 
-use aq_core::{Position, RoadMap};
+use aq_core::memory::UniformAir;
+use aq_core::street_level::StreetLevel;
+use aq_core::{
+    AirQualitySource, Concentration, Concentrations, NearRoadModel, Pollutant, Position, RoadMap,
+};
+use racs_core::TravelMode;
+use racs_core::journey::{StreetRouter, candidate_paths};
+
+/// Runs a future whose every step is ready at once (the in-memory sources' are).
+fn now<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
+            return value;
+        }
+    }
+}
+
+/// The 50th and 99th percentiles of `times`, in milliseconds.
+fn percentiles(times: &mut [Duration]) -> (f64, f64) {
+    times.sort_unstable();
+    let at = |q: f64| {
+        let i = ((times.len() as f64 - 1.0) * q).round() as usize;
+        times.get(i).map_or(f64::NAN, |t| t.as_secs_f64() * 1e3)
+    };
+    (at(0.5), at(0.99))
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let paths: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
@@ -55,6 +87,53 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         places.len(),
         took.as_secs_f64(),
         took.as_secs_f64() * 1e6 / places.len().max(1) as f64,
+    );
+
+    // Trips between nodes a few kilometres apart (at most), planned both ways.
+    let trips = 200usize.min(places.len() / 2);
+    let network = Arc::new(network);
+    let air = Concentrations::default()
+        .with(Pollutant::No2, Concentration::new(15.0)?)
+        .with(Pollutant::Pm25, Concentration::new(5.0)?);
+    let flat: Arc<dyn AirQualitySource> = Arc::new(UniformAir::new(air));
+    let street = StreetLevel::new(flat, network.clone(), NearRoadModel::default());
+    let (mut floor, mut planned, mut routes) = (Vec::new(), Vec::new(), 0usize);
+    for k in 0..trips {
+        let (from, to) = (places[k], places[(k * 7 + places.len() / 3) % places.len()]);
+        if from.distance_m(to) > 3_000.0 {
+            continue;
+        }
+        let (Some(a), Some(b)) = (
+            network.snap(from, TravelMode::Walk, 500.0),
+            network.snap(to, TravelMode::Walk, 500.0),
+        ) else {
+            continue;
+        };
+        let started = Instant::now();
+        let fastest = network.path(a.node, b.node, TravelMode::Walk, None, 0.0);
+        floor.push(started.elapsed());
+        if fastest.is_none() {
+            continue;
+        }
+        let started = Instant::now();
+        let paths = now(candidate_paths(
+            network.as_ref(),
+            &street,
+            from,
+            to,
+            TravelMode::Walk,
+            chrono::DateTime::UNIX_EPOCH,
+        ));
+        planned.push(started.elapsed());
+        routes += paths.map_or(0, |p| p.len());
+    }
+    let (floor50, floor99) = percentiles(&mut floor);
+    let (plan50, plan99) = percentiles(&mut planned);
+    println!(
+        "{} walks of up to 3 km: planned (with {:.1} routes each) p50 {plan50:.2} ms, p99 \
+         {plan99:.2} ms; one shortest-path search p50 {floor50:.2} ms, p99 {floor99:.2} ms",
+        planned.len(),
+        routes as f64 / planned.len().max(1) as f64,
     );
     Ok(())
 }

@@ -3,7 +3,9 @@
 //! - [`tags`]: what a way's tags say (its traffic class, who may walk or ride it, which way).
 //! - [`read`]: reading PBF extracts, keeping only the streets and the nodes they pass through.
 //! - [`network`]: the [`StreetNetwork`], which answers the near-road model's port
-//!   [`aq_core::RoadMap`] with the nearest road of each class.
+//!   [`aq_core::RoadMap`] with the nearest road of each class;
+//! - [`route`]: walks and rides planned on it, `racs-core`'s port
+//!   [`racs_core::journey::StreetRouter`] answered with A*.
 //!
 //! ```no_run
 //! use aq_core::{Position, RoadMap};
@@ -16,6 +18,7 @@
 
 pub mod network;
 pub mod read;
+pub mod route;
 pub mod tags;
 
 use std::path::PathBuf;

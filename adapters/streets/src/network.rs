@@ -5,8 +5,9 @@ use std::collections::HashMap;
 
 use aq_core::position::{EARTH_RADIUS_M, unit_vector_deg};
 use aq_core::{NearbyRoads, Position, RoadClass, RoadMap, RoadMapInfo};
+use petgraph::graph::DiGraph;
 use rstar::RTree;
-use rstar::primitives::Line;
+use rstar::primitives::{GeomWithData, Line};
 
 use crate::tags::WayKind;
 
@@ -29,7 +30,7 @@ pub struct Edge {
 /// A place on the unit sphere scaled to the Earth's radius: straight-line distances between
 /// such points are metres, and at street scale they are the distance along the ground to well
 /// under a millimetre, wherever on Earth the street is.
-fn metres_point(lon: f64, lat: f64) -> [f64; 3] {
+pub(crate) fn metres_point(lon: f64, lat: f64) -> [f64; 3] {
     unit_vector_deg(lon, lat).map(|c| c * EARTH_RADIUS_M)
 }
 
@@ -39,6 +40,18 @@ pub struct StreetNetwork {
     osm_ids: Vec<i64>,
     edges: Vec<Edge>,
     traffic: [RTree<Line<[f64; 3]>>; 5],
+    /// Every node, for the nearest to a place and the nodes around a journey.
+    pub(crate) node_tree: RTree<GeomWithData<[f64; 3], u32>>,
+    /// Who may go where: an arc for each direction a walker may take along a segment, its
+    /// weight the segment's index.
+    pub(crate) walk: DiGraph<(), u32, u32>,
+    /// The same for bicycles, one-way streets one way.
+    pub(crate) cycle: DiGraph<(), u32, u32>,
+    /// Whether each node lies on the largest connected part of the walking arcs: journeys start
+    /// and end there, never on a fragment (a footway cut off at the extract's edge).
+    pub(crate) walk_main: Vec<bool>,
+    /// The same for the cycling arcs.
+    pub(crate) cycle_main: Vec<bool>,
 }
 
 impl std::fmt::Debug for StreetNetwork {
@@ -85,11 +98,18 @@ impl StreetNetwork {
     #[must_use]
     pub fn heap_bytes(&self) -> usize {
         let segments: usize = self.traffic.iter().map(RTree::size).sum();
+        let arcs = self.walk.edge_count() + self.cycle.edge_count();
+        // A graph's node and arc records: two links each, and the arc's ends and weight.
+        let graph = 2 * self.nodes.len() * 8 + arcs * 16;
         self.nodes.capacity() * size_of::<[f64; 2]>()
             + self.osm_ids.capacity() * size_of::<i64>()
             + self.edges.capacity() * size_of::<Edge>()
             // A leaf and its share of the tree's inner nodes.
             + segments * (size_of::<Line<[f64; 3]>>() + 16)
+            + self.node_tree.size() * (size_of::<GeomWithData<[f64; 3], u32>>() + 16)
+            + graph
+            + self.walk_main.capacity()
+            + self.cycle_main.capacity()
     }
 }
 
@@ -117,6 +137,11 @@ impl RoadMap for StreetNetwork {
     }
 }
 
+/// More street nodes than one network can index (a `u32` each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("more street nodes than one network can index")]
+pub struct TooManyNodes;
+
 /// Gathers ways into a [`StreetNetwork`]; nodes shared by ways (or by extracts) are joined by
 /// their OpenStreetMap id.
 #[derive(Debug, Default)]
@@ -125,6 +150,8 @@ pub struct NetworkBuilder {
     nodes: Vec<[f64; 2]>,
     osm_ids: Vec<i64>,
     edges: Vec<Edge>,
+    /// Set when a node found no index: the network is then refused.
+    overflowed: bool,
 }
 
 impl NetworkBuilder {
@@ -136,8 +163,10 @@ impl NetworkBuilder {
             if a.0 == b.0 {
                 continue;
             }
-            let from = self.node(a);
-            let to = self.node(b);
+            let (Some(from), Some(to)) = (self.node(a), self.node(b)) else {
+                self.overflowed = true;
+                return;
+            };
             let length_m = aq_core::position::chord_distance_m(
                 unit_vector_deg(a.1, a.2),
                 unit_vector_deg(b.1, b.2),
@@ -151,31 +180,52 @@ impl NetworkBuilder {
         }
     }
 
-    fn node(&mut self, (id, lon, lat): (i64, f64, f64)) -> u32 {
+    /// The index of node `id`, given one if it is new; `None` when `u32` has none left.
+    fn node(&mut self, (id, lon, lat): (i64, f64, f64)) -> Option<u32> {
         if let Some(&n) = self.index.get(&id) {
-            return n;
+            return Some(n);
         }
-        let n = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        let n = u32::try_from(self.nodes.len())
+            .ok()
+            .filter(|&n| n < u32::MAX)?;
         self.index.insert(id, n);
         self.nodes.push([lon, lat]);
         self.osm_ids.push(id);
-        n
+        Some(n)
     }
 
     /// Adds what `other` gathered: one extract read apart, so that a file refused halfway
     /// leaves nothing of itself behind.
-    pub fn merge(&mut self, other: NetworkBuilder) {
-        let local: Vec<u32> = other
-            .osm_ids
-            .iter()
-            .zip(&other.nodes)
-            .map(|(&id, &[lon, lat])| self.node((id, lon, lat)))
-            .collect();
+    ///
+    /// # Errors
+    /// [`TooManyNodes`] when the nodes together are more than a `u32` can index.
+    pub fn merge(&mut self, other: NetworkBuilder) -> Result<(), TooManyNodes> {
+        if other.overflowed {
+            return Err(TooManyNodes);
+        }
+        if self.nodes.is_empty() {
+            *self = other;
+            return self.check();
+        }
+        let mut local = Vec::with_capacity(other.nodes.len());
+        for (&id, &[lon, lat]) in other.osm_ids.iter().zip(&other.nodes) {
+            local.push(self.node((id, lon, lat)).ok_or(TooManyNodes)?);
+        }
         self.edges.extend(other.edges.into_iter().map(|e| Edge {
             from: local[e.from as usize],
             to: local[e.to as usize],
             ..e
         }));
+        Ok(())
+    }
+
+    /// Whether every node got an index of its own.
+    fn check(&self) -> Result<(), TooManyNodes> {
+        if self.overflowed {
+            Err(TooManyNodes)
+        } else {
+            Ok(())
+        }
     }
 
     /// True while no way has given a segment.
@@ -197,6 +247,37 @@ impl NetworkBuilder {
                 metres_point(lon_b, lat_b),
             ));
         }
+        let mut walk = DiGraph::with_capacity(self.nodes.len(), 0);
+        let mut cycle = DiGraph::with_capacity(self.nodes.len(), 0);
+        for _ in &self.nodes {
+            walk.add_node(());
+            cycle.add_node(());
+        }
+        for (i, e) in self.edges.iter().enumerate() {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            let (a, b) = (e.from.into(), e.to.into());
+            if e.kind.walk {
+                walk.add_edge(a, b, i);
+                walk.add_edge(b, a, i);
+            }
+            if e.kind.cycle_forward {
+                cycle.add_edge(a, b, i);
+            }
+            if e.kind.cycle_backward {
+                cycle.add_edge(b, a, i);
+            }
+        }
+        let walk_main = largest_part(&walk);
+        let cycle_main = largest_part(&cycle);
+        let node_tree = RTree::bulk_load(
+            self.nodes
+                .iter()
+                .enumerate()
+                .map(|(n, &[lon, lat])| {
+                    GeomWithData::new(metres_point(lon, lat), u32::try_from(n).unwrap_or(u32::MAX))
+                })
+                .collect(),
+        );
         let mut nodes = self.nodes;
         let mut osm_ids = self.osm_ids;
         let mut edges = self.edges;
@@ -208,8 +289,40 @@ impl NetworkBuilder {
             osm_ids,
             edges,
             traffic: segments.map(RTree::bulk_load),
+            node_tree,
+            walk,
+            cycle,
+            walk_main,
+            cycle_main,
         }
     }
+}
+
+/// Whether each node is on the largest part of `arcs` joined when directions are ignored.
+fn largest_part(arcs: &DiGraph<(), u32, u32>) -> Vec<bool> {
+    let mut parts = petgraph::unionfind::UnionFind::<u32>::new(arcs.node_count());
+    for arc in arcs.raw_edges() {
+        parts.union(arc.source().index() as u32, arc.target().index() as u32);
+    }
+    let labels = parts.into_labeling();
+    let mut sizes: HashMap<u32, usize> = HashMap::new();
+    for (n, &label) in labels.iter().enumerate() {
+        // A node no arc touches is a part of its own that nobody can travel from.
+        let touched = arcs
+            .neighbors_undirected((n as u32).into())
+            .next()
+            .is_some();
+        if touched {
+            *sizes.entry(label).or_default() += 1;
+        }
+    }
+    let Some((&main, _)) = sizes
+        .iter()
+        .max_by_key(|(label, size)| (**size, std::cmp::Reverse(**label)))
+    else {
+        return vec![false; labels.len()];
+    };
+    labels.iter().map(|&l| l == main).collect()
 }
 
 #[cfg(test)]

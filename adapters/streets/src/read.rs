@@ -14,6 +14,9 @@ use thiserror::Error;
 use crate::network::NetworkBuilder;
 use crate::tags::{WayKind, way_kind};
 
+/// The most nodes an OpenStreetMap way may have (the API's limit): longer ways are left out.
+pub const MAX_WAY_NODES: usize = 2_000;
+
 /// Why an extract could not be read.
 #[derive(Debug, Error)]
 pub enum StreetsError {
@@ -33,6 +36,9 @@ pub enum StreetsError {
         /// What the reader found wrong.
         reason: String,
     },
+    /// The extracts hold more nodes than one network can index.
+    #[error("{0} hold more street nodes than one network can index (4,294,967,295)")]
+    TooLarge(String),
     /// The extracts hold no street, path or road.
     #[error("{0} holds no street, path or road (is it an OpenStreetMap extract with ways?)")]
     Empty(String),
@@ -98,13 +104,16 @@ fn read<R: Read + Send>(
     }));
     match attempt {
         Ok(Ok((stats, part))) => {
-            network.merge(part);
+            network
+                .merge(part)
+                .map_err(|_| StreetsError::TooLarge(name.to_owned()))?;
             Ok(stats)
         }
         Ok(Err(e)) => Err(e),
         Err(_) => Err(StreetsError::Format {
             path: name.to_owned(),
-            reason: "a block's coordinates overflow (granularity or offset out of range)"
+            reason: "its blocks cannot be decoded (coordinates out of range, or another \
+                     malformed block)"
                 .to_owned(),
         }),
     }
@@ -126,7 +135,13 @@ fn two_passes<R: Read + Send>(
                 let tags: Vec<(&str, &str)> = way.tags().collect();
                 let kind = way_kind(|k| tags.iter().find(|(key, _)| *key == k).map(|(_, v)| *v));
                 if let Some(kind) = kind.filter(WayKind::kept) {
-                    ways.push((kind, way.refs().collect()));
+                    // OpenStreetMap allows no way of more nodes; a block that packs millions
+                    // of zero deltas into a few kilobytes is not a street.
+                    let mut refs: Vec<i64> = way.refs().take(MAX_WAY_NODES + 1).collect();
+                    refs.dedup();
+                    if refs.len() <= MAX_WAY_NODES {
+                        ways.push((kind, refs));
+                    }
                 }
             }
         })
@@ -154,6 +169,7 @@ fn two_passes<R: Read + Send>(
         nodes: coordinates.len(),
         missing_nodes: wanted.len() - coordinates.len(),
     };
+    drop(wanted);
     let mut run: Vec<(i64, f64, f64)> = Vec::new();
     for (kind, refs) in &ways {
         // A node the file lacks splits the way: the parts on either side are kept.

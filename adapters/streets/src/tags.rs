@@ -1,10 +1,11 @@
 //! What a way's OpenStreetMap tags say: the traffic it carries and who may use it.
 //!
 //! The rules follow the OpenStreetMap wiki's `highway=*`, `access=*`, `foot=*`, `bicycle=*` and
-//! `oneway=*` pages, with the defaults most countries share: motorways and trunk roads are
-//! neither walked nor ridden (whatever their other tags say), steps are not ridden, footways are
-//! ridden only where `bicycle` allows it, and a way closed by `access` opens again for those
-//! its `foot` or `bicycle` tag lets through.
+//! `oneway=*` pages, with the defaults most countries share: motorways are neither walked nor
+//! ridden (whatever their other tags say), trunk roads only where `foot` or `bicycle` allows it,
+//! steps are not ridden, footways are ridden only where `bicycle` allows it, and a way closed by
+//! `access` (or to vehicles by `vehicle`) opens again for those its `foot` or `bicycle` tag lets
+//! through. Roads in tunnels and roads closed to motor vehicles carry no traffic above ground.
 
 use aq_core::RoadClass;
 
@@ -47,19 +48,22 @@ pub fn way_kind<'a>(tag: impl Fn(&str) -> Option<&'a str>) -> Option<WayKind> {
         return None;
     }
     let (class, walk, cycle) = match highway {
-        "motorway" | "motorway_link" | "trunk" | "trunk_link" => {
+        "motorway" | "motorway_link" => {
             return Some(WayKind {
-                class: Some(RoadClass::Motorway),
+                class: traffic(&tag, RoadClass::Motorway),
                 walk: false,
                 cycle_forward: false,
                 cycle_backward: false,
             });
         }
-        "primary" | "primary_link" => (Some(RoadClass::Primary), true, true),
-        "secondary" | "secondary_link" => (Some(RoadClass::Secondary), true, true),
-        "tertiary" | "tertiary_link" => (Some(RoadClass::Tertiary), true, true),
+        // Trunk roads are closed to walkers and riders unless a mode's own tag opens them: the
+        // rule of the countries where most trunks are expressways.
+        "trunk" | "trunk_link" => (traffic(&tag, RoadClass::Motorway), false, false),
+        "primary" | "primary_link" => (traffic(&tag, RoadClass::Primary), true, true),
+        "secondary" | "secondary_link" => (traffic(&tag, RoadClass::Secondary), true, true),
+        "tertiary" | "tertiary_link" => (traffic(&tag, RoadClass::Tertiary), true, true),
         "residential" | "unclassified" | "living_street" | "service" | "road" => {
-            (Some(RoadClass::Minor), true, true)
+            (traffic(&tag, RoadClass::Minor), true, true)
         }
         "cycleway" | "path" | "track" => (None, true, true),
         "footway" | "pedestrian" | "steps" | "corridor" | "bridleway" => (None, true, false),
@@ -67,7 +71,8 @@ pub fn way_kind<'a>(tag: impl Fn(&str) -> Option<&'a str>) -> Option<WayKind> {
     };
     let closed = matches!(tag("access"), Some("no" | "private"));
     let walk = permitted(tag("foot"), walk && !closed);
-    let cycle = highway != "steps" && permitted(tag("bicycle"), cycle && !closed);
+    let vehicles_closed = closed || matches!(tag("vehicle"), Some("no" | "private"));
+    let cycle = highway != "steps" && permitted(tag("bicycle"), cycle && !vehicles_closed);
     let (forward, backward) = directions(&tag, highway);
     Some(WayKind {
         class,
@@ -77,8 +82,17 @@ pub fn way_kind<'a>(tag: impl Fn(&str) -> Option<&'a str>) -> Option<WayKind> {
     })
 }
 
-/// A mode's own tag decides over the default: `yes`, `designated` or `permissive` lets it
-/// through, `no`, `private`, `use_sidepath` or `dismount` keeps it out.
+/// The way's traffic class: `class`, unless motor vehicles are kept out (`motor_vehicle=no`)
+/// or the traffic runs in a tunnel or under a cover, whose air does not reach the street above.
+fn traffic<'a>(tag: &impl Fn(&str) -> Option<&'a str>, class: RoadClass) -> Option<RoadClass> {
+    let underground = matches!(tag("tunnel"), Some(v) if v != "no" && v != "building_passage")
+        || tag("covered") == Some("yes");
+    let no_motors = tag("motor_vehicle") == Some("no");
+    (!underground && !no_motors).then_some(class)
+}
+
+/// A mode's own tag decides over the default: `yes`, `designated`, `permissive` or
+/// `destination` lets it through, `no`, `private`, `use_sidepath` or `dismount` keeps it out.
 fn permitted(mode: Option<&str>, default: bool) -> bool {
     match mode {
         Some("yes" | "designated" | "permissive" | "destination") => true,
@@ -94,7 +108,7 @@ fn directions<'a>(tag: &impl Fn(&str) -> Option<&'a str>, highway: &str) -> (boo
         Some("yes" | "1" | "true") => Some(true),
         Some("-1" | "reverse") => Some(false),
         Some(_) => None,
-        None if tag("junction") == Some("roundabout") => Some(true),
+        None if matches!(tag("junction"), Some("roundabout" | "circular")) => Some(true),
         None => None,
     };
     let contraflow = tag("oneway:bicycle") == Some("no")
@@ -119,7 +133,7 @@ mod tests {
 
     #[test]
     fn motorways_and_trunks_carry_traffic_but_no_walkers_or_riders() {
-        for highway in ["motorway", "motorway_link", "trunk", "trunk_link"] {
+        for highway in ["motorway", "motorway_link"] {
             let k = kind(&[("highway", highway), ("foot", "yes"), ("bicycle", "yes")]).unwrap();
             assert_eq!(k.class, Some(RoadClass::Motorway), "{highway}");
             assert!(
@@ -127,6 +141,30 @@ mod tests {
                 "{highway}"
             );
         }
+        for highway in ["trunk", "trunk_link"] {
+            let k = kind(&[("highway", highway)]).unwrap();
+            assert_eq!(k.class, Some(RoadClass::Motorway), "{highway}");
+            assert!(!k.walk && !k.cycle_forward, "{highway}");
+            let k = kind(&[("highway", highway), ("foot", "yes")]).unwrap();
+            assert!(
+                k.walk && !k.cycle_forward,
+                "a trunk's own foot tag opens it: {highway}"
+            );
+        }
+    }
+
+    #[test]
+    fn roads_in_tunnels_or_closed_to_motor_vehicles_add_no_traffic_above_ground() {
+        let k = kind(&[("highway", "motorway"), ("tunnel", "yes")]).unwrap();
+        assert_eq!(k.class, None);
+        let k = kind(&[("highway", "primary"), ("covered", "yes")]).unwrap();
+        assert_eq!(k.class, None);
+        let k = kind(&[("highway", "primary"), ("tunnel", "building_passage")]).unwrap();
+        assert_eq!(k.class, Some(RoadClass::Primary));
+        let k = kind(&[("highway", "residential"), ("motor_vehicle", "no")]).unwrap();
+        assert!(k.class.is_none() && k.walk && k.cycle_forward);
+        let k = kind(&[("highway", "residential"), ("vehicle", "no")]).unwrap();
+        assert!(!k.cycle_forward && k.walk);
     }
 
     #[test]
@@ -180,6 +218,8 @@ mod tests {
         .unwrap();
         assert!(k.cycle_backward);
         let k = kind(&[("highway", "primary"), ("junction", "roundabout")]).unwrap();
+        assert!(k.cycle_forward && !k.cycle_backward);
+        let k = kind(&[("highway", "tertiary"), ("junction", "circular")]).unwrap();
         assert!(k.cycle_forward && !k.cycle_backward);
     }
 

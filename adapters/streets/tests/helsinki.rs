@@ -50,6 +50,11 @@ class Ways(osmium.SimpleHandler):
         c = OF.get(w.tags.get('highway'))
         if c is None or w.tags.get('area') == 'yes':
             return
+        # Roads in tunnels or closed to motor vehicles carry no traffic above ground.
+        if w.tags.get('tunnel') not in (None, 'no', 'building_passage'):
+            return
+        if w.tags.get('covered') == 'yes' or w.tags.get('motor_vehicle') == 'no':
+            return
         ns = [n for n in w.nodes if n.location.valid()]
         for a, b in zip(ns, ns[1:]):
             if a.ref != b.ref:

@@ -87,6 +87,39 @@ async fn with_its_streets_the_server_adds_traffic_where_the_roads_are() {
         no2_on_unioninkatu(&streets, &key).await - no2_on_unioninkatu(&background, &key).await;
     assert!((8.0..=30.0).contains(&added), "{added}");
 
+    // Every answer that reads street-level air says so; pollen, coarse tiles and the
+    // background server's answers do not.
+    let label = |server: &Server, path: String| {
+        let url = server.url(&path);
+        async move {
+            let reply = client().get(url).send().await.unwrap();
+            assert_eq!(reply.status(), 200, "{path}");
+            reply.headers()["insights-data-source"]
+                .to_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let conditions = format!("/insights/v1/conditions?key={}&{ON_UNIONINKATU}", key.key);
+    let pollen = format!("/insights/v1/pollen?key={}&{ON_UNIONINKATU}", key.key);
+    assert!(
+        label(&streets, conditions.clone())
+            .await
+            .contains("+near-road")
+    );
+    assert!(!label(&background, conditions).await.contains("near-road"));
+    assert!(!label(&streets, pollen).await.contains("near-road"));
+    let tile = |z: u32| {
+        let (lon, lat) = (24.95068_f64, 60.16955_f64.to_radians());
+        let n = f64::from(1u32 << z);
+        let x = ((lon + 180.0) / 360.0 * n).floor();
+        let y =
+            ((1.0 - (lat.tan() + 1.0 / lat.cos()).ln() / std::f64::consts::PI) / 2.0 * n).floor();
+        format!("/insights/v1/tiles/{z}/{x}/{y}.png?key={}", key.key)
+    };
+    assert!(label(&streets, tile(15)).await.contains("+near-road"));
+    assert!(!label(&streets, tile(10)).await.contains("near-road"));
+
     // And a lookup there reads the same street-level air as a route there.
     let (meta, data) = lookup(&streets, &key, "conditions", ON_UNIONINKATU).await;
     let body = json!({"routes": [{"id": "here", "routeDuration": 0.001,
