@@ -1,9 +1,9 @@
 //! The API body's early scan of its top-level member names, which refuses a body while it is
 //! still arriving. Any body gets the same verdict however it is cut into frames; a body it
-//! refuses is one both operations' readers refuse too, and the name it gives is the body's
-//! first top-level name that neither operation has (shortened when long); and it misses no
-//! such name that it can show: one without escapes, and without control characters in what
-//! it shows.
+//! refuses is one every body's reader (alerts, route scores, planned routes) refuses too, and
+//! the name it gives is the body's first top-level name that none of them has (shortened when
+//! long); and it misses no such name that it can show: one without escapes, and without
+//! control characters in what it shows.
 //!
 //! An input is a body; its last byte, when it is below 32, also says where the body is cut
 //! into frames (the frame sizes cycle through the bits of that byte).
@@ -34,6 +34,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(
         AlertRequest::from_json_slice(data, &RequestLimits::default()).is_err(),
         "{refused:?} refused, but an alert request reads the body"
+    );
+    assert!(
+        racs_core::journey_request::JourneyRequest::from_json_slice(data).is_err(),
+        "{refused:?} refused, but a planned-route request reads the body"
     );
     if let Some(names) = top_level_names(data) {
         // Names with escapes are left to the readers; without a backslash there are none.

@@ -78,6 +78,7 @@ mod departure;
 mod dose;
 mod error;
 pub mod journey;
+pub mod journey_request;
 mod outcome;
 mod plan;
 mod polylines;

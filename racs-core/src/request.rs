@@ -328,7 +328,7 @@ impl ScoreRequest {
 }
 
 /// Reads `departureTime`: an RFC 3339 date-time, or `null` for none.
-fn departure_time<'de, D: Deserializer<'de>>(
+pub(crate) fn departure_time<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<DateTime<Utc>>, D::Error> {
     let Some(text) = Option::<String>::deserialize(deserializer)? else {
@@ -351,7 +351,7 @@ fn departure_time<'de, D: Deserializer<'de>>(
 
 /// RFC 3339 writes four-digit years only, so an offset that carries a time past the end of
 /// year 9999 (or before year 0) in UTC would give a request whose wire form no longer parses.
-fn year_in_range(time: DateTime<Utc>) -> bool {
+pub(crate) fn year_in_range(time: DateTime<Utc>) -> bool {
     (0..=9999).contains(&time.year())
 }
 

@@ -80,6 +80,8 @@ pub enum RecommendationCode {
     /// When to leave, and on which route, for the highest RACS within the request's
     /// `departureWindowMinutes`.
     BestDepartureTime,
+    /// The quickest of the routes a planned-route request found.
+    FastestRoute,
 }
 
 /// The type of a recommendation's `additionalData`.

@@ -89,6 +89,16 @@ impl Scorer {
         &self.config
     }
 
+    /// The time on the scorer's clock: when a request that names none departs.
+    pub(crate) fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+
+    /// A new id from the scorer's generator.
+    pub(crate) fn new_id(&self) -> uuid::Uuid {
+        self.ids.new_id()
+    }
+
     /// The air-quality source it scores against: other views of the same air (heatmap tiles)
     /// read it too, so that they show what scores are computed from.
     #[must_use]

@@ -1,4 +1,5 @@
-//! `POST /insights/v1/cleanest-route`: one path, two operations, told apart by the body.
+//! `POST /insights/v1/cleanest-route`: one path, three bodies (alerts, route scores, planned
+//! routes), told apart by their members.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -54,6 +55,8 @@ enum Operation {
     /// A checked alert request of this many points, still in the spool.
     Alerts(u64),
     Routes(ScoreRequest),
+    /// Routes to plan between two places, then score.
+    Journey(racs_core::journey_request::JourneyRequest),
 }
 
 /// Handles both operations of the shared path.
@@ -128,6 +131,13 @@ pub(crate) async fn cleanest_route(
             })
             .into_response())
         }
+        Operation::Journey(request) => {
+            let mut answer = crate::journeys::plan(&state, &request_id, request).await?;
+            if let Some(member) = state.provenance().member.as_ref() {
+                answer["dataSource"] = serde_json::to_value(member).unwrap_or(Value::Null);
+            }
+            Ok(Json(answer).into_response())
+        }
     }
 }
 
@@ -198,6 +208,15 @@ fn parse_body(state: &AppState, spool: &Spool) -> Result<Operation, ApiError> {
     // asks for is known before any of it is built. Each operation's reader then reads the body
     // again, and refuses what its operation does not define.
     let members = top_level_members(spool)?;
+    if members.journey {
+        if members.points || members.routes {
+            return Err(ApiError::invalid(
+                "the body has `origin` or `destination` (a planned route) with `points` or \
+                 `routes`; send each request on its own",
+            ));
+        }
+        return crate::journeys::journey_request(spool).map(Operation::Journey);
+    }
     match (members.points, members.routes) {
         (true, false) => spool
             .count_points(&state.config().point_limits)
@@ -209,7 +228,8 @@ fn parse_body(state: &AppState, spool: &Spool) -> Result<Operation, ApiError> {
              route-scoring request (`routes`) separately",
         )),
         (false, false) => Err(ApiError::invalid(
-            "the body has neither `points` (alert request) nor `routes` (route scoring)",
+            "the body has neither `points` (alert request), `routes` (route scoring) nor \
+             `origin` and `destination` (routes to plan)",
         )),
     }
 }
@@ -219,6 +239,8 @@ fn parse_body(state: &AppState, spool: &Spool) -> Result<Operation, ApiError> {
 struct TopLevel {
     points: bool,
     routes: bool,
+    /// `origin` or `destination`: a planned route.
+    journey: bool,
 }
 
 /// A top-level member's name, as far as telling the operations apart needs it.
@@ -227,6 +249,8 @@ struct TopLevel {
 enum Member {
     Points,
     Routes,
+    Origin,
+    Destination,
     #[serde(other)]
     Other,
 }
@@ -251,6 +275,7 @@ impl<'de> Deserialize<'de> for TopLevel {
                     match member {
                         Member::Points => found.points = true,
                         Member::Routes => found.routes = true,
+                        Member::Origin | Member::Destination => found.journey = true,
                         Member::Other => {}
                     }
                 }

@@ -42,6 +42,7 @@ mod extract;
 pub mod files;
 mod gate;
 pub mod headers;
+mod journeys;
 pub mod lookups;
 pub mod members;
 pub mod metrics;

@@ -179,6 +179,11 @@ pub fn body_members() -> &'static [&'static str] {
     static MEMBERS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
         let mut members = struct_members::<racs_core::ScoreRequest>().to_vec();
         members.extend_from_slice(alerts_core::request::BODY_MEMBERS);
+        for member in struct_members::<racs_core::journey_request::JourneyRequest>() {
+            if !members.contains(member) {
+                members.push(member);
+            }
+        }
         members
     });
     &MEMBERS

@@ -12,6 +12,7 @@ use aq_core::{AirQualitySource, ForecastSource};
 use identity_core::ids::KeyId;
 use identity_core::limiter::{Limiter, Outcome};
 use identity_core::ports::{KeyAuthenticator, Quota};
+use racs_core::journey::StreetRouter;
 use racs_core::{Limits, Scorer};
 use runtime_core::Clock;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -103,6 +104,7 @@ struct Inner {
     provenance: Provenance,
     lookups: Arc<dyn ForecastSource>,
     coarse_tiles: Arc<dyn AirQualitySource>,
+    streets: Option<Arc<dyn StreetRouter>>,
 }
 
 /// The state shared by every handler. Cheap to clone.
@@ -133,6 +135,7 @@ pub struct AppStateBuilder {
     limiter: Option<Arc<Limiter>>,
     lookups: Option<Arc<dyn ForecastSource>>,
     coarse_tiles: Option<Arc<dyn AirQualitySource>>,
+    streets: Option<Arc<dyn StreetRouter>>,
 }
 
 impl AppStateBuilder {
@@ -158,7 +161,16 @@ impl AppStateBuilder {
             limiter: None,
             lookups: None,
             coarse_tiles: None,
+            streets: None,
         }
+    }
+
+    /// Plans routes on `streets` for bodies with `origin` and `destination`. Without it,
+    /// such bodies are refused with a 400 that says the server has no streets.
+    #[must_use]
+    pub fn streets(mut self, streets: Arc<dyn StreetRouter>) -> Self {
+        self.streets = Some(streets);
+        self
     }
 
     /// Answers the point lookups (conditions, forecast, history, pollen) from `source`: the
@@ -268,6 +280,7 @@ impl AppStateBuilder {
                 provenance,
                 lookups,
                 coarse_tiles,
+                streets: self.streets,
             }),
         }
     }
@@ -295,6 +308,11 @@ impl AppState {
     /// The source the point lookups read.
     pub(crate) fn lookups(&self) -> &Arc<dyn ForecastSource> {
         &self.inner.lookups
+    }
+
+    /// The streets routes are planned on, if the server has them.
+    pub(crate) fn streets(&self) -> Option<&Arc<dyn StreetRouter>> {
+        self.inner.streets.as_ref()
     }
 
     /// The source of the tiles below street zoom.

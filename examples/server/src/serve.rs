@@ -219,7 +219,8 @@ fn app_state(
     if let Some(streets) = &service.streets {
         builder = builder
             .lookups(streets.lookups.clone())
-            .coarse_tiles(streets.background.clone());
+            .coarse_tiles(streets.background.clone())
+            .streets(streets.router.clone());
     }
     builder.build()
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use aq_core::{AirQualitySource, ForecastSource, NearRoadModel, RoadMap, StreetLevel};
+use racs_core::journey::StreetRouter;
 
 use crate::config::Settings;
 
@@ -19,6 +20,8 @@ pub(crate) struct StreetAir {
     pub(crate) lookups: Arc<dyn ForecastSource>,
     /// The route source without it.
     pub(crate) background: Arc<dyn AirQualitySource>,
+    /// The streets walks and rides are planned on.
+    pub(crate) router: Arc<dyn StreetRouter>,
 }
 
 /// Reads the extracts `settings.roads` names and puts `air` and `forecast` at street level,
@@ -40,11 +43,14 @@ pub(crate) fn open(
         segments = network.edges().len(),
         mib = network.heap_bytes() / (1024 * 1024),
         seconds = started.elapsed().as_secs_f64(),
-        "streets loaded: route scores, lookups and street-zoom tiles add the near-road increment"
+        "streets loaded: route scores, lookups and street-zoom tiles add the near-road \
+         increment, and walks and rides are planned on them"
     );
-    let roads: Arc<dyn RoadMap> = Arc::new(network);
+    let network = Arc::new(network);
+    let roads: Arc<dyn RoadMap> = network.clone();
     let model = NearRoadModel::default();
     Ok(Some(StreetAir {
+        router: network,
         air: Arc::new(StreetLevel::new(air.clone(), roads.clone(), model.clone())),
         lookups: Arc::new(StreetLevel::new(forecast.clone(), roads, model)),
         background: air.clone(),

@@ -17,7 +17,7 @@ use crate::tiles::Layer;
 pub(crate) const KEY_SCHEME: &str = "ApiKeyAuth";
 
 /// The rules the server applies to a request that the schema cannot state.
-pub(crate) const UNSTATED_RULES: [&str; 8] = [
+pub(crate) const UNSTATED_RULES: [&str; 9] = [
     "route ids are unique within a request (a number and a string with the same text are the same id)",
     "ids are at most the stated number of bytes of UTF-8, not characters",
     "a `routeDuration` is at most 7 days once converted with `durationUnits`",
@@ -26,6 +26,7 @@ pub(crate) const UNSTATED_RULES: [&str; 8] = [
     "`departureTime` falls within the years 0000 to 9999 once converted to UTC",
     "`departureStepMinutes` comes only with `departureWindowMinutes`",
     "routes × later departures (`departureWindowMinutes` / `departureStepMinutes`, rounded down) is at most the number `departureWindowMinutes` states (413 `payload_too_large` beyond)",
+    "a planned route's `origin` and `destination` differ, lie within 500 m of a street of the server's network (`--roads`) that `travelMode` can use, and are joined by one; `travelMode` is `walk` or `cycle`",
 ];
 
 /// The request-body schemas, for `components.schemas`.
@@ -61,8 +62,60 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
                             is a member given twice.",
             "oneOf": [
                 {"$ref": "#/components/schemas/AlertRequest"},
-                {"$ref": "#/components/schemas/ScoreRequest"}
+                {"$ref": "#/components/schemas/ScoreRequest"},
+                {"$ref": "#/components/schemas/JourneyRequest"}
             ]
+        },
+        "JourneyRequest": {
+            "description": "Plan walks or rides between two places on the server's streets \
+                            (OpenStreetMap, `--roads`), from the fastest to the least exposed \
+                            (at most 1.5 times the fastest's length), and score them. The answer \
+                            has the route-scoring answer's shape; each `racss` entry also has its \
+                            `polyline` ([lon, lat] pairs on the streets), `routeDuration` and \
+                            `routeLength` in the request's units, and `recommendations` start \
+                            with `FastestRoute`. Route `1` is the fastest.",
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["origin", "destination", "travelMode", "routesSort"],
+            "properties": {
+                "origin": {"$ref": "#/components/schemas/Place"},
+                "destination": {"$ref": "#/components/schemas/Place"},
+                "travelMode": {
+                    "description": "`walk` (1.3 m/s) or `cycle` (4.5 m/s).",
+                    "enum": ["walk", "cycle"]
+                },
+                "routesSort": {
+                    "description": "The order of `racss`, as for route scores.",
+                    "enum": racs_core::RoutesSort::ALL.map(racs_core::RoutesSort::as_str)
+                },
+                "durationUnits": nullable_enum(
+                    &racs_core::DurationUnit::ALL.map(racs_core::DurationUnit::as_str),
+                    Some("m"),
+                    "The unit of the answer's `routeDuration`s; `null` or absent means `m`."
+                ),
+                "lengthUnits": nullable_enum(
+                    &racs_core::LengthUnit::ALL.map(racs_core::LengthUnit::as_str),
+                    Some("m"),
+                    "The unit of the answer's `routeLength`s; `null` or absent means `m`."
+                ),
+                "departureTime": {
+                    "type": ["string", "null"],
+                    "format": "date-time",
+                    "description": "When the journey starts (RFC 3339); `null` or absent means \
+                                    now."
+                }
+            }
+        },
+        "Place": {
+            "description": "A place as [longitude, latitude] in degrees (WGS 84).",
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "prefixItems": [
+                {"type": "number", "minimum": -180, "maximum": 180},
+                {"type": "number", "minimum": -90, "maximum": 90}
+            ],
+            "items": {"type": "number"}
         },
         "AlertRequest": {
             "description": "Operation 1: request alert notifications for points.",
@@ -267,7 +320,9 @@ pub(crate) fn cleanest_route_operation(config: &ApiConfig) -> Value {
             "200": {
                 "description": "Operation 1: the request is stored and will be delivered to \
                                 the key's webhook. Operation 2: the routes are scored \
-                                (`completionStatus` may still be `Failed`).",
+                                (`completionStatus` may still be `Failed`). A planned route: \
+                                the routes found, scored, each with its `polyline`, \
+                                `routeDuration` and `routeLength`.",
                 "headers": {
                     "Idempotent-Replayed": {
                         "description": "`true` when this answers a retry of a stored alert request",

@@ -144,3 +144,95 @@ fn a_file_that_is_not_an_extract_stops_the_start_with_a_clear_message() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// A walk planned across central Helsinki, leaving at `departure`.
+fn journey(departure: &str) -> Value {
+    json!({"origin": [24.9400, 60.1650], "destination": [24.9520, 60.1780],
+           "travelMode": "walk", "routesSort": "original", "durationUnits": "m",
+           "lengthUnits": "km", "departureTime": departure})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planned_walk_comes_with_its_routes_and_scores_as_it_would_posted_back() {
+    let Some(extract) = helsinki() else { return };
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let server = deployment.serve(&["--roads", &extract]);
+    let departure = this_hour().to_rfc3339();
+
+    let reply = post_json(&client(), &server, &key.key, &journey(&departure)).await;
+    let answer = reply.json();
+    assert_eq!(reply.status, 200, "{answer}");
+    let racss = answer["racss"].as_array().unwrap();
+    assert!(!racss.is_empty(), "{answer}");
+    let fastest = racss.iter().find(|r| r["routeId"] == "1").unwrap();
+    for route in racss {
+        let polyline = route["polyline"].as_array().unwrap();
+        assert!(polyline.len() >= 2, "{route}");
+        let length = route["routeLength"].as_f64().unwrap();
+        assert!(length > 1.0 && length <= fastest["routeLength"].as_f64().unwrap() * 1.5 + 1e-9);
+        assert!(route["routeDuration"].as_f64().unwrap() > 0.0);
+        assert!(route["RACS"].as_u64().is_some(), "{route}");
+    }
+    assert_eq!(
+        answer["recommendations"][0]["code"], "FastestRoute",
+        "{answer}"
+    );
+    assert_eq!(answer["recommendations"][0]["additionalData"]["value"], "1");
+    assert!(
+        reply
+            .header("insights-data-source")
+            .unwrap()
+            .contains("+near-road"),
+        "{:?}",
+        reply.headers
+    );
+
+    // The fastest, posted back as a route of the same duration and departure, scores the same.
+    let posted = json!({"routes": [{"id": "back", "polyline": fastest["polyline"],
+            "routeDuration": fastest["routeDuration"]}],
+        "routesSort": "original", "durationUnits": "m", "departureTime": departure,
+        "travelMode": "walk"});
+    let back = post_json(&client(), &server, &key.key, &posted)
+        .await
+        .json();
+    assert_eq!(back["racss"][0]["RACS"], fastest["RACS"], "{back}");
+}
+
+/// The `detail` of a request refused with 400.
+async fn refused(server: &Server, key: &Key, body: Value) -> String {
+    let reply = post_json(&client(), server, &key.key, &body).await;
+    let answer = reply.json();
+    assert_eq!(reply.status, 400, "{answer}");
+    answer["error"]["detail"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_walk_that_cannot_be_planned_is_refused_naming_the_member() {
+    let Some(extract) = helsinki() else { return };
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let departure = this_hour().to_rfc3339();
+    let plain = deployment.serve(&[]);
+    let message = refused(&plain, &key, journey(&departure)).await;
+    assert!(message.contains("--roads"), "{message}");
+    drop(plain);
+
+    let server = deployment.serve(&["--roads", &extract]);
+    let mut far = journey(&departure);
+    far["origin"] = json!([24.76, 60.17]);
+    let message = refused(&server, &key, far).await;
+    assert!(message.starts_with("origin:"), "{message}");
+    let mut same = journey(&departure);
+    same["destination"] = same["origin"].clone();
+    let message = refused(&server, &key, same).await;
+    assert!(message.starts_with("destination:"), "{message}");
+    let mut driving = journey(&departure);
+    driving["travelMode"] = json!("drive");
+    let message = refused(&server, &key, driving).await;
+    assert!(message.starts_with("travelMode:"), "{message}");
+    let mut mixed = journey(&departure);
+    mixed["routes"] = json!([]);
+    let message = refused(&server, &key, mixed).await;
+    assert!(message.contains("on its own"), "{message}");
+}

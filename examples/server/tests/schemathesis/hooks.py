@@ -34,6 +34,10 @@ def filter_case(context, case):
     body = case.body
     if not isinstance(body, dict):
         return True
+    # A planned route's places must lie on the server's streets, which the schema test's
+    # server does not have: the streets' own tests plan routes.
+    if "origin" in body or "destination" in body:
+        return False
     try:
         if isinstance(body.get("routes"), list):
             return routes_keep_the_unstated_rules(body)
