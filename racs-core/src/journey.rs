@@ -26,9 +26,20 @@ pub const MAX_SNAP_M: f64 = 500.0;
 pub const EXPOSURE_WEIGHTS: [f64; 5] = [0.0, 1.0, 3.0, 10.0, 30.0];
 
 /// The most street segments one journey's corridor may hold: the air is asked once for each,
-/// so this bounds the work of one request (a walk or ride of a few tens of kilometres in a
-/// dense city).
-pub const MAX_CORRIDOR_SEGMENTS: usize = 200_000;
+/// so this bounds the work of one request (a 2 km walk through central Helsinki has a few
+/// thousand).
+pub const MAX_CORRIDOR_SEGMENTS: usize = 50_000;
+
+/// The farthest apart, in a straight line, that origin and destination may be: 15 km for a
+/// walk, 40 km for a ride. Beyond, nobody walks or rides it as one trip, and the searches of
+/// one request would range over a region's streets.
+#[must_use]
+pub fn max_journey_m(mode: TravelMode) -> f64 {
+    match mode {
+        TravelMode::Cycle => 40_000.0,
+        _ => 15_000.0,
+    }
+}
 
 /// A place on the street network where a journey starts or ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -118,6 +129,12 @@ pub enum JourneyError {
          than {MAX_CORRIDOR_SEGMENTS} segments"
     )]
     TooFar,
+    /// Origin and destination are farther apart than [`max_journey_m`] allows the mode.
+    #[error("`origin` and `destination` are more than {0} m apart for one trip")]
+    TooLong(u32),
+    /// A planned route is beyond what a posted route may be (its vertices, its duration).
+    #[error("the planned route cannot be scored: {0}")]
+    Unscorable(String),
     /// The air source could not answer.
     #[error("the air-quality source could not answer: {0}")]
     Source(String),
@@ -138,6 +155,10 @@ pub async fn candidate_paths(
     departure: DateTime<Utc>,
 ) -> Result<Vec<StreetPath>, JourneyError> {
     let name = mode.as_str();
+    let limit = max_journey_m(mode);
+    if origin.distance_m(destination) > limit {
+        return Err(JourneyError::TooLong(limit as u32));
+    }
     let from = router
         .snap(origin, mode, MAX_SNAP_M)
         .ok_or(JourneyError::OffStreet {

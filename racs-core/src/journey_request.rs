@@ -128,6 +128,9 @@ pub struct PlannedRoute {
     pub id: RouteId,
     /// The path.
     pub path: StreetPath,
+    /// The route as the answer gives it: the path's places, with points added along
+    /// stretches over 500 m so that no segment is too long to score.
+    pub polyline: Vec<Position>,
     /// How long it takes, in the request's `durationUnits`.
     pub duration: f64,
     /// How long it is, in the request's `lengthUnits`.
@@ -142,6 +145,35 @@ pub struct PlannedRoutes {
     pub routes: Vec<PlannedRoute>,
     /// Their scores, in the request's `routesSort` order.
     pub scores: ScoreResponse,
+    /// When the journey starts: the request's `departureTime`, or when planning started.
+    pub departure: DateTime<Utc>,
+}
+
+/// Longest stretch between two points of a planned route: a long bridge or a straight rural
+/// track is one segment of the map, and a route's scoring refuses segments over 2 km (error
+/// 102), so points are added along it.
+const MAX_STRETCH_M: f64 = 500.0;
+
+/// `positions` with points added along every stretch longer than [`MAX_STRETCH_M`] (on the
+/// straight line between its ends, which a street segment is).
+fn densified(positions: &[Position]) -> Vec<Position> {
+    let mut out = Vec::with_capacity(positions.len());
+    for pair in positions.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        out.push(a);
+        let pieces = (a.distance_m(b) / MAX_STRETCH_M).ceil() as usize;
+        for k in 1..pieces {
+            let t = k as f64 / pieces as f64;
+            if let Ok(p) = Position::new(
+                a.lon() + (b.lon() - a.lon()) * t,
+                a.lat() + (b.lat() - a.lat()) * t,
+            ) {
+                out.push(p);
+            }
+        }
+    }
+    out.extend(positions.last());
+    out
 }
 
 impl Scorer {
@@ -172,6 +204,7 @@ impl Scorer {
             .enumerate()
             .map(|(i, path)| PlannedRoute {
                 id: RouteId::new((i + 1).to_string()),
+                polyline: densified(&path.positions),
                 duration: path.length_m / speed / request.duration_units.seconds(),
                 length: request.length_units.from_metres(path.length_m),
                 path,
@@ -182,7 +215,7 @@ impl Scorer {
                 .iter()
                 .map(|r| RouteInput {
                     id: r.id.clone(),
-                    polyline: r.path.positions.clone(),
+                    polyline: r.polyline.clone(),
                     route_duration: r.duration,
                     travel_mode: None,
                 })
@@ -195,8 +228,18 @@ impl Scorer {
             departure_window_minutes: None,
             departure_step_minutes: None,
         };
+        // The same limits as a posted route's, so that every planned route can be posted back.
+        scoring
+            .validate(&crate::Limits::default())
+            .map_err(|e| JourneyError::Unscorable(e.to_string()))?;
         let mut scores = self.score(&scoring).await;
-        if let Some(fastest) = routes.first() {
+        let fastest = routes.first().filter(|r| {
+            scores
+                .racss
+                .iter()
+                .any(|e| e.route_id == r.id && e.racs.is_some())
+        });
+        if let Some(fastest) = fastest {
             let minutes = fastest.path.length_m / speed / 60.0;
             scores.recommendations.insert(
                 0,
@@ -217,6 +260,53 @@ impl Scorer {
                 },
             );
         }
-        Ok(PlannedRoutes { routes, scores })
+        Ok(PlannedRoutes {
+            routes,
+            scores,
+            departure,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_stretches_get_points_and_the_path_keeps_its_own() {
+        let p = |lon, lat| Position::new(lon, lat).unwrap();
+        // 1.1 km along the equator, then 50 m.
+        let path = [p(0.0, 0.0), p(0.01, 0.0), p(0.01045, 0.0)];
+        let out = densified(&path);
+        assert_eq!(out.first(), path.first());
+        assert_eq!(out.last(), path.last());
+        assert!(out.contains(&path[1]));
+        assert_eq!(
+            out.len(),
+            5,
+            "three pieces of the first stretch, one of the second"
+        );
+        assert!(
+            out.windows(2)
+                .all(|w| w[0].distance_m(w[1]) <= MAX_STRETCH_M + 1e-6)
+        );
+        assert_eq!(densified(&path[..1]), path[..1]);
+    }
+
+    #[test]
+    fn only_walks_and_rides_are_planned_and_the_places_must_differ() {
+        let body = |mode: &str, to: [f64; 2]| {
+            format!(
+                r#"{{"origin": [24.95, 60.17], "destination": [{}, {}],
+                    "travelMode": "{mode}", "routesSort": "desc"}}"#,
+                to[0], to[1]
+            )
+        };
+        let err = JourneyRequest::from_json_slice(body("drive", [24.96, 60.17]).as_bytes());
+        assert!(err.unwrap_err().to_string().starts_with("travelMode:"));
+        let err = JourneyRequest::from_json_slice(body("walk", [24.95, 60.17]).as_bytes());
+        assert!(err.unwrap_err().to_string().starts_with("destination:"));
+        let ok = JourneyRequest::from_json_slice(body("cycle", [24.96, 60.17]).as_bytes());
+        assert_eq!(ok.unwrap().speed_m_per_s(), CYCLE_M_PER_S);
     }
 }

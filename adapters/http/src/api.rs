@@ -132,7 +132,7 @@ pub(crate) async fn cleanest_route(
             .into_response())
         }
         Operation::Journey(request) => {
-            let mut answer = crate::journeys::plan(&state, &request_id, request).await?;
+            let mut answer = crate::journeys::plan(&state, &request_id, key_id, request).await?;
             if let Some(member) = state.provenance().member.as_ref() {
                 answer["dataSource"] = serde_json::to_value(member).unwrap_or(Value::Null);
             }
@@ -301,8 +301,8 @@ fn top_level_members(spool: &Spool) -> Result<TopLevel, ApiError> {
         Err(e) if e.is_data() => {
             spool.parse_json::<IgnoredAny>().map_err(refused)?;
             Err(ApiError::invalid(
-                "the body must be a JSON object with either `points` (alert request) or `routes` \
-                 (route scoring)",
+                "the body must be a JSON object with `points` (alert request), `routes` (route \
+                 scoring) or `origin` and `destination` (routes to plan)",
             ))
         }
         Err(e) => Err(refused(e)),

@@ -6,13 +6,26 @@ use racs_core::journey_request::{JourneyRequest, PlannedRoutes};
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, ErrorCode};
+use identity_core::ids::KeyId;
+
 use crate::extract::{RequestId, body_unavailable};
 use crate::spool::Spool;
 use crate::state::AppState;
 
-/// Reads a planned-route request from the body (a few hundred bytes: any larger body is
-/// refused by the member scan or the reader before it is built).
+/// The largest planned-route body read: its members fit in a few hundred bytes.
+const MAX_JOURNEY_BYTES: u64 = 4 * 1024;
+
+/// Reads a planned-route request from the body.
 pub(crate) fn journey_request(spool: &Spool) -> Result<JourneyRequest, ApiError> {
+    if spool.len() > MAX_JOURNEY_BYTES {
+        return Err(ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "a planned-route body is at most {MAX_JOURNEY_BYTES} bytes; this one is {}",
+                spool.len()
+            ),
+        ));
+    }
     let bytes = match spool.as_bytes() {
         Some(bytes) => bytes.to_vec(),
         None => {
@@ -29,24 +42,35 @@ pub(crate) fn journey_request(spool: &Spool) -> Result<JourneyRequest, ApiError>
         .map_err(|e| ApiError::new(ErrorCode::InvalidRequest, e.to_string()))
 }
 
-/// Plans and scores the routes of `request`, as the answer's JSON.
+/// Plans and scores the routes of `request`, as the answer's JSON. Planning is CPU work (path
+/// searches, the air of every street of the corridor): it runs on the blocking pool, one at a
+/// time per key and a few at a time across the server (503 beyond), as large bodies are
+/// parsed, so that it never stalls other connections.
 pub(crate) async fn plan(
     state: &AppState,
     request_id: &RequestId,
+    key: KeyId,
     request: JourneyRequest,
 ) -> Result<Value, ApiError> {
-    let Some(streets) = state.streets() else {
+    let Some(streets) = state.streets().cloned() else {
         return Err(ApiError::invalid(
             "origin: this server plans no routes: it has no streets (an operator starts it \
              with --roads and an OpenStreetMap extract); send `routes` to score routes of your \
              own",
         ));
     };
-    let planned = state
-        .scorer()
-        .plan(streets.as_ref(), &request)
-        .await
-        .map_err(|e| journey_error(request_id, e))?;
+    let turn = state.parse_turn(key).await;
+    let permit = state.parse_permit()?;
+    let scorer = state.scorer().clone();
+    let handle = tokio::runtime::Handle::current();
+    let planned = tokio::task::spawn_blocking(move || {
+        let planned = handle.block_on(scorer.plan(streets.as_ref(), &request));
+        drop((permit, turn));
+        planned
+    })
+    .await
+    .map_err(|e| ApiError::internal(&request_id.0, &e))?
+    .map_err(|e| journey_error(request_id, e))?;
     Ok(answer(planned))
 }
 
@@ -54,6 +78,8 @@ pub(crate) async fn plan(
 /// (`[lon, lat]` pairs on the street network), `routeDuration` and `routeLength`.
 fn answer(planned: PlannedRoutes) -> Value {
     let mut body = serde_json::to_value(&planned.scores).unwrap_or(Value::Null);
+    // The departure the routes were scored at: a route posted back with it scores the same.
+    body["departureTime"] = json!(racs_core::UtcMillis(planned.departure).to_string());
     if let Some(entries) = body.get_mut("racss").and_then(Value::as_array_mut) {
         for entry in entries {
             let id = entry.get("routeId").and_then(Value::as_str).unwrap_or("");
@@ -73,9 +99,11 @@ fn answer(planned: PlannedRoutes) -> Value {
 fn journey_error(request_id: &RequestId, e: JourneyError) -> ApiError {
     match &e {
         JourneyError::OffStreet { field, .. } => ApiError::invalid(format!("{field}: {e}")),
-        JourneyError::SamePlace | JourneyError::NoConnection(_) | JourneyError::TooFar => {
-            ApiError::invalid(format!("destination: {e}"))
-        }
+        JourneyError::SamePlace
+        | JourneyError::NoConnection(_)
+        | JourneyError::TooFar
+        | JourneyError::TooLong(_)
+        | JourneyError::Unscorable(_) => ApiError::invalid(format!("destination: {e}")),
         JourneyError::Source(cause) => {
             tracing::warn!(request_id = %request_id.0, error = %cause, "air-quality source unavailable");
             ApiError::unavailable(

@@ -268,7 +268,7 @@ impl NetworkBuilder {
             }
         }
         let walk_main = largest_part(&walk);
-        let cycle_main = largest_part(&cycle);
+        let cycle_main = largest_strong_part(&cycle);
         let node_tree = RTree::bulk_load(
             self.nodes
                 .iter()
@@ -298,7 +298,21 @@ impl NetworkBuilder {
     }
 }
 
-/// Whether each node is on the largest part of `arcs` joined when directions are ignored.
+/// Whether each node is on the largest part of `arcs` in which every node reaches every other
+/// (one-way streets make a ride's parts differ from a walk's).
+fn largest_strong_part(arcs: &DiGraph<(), u32, u32>) -> Vec<bool> {
+    let mut main = vec![false; arcs.node_count()];
+    let parts = petgraph::algo::kosaraju_scc(arcs);
+    if let Some(largest) = parts.iter().max_by_key(|p| p.len()).filter(|p| p.len() > 1) {
+        for n in largest {
+            main[n.index()] = true;
+        }
+    }
+    main
+}
+
+/// Whether each node is on the largest part of `arcs` joined when directions are ignored (for
+/// walking, whose arcs go both ways, the part in which every node reaches every other).
 fn largest_part(arcs: &DiGraph<(), u32, u32>) -> Vec<bool> {
     let mut parts = petgraph::unionfind::UnionFind::<u32>::new(arcs.node_count());
     for arc in arcs.raw_edges() {

@@ -138,8 +138,8 @@ fn two_passes<R: Read + Send>(
                     // OpenStreetMap allows no way of more nodes; a block that packs millions
                     // of zero deltas into a few kilobytes is not a street.
                     let mut refs: Vec<i64> = way.refs().take(MAX_WAY_NODES + 1).collect();
-                    refs.dedup();
                     if refs.len() <= MAX_WAY_NODES {
+                        refs.dedup();
                         ways.push((kind, refs));
                     }
                 }

@@ -130,9 +130,16 @@ impl StreetRouter for StreetNetwork {
         let within = |p: &[f64; 3]| chord(*p, a) + chord(*p, b) <= max_length_m;
         let mut seen: HashSet<u32> = HashSet::new();
         let mut corridor = Corridor::default();
+        // Every place of the ellipse lies within half its major axis of the middle of its foci.
+        let middle = [
+            (a[0] + b[0]) / 2.0,
+            (a[1] + b[1]) / 2.0,
+            (a[2] + b[2]) / 2.0,
+        ];
+        let radius = max_length_m / 2.0;
         for node in self
             .node_tree
-            .locate_within_distance(a, max_length_m * max_length_m)
+            .locate_within_distance(middle, radius * radius)
             .filter(|n| within(n.geom()))
         {
             for arc in arcs.edges(NodeIndex::new(node.data as usize)) {

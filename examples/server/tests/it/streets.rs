@@ -231,6 +231,13 @@ async fn a_walk_that_cannot_be_planned_is_refused_naming_the_member() {
     driving["travelMode"] = json!("drive");
     let message = refused(&server, &key, driving).await;
     assert!(message.starts_with("travelMode:"), "{message}");
+    let mut far_apart = journey(&departure);
+    far_apart["destination"] = json!([23.76, 61.50]);
+    let message = refused(&server, &key, far_apart).await;
+    assert!(
+        message.starts_with("destination:") && message.contains("15000"),
+        "{message}"
+    );
     let mut mixed = journey(&departure);
     mixed["routes"] = json!([]);
     let message = refused(&server, &key, mixed).await;
