@@ -131,6 +131,8 @@ pub struct PlannedRoute {
     /// The route as the answer gives it: the path's places, with points added along
     /// stretches over 500 m so that no segment is too long to score.
     pub polyline: Vec<Position>,
+    /// The PM2.5 the traveller inhales along it, in µg, when it was scored.
+    pub inhaled_pm25_ug: Option<f64>,
     /// How long it takes, in the request's `durationUnits`.
     pub duration: f64,
     /// How long it is, in the request's `lengthUnits`.
@@ -147,6 +149,8 @@ pub struct PlannedRoutes {
     pub scores: ScoreResponse,
     /// When the journey starts: the request's `departureTime`, or when planning started.
     pub departure: DateTime<Utc>,
+    /// The route-scoring request the routes were scored as: what posting them back sends.
+    pub request: ScoreRequest,
 }
 
 /// Longest stretch between two points of a planned route: a long bridge or a straight rural
@@ -199,12 +203,13 @@ impl Scorer {
         )
         .await?;
         let speed = request.speed_m_per_s();
-        let routes: Vec<PlannedRoute> = paths
+        let mut routes: Vec<PlannedRoute> = paths
             .into_iter()
             .enumerate()
             .map(|(i, path)| PlannedRoute {
                 id: RouteId::new((i + 1).to_string()),
                 polyline: densified(&path.positions),
+                inhaled_pm25_ug: None,
                 duration: path.length_m / speed / request.duration_units.seconds(),
                 length: request.length_units.from_metres(path.length_m),
                 path,
@@ -232,7 +237,11 @@ impl Scorer {
         scoring
             .validate(&crate::Limits::default())
             .map_err(|e| JourneyError::Unscorable(e.to_string()))?;
-        let mut scores = self.score(&scoring).await;
+        let report = self.score_report(&scoring).await;
+        for (route, outcome) in routes.iter_mut().zip(&report.outcomes) {
+            route.inhaled_pm25_ug = outcome.score().map(|s| s.dose);
+        }
+        let mut scores = report.response;
         let fastest = routes.first().filter(|r| {
             scores
                 .racss
@@ -264,6 +273,7 @@ impl Scorer {
             routes,
             scores,
             departure,
+            request: scoring,
         })
     }
 }

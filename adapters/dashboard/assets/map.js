@@ -220,6 +220,10 @@
     placeLabels(map, labels);
     map.on("zoomend", () => placeLabels(map, labels));
 
+    planByClicks(map);
+    // The map, for the browser test that clicks it where Leaflet's own events go.
+    el.leafletMap = map;
+
     const slider = document.getElementById("hour");
     const shown = document.getElementById("hour-shown");
     if (slider && shown) {
@@ -229,6 +233,37 @@
         shown.textContent = t.toISOString().slice(0, 13).replace("T", " ") + ":00 UTC";
       });
     }
+  }
+
+  // The playground: a first click marks where the trip starts, a second where it goes; the
+  // form then asks the server to plan the walk (or ride, as chosen) between them.
+  function planByClicks(map) {
+    const form = document.getElementById("playground-form");
+    const text = document.getElementById("request");
+    const mode = document.getElementById("plan-mode");
+    if (!form || !text) return;
+    let origin = null;
+    map.on("click", (e) => {
+      const at = [Number(e.latlng.wrap().lng.toFixed(5)), Number(e.latlng.lat.toFixed(5))];
+      if (!origin) {
+        origin = at;
+        L.circleMarker(e.latlng, {
+          radius: 7, color: "#1d2327", weight: 3, fillColor: "#fff", fillOpacity: 1,
+          className: "plan-origin",
+        }).bindTooltip(tooltip("Start: now click where you go")).addTo(map).openTooltip();
+        return;
+      }
+      text.value = JSON.stringify({
+        origin: origin,
+        destination: at,
+        travelMode: mode ? mode.value : "walk",
+        routesSort: "desc",
+        durationUnits: "m",
+        lengthUnits: "m",
+      }, null, 2);
+      origin = null;
+      if (form.requestSubmit) form.requestSubmit(); else form.submit();
+    });
   }
 
   // The Alerts page: click the map to pick the place whose forecast is drawn.

@@ -1,4 +1,5 @@
-//! What the dashboard shows of the API beside it. The playground scores a request, and the
+//! What the dashboard shows of the API beside it. The playground scores a request (or plans
+//! one), and the
 //! maps draw heatmap tiles, exactly as the API answers them; the pages say when the API's data
 //! is synthetic. The dashboard says here what it asks, and the server wires the API's own
 //! answers in, so that neither adapter imports the other and each rule stays with the API.
@@ -9,6 +10,7 @@ use aq_core::SourceError;
 use async_trait::async_trait;
 use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
+use racs_core::journey_request::{JourneyRequest, PlannedRoutes};
 use racs_core::{Limits, ScoreRequest, ScoreResponse};
 
 /// The API's answers, as the dashboard asks for them.
@@ -24,6 +26,17 @@ pub trait ApiAnswers: Send + Sync {
         headers: &HeaderMap,
         request: ScoreRequest,
     ) -> Result<ScoreResponse, Response>;
+
+    /// Plans and scores the routes of `request` as the API does for a planned-route body;
+    /// `headers` are the request's, which carry its id.
+    ///
+    /// # Errors
+    /// The API's error response (among them, 400 when the server has no streets).
+    async fn plan(
+        &self,
+        headers: &HeaderMap,
+        request: JourneyRequest,
+    ) -> Result<PlannedRoutes, Response>;
 
     /// The heatmap tile of the path's `z`, `x` and `y.png` (`None` when the path did not
     /// parse) as the API's tile path answers it: `time` from `uri`'s query, the client's copy

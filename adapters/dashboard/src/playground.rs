@@ -11,6 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
+use racs_core::journey_request::JourneyRequest;
 use racs_core::{ScoreRequest, ScoreResponse, plan_route};
 use serde::Deserialize;
 use serde_json::json;
@@ -101,8 +102,25 @@ pub(crate) async fn run(
             ),
         );
     }
-    let request =
-        match ScoreRequest::from_json_slice(input.request.as_bytes(), state.api().route_limits()) {
+    let (request, response) = if planned_body(&input.request) {
+        // A planned route: the server finds the routes, then scores them as posted ones.
+        let journey = match JourneyRequest::from_json_slice(input.request.as_bytes()) {
+            Ok(journey) => journey,
+            Err(e) => {
+                return refuse(format!(
+                    "The API would refuse this request: {e}. Correct it and run it again."
+                ));
+            }
+        };
+        match state.api().plan(&headers, journey).await {
+            Ok(planned) => (planned.request, planned.scores),
+            Err(e) => return e,
+        }
+    } else {
+        let request = match ScoreRequest::from_json_slice(
+            input.request.as_bytes(),
+            state.api().route_limits(),
+        ) {
             Ok(request) => request,
             Err(e) => {
                 return refuse(format!(
@@ -110,10 +128,11 @@ pub(crate) async fn run(
                 ));
             }
         };
-    // Scored as the API scores: off the connection's task when large.
-    let response = match state.api().score(&headers, request.clone()).await {
-        Ok(response) => response,
-        Err(e) => return e,
+        // Scored as the API scores: off the connection's task when large.
+        match state.api().score(&headers, request.clone()).await {
+            Ok(response) => (request, response),
+            Err(e) => return e,
+        }
     };
     let drawn = match samples(&state, &request).await {
         Ok(drawn) => drawn,
@@ -147,15 +166,28 @@ pub(crate) async fn run(
     )
 }
 
+/// Whether a body asks for routes to be planned: an object with `origin` or `destination` at
+/// its top level, as the API tells the bodies apart.
+fn planned_body(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+        .is_ok_and(|o| o.contains_key("origin") || o.contains_key("destination"))
+}
+
 fn form(user: &SignedIn, request: &str, error: Option<&str>) -> Markup {
     html! {
         (form_error(error))
-        form.card method="post" action="/dashboard/playground" {
+        form.card #playground-form method="post" action="/dashboard/playground" {
             input type="hidden" name="csrf" value=(user.csrf);
             label for="request" { "Cleanest-route request (JSON, as sent to the API)" }
             textarea #request name="request" rows="14" spellcheck="false" { (request) }
             p.hint { "The sample has three walks across Berlin. Scoring here uses no API key and counts against no quota." }
+            p.hint { "To have walks or rides planned on the server's streets instead, click the map twice (where you start, then where you go), or send {\"origin\": [lon, lat], \"destination\": [lon, lat], \"travelMode\": \"walk\", \"routesSort\": \"desc\"}." }
             p.hint { "Points are [longitude, latitude] pairs, GeoJSON's order: Berlin is [13.40, 52.52]. A route drawn far from where you meant (in the sea, on another continent) has them the other way round." }
+            label for="plan-mode" { "Trips planned by clicking the map are" }
+            select #plan-mode {
+                option value="walk" selected { "walks" }
+                option value="cycle" { "rides" }
+            }
             button type="submit" { "Score routes" }
             " "
             a href="/dashboard/playground" { "Load the sample" }

@@ -52,6 +52,23 @@ pub(crate) async fn plan(
     key: KeyId,
     request: JourneyRequest,
 ) -> Result<Value, ApiError> {
+    let turn = state.parse_turn(key).await;
+    let planned = planned(state, request_id, request).await;
+    drop(turn);
+    Ok(answer(planned?))
+}
+
+/// Plans and scores the routes of `request` as the API does, for a caller that has checked
+/// its own limits (the dashboard's playground): on the blocking pool, a few at a time across
+/// the server (503 beyond).
+///
+/// # Errors
+/// The API's refusal: 400 naming the member, 503 when the server is busy or the source down.
+pub async fn planned(
+    state: &AppState,
+    request_id: &RequestId,
+    request: JourneyRequest,
+) -> Result<PlannedRoutes, ApiError> {
     let Some(streets) = state.streets().cloned() else {
         return Err(ApiError::invalid(
             "origin: this server plans no routes: it has no streets (an operator starts it \
@@ -59,23 +76,22 @@ pub(crate) async fn plan(
              own",
         ));
     };
-    let turn = state.parse_turn(key).await;
     let permit = state.parse_permit()?;
     let scorer = state.scorer().clone();
     let handle = tokio::runtime::Handle::current();
-    let planned = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let planned = handle.block_on(scorer.plan(streets.as_ref(), &request));
-        drop((permit, turn));
+        drop(permit);
         planned
     })
     .await
     .map_err(|e| ApiError::internal(&request_id.0, &e))?
-    .map_err(|e| journey_error(request_id, e))?;
-    Ok(answer(planned))
+    .map_err(|e| journey_error(request_id, e))
 }
 
 /// The route-scoring answer of `planned`, each `racss` entry with its route's `polyline`
-/// (`[lon, lat]` pairs on the street network), `routeDuration` and `routeLength`.
+/// (`[lon, lat]` pairs on the street network), `routeDuration`, `routeLength` and, when it was
+/// scored, `inhaledPm25Ug` (the dose, as route details give it).
 fn answer(planned: PlannedRoutes) -> Value {
     let mut body = serde_json::to_value(&planned.scores).unwrap_or(Value::Null);
     // The departure the routes were scored at: a route posted back with it scores the same.
@@ -90,6 +106,9 @@ fn answer(planned: PlannedRoutes) -> Value {
             entry["polyline"] = json!(polyline);
             entry["routeDuration"] = json!(route.duration);
             entry["routeLength"] = json!(route.length);
+            if let Some(dose) = route.inhaled_pm25_ug {
+                entry["inhaledPm25Ug"] = json!(dose);
+            }
         }
     }
     body

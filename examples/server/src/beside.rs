@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, Uri};
 use axum::response::{IntoResponse, Response};
 use insights_dashboard::ApiAnswers;
 use insights_http::{ApiError, AppState, ErrorCode, RequestId};
+use racs_core::journey_request::{JourneyRequest, PlannedRoutes};
 use racs_core::{Limits, ScoreRequest, ScoreResponse};
 
 /// The API of a state, answering the dashboard beside it.
@@ -22,6 +23,16 @@ impl ApiAnswers for ApiBeside {
         request: ScoreRequest,
     ) -> Result<ScoreResponse, Response> {
         insights_http::score(&self.0, &RequestId::of(headers), request)
+            .await
+            .map_err(IntoResponse::into_response)
+    }
+
+    async fn plan(
+        &self,
+        headers: &HeaderMap,
+        request: JourneyRequest,
+    ) -> Result<PlannedRoutes, Response> {
+        insights_http::planned(&self.0, &RequestId::of(headers), request)
             .await
             .map_err(IntoResponse::into_response)
     }

@@ -72,8 +72,10 @@ pub(crate) fn request_schemas(config: &ApiConfig) -> Value {
                             (at most 1.5 times the fastest's length), and score them. The answer \
                             has the route-scoring answer's shape; each `racss` entry also has its \
                             `polyline` ([lon, lat] pairs on the streets), `routeDuration` and \
-                            `routeLength` in the request's units, and `recommendations` start \
-                            with `FastestRoute`. Route `1` is the fastest.",
+                            `routeLength` in the request's units and its dose \
+                            `inhaledPm25Ug`; `recommendations` start with `FastestRoute`, and \
+                            the answer says the `departureTime` it was scored at. Route `1` is \
+                            the fastest.",
             "type": "object",
             "additionalProperties": false,
             "required": ["origin", "destination", "travelMode", "routesSort"],

@@ -587,3 +587,54 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     snap(&driver, "7b-route-playground-results").await;
     driver.quit().await.unwrap();
 }
+
+/// Two clicks on the playground's map, on a server with central Helsinki's streets, plan walks
+/// between them: the routes come back drawn, scored and recommended, the fastest named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_clicks_on_the_playground_map_plan_walks_on_the_streets() {
+    let Some(python) = test_support::osm::python() else {
+        return;
+    };
+    let extract = test_support::osm::extract(&python, "Helsinki.osm.pbf");
+    let Some(chromedriver) = Chromedriver::start().await else {
+        return;
+    };
+    let deployment = Deployment::new();
+    let server = deployment.serve(&["--roads", extract.to_str().unwrap()]);
+    let driver = chromedriver.browser().await;
+    driver.goto(server.url("/dashboard/signup")).await.unwrap();
+    fill(&driver, "#email", "planner@example.org").await;
+    fill(&driver, "#password", "a long enough password").await;
+    click(
+        &driver,
+        "form[action='/dashboard/signup'] button[type=submit]",
+    )
+    .await;
+    wait_for_text(&driver, "ol.steps", "Create an API key").await;
+
+    driver
+        .goto(server.url("/dashboard/playground"))
+        .await
+        .unwrap();
+    wait_for_count(&driver, &count("#playground-map .leaflet-pane"), 1).await;
+    js(
+        &driver,
+        "const m = document.getElementById('playground-map').leafletMap;\
+         m.setView([60.171, 24.946], 15);\
+         m.fire('click', {latlng: L.latLng(60.1650, 24.9400)});\
+         m.fire('click', {latlng: L.latLng(60.1780, 24.9520)});\
+         return true;",
+    )
+    .await;
+    let recommendations = wait_for_text(&driver, "#recommendations", "quickest").await;
+    assert!(recommendations.contains("Route 1"), "{recommendations}");
+    let routes = wait_for_count(&driver, &count("#playground-map path.route"), 1).await;
+    assert!(routes >= 1);
+    let request = js(&driver, "return document.getElementById('request').value;").await;
+    let request = request.as_str().unwrap();
+    assert!(
+        request.contains("\"origin\"") && request.contains("\"walk\""),
+        "{request}"
+    );
+    snap(&driver, "9-playground-planned").await;
+}

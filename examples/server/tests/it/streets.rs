@@ -173,6 +173,7 @@ async fn a_planned_walk_comes_with_its_routes_and_scores_as_it_would_posted_back
         assert!(length > 1.0 && length <= fastest["routeLength"].as_f64().unwrap() * 1.5 + 1e-9);
         assert!(route["routeDuration"].as_f64().unwrap() > 0.0);
         assert!(route["RACS"].as_u64().is_some(), "{route}");
+        assert!(route["inhaledPm25Ug"].as_f64().unwrap() > 0.0, "{route}");
     }
     assert_eq!(
         answer["recommendations"][0]["code"], "FastestRoute",
