@@ -11,13 +11,14 @@ use async_trait::async_trait;
 use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 use racs_core::journey_request::{JourneyRequest, PlannedRoutes};
-use racs_core::{Limits, ScoreRequest, ScoreResponse};
+use racs_core::{Limits, ScoreReport, ScoreRequest};
 
 /// The API's answers, as the dashboard asks for them.
 #[async_trait]
 pub trait ApiAnswers: Send + Sync {
-    /// Scores `request` as `POST /insights/v1/cleanest-route` does; `headers` are the
-    /// request's, which carry its id.
+    /// Scores `request` as `POST /insights/v1/cleanest-route` does, with each route's outcome
+    /// (its dose among them) beside the response; `headers` are the request's, which carry its
+    /// id.
     ///
     /// # Errors
     /// The API's error response.
@@ -25,7 +26,7 @@ pub trait ApiAnswers: Send + Sync {
         &self,
         headers: &HeaderMap,
         request: ScoreRequest,
-    ) -> Result<ScoreResponse, Response>;
+    ) -> Result<ScoreReport, Response>;
 
     /// Plans and scores the routes of `request` as the API does for a planned-route body;
     /// `headers` are the request's, which carry its id.

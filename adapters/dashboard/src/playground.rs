@@ -102,38 +102,49 @@ pub(crate) async fn run(
             ),
         );
     }
-    let (request, response) = if planned_body(&input.request) {
-        // A planned route: the server finds the routes, then scores them as posted ones.
-        let journey = match JourneyRequest::from_json_slice(input.request.as_bytes()) {
-            Ok(journey) => journey,
-            Err(e) => {
-                return refuse(format!(
-                    "The API would refuse this request: {e}. Correct it and run it again."
-                ));
+    let (request, response, doses): (ScoreRequest, ScoreResponse, Vec<Option<f64>>) =
+        if planned_body(&input.request) {
+            // A planned route: the server finds the routes, then scores them as posted ones.
+            let journey = match JourneyRequest::from_json_slice(input.request.as_bytes()) {
+                Ok(journey) => journey,
+                Err(e) => {
+                    return refuse(format!(
+                        "The API would refuse this request: {e}. Correct it and run it again."
+                    ));
+                }
+            };
+            match state.api().plan(&headers, journey).await {
+                Ok(planned) => {
+                    let doses = planned.routes.iter().map(|r| r.inhaled_pm25_ug).collect();
+                    (planned.request, planned.scores, doses)
+                }
+                Err(e) => return e,
+            }
+        } else {
+            let request = match ScoreRequest::from_json_slice(
+                input.request.as_bytes(),
+                state.api().route_limits(),
+            ) {
+                Ok(request) => request,
+                Err(e) => {
+                    return refuse(format!(
+                        "The API would refuse this request: {e}. Correct it and run it again."
+                    ));
+                }
+            };
+            // Scored as the API scores: off the connection's task when large.
+            match state.api().score(&headers, request.clone()).await {
+                Ok(report) => {
+                    let doses = report
+                        .outcomes
+                        .iter()
+                        .map(|o| o.score().map(|s| s.dose))
+                        .collect();
+                    (request, report.response, doses)
+                }
+                Err(e) => return e,
             }
         };
-        match state.api().plan(&headers, journey).await {
-            Ok(planned) => (planned.request, planned.scores),
-            Err(e) => return e,
-        }
-    } else {
-        let request = match ScoreRequest::from_json_slice(
-            input.request.as_bytes(),
-            state.api().route_limits(),
-        ) {
-            Ok(request) => request,
-            Err(e) => {
-                return refuse(format!(
-                    "The API would refuse this request: {e}. Correct it and run it again."
-                ));
-            }
-        };
-        // Scored as the API scores: off the connection's task when large.
-        match state.api().score(&headers, request.clone()).await {
-            Ok(response) => (request, response),
-            Err(e) => return e,
-        }
-    };
     let drawn = match samples(&state, &request).await {
         Ok(drawn) => drawn,
         Err(e) => return e,
@@ -148,7 +159,7 @@ pub(crate) async fn run(
         }
         section #results {
             h2 { "Results" }
-            (results(&request, &response, &drawn))
+            (results(&request, &response, &drawn, &doses))
             details {
                 summary { "The response as the API sends it" }
                 pre { code { (json) } }
@@ -316,8 +327,14 @@ fn hour_slider(departure: DateTime<Utc>) -> Markup {
     }
 }
 
-/// The results as a table, in the response's order, and the recommendations.
-fn results(request: &ScoreRequest, response: &ScoreResponse, drawn: &Drawn) -> Markup {
+/// The results as a table, in the response's order, and the recommendations; `doses` holds
+/// each route's inhaled dose in request order, shown where the answer's details do not carry it.
+fn results(
+    request: &ScoreRequest,
+    response: &ScoreResponse,
+    drawn: &Drawn,
+    doses: &[Option<f64>],
+) -> Markup {
     let units = request.length_units;
     let route_of = |id: &str| request.routes.iter().position(|r| r.id.as_str() == id);
     html! {
@@ -361,7 +378,11 @@ fn results(request: &ScoreRequest, response: &ScoreResponse, drawn: &Drawn) -> M
                         td data-label="Duration" { @if let Some(route) = route { (format!("{:.1}", route.route_duration)) } }
                         td data-label="Length" { @if let Some(m) = length_m { (format!("{:.2}", units.from_metres(m))) } }
                         td data-label="Dose" {
-                            @match entry.details.as_ref().and_then(|d| d.inhaled_pm25_ug) {
+                            @match entry
+                                .details
+                                .as_ref()
+                                .and_then(|d| d.inhaled_pm25_ug)
+                                .or_else(|| index.and_then(|i| doses.get(i).copied().flatten())) {
                                 Some(dose) => (format!("{dose:.1} µg")),
                                 None => "–",
                             }

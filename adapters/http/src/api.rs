@@ -152,7 +152,6 @@ struct Labelled<'a> {
 
 /// Scores `request`: on this task when it needs few samples, else on the blocking pool,
 /// since sampling and weighing thousands of points per route would stall other connections.
-/// The dashboard's playground scores through it too.
 ///
 /// # Errors
 /// 500 when the scoring task fails.
@@ -161,12 +160,27 @@ pub async fn score(
     request_id: &RequestId,
     request: ScoreRequest,
 ) -> Result<racs_core::ScoreResponse, ApiError> {
+    score_report(state, request_id, request)
+        .await
+        .map(|report| report.response)
+}
+
+/// [`score`], with each route's outcome beside the response (its dose among them): what the
+/// dashboard's playground shows.
+///
+/// # Errors
+/// 500 when the scoring task fails.
+pub async fn score_report(
+    state: &AppState,
+    request_id: &RequestId,
+    request: ScoreRequest,
+) -> Result<racs_core::ScoreReport, ApiError> {
     let scorer = state.scorer().clone();
     if scorer.planned_samples(&request) <= INLINE_SAMPLES {
-        return Ok(scorer.score(&request).await);
+        return Ok(scorer.score_report(&request).await);
     }
     let handle = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || handle.block_on(scorer.score(&request)))
+    tokio::task::spawn_blocking(move || handle.block_on(scorer.score_report(&request)))
         .await
         .map_err(|e| ApiError::internal(&request_id.0, &e))
 }

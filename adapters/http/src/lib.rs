@@ -57,7 +57,7 @@ pub mod state;
 pub mod tiles;
 pub mod unknown_keys;
 
-pub use api::score;
+pub use api::{score, score_report};
 pub use budget::{BodyBudgets, ByteRate};
 pub use cors::AllowedOrigins;
 pub use error::{ApiError, ErrorCode, source_unavailable};

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use insights_dashboard::ApiAnswers;
 use insights_http::{ApiError, AppState, ErrorCode, RequestId};
 use racs_core::journey_request::{JourneyRequest, PlannedRoutes};
-use racs_core::{Limits, ScoreRequest, ScoreResponse};
+use racs_core::{Limits, ScoreReport, ScoreRequest};
 
 /// The API of a state, answering the dashboard beside it.
 pub(crate) struct ApiBeside(pub(crate) AppState);
@@ -21,8 +21,8 @@ impl ApiAnswers for ApiBeside {
         &self,
         headers: &HeaderMap,
         request: ScoreRequest,
-    ) -> Result<ScoreResponse, Response> {
-        insights_http::score(&self.0, &RequestId::of(headers), request)
+    ) -> Result<ScoreReport, Response> {
+        insights_http::score_report(&self.0, &RequestId::of(headers), request)
             .await
             .map_err(IntoResponse::into_response)
     }

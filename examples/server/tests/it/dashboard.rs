@@ -628,6 +628,8 @@ async fn two_clicks_on_the_playground_map_plan_walks_on_the_streets() {
     .await;
     let recommendations = wait_for_text(&driver, "#recommendations", "quickest").await;
     assert!(recommendations.contains("Route 1"), "{recommendations}");
+    let dose = text_of(&driver, "#results-table td[data-label='Dose']").await;
+    assert!(dose.ends_with("µg"), "the dose in its column: {dose}");
     let routes = wait_for_count(&driver, &count("#playground-map path.route"), 1).await;
     assert!(routes >= 1);
     let request = js(&driver, "return document.getElementById('request').value;").await;
