@@ -183,7 +183,8 @@ fn densified(positions: &[Position]) -> Vec<Position> {
 impl Scorer {
     /// Plans routes for `request` on `streets` with this scorer's air, then scores them as a
     /// route-scoring request of the same routes would be: posted back, a planned route scores
-    /// the same.
+    /// the same. The planned routes must keep `limits`, as a posted route must (a route too
+    /// many vertices long could not be posted back).
     ///
     /// # Errors
     /// [`JourneyError`] when no route can be planned.
@@ -191,6 +192,7 @@ impl Scorer {
         &self,
         streets: &dyn StreetRouter,
         request: &JourneyRequest,
+        limits: &crate::Limits,
     ) -> Result<PlannedRoutes, JourneyError> {
         let departure = request.departure_time.unwrap_or_else(|| self.now());
         let paths = candidate_paths(
@@ -235,7 +237,7 @@ impl Scorer {
         };
         // The same limits as a posted route's, so that every planned route can be posted back.
         scoring
-            .validate(&crate::Limits::default())
+            .validate(limits)
             .map_err(|e| JourneyError::Unscorable(e.to_string()))?;
         let report = self.score_report(&scoring).await;
         for (route, outcome) in routes.iter_mut().zip(&report.outcomes) {

@@ -243,7 +243,14 @@
     const mode = document.getElementById("plan-mode");
     if (!form || !text) return;
     let origin = null;
+    let sent = false;
     map.on("click", (e) => {
+      const click = e.originalEvent;
+      // A double click zooms: its second click is no destination. A click on a drawn route
+      // looks at it. Once the trip is sent, the page is on its way.
+      if (sent || (click && click.detail > 1)) return;
+      const on = click && click.target && click.target.closest;
+      if (on && click.target.closest(".route, .route-sample, .route-start, .route-end, .route-label")) return;
       const at = [Number(e.latlng.wrap().lng.toFixed(5)), Number(e.latlng.lat.toFixed(5))];
       if (!origin) {
         origin = at;
@@ -261,7 +268,7 @@
         durationUnits: "m",
         lengthUnits: "m",
       }, null, 2);
-      origin = null;
+      sent = true;
       if (form.requestSubmit) form.requestSubmit(); else form.submit();
     });
   }

@@ -8,10 +8,19 @@ use std::time::Duration;
 
 use aq_core::SourceError;
 use async_trait::async_trait;
-use axum::http::{HeaderMap, Uri};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use racs_core::journey_request::{JourneyRequest, PlannedRoutes};
 use racs_core::{Limits, ScoreReport, ScoreRequest};
+
+/// Why the API refused a request, as a page shows it: the status and the API's detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The status the API answered with.
+    pub status: StatusCode,
+    /// What the API said, naming the member at fault.
+    pub detail: String,
+}
 
 /// The API's answers, as the dashboard asks for them.
 #[async_trait]
@@ -32,12 +41,13 @@ pub trait ApiAnswers: Send + Sync {
     /// `headers` are the request's, which carry its id.
     ///
     /// # Errors
-    /// The API's error response (among them, 400 when the server has no streets).
+    /// The API's refusal, for the page to show at the form (among them, 400 when the server
+    /// has no streets or a place is off them, 503 when it is busy).
     async fn plan(
         &self,
         headers: &HeaderMap,
         request: JourneyRequest,
-    ) -> Result<PlannedRoutes, Response>;
+    ) -> Result<PlannedRoutes, Refusal>;
 
     /// The heatmap tile of the path's `z`, `x` and `y.png` (`None` when the path did not
     /// parse) as the API's tile path answers it: `time` from `uri`'s query, the client's copy

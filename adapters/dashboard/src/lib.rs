@@ -71,7 +71,7 @@ mod signed_in;
 mod state;
 mod welcome;
 
-pub use answers::ApiAnswers;
+pub use answers::{ApiAnswers, Refusal};
 pub use csrf::{CsrfKey, ShortKey};
 pub use guard::DashboardHosts;
 pub use limits::{

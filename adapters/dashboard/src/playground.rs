@@ -105,6 +105,13 @@ pub(crate) async fn run(
     let (request, response, doses): (ScoreRequest, ScoreResponse, Vec<Option<f64>>) =
         if planned_body(&input.request) {
             // A planned route: the server finds the routes, then scores them as posted ones.
+            if input.request.len() > MAX_PLANNED_BYTES {
+                return refuse(format!(
+                    "The API refuses planned-route bodies over {MAX_PLANNED_BYTES} bytes; this one \
+                 is {}.",
+                    input.request.len()
+                ));
+            }
             let journey = match JourneyRequest::from_json_slice(input.request.as_bytes()) {
                 Ok(journey) => journey,
                 Err(e) => {
@@ -118,7 +125,12 @@ pub(crate) async fn run(
                     let doses = planned.routes.iter().map(|r| r.inhaled_pm25_ug).collect();
                     (planned.request, planned.scores, doses)
                 }
-                Err(e) => return e,
+                Err(refusal) => {
+                    return refuse_with(
+                        refusal.status,
+                        format!("The server could not plan this trip: {}", refusal.detail),
+                    );
+                }
             }
         } else {
             let request = match ScoreRequest::from_json_slice(
@@ -177,10 +189,13 @@ pub(crate) async fn run(
     )
 }
 
+/// The largest planned-route body the API reads.
+const MAX_PLANNED_BYTES: usize = 4 * 1024;
+
 /// Whether a body asks for routes to be planned: an object with `origin` or `destination` at
 /// its top level, as the API tells the bodies apart.
 fn planned_body(text: &str) -> bool {
-    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+    serde_json::from_str::<std::collections::HashMap<String, serde::de::IgnoredAny>>(text)
         .is_ok_and(|o| o.contains_key("origin") || o.contains_key("destination"))
 }
 

@@ -9,6 +9,7 @@ use crate::error::{ApiError, ErrorCode};
 use identity_core::ids::KeyId;
 
 use crate::extract::{RequestId, body_unavailable};
+use crate::gate::Turn;
 use crate::spool::Spool;
 use crate::state::AppState;
 
@@ -53,9 +54,9 @@ pub(crate) async fn plan(
     request: JourneyRequest,
 ) -> Result<Value, ApiError> {
     let turn = state.parse_turn(key).await;
-    let planned = planned(state, request_id, request).await;
-    drop(turn);
-    Ok(answer(planned?))
+    planned_holding(state, request_id, request, Some(turn))
+        .await
+        .map(answer)
 }
 
 /// Plans and scores the routes of `request` as the API does, for a caller that has checked
@@ -69,6 +70,17 @@ pub async fn planned(
     request_id: &RequestId,
     request: JourneyRequest,
 ) -> Result<PlannedRoutes, ApiError> {
+    planned_holding(state, request_id, request, None).await
+}
+
+/// [`planned`], holding the key's `turn` until the planning itself ends: a request abandoned
+/// (its client gone, its time out) frees neither before the work it started is done.
+async fn planned_holding(
+    state: &AppState,
+    request_id: &RequestId,
+    request: JourneyRequest,
+    turn: Option<Turn<KeyId>>,
+) -> Result<PlannedRoutes, ApiError> {
     let Some(streets) = state.streets().cloned() else {
         return Err(ApiError::invalid(
             "origin: this server plans no routes: it has no streets (an operator starts it \
@@ -78,10 +90,11 @@ pub async fn planned(
     };
     let permit = state.parse_permit()?;
     let scorer = state.scorer().clone();
+    let limits = state.config().route_limits.clone();
     let handle = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
-        let planned = handle.block_on(scorer.plan(streets.as_ref(), &request));
-        drop(permit);
+        let planned = handle.block_on(scorer.plan(streets.as_ref(), &request, &limits));
+        drop((permit, turn));
         planned
     })
     .await
@@ -102,7 +115,7 @@ fn answer(planned: PlannedRoutes) -> Value {
             let Some(route) = planned.routes.iter().find(|r| r.id.as_str() == id) else {
                 continue;
             };
-            let polyline: Vec<[f64; 2]> = route.path.positions.iter().map(|&p| p.into()).collect();
+            let polyline: Vec<[f64; 2]> = route.polyline.iter().map(|&p| p.into()).collect();
             entry["polyline"] = json!(polyline);
             entry["routeDuration"] = json!(route.duration);
             entry["routeLength"] = json!(route.length);

@@ -7,7 +7,7 @@ use aq_core::SourceError;
 use async_trait::async_trait;
 use axum::http::{HeaderMap, Uri};
 use axum::response::{IntoResponse, Response};
-use insights_dashboard::ApiAnswers;
+use insights_dashboard::{ApiAnswers, Refusal};
 use insights_http::{ApiError, AppState, ErrorCode, RequestId};
 use racs_core::journey_request::{JourneyRequest, PlannedRoutes};
 use racs_core::{Limits, ScoreReport, ScoreRequest};
@@ -31,10 +31,13 @@ impl ApiAnswers for ApiBeside {
         &self,
         headers: &HeaderMap,
         request: JourneyRequest,
-    ) -> Result<PlannedRoutes, Response> {
+    ) -> Result<PlannedRoutes, Refusal> {
         insights_http::planned(&self.0, &RequestId::of(headers), request)
             .await
-            .map_err(IntoResponse::into_response)
+            .map_err(|e| Refusal {
+                status: e.code.status(),
+                detail: e.detail,
+            })
     }
 
     async fn tile(

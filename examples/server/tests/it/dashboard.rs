@@ -630,8 +630,7 @@ async fn two_clicks_on_the_playground_map_plan_walks_on_the_streets() {
     assert!(recommendations.contains("Route 1"), "{recommendations}");
     let dose = text_of(&driver, "#results-table td[data-label='Dose']").await;
     assert!(dose.ends_with("µg"), "the dose in its column: {dose}");
-    let routes = wait_for_count(&driver, &count("#playground-map path.route"), 1).await;
-    assert!(routes >= 1);
+    wait_for_count(&driver, &count("#playground-map path.route"), 1).await;
     let request = js(&driver, "return document.getElementById('request').value;").await;
     let request = request.as_str().unwrap();
     assert!(
@@ -639,4 +638,19 @@ async fn two_clicks_on_the_playground_map_plan_walks_on_the_streets() {
         "{request}"
     );
     snap(&driver, "9-playground-planned").await;
+
+    // A trip the server cannot plan is refused at the form, in words.
+    fill(
+        &driver,
+        "#request",
+        r#"{"origin": [13.40, 52.52], "destination": [13.41, 52.52], "travelMode": "walk", "routesSort": "desc"}"#,
+    )
+    .await;
+    click(
+        &driver,
+        "form[action='/dashboard/playground'] button[type=submit]",
+    )
+    .await;
+    let refusal = wait_for_text(&driver, "main", "could not plan this trip").await;
+    assert!(refusal.contains("origin"), "{refusal}");
 }
