@@ -168,13 +168,8 @@ impl<S: AirQualitySource + ?Sized> AirQualitySource for StreetLevel<S> {
     }
 
     async fn sample(&self, queries: &[SampleQuery]) -> Result<Vec<Option<AirSample>>, SourceError> {
-        let answers = self.background.sample(queries).await?;
-        let answers = crate::source::check_batch_len(queries.len(), answers)?;
-        Ok(answers
-            .into_iter()
-            .zip(queries)
-            .map(|(answer, q)| answer.map(|s| self.raise(s, &self.roads_at(q.position))))
-            .collect())
+        let roads: Vec<NearbyRoads> = queries.iter().map(|q| self.roads_at(q.position)).collect();
+        self.sample_near(queries, &roads).await
     }
 
     /// The background's own (often cheaper) index answer where no road is near any query,
@@ -183,14 +178,33 @@ impl<S: AirQualitySource + ?Sized> AirQualitySource for StreetLevel<S> {
         &self,
         queries: &[SampleQuery],
     ) -> Result<Vec<Option<CleanlinessIndex>>, SourceError> {
-        if !self.any_roads(queries.iter().map(|q| q.position)) {
+        let roads: Vec<NearbyRoads> = queries.iter().map(|q| self.roads_at(q.position)).collect();
+        if roads.iter().all(NearbyRoads::is_empty) {
             return self.background.sample_ci(queries).await;
         }
         Ok(self
-            .sample(queries)
+            .sample_near(queries, &roads)
             .await?
             .into_iter()
             .map(|answer| answer.map(|s| s.ci))
+            .collect())
+    }
+}
+
+impl<S: AirQualitySource + ?Sized> StreetLevel<S> {
+    /// The background's samples at `queries`, raised by `roads`, the roads near each query
+    /// (found once by the caller).
+    async fn sample_near(
+        &self,
+        queries: &[SampleQuery],
+        roads: &[NearbyRoads],
+    ) -> Result<Vec<Option<AirSample>>, SourceError> {
+        let answers = self.background.sample(queries).await?;
+        let answers = crate::source::check_batch_len(queries.len(), answers)?;
+        Ok(answers
+            .into_iter()
+            .zip(roads)
+            .map(|(answer, roads)| answer.map(|s| self.raise(s, roads)))
             .collect())
     }
 }

@@ -16,12 +16,12 @@ use crate::response::{
 use crate::scorer::Scorer;
 use crate::units::{DurationUnit, LengthUnit, RoutesSort, TravelMode};
 
-/// A walk's speed on the flat, 1.3 m/s (4.7 km/h): the mean of pedestrians' free walking speeds
-/// in the literature's reviews, and what journey planners commonly assume.
+/// A walk's speed on the flat, 1.3 m/s (4.7 km/h): within adults' comfortable walking speeds
+/// (docs/scoring.md, "Planned walks and rides", gives the source).
 pub const WALK_M_PER_S: f64 = 1.3;
 
-/// A city ride's speed, 4.5 m/s (16 km/h): the mean of urban cyclists' travel speeds with
-/// stops, as planners commonly assume.
+/// A city ride's speed, 4.5 m/s (16 km/h): about urban cyclists' mean travel speed with stops
+/// (docs/scoring.md, "Planned walks and rides", gives the source).
 pub const CYCLE_M_PER_S: f64 = 4.5;
 
 /// A request to plan routes between two places and score them.
