@@ -1,6 +1,7 @@
 //! What the workspace's tests share, so that each rule lives in one place: the rule for absent
 //! outside services (below), test databases on PostgreSQL ([`postgres`]), an S3 server on
-//! loopback ([`s3`]), a Redis with a key prefix of each test's own ([`redis`]), a customer's webhook receiver ([`receiver`]), real OpenStreetMap extracts and their
+//! loopback ([`s3`]), a Redis with a key prefix of each test's own ([`redis`]), a customer's webhook receiver ([`receiver`]), the accessibility checks of the
+//! browser tests ([`accessibility`]), real OpenStreetMap extracts and their
 //! independent reader ([`osm`]) and a count of the SQL
 //! statements the stores issue ([`statements`]).
 //!
@@ -22,6 +23,7 @@
 //! # let _ = st;
 //! ```
 
+pub mod accessibility;
 pub mod ads;
 pub mod osm;
 pub mod postgres;

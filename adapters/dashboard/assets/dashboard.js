@@ -16,11 +16,12 @@ document.addEventListener("click", (event) => {
 
 // Sample commands name the address this page came from, which the server may not know behind a
 // proxy.
-document.addEventListener("DOMContentLoaded", () => {
+function fillOrigins() {
   for (const origin of document.querySelectorAll("[data-origin]")) {
     origin.textContent = window.location.origin;
   }
-});
+}
+document.addEventListener("DOMContentLoaded", fillOrigins);
 
 // The alert form: show only the forecasts of the chosen type, and the description fields only
 // for a custom message. Without the script every option shows and the server checks the pair.
@@ -50,10 +51,20 @@ document.addEventListener("change", (event) => {
 });
 document.addEventListener("DOMContentLoaded", syncRuleForm);
 
+// What the page's script does to a page, done again to content swapped in.
+function settle() {
+  fillOrigins();
+  syncRuleForm();
+}
+
 // Forms marked `data-inplace` answer where the reader is: the form is sent in the background,
-// the page's content is replaced by the answer's, and the form's message (its `data-inplace`)
-// or the refusal appears at the form, with the page kept in place. Without the script, or when
-// the background request fails, the form is sent as usual.
+// the page's content is replaced by the answer's, and the form's message (its `data-inplace`,
+// or the pressed button's) or the refusal appears at the form, with the page kept in place.
+// Without the script, or when the background request fails, the form is sent as usual.
+//
+// A part of the page marked `data-keep` (a map with the place the reader picked) stays as it is
+// when the answer has it too, but for its parts marked `data-fresh`, which take the answer's;
+// `data-keep` names the address's parameters that part owns, kept in the address as well.
 function sameForm(form, candidate) {
   if (candidate.getAttribute("action") !== form.getAttribute("action")) return false;
   for (const input of form.querySelectorAll("input[type=hidden]")) {
@@ -78,18 +89,61 @@ function say(near, text, kind) {
   message.focus();
 }
 
+// Puts the page's kept parts in the answer in place of the answer's own (but for their fresh
+// parts), and answers the address parameters they own, with the reader's values.
+function keep(main, fresh) {
+  const owned = new URLSearchParams();
+  const current = new URLSearchParams(window.location.search);
+  for (const live of main.querySelectorAll("[data-keep][id]")) {
+    const theirs = fresh.querySelector(`#${CSS.escape(live.id)}`);
+    if (!theirs) continue;
+    for (const part of live.querySelectorAll("[data-fresh][id]")) {
+      const newer = theirs.querySelector(`#${CSS.escape(part.id)}`);
+      if (!newer) continue;
+      // The reader's choices stay chosen where the fresh part still offers them.
+      for (const choice of part.querySelectorAll("select[id]")) {
+        const same = newer.querySelector(`#${CSS.escape(choice.id)}`);
+        if (same && [...same.options].some((o) => o.value === choice.value)) same.value = choice.value;
+      }
+      part.replaceWith(newer);
+    }
+    theirs.replaceWith(live);
+    for (const name of live.dataset.keep.split(" ")) {
+      if (current.has(name)) owned.set(name, current.get(name));
+    }
+  }
+  return owned;
+}
+
+function address(url, owned) {
+  const next = new URL(url);
+  for (const [name, value] of owned) {
+    if (!next.searchParams.has(name)) next.searchParams.set(name, value);
+  }
+  return next.toString();
+}
+
 document.addEventListener("submit", async (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-inplace")) return;
   if (!window.fetch || !window.DOMParser) return;
   event.preventDefault();
-  const button = form.querySelector("button[type=submit]");
-  if (button) button.disabled = true;
+  const pressed = event.submitter || form.querySelector("button[type=submit]");
+  const data = new FormData(form);
+  // A form with two buttons (preview, save) says which one was pressed.
+  if (pressed && pressed.name) data.set(pressed.name, pressed.value);
+  const message = pressed && pressed.dataset.inplace !== undefined
+    ? pressed.dataset.inplace
+    : form.dataset.inplace;
+  const buttons = [...form.querySelectorAll("button[type=submit]")];
+  for (const button of buttons) button.disabled = true;
   let answer;
   try {
-    answer = await fetch(form.action, {
+    // The attribute, not `form.action`: a form whose buttons are named `action` (preview,
+    // save) hides the property behind them.
+    answer = await fetch(new URL(form.getAttribute("action"), document.baseURI), {
       method: "POST",
-      body: new URLSearchParams(new FormData(form)),
+      body: new URLSearchParams(data),
       credentials: "same-origin",
     });
   } catch (_) {
@@ -109,13 +163,23 @@ document.addEventListener("submit", async (event) => {
     if (!main || !fresh) throw new Error("no page");
     const again = [...fresh.querySelectorAll("form")].find((f) => sameForm(form, f));
     if (answer.ok || again) {
-      const section = form.closest("section[id]");
-      main.replaceChildren(...[...fresh.childNodes].map((n) => document.adoptNode(n)));
-      if (answer.redirected) history.replaceState(null, "", answer.url);
+      const section = form.closest("section[id], form[id]");
+      // The answer's content, made this page's before the kept parts move into it, so that
+      // no live part (a map) ever leaves this page's document.
+      const content = document.createDocumentFragment();
+      content.append(...[...fresh.childNodes].map((n) => document.adoptNode(n)));
+      const owned = keep(main, content);
+      main.replaceChildren(content);
+      settle();
+      if (answer.redirected) history.replaceState(null, "", address(answer.url, owned));
       const here = [...main.querySelectorAll("form")].find((f) => sameForm(form, f));
       const place = (section && document.getElementById(section.id)) || main.firstElementChild;
-      if (answer.ok) {
-        say(here || (place && place.firstElementChild) || place, form.dataset.inplace, "notice");
+      const focus = pressed && pressed.dataset.focus && document.getElementById(pressed.dataset.focus);
+      if (answer.ok && focus) {
+        focus.tabIndex = -1;
+        focus.focus();
+      } else if (answer.ok) {
+        say(here || (place && place.firstElementChild) || place, message, "notice");
       } else {
         const why = main.querySelector("p.error");
         if (why) { why.tabIndex = -1; why.focus(); }
@@ -124,7 +188,7 @@ document.addEventListener("submit", async (event) => {
       // An error page of its own: its words, at the form, with the page as it was.
       const why = fresh.querySelector("p.error");
       say(form, why ? why.textContent : "That did not work; reload the page and try again.", "error");
-      if (button) button.disabled = false;
+      for (const button of buttons) button.disabled = false;
     }
   } catch (_) {
     // The server has answered: show its answer as a page rather than send the form again.

@@ -235,20 +235,28 @@
     }
   }
 
-  // The playground: a first click marks where the trip starts, a second where it goes; the
-  // form then asks the server to plan the walk (or ride, as chosen) between them.
+  // The playground's clicks on the map, as the mode chooses: a trip planned on the server's
+  // streets (a first click marks where it starts, a second where it goes, and the form asks
+  // the server to plan the walk or ride between them), or routes drawn point by point into the
+  // request, each scored as posted.
   function planByClicks(map) {
     const form = document.getElementById("playground-form");
     const text = document.getElementById("request");
     const mode = document.getElementById("plan-mode");
     if (!form || !text) return;
+    const drawing = drawer(map, text, mode);
     let origin = null;
     let sent = false;
+    form.addEventListener("submit", () => { sent = true; });
     map.on("click", (e) => {
       const click = e.originalEvent;
-      // A double click zooms: its second click is no destination. A click on a drawn route
-      // looks at it. Once the trip is sent, the page is on its way.
+      // A double click zooms: its second click is no point. Once sent, the page is on its way.
       if (sent || (click && click.detail > 1)) return;
+      if (drawing.active()) {
+        drawing.add(e.latlng);
+        return;
+      }
+      // A click on a drawn route looks at it.
       const on = click && click.target && click.target.closest;
       if (on && click.target.closest(".route, .route-sample, .route-start, .route-end, .route-label")) return;
       const at = [Number(e.latlng.wrap().lng.toFixed(5)), Number(e.latlng.lat.toFixed(5))];
@@ -271,6 +279,62 @@
       sent = true;
       if (form.requestSubmit) form.requestSubmit(); else form.submit();
     });
+  }
+
+  // A walker's pace, as the server plans walks (docs/scoring.md): drawn routes take as long as
+  // walking them would.
+  const WALK_M_PER_S = 1.3;
+  // Drawn routes' colours, told apart from each other and from the heatmap's ramp.
+  const DRAWN_COLOURS = ["#1d2327", "#6a1b9a", "#0d47a1", "#00695c", "#bf360c"];
+
+  // Routes drawn by clicks: each click adds a point to the route being drawn ("Start another
+  // route" begins the next one), and the request's text is rewritten to post them all.
+  function drawer(map, text, mode) {
+    const next = document.getElementById("draw-next");
+    const clear = document.getElementById("draw-clear");
+    const layer = L.layerGroup().addTo(map);
+    let routes = [[]];
+    const active = () => !!mode && mode.value === "draw";
+    function show() {
+      for (const button of [next, clear]) if (button) button.hidden = !active();
+    }
+    function render() {
+      layer.clearLayers();
+      routes.forEach((line, i) => {
+        if (line.length === 0) return;
+        const colour = DRAWN_COLOURS[i % DRAWN_COLOURS.length];
+        L.polyline(line, { color: colour, weight: 4, dashArray: "6 4", className: "drawn-route", interactive: false }).addTo(layer);
+        L.circleMarker(line[0], { radius: 6, color: colour, weight: 3, fillColor: "#fff", fillOpacity: 1, className: "drawn-start", interactive: false }).addTo(layer);
+        if (line.length > 1) {
+          L.circleMarker(line[line.length - 1], { radius: 6, color: colour, weight: 3, fillColor: colour, fillOpacity: 1, className: "drawn-end", interactive: false }).addTo(layer);
+        }
+      });
+      const posted = routes.filter((line) => line.length >= 2).map((line, i) => {
+        let metres = 0;
+        for (let k = 1; k < line.length; k++) metres += map.distance(line[k - 1], line[k]);
+        return {
+          id: String(i + 1),
+          routeDuration: Math.max(1, Math.round(metres / WALK_M_PER_S)),
+          polyline: line.map((p) => [Number(p.wrap().lng.toFixed(5)), Number(p.lat.toFixed(5))]),
+        };
+      });
+      if (posted.length > 0) {
+        text.value = JSON.stringify({ routesSort: "desc", durationUnits: "s", routes: posted }, null, 2);
+      }
+    }
+    if (mode) mode.addEventListener("change", show);
+    if (next) next.addEventListener("click", () => {
+      if (routes[routes.length - 1].length > 0) routes.push([]);
+    });
+    if (clear) clear.addEventListener("click", () => { routes = [[]]; render(); });
+    show();
+    return {
+      active: active,
+      add(latlng) {
+        routes[routes.length - 1].push(latlng);
+        render();
+      },
+    };
   }
 
   // The Alerts page: click the map to pick the place whose forecast is drawn.

@@ -149,15 +149,15 @@ fn window_charts(
         h3 { (title) }
         div.charts {
             figure {
-                figcaption { "Requests" }
+                figcaption id=(format!("chart-{id}-requests-caption")) { "Requests" }
                 (bar_chart(&format!("chart-{id}-requests"), &labels, every, &[Series { name: "requests", colour: "#12372a", values: requests }], ""))
             }
             figure {
-                figcaption { "Alerts written" }
+                figcaption id=(format!("chart-{id}-alerts-caption")) { "Alerts written" }
                 (bar_chart(&format!("chart-{id}-alerts"), &labels, every, &[Series { name: "alerts", colour: "#1e5a44", values: alerts }], ""))
             }
             figure {
-                figcaption { "Delivery attempts by result" }
+                figcaption id=(format!("chart-{id}-deliveries-caption")) { "Delivery attempts by result" }
                 (bar_chart(&format!("chart-{id}-deliveries"), &labels, every, &deliveries, ""))
                 ul.legend {
                     @for r in Outcome::ALL {
@@ -178,7 +178,7 @@ fn window_charts(
                 }
             }
             figure {
-                figcaption { "Attempt latency (ms): mean, with the slowest as a tick" }
+                figcaption id=(format!("chart-{id}-latency-caption")) { "Attempt latency (ms): mean, with the slowest as a tick" }
                 (latency_chart(&format!("chart-{id}-latency"), &labels, every, &attempts, &mean, &latency_max))
             }
         }
@@ -248,7 +248,9 @@ fn bar_chart(id: &str, labels: &[String], every: usize, series: &[Series], unit:
         }
     }
     html! {
-        svg.chart id=(id) xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) role="img" {
+        svg.chart id=(id) xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) role="img"
+            // Named by its figure's caption, for those who cannot see it.
+            aria-labelledby=(format!("{id}-caption")) {
             (frame(top, labels, every, unit))
             @for (i, y, h, s, v) in bars {
                 rect.bar x=(format!("{:.1}", LEFT + slot * i as f64 + slot * 0.15)) y=(format!("{y:.1}"))
@@ -274,7 +276,9 @@ fn latency_chart(
     let slot = plot_w / n as f64;
     let y = |v: f64| TOP + (1.0 - v / top) * (HEIGHT - TOP - BOTTOM);
     html! {
-        svg.chart id=(id) xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) role="img" {
+        svg.chart id=(id) xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) role="img"
+            // Named by its figure's caption, for those who cannot see it.
+            aria-labelledby=(format!("{id}-caption")) {
             (frame(top, labels, every, ""))
             @for i in 0..n {
                 @let m = mean.get(i).copied().unwrap_or(0.0);

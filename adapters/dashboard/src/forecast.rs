@@ -108,7 +108,9 @@ pub(crate) async fn section(
         None => None,
     };
     let section = html! {
-        section #place-forecast {
+        // Kept as it is when a rule form answers in place (the map and the place picked stay),
+        // but for the list of alerts, which the form may have changed.
+        section #place-forecast data-keep="lat lon rule" {
             h2 { "A place's forecast" }
             p.hint { "Click the map or type coordinates to see the next " (HOURS) " hours of the cleanliness index there, and where the chosen alert would fire." }
             (super::pages::form_error(problem.as_deref()))
@@ -120,14 +122,16 @@ pub(crate) async fn section(
                     label for="forecast-lon" { "Longitude" }
                     input #forecast-lon name="lon" inputmode="decimal" value=[query.lon.as_deref()] placeholder="13.40";
                 }
-                @if !rules.is_empty() {
-                    label for="forecast-rule" { "Alert" }
-                    select #forecast-rule name="rule" {
-                        @for rule in rules {
-                            option value=(rule.id.0) selected[chosen_rule.is_some_and(|c| c.id == rule.id)] {
-                                (rule.spec.data_type().label()) " · " (rule.spec.forecast().label()) " · "
-                                (rule.spec.sensitivity().as_str()) " sensitivity"
-                                @if !rule.enabled { " (disabled)" }
+                div #forecast-rules data-fresh {
+                    @if !rules.is_empty() {
+                        label for="forecast-rule" { "Alert" }
+                        select #forecast-rule name="rule" {
+                            @for rule in rules {
+                                option value=(rule.id.0) selected[chosen_rule.is_some_and(|c| c.id == rule.id)] {
+                                    (rule.spec.data_type().label()) " · " (rule.spec.forecast().label()) " · "
+                                    (rule.spec.sensitivity().as_str()) " sensitivity"
+                                    @if !rule.enabled { " (disabled)" }
+                                }
                             }
                         }
                     }

@@ -53,6 +53,7 @@ mod activity;
 mod alerts;
 mod answers;
 mod auth;
+mod axis_order;
 mod csrf;
 mod deliveries;
 mod delivery_alerts;

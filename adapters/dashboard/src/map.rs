@@ -6,6 +6,8 @@
 //! Nothing is fetched from outside unless an operator sets a basemap; only then, and only on
 //! the pages with a map, does the Content-Security-Policy name the basemap's origin.
 
+use std::sync::LazyLock;
+
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
@@ -20,17 +22,19 @@ const LEAFLET_JS: &str = include_str!("../vendor/leaflet/leaflet.js");
 const LEAFLET_CSS: &str = include_str!("../vendor/leaflet/leaflet.css");
 const MAP_JS: &str = include_str!("../assets/map.js");
 const TOPOJSON_JS: &str = include_str!("../vendor/topojson-client/topojson-client.min.js");
-/// Natural Earth's 1:110m countries and land (public domain) and GeoNames' cities of a million
-/// people or more (CC BY 4.0, `[name, lat, lon, population]`, the most populous first), as a
-/// script that sets `window.insightsWorld` and `window.insightsCities`: the page's policy runs
-/// scripts from the server and fetches nothing.
-const WORLD_JS: &str = concat!(
-    "window.insightsWorld = ",
-    include_str!("../vendor/natural-earth/countries-110m.json"),
-    ";\nwindow.insightsCities = ",
-    include_str!("../vendor/geonames-cities/cities.json"),
-    ";\n"
-);
+/// GeoNames' cities of a million people or more (CC BY 4.0), `[name, lat, lon, population]`,
+/// the most populous first.
+pub(crate) const CITIES_JSON: &str = include_str!("../vendor/geonames-cities/cities.json");
+
+/// Natural Earth's 1:110m countries and land (public domain) and the cities above, as a script
+/// that sets `window.insightsWorld` and `window.insightsCities`: the page's policy runs scripts
+/// from the server and fetches nothing.
+static WORLD_JS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "window.insightsWorld = {};\nwindow.insightsCities = {CITIES_JSON};\n",
+        include_str!("../vendor/natural-earth/countries-110m.json"),
+    )
+});
 
 /// A map background of an operator's choosing (OpenStreetMap's tiles, say), drawn under the
 /// heatmap. Off by default.
@@ -163,7 +167,7 @@ pub(crate) async fn topojson_js() -> Response {
 }
 
 pub(crate) async fn world_js() -> Response {
-    super::pages::asset(WORLD_JS, "text/javascript; charset=utf-8")
+    super::pages::asset(WORLD_JS.as_str(), "text/javascript; charset=utf-8")
 }
 
 /// `GET /dashboard/tiles/{z}/{x}/{y}.png[?time=]`: the API's tile for a signed-in user.

@@ -16,12 +16,12 @@ use racs_core::{ScoreRequest, ScoreResponse, plan_route};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::SignedIn;
 use super::extract::Action;
 use super::legend::{NO_DATA, ci_legend};
 use super::limits::{PLAYGROUND_RUNS_PER_ACCOUNT_PER_MINUTE, Verdict};
 use super::map;
 use super::pages::{self, form_error, layout};
+use super::{SignedIn, axis_order};
 use crate::DashboardState;
 
 /// Three walks across central Berlin, the shape of the spec's sample.
@@ -165,6 +165,7 @@ pub(crate) async fn run(
     let body = html! {
         section #map-section {
             h2 { "Routes" }
+            (order_hints(&input.request))
             div #playground-map.map data-routes=(map_data(&request, &drawn)) {}
             (hour_slider(drawn.departure))
             (ci_legend())
@@ -199,21 +200,37 @@ fn planned_body(text: &str) -> bool {
         .is_ok_and(|o| o.contains_key("origin") || o.contains_key("destination"))
 }
 
+/// Says which routes of the body look like `[latitude, longitude]` (see [`axis_order`]).
+fn order_hints(request: &str) -> Markup {
+    html! {
+        @for hint in axis_order::swapped_routes(request) {
+            p.warning.order-hint role="status" { (hint) }
+        }
+    }
+}
+
 fn form(user: &SignedIn, request: &str, error: Option<&str>) -> Markup {
     html! {
         (form_error(error))
+        (order_hints(request))
         form.card #playground-form method="post" action="/dashboard/playground" {
             input type="hidden" name="csrf" value=(user.csrf);
             label for="request" { "Cleanest-route request (JSON, as sent to the API)" }
             textarea #request name="request" rows="14" spellcheck="false" { (request) }
             p.hint { "The sample has three walks across Berlin. Scoring here uses no API key and counts against no quota." }
-            p.hint { "To have walks or rides planned on the server's streets instead, click the map twice (where you start, then where you go), or send {\"origin\": [lon, lat], \"destination\": [lon, lat], \"travelMode\": \"walk\", \"routesSort\": \"desc\"}." }
+            p.hint { "To have walks or rides planned on the server's streets instead, click the map twice (where you start, then where you go), or send {\"origin\": [lon, lat], \"destination\": [lon, lat], \"travelMode\": \"walk\", \"routesSort\": \"desc\"}. To draw your own routes, choose \"draws routes\" below and click their points on the map; each takes as long as walking it." }
             p.hint { "Points are [longitude, latitude] pairs, GeoJSON's order: Berlin is [13.40, 52.52]. A route drawn far from where you meant (in the sea, on another continent) has them the other way round." }
-            label for="plan-mode" { "Trips planned by clicking the map are" }
+            label for="plan-mode" { "Clicking the map" }
             select #plan-mode {
-                option value="walk" selected { "walks" }
-                option value="cycle" { "rides" }
+                option value="walk" selected { "plans a walk (start, then destination)" }
+                option value="cycle" { "plans a ride (start, then destination)" }
+                option value="draw" { "draws routes, point by point" }
             }
+            // For drawing; the page script shows them when drawing is chosen.
+            button.secondary #draw-next type="button" hidden { "Start another route" }
+            " "
+            button.secondary #draw-clear type="button" hidden { "Clear the drawing" }
+            " "
             button type="submit" { "Score routes" }
             " "
             a href="/dashboard/playground" { "Load the sample" }

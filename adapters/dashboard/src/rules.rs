@@ -382,14 +382,15 @@ fn rule_list(user: &SignedIn, key: KeyId, rules: &[AlertRule], thresholds: &Thre
                                 td data-label="Actions" {
                                     a href=(format!("/dashboard/rules?key={}&edit={}", key.0, rule.id.0)) { "Edit" }
                                     " "
-                                    form method="post" action="/dashboard/rules/toggle" {
+                                    form method="post" action="/dashboard/rules/toggle"
+                                        data-inplace=(if rule.enabled { "Alert disabled: it sends nothing until enabled again." } else { "Alert enabled." }) {
                                         input type="hidden" name="csrf" value=(user.csrf);
                                         input type="hidden" name="key" value=(key.0);
                                         input type="hidden" name="rule" value=(rule.id.0);
                                         button.secondary type="submit" { @if rule.enabled { "Disable" } @else { "Enable" } }
                                     }
                                     " "
-                                    form method="post" action="/dashboard/rules/delete" {
+                                    form method="post" action="/dashboard/rules/delete" data-inplace="Alert deleted." {
                                         input type="hidden" name="csrf" value=(user.csrf);
                                         input type="hidden" name="key" value=(key.0);
                                         input type="hidden" name="rule" value=(rule.id.0);
@@ -417,7 +418,7 @@ fn rule_form(
     let custom = form.message == "custom";
     let preview_box = form.spec().ok().filter(|_| form.action == "preview");
     html! {
-        form.card #rule-form method="post" action="/dashboard/rules" {
+        form.card #rule-form method="post" action="/dashboard/rules" data-inplace=(if editing { "Alert saved." } else { "Alert added: it is listed above." }) {
             h2 { @if editing { "Edit alert" } @else { "Add new alert" } }
             (form_error(error))
             input type="hidden" name="csrf" value=(user.csrf);
@@ -542,7 +543,8 @@ fn rule_form(
                     p.hint { (spec.repeat().label()) ": " (repeat_hint(spec.repeat())) }
                 }
             }
-            button.secondary type="submit" name="action" value="preview" { "Preview message" }
+            // The preview answers with the form again and its preview, which takes the focus.
+            button.secondary type="submit" name="action" value="preview" data-focus="preview" data-inplace="" { "Preview message" }
             " "
             button type="submit" name="action" value="save" { @if editing { "Save alert" } @else { "Add alert" } }
         }

@@ -1,195 +1,20 @@
-//! The dashboard in a real browser: headless Chromium driven through the Debian chromedriver
-//! (`apt-get install chromium chromium-driver`; `scripts/test` installs both). A newcomer's whole
-//! path: sign up, create a key, set the webhook URL, add a custom alert, post points with the
-//! key, and see the delivery in the log and its charts; then a place's forecast picked on the
-//! map, and the playground's sample on the map over the heatmap. Each page is saved as a
-//! screenshot under `target/dashboard-screenshots`.
+//! The dashboard in a real browser (see [`crate::browser`]). A newcomer's whole path: sign up,
+//! create a key, set the webhook URL, add a custom alert, post points with the key, and see the
+//! delivery in the log and its charts; then a place's forecast picked on the map, and the
+//! playground's sample on the map over the heatmap. Each page is kept as a screenshot among the
+//! run's artefacts and checked for accessibility (axe-core's WCAG 2.1 A and AA rules, and Tab
+//! through its controls).
 
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use thirtyfour::prelude::*;
 
+use crate::browser::{
+    Chromedriver, click, count, fill, js, look, text_of, wait_for_count, wait_for_text,
+};
 use crate::harness::{Deployment, PATIENCE, client, post_json};
 use test_support::receiver::Receiver;
-
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-const CHROMIUM: &str = "/usr/bin/chromium";
-
-/// The Debian chromedriver on a free loopback port, killed when dropped.
-struct Chromedriver {
-    child: Child,
-    url: String,
-    profile: tempfile::TempDir,
-}
-
-impl Chromedriver {
-    /// A running driver, or `None` when Chromium or its driver is absent and the test is to
-    /// skip.
-    async fn start() -> Option<Self> {
-        if !(Path::new(CHROMEDRIVER).exists() && Path::new(CHROMIUM).exists()) {
-            return test_support::absent(
-                "Chromium or chromedriver",
-                "install Debian's `chromium` and `chromium-driver` packages",
-            );
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let url = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + PATIENCE;
-        while client().get(format!("{url}/status")).send().await.is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not start");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        Some(Self {
-            child,
-            url,
-            profile: tempfile::tempdir().unwrap(),
-        })
-    }
-
-    async fn browser(&self) -> WebDriver {
-        let mut caps = DesiredCapabilities::chrome();
-        caps.set_binary(CHROMIUM).unwrap();
-        for arg in [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--window-size=1200,1000",
-        ] {
-            caps.add_arg(arg).unwrap();
-        }
-        caps.add_arg(&format!(
-            "--user-data-dir={}",
-            self.profile.path().display()
-        ))
-        .unwrap();
-        WebDriver::new(&self.url, caps).await.unwrap()
-    }
-}
-
-impl Drop for Chromedriver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn screenshots() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("dashboard-screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-async fn snap(driver: &WebDriver, name: &str) {
-    driver
-        .screenshot(&screenshots().join(format!("{name}.png")))
-        .await
-        .unwrap();
-}
-
-/// Types into a field. Like every lookup here it polls (`query`), because right after a click
-/// the next page may still be loading.
-async fn fill(driver: &WebDriver, css: &str, text: &str) {
-    let field = driver.query(By::Css(css)).first().await.unwrap();
-    field.clear().await.unwrap();
-    field.send_keys(text).await.unwrap();
-}
-
-async fn click(driver: &WebDriver, css: &str) {
-    driver
-        .query(By::Css(css))
-        .first()
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-}
-
-async fn text_of(driver: &WebDriver, css: &str) -> String {
-    driver
-        .query(By::Css(css))
-        .first()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-        .trim()
-        .to_owned()
-}
-
-/// Waits until the element `css` shows `needle`, and returns its text. After a click the old
-/// page may still be there (with an element of the same id), or be going away under the
-/// lookup: both are retried until the deadline.
-async fn wait_for_text(driver: &WebDriver, css: &str, needle: &str) -> String {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let text = match driver.query(By::Css(css)).first().await {
-            Ok(element) => element.text().await.unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        if text.contains(needle) {
-            return text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "`{css}` never showed `{needle}`; it shows: {text}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Runs `script` in the page and returns what it returns.
-async fn js(driver: &WebDriver, script: &str) -> serde_json::Value {
-    driver
-        .execute(script, Vec::new())
-        .await
-        .unwrap()
-        .json()
-        .clone()
-}
-
-/// Waits until `script` returns a number of at least `least`, and returns it.
-async fn wait_for_count(driver: &WebDriver, script: &str, least: u64) -> u64 {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let n = js(driver, script).await.as_u64().unwrap_or(0);
-        if n >= least {
-            return n;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "`{script}` stayed at {n}, below {least}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// How many of the elements `css` match.
-fn count(css: &str) -> String {
-    format!("return document.querySelectorAll({css:?}).length")
-}
 
 #[tokio::test]
 async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
@@ -201,7 +26,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     let driver = chromedriver.browser().await;
 
     driver.goto(server.url("/dashboard/signup")).await.unwrap();
-    snap(&driver, "1-signup").await;
+    look(&driver, "1-signup").await;
     fill(&driver, "#email", "newcomer@example.org").await;
     fill(&driver, "#password", "a long enough password").await;
     click(
@@ -216,7 +41,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         welcome.contains("Set the key's webhook") && welcome.contains("Add an alert rule"),
         "{welcome}"
     );
-    snap(&driver, "2-welcome").await;
+    look(&driver, "2-welcome").await;
     click(&driver, "ol.steps a[href='/dashboard/keys']").await;
     fill(&driver, "#label", "browser").await;
     click(
@@ -233,7 +58,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
             && curl.contains(&format!("X-Api-Key: {key}")),
         "{curl}"
     );
-    snap(&driver, "3-keys").await;
+    look(&driver, "3-keys").await;
 
     driver.goto(server.url("/dashboard/alerts")).await.unwrap();
     let secret = text_of(&driver, "#secret-text").await;
@@ -277,7 +102,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         js(&driver, "return window.notReloaded === true;").await,
         json!(true)
     );
-    snap(&driver, "3b-webhook").await;
+    look(&driver, "3b-webhook").await;
 
     driver.goto(server.url("/dashboard/rules")).await.unwrap();
     click(&driver, "#message option[value=custom]").await;
@@ -288,14 +113,31 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     )
     .await;
     fill(&driver, "#improvement", "Air better in {hours} hours.").await;
+    js(&driver, "window.notReloaded = true; return true;").await;
     click(&driver, "button[name=action][value=preview]").await;
-    // The preview shows the custom description.
-    wait_for_text(&driver, "body", "Air worse in 6 hours").await;
-    snap(&driver, "4-alert-preview").await;
+    // The preview shows the custom description, in the page, and takes the focus.
+    wait_for_text(&driver, "#preview", "Air worse in 6 hours").await;
+    assert_eq!(
+        js(
+            &driver,
+            "return [window.notReloaded === true, document.activeElement.id];"
+        )
+        .await,
+        json!([true, "preview"]),
+        "the preview answered in place"
+    );
+    look(&driver, "4-alert-preview").await;
     click(&driver, "button[name=action][value=save]").await;
-    // The custom alert is listed.
+    // The custom alert is listed, and the page says so at the form without a reload.
     wait_for_text(&driver, "#rules", "custom message").await;
-    snap(&driver, "5-alerts").await;
+    let said = wait_for_text(&driver, "p.notice[data-said]", "Alert added").await;
+    assert!(said.contains("listed above"), "{said}");
+    assert_eq!(
+        js(&driver, "return window.notReloaded === true;").await,
+        json!(true),
+        "the alert was added in place"
+    );
+    look(&driver, "5-alerts").await;
 
     let reply = post_json(
         &client(),
@@ -363,15 +205,54 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         .scroll_into_view()
         .await
         .unwrap();
-    snap(&driver, "6-deliveries").await;
+    look(&driver, "6-deliveries").await;
 
     // A place's forecast: an alert that looks four days ahead at high sensitivity, chosen, and
     // a point picked by clicking the map.
     driver.goto(server.url("/dashboard/rules")).await.unwrap();
+    wait_for_count(&driver, &count("#forecast-map img.leaflet-tile-loaded"), 1).await;
+    // Marks on this page and on its map: a reload, or a map made again, would lose them.
+    js(
+        &driver,
+        "window.notReloaded = true; document.getElementById('forecast-map').dataset.mark = 'kept'; return true;",
+    )
+    .await;
     click(&driver, "#forecast option[value='96h']").await;
     click(&driver, "#sensitivity option[value=high]").await;
     click(&driver, "button[name=action][value=save]").await;
     wait_for_text(&driver, "#rules", "96 hours").await;
+    // Added in place: the map kept as it was, and the place's list of alerts offering the new
+    // one.
+    wait_for_text(&driver, "#forecast-rule", "96 hours").await;
+    assert_eq!(
+        js(
+            &driver,
+            "return [window.notReloaded === true, document.getElementById('forecast-map').dataset.mark];"
+        )
+        .await,
+        json!([true, "kept"])
+    );
+    // Disabled and enabled again, each said at the list, the page kept.
+    let row = "[...document.querySelectorAll('#rules tbody tr')].find(r => r.textContent.includes('96 hours'))";
+    let toggle =
+        format!("{row}.querySelector(\"form[action$='/toggle'] button\").click(); return true;");
+    js(&driver, &toggle).await;
+    wait_for_text(&driver, "#rules p.notice[data-said]", "Alert disabled").await;
+    assert_eq!(
+        js(
+            &driver,
+            &format!("return {row}.textContent.includes('Enable');")
+        )
+        .await,
+        json!(true),
+        "the row offers to enable it again"
+    );
+    js(&driver, &toggle).await;
+    wait_for_text(&driver, "#rules p.notice[data-said]", "Alert enabled").await;
+    assert_eq!(
+        js(&driver, "return window.notReloaded === true;").await,
+        json!(true)
+    );
     let options = driver
         .query(By::Css("#forecast-rule option"))
         .all_from_selector()
@@ -470,7 +351,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     assert_eq!(cities[1], json!(names.len()), "a dot per city: {cities}");
     assert_eq!(cities[2], json!(true), "{cities}");
     chart.scroll_into_view().await.unwrap();
-    snap(&driver, "8-forecast").await;
+    look(&driver, "8-forecast").await;
 
     driver
         .goto(server.url("/dashboard/playground"))
@@ -575,7 +456,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     )
     .await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    snap(&driver, "7-route-playground").await;
+    look(&driver, "7-route-playground").await;
     driver
         .query(By::Css("#results"))
         .first()
@@ -584,73 +465,6 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         .scroll_into_view()
         .await
         .unwrap();
-    snap(&driver, "7b-route-playground-results").await;
+    look(&driver, "7b-route-playground-results").await;
     driver.quit().await.unwrap();
-}
-
-/// Two clicks on the playground's map, on a server with central Helsinki's streets, plan walks
-/// between them: the routes come back drawn, scored and recommended, the fastest named.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_clicks_on_the_playground_map_plan_walks_on_the_streets() {
-    let Some(python) = test_support::osm::python() else {
-        return;
-    };
-    let extract = test_support::osm::extract(&python, "Helsinki.osm.pbf");
-    let Some(chromedriver) = Chromedriver::start().await else {
-        return;
-    };
-    let deployment = Deployment::new();
-    let server = deployment.serve(&["--roads", extract.to_str().unwrap()]);
-    let driver = chromedriver.browser().await;
-    driver.goto(server.url("/dashboard/signup")).await.unwrap();
-    fill(&driver, "#email", "planner@example.org").await;
-    fill(&driver, "#password", "a long enough password").await;
-    click(
-        &driver,
-        "form[action='/dashboard/signup'] button[type=submit]",
-    )
-    .await;
-    wait_for_text(&driver, "ol.steps", "Create an API key").await;
-
-    driver
-        .goto(server.url("/dashboard/playground"))
-        .await
-        .unwrap();
-    wait_for_count(&driver, &count("#playground-map .leaflet-pane"), 1).await;
-    js(
-        &driver,
-        "const m = document.getElementById('playground-map').leafletMap;\
-         m.setView([60.171, 24.946], 15);\
-         m.fire('click', {latlng: L.latLng(60.1650, 24.9400)});\
-         m.fire('click', {latlng: L.latLng(60.1780, 24.9520)});\
-         return true;",
-    )
-    .await;
-    let recommendations = wait_for_text(&driver, "#recommendations", "quickest").await;
-    assert!(recommendations.contains("Route 1"), "{recommendations}");
-    let dose = text_of(&driver, "#results-table td[data-label='Dose']").await;
-    assert!(dose.ends_with("µg"), "the dose in its column: {dose}");
-    wait_for_count(&driver, &count("#playground-map path.route"), 1).await;
-    let request = js(&driver, "return document.getElementById('request').value;").await;
-    let request = request.as_str().unwrap();
-    assert!(
-        request.contains("\"origin\"") && request.contains("\"walk\""),
-        "{request}"
-    );
-    snap(&driver, "9-playground-planned").await;
-
-    // A trip the server cannot plan is refused at the form, in words.
-    fill(
-        &driver,
-        "#request",
-        r#"{"origin": [13.40, 52.52], "destination": [13.41, 52.52], "travelMode": "walk", "routesSort": "desc"}"#,
-    )
-    .await;
-    click(
-        &driver,
-        "form[action='/dashboard/playground'] button[type=submit]",
-    )
-    .await;
-    let refusal = wait_for_text(&driver, "main", "could not plan this trip").await;
-    assert!(refusal.contains("origin"), "{refusal}");
 }

@@ -5,11 +5,13 @@
 mod abuse;
 mod admin;
 mod alerts;
+mod browser;
 mod cams;
 mod client;
 mod crash;
 mod dashboard;
 mod dashboard_abuse;
+mod dashboard_playground;
 mod departures;
 mod edge;
 mod errors;
