@@ -73,7 +73,7 @@ pub use index::{
     round_half_up_0_100,
 };
 pub use model::{AirModel, ModelHour};
-pub use near_road::{NearRoadModel, NearbyRoads, RoadClass, RoadMap, RoadMapInfo};
+pub use near_road::{NearRoadModel, NearbyRoads, RoadClass, RoadMap, RoadMapInfo, RoadStretch};
 pub use observation::{
     Area, AreaError, ObservationQuery, ObservationSource, Reading, StationId, StationSeries,
 };

@@ -122,6 +122,30 @@ pub trait RoadMap: Send + Sync {
 
     /// The nearest road of each class within `within_m` metres of `position`.
     fn nearby(&self, position: Position, within_m: f64) -> NearbyRoads;
+
+    /// The stretches of road with traffic within `radius_m` metres of `centre`, for a map to
+    /// draw; `None` when there are more than `limit` (too many to draw at that scale). A map
+    /// that is only asked for nearby roads may keep the default, which lists none.
+    fn stretches_near(
+        &self,
+        centre: Position,
+        radius_m: f64,
+        limit: usize,
+    ) -> Option<Vec<RoadStretch>> {
+        let _ = (centre, radius_m, limit);
+        Some(Vec::new())
+    }
+}
+
+/// A stretch of road with traffic between two consecutive points of its way, as a map draws it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RoadStretch {
+    /// The road's class.
+    pub class: RoadClass,
+    /// One end.
+    pub from: Position,
+    /// The other end.
+    pub to: Position,
 }
 
 /// The traffic increment over the background next to roads: `at_road × exp(−d / decay_m)` for

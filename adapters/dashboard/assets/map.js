@@ -98,12 +98,69 @@
     );
   }
 
+  // How wide each class of road is drawn, in pixels.
+  const STREET_WEIGHTS = { motorway: 5, primary: 4, secondary: 3, tertiary: 2.5, minor: 1.5 };
+
+  // The server's streets (`--roads`), when it reads any: from city zoom on, the roads with
+  // traffic around the view, fetched again when the view moves, in a pane over the heatmap and
+  // under the routes. A view with too many to draw shows none.
+  function streets(map) {
+    const url = settings.dataset.streets;
+    if (!url) return;
+    const zoom = Number(settings.dataset.streetsZoom);
+    const widest = Number(settings.dataset.streetsRadius);
+    map.createPane("streets").style.zIndex = 360;
+    map.getPane("streets").style.pointerEvents = "none";
+    const group = L.layerGroup().addTo(map);
+    let asked = 0;
+    let credited = false;
+    async function draw() {
+      const ask = ++asked;
+      if (map.getZoom() < zoom) {
+        group.clearLayers();
+        return;
+      }
+      const centre = map.getCenter().wrap();
+      const radius = Math.min(widest, map.distance(map.getCenter(), map.getBounds().getNorthEast()));
+      const query = new URLSearchParams({ lat: centre.lat.toFixed(6), lon: centre.lng.toFixed(6), radius: Math.ceil(radius) });
+      let answer;
+      try {
+        const response = await fetch(url + "?" + query, { credentials: "same-origin" });
+        if (!response.ok) return;
+        answer = await response.json();
+      } catch (_) {
+        return;
+      }
+      // A later view's answer wins.
+      if (ask !== asked) return;
+      group.clearLayers();
+      if (answer.attribution && !credited) {
+        map.attributionControl.addAttribution("Streets: " + answer.attribution);
+        credited = true;
+      }
+      // One path per class: thousands of stretches draw as five paths.
+      const byClass = {};
+      for (const [kind, lon1, lat1, lon2, lat2] of answer.stretches || []) {
+        (byClass[kind] = byClass[kind] || []).push([[lat1, lon1], [lat2, lon2]]);
+      }
+      for (const [kind, lines] of Object.entries(byClass)) {
+        L.polyline(lines, {
+          pane: "streets", interactive: false, color: "#50575e", opacity: 0.6,
+          weight: STREET_WEIGHTS[kind] || 1.5, className: "street street-" + kind,
+        }).addTo(group);
+      }
+    }
+    draw();
+    map.on("moveend", draw);
+  }
+
   // Natural Earth's land and borders and the GeoNames cities always; the operator's basemap
   // when one is configured (the page's policy then allows its host); and the heatmap of the
   // cleanliness index at `time` on top of both.
   function layers(map, time) {
     world(map);
     cities(map);
+    streets(map);
     if (settings.dataset.basemap) {
       L.tileLayer(settings.dataset.basemap, {
         maxZoom: 19,

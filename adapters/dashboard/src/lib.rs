@@ -70,6 +70,7 @@ mod playground;
 mod rules;
 mod signed_in;
 mod state;
+mod streets;
 mod welcome;
 
 pub use answers::{ApiAnswers, Refusal};
@@ -151,6 +152,8 @@ pub struct DashboardPorts {
     /// Where the sign-in, sign-up and per-account limits are kept: shared by every replica
     /// when its store is. `None` keeps them in this process.
     pub limiter: Option<Arc<identity_core::limiter::Limiter>>,
+    /// The server's streets, drawn on the maps at city zoom; `None` when it reads none.
+    pub roads: Option<Arc<dyn aq_core::RoadMap>>,
 }
 
 impl std::fmt::Debug for DashboardPorts {
@@ -247,6 +250,7 @@ fn routes(state: &DashboardState) -> Router<DashboardState> {
         )
         .route("/dashboard/assets/world.js", get(map::world_js))
         .route("/dashboard/tiles/{z}/{x}/{y}", get(map::tile))
+        .route("/dashboard/streets", get(streets::stretches))
         .route(
             "/dashboard/signup",
             get(auth::signup_page).post(auth::signup),

@@ -119,10 +119,14 @@ impl Basemap {
 /// in order once the elements above them exist.
 pub(crate) fn assets(state: &DashboardState) -> Markup {
     let basemap = state.dashboard().ports.basemap.as_ref();
+    let streets = state.dashboard().ports.roads.is_some();
     html! {
         link rel="stylesheet" href="/dashboard/assets/leaflet.css";
         div #map-settings hidden
             data-tiles="/dashboard/tiles/{z}/{x}/{y}.png"
+            data-streets=[streets.then_some("/dashboard/streets")]
+            data-streets-zoom=(super::streets::STREET_ZOOM)
+            data-streets-radius=(super::streets::MAX_RADIUS_M)
             data-basemap=[basemap.map(|b| b.template.as_str())]
             data-basemap-attribution=[basemap.map(|b| b.attribution.as_str())] {}
         script src="/dashboard/assets/leaflet.js" {}

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use aq_core::position::{EARTH_RADIUS_M, unit_vector_deg};
-use aq_core::{NearbyRoads, Position, RoadClass, RoadMap, RoadMapInfo};
+use aq_core::{NearbyRoads, Position, RoadClass, RoadMap, RoadMapInfo, RoadStretch};
 use petgraph::graph::DiGraph;
 use rstar::RTree;
 use rstar::primitives::{GeomWithData, Line};
@@ -34,12 +34,16 @@ pub(crate) fn metres_point(lon: f64, lat: f64) -> [f64; 3] {
     unit_vector_deg(lon, lat).map(|c| c * EARTH_RADIUS_M)
 }
 
+/// A segment with traffic in metres, with its index among the network's segments.
+type TrafficSegment = GeomWithData<Line<[f64; 3]>, u32>;
+
 /// The streets read from one or more OpenStreetMap extracts.
 pub struct StreetNetwork {
     nodes: Vec<[f64; 2]>,
     osm_ids: Vec<i64>,
     edges: Vec<Edge>,
-    traffic: [RTree<Line<[f64; 3]>>; 5],
+    /// The segments with traffic, by class, each with its index in `edges`.
+    traffic: [RTree<TrafficSegment>; 5],
     /// Every node, for the nearest to a place and the nodes around a journey.
     pub(crate) node_tree: RTree<GeomWithData<[f64; 3], u32>>,
     /// Who may go where: an arc for each direction a walker may take along a segment, its
@@ -105,7 +109,7 @@ impl StreetNetwork {
             + self.osm_ids.capacity() * size_of::<i64>()
             + self.edges.capacity() * size_of::<Edge>()
             // A leaf and its share of the tree's inner nodes.
-            + segments * (size_of::<Line<[f64; 3]>>() + 16)
+            + segments * (size_of::<TrafficSegment>() + 16)
             + self.node_tree.size() * (size_of::<GeomWithData<[f64; 3], u32>>() + 16)
             + graph
             + self.walk_main.capacity()
@@ -134,6 +138,33 @@ impl RoadMap for StreetNetwork {
             }
         }
         roads
+    }
+
+    fn stretches_near(
+        &self,
+        centre: Position,
+        radius_m: f64,
+        limit: usize,
+    ) -> Option<Vec<RoadStretch>> {
+        let here = metres_point(centre.lon(), centre.lat());
+        let mut stretches = Vec::new();
+        for (class, tree) in RoadClass::ALL.into_iter().zip(&self.traffic) {
+            for segment in tree.locate_within_distance(here, radius_m * radius_m) {
+                if stretches.len() == limit {
+                    return None;
+                }
+                let edge = &self.edges[segment.data as usize];
+                let [lon_a, lat_a] = self.nodes[edge.from as usize];
+                let [lon_b, lat_b] = self.nodes[edge.to as usize];
+                // The network holds only positions it could read as such.
+                let (Ok(from), Ok(to)) = (Position::new(lon_a, lat_a), Position::new(lon_b, lat_b))
+                else {
+                    continue;
+                };
+                stretches.push(RoadStretch { class, from, to });
+            }
+        }
+        Some(stretches)
     }
 }
 
@@ -237,14 +268,15 @@ impl NetworkBuilder {
     /// The network, its index built.
     #[must_use]
     pub fn build(self) -> StreetNetwork {
-        let mut segments: [Vec<Line<[f64; 3]>>; 5] = Default::default();
-        for e in &self.edges {
+        let mut segments: [Vec<TrafficSegment>; 5] = Default::default();
+        for (i, e) in self.edges.iter().enumerate() {
             let Some(class) = e.kind.class else { continue };
             let [lon_a, lat_a] = self.nodes[e.from as usize];
             let [lon_b, lat_b] = self.nodes[e.to as usize];
-            segments[class as usize].push(Line::new(
-                metres_point(lon_a, lat_a),
-                metres_point(lon_b, lat_b),
+            let line = Line::new(metres_point(lon_a, lat_a), metres_point(lon_b, lat_b));
+            segments[class as usize].push(GeomWithData::new(
+                line,
+                u32::try_from(i).unwrap_or(u32::MAX),
             ));
         }
         let mut walk = DiGraph::with_capacity(self.nodes.len(), 0);
@@ -375,6 +407,36 @@ mod tests {
         assert!(
             net.nearby(Position::new(0.0045, 0.01).unwrap(), 500.0)
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn stretches_near_a_place_are_those_with_traffic_within_the_radius_up_to_the_limit() {
+        let mut b = NetworkBuilder::default();
+        // A primary road of two 111 m segments along the equator, a footway beside it, and a
+        // primary road 2 km north.
+        b.add_way(PRIMARY, &[(1, 0.0, 0.0), (2, 0.001, 0.0), (3, 0.002, 0.0)]);
+        b.add_way(FOOTWAY, &[(4, 0.0, 0.0001), (5, 0.002, 0.0001)]);
+        b.add_way(PRIMARY, &[(6, 0.0, 0.018), (7, 0.001, 0.018)]);
+        let net = b.build();
+        let centre = Position::new(0.001, 0.0).unwrap();
+        let near = net.stretches_near(centre, 500.0, 10).unwrap();
+        assert_eq!(near.len(), 2, "{near:?}");
+        assert!(
+            near.iter()
+                .all(|s| s.class == RoadClass::Primary && s.from.lat() == 0.0)
+        );
+        assert_eq!(net.stretches_near(centre, 2_500.0, 10).unwrap().len(), 3);
+        assert_eq!(
+            net.stretches_near(centre, 2_500.0, 2),
+            None,
+            "more than the limit"
+        );
+        let between = Position::new(0.0, 0.009).unwrap();
+        assert_eq!(
+            net.stretches_near(between, 100.0, 0),
+            Some(Vec::new()),
+            "none near is an empty list, not too many"
         );
     }
 

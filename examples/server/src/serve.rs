@@ -255,6 +255,7 @@ fn dashboard_state(
         max_password_hashes: settings.max_password_hashes,
         basemap: settings.basemap.clone(),
         limiter: Some(limiter),
+        roads: service.streets.as_ref().map(|s| s.roads.clone()),
     })
 }
 

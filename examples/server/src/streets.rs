@@ -22,6 +22,8 @@ pub(crate) struct StreetAir {
     pub(crate) background: Arc<dyn AirQualitySource>,
     /// The streets walks and rides are planned on.
     pub(crate) router: Arc<dyn StreetRouter>,
+    /// The same streets, for the near-road model and the dashboard's maps.
+    pub(crate) roads: Arc<dyn RoadMap>,
 }
 
 /// Reads the extracts `settings.roads` names and puts `air` and `forecast` at street level,
@@ -52,7 +54,8 @@ pub(crate) fn open(
     Ok(Some(StreetAir {
         router: network,
         air: Arc::new(StreetLevel::new(air.clone(), roads.clone(), model.clone())),
-        lookups: Arc::new(StreetLevel::new(forecast.clone(), roads, model)),
+        lookups: Arc::new(StreetLevel::new(forecast.clone(), roads.clone(), model)),
+        roads,
         background: air.clone(),
     }))
 }

@@ -117,6 +117,7 @@ pub(crate) fn dashboard_with(
         max_password_hashes: DEFAULT_MAX_PASSWORD_HASHES,
         basemap,
         limiter: None,
+        roads: None,
     });
     Dash {
         router: router_with(api, insights_dashboard::router(state)),

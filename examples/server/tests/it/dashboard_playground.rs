@@ -175,7 +175,62 @@ async fn two_clicks_on_the_playground_map_plan_walks_on_the_streets() {
         request.contains("\"origin\"") && request.contains("\"walk\""),
         "{request}"
     );
+    // The server's streets drawn under the routes at city zoom, credited to OpenStreetMap.
+    js(
+        &driver,
+        "document.getElementById('playground-map').leafletMap.setView([60.1700, 24.9450], 16); return true;",
+    )
+    .await;
+    let classes = wait_for_count(
+        &driver,
+        &count("#playground-map .leaflet-streets-pane path.street"),
+        3,
+    )
+    .await;
+    assert!(classes <= 5, "one path per class: {classes}");
+    assert_eq!(
+        js(
+            &driver,
+            "return document.querySelector('#playground-map .leaflet-control-attribution').textContent.includes('OpenStreetMap');"
+        )
+        .await,
+        json!(true)
+    );
     look(&driver, "9-playground-planned").await;
+    // The streets' own answers: a wide circle and a bad place are refused, naming the parameter.
+    let refusals = driver
+        .execute_async(
+            "const done = arguments[arguments.length - 1];\
+             Promise.all(['lat=60.17&lon=24.94&radius=50000', 'lat=160&lon=24.94&radius=10', 'lat=60.17&lon=24.94&radius=300']\
+               .map((q) => fetch('/dashboard/streets?' + q).then(async (r) => [r.status, await r.json()])))\
+               .then(done);",
+            Vec::new(),
+        )
+        .await
+        .unwrap()
+        .json()
+        .clone();
+    assert_eq!(refusals[0][0], json!(400), "{refusals}");
+    assert!(
+        refusals[0][1]["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("radius:"),
+        "{refusals}"
+    );
+    assert_eq!(refusals[1][0], json!(400), "{refusals}");
+    assert!(
+        refusals[1][1]["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("lat, lon:"),
+        "{refusals}"
+    );
+    assert_eq!(refusals[2][0], json!(200), "{refusals}");
+    assert!(
+        !refusals[2][1]["stretches"].as_array().unwrap().is_empty(),
+        "{refusals}"
+    );
 
     // A trip the server cannot plan is refused at the form, in words.
     fill(
