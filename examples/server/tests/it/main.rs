@@ -33,3 +33,4 @@ mod schema;
 mod security;
 mod smoke;
 mod streets;
+mod test_deliveries;
