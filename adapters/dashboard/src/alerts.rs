@@ -1,9 +1,9 @@
 //! The webhook page: the key to apply alerts to, its webhook URL, its signing secret, and a
-//! test delivery.
+//! test delivery, recorded for the deliveries page.
 
 use alerts_core::ids::Token;
 use alerts_core::manage::{DEFAULT_SECRET_GRACE, ManageError};
-use alerts_core::ports::WebhookResponse;
+use alerts_core::ports::{TestDelivery, WebhookResponse};
 use alerts_core::webhook::{HEADER_TEST, message_id, signed_request};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -155,6 +155,7 @@ pub(crate) async fn test_delivery(
         return render(&state, &user, Some(key), StatusCode::CONFLICT, extra).await;
     };
     let token = Token(dashboard.ports.ids.new_id());
+    let at = state.clock().now();
     // A test carries no file: receivers can tell it apart by `TEST` and the empty URL, and
     // verify its signature exactly like a real delivery's.
     let body = serde_json::json!({
@@ -168,15 +169,43 @@ pub(crate) async fn test_delivery(
         url,
         [&info.secret],
         &message_id(token),
-        state.clock().now().timestamp(),
+        at.timestamp(),
         body,
     );
     request
         .headers
         .push((HEADER_TEST.to_owned(), "true".to_owned()));
     let response = sender.send(&request).await;
+    let test = TestDelivery {
+        token,
+        key,
+        at,
+        url: url.to_owned(),
+        status: response.status,
+        latency_ms: u64::try_from(response.latency.as_millis()).unwrap_or(u64::MAX),
+        error: response.error,
+    };
+    // The receiver has had the test whether or not it is recorded: its result is shown either
+    // way, and only the deliveries list goes without it.
+    let recorded = match dashboard.ports.deliveries.record_test(&test).await {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, "dashboard: a test delivery was sent but not recorded");
+            false
+        }
+    };
+    let notice = html! {
+        (test_result(url, &response))
+        @if recorded {
+            p.hint {
+                "Tests are listed on the "
+                a href=(format!("/dashboard/deliveries?key={}", key.0)) { "Deliveries" }
+                " page, marked as tests."
+            }
+        }
+    };
     let extra = Extra {
-        notice: Some(test_result(url, &response)),
+        notice: Some(notice),
         ..Extra::default()
     };
     render(&state, &user, Some(key), StatusCode::OK, extra).await

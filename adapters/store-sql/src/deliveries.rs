@@ -1,5 +1,5 @@
-//! The delivery log, for the pipeline's `DeliveryLog`: every delivery attempt, and the
-//! listings and activity the dashboard shows. The statements, and the rows they read. The
+//! The delivery log, for the pipeline's `DeliveryLog`: every delivery attempt, the test
+//! deliveries sent from the dashboard, and the listings and activity the dashboard shows. The statements, and the rows they read. The
 //! activity's buckets of time are spelt per database, in [`sqlite`] (times kept as
 //! microseconds) and [`postgres`].
 
@@ -7,8 +7,9 @@ use alerts_core::ids::Token;
 use alerts_core::ports::stored::{to_u32, to_u64};
 use alerts_core::ports::{
     Activity, AttemptTally, DeliveryAttempt, DeliveryErrorKind, JobOutcome, JobStage,
-    RequestSummary, RequestTally, StoreError,
+    RequestSummary, RequestTally, StoreError, TestDelivery,
 };
+use identity_core::ids::KeyId;
 use uuid::Uuid;
 
 use crate::SqlDialect;
@@ -32,6 +33,24 @@ pub const ATTEMPTS_OF_REQUEST: &str = "\
     SELECT a.token, a.attempt, a.at, a.status, a.latency_ms, a.error \
     FROM delivery_attempts a JOIN alert_requests r ON r.token = a.token \
     WHERE a.token = $1 AND r.key_id = $2 ORDER BY a.attempt";
+
+/// A test delivery: `$1` token, `$2` key, `$3` at, `$4` URL, `$5` HTTP status, `$6` latency in
+/// milliseconds, `$7` error. A token recorded already is kept as it was.
+pub const INSERT_TEST: &str = "\
+    INSERT INTO test_deliveries \
+    (token, key_id, at, url, status, latency_ms, error) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (token) DO NOTHING";
+
+/// Forgets the tests of the key `$1` beyond its newest `$2`, in the order of [`TESTS_OF_KEY`].
+pub const PRUNE_TESTS: &str = "\
+    DELETE FROM test_deliveries WHERE key_id = $1 AND token NOT IN (\
+        SELECT token FROM test_deliveries WHERE key_id = $1 \
+        ORDER BY at DESC, token DESC LIMIT $2)";
+
+/// The latest tests of the key `$1`, at most `$2` (each a [`TestRow`]).
+pub const TESTS_OF_KEY: &str = "\
+    SELECT token, key_id, at, url, status, latency_ms, error FROM test_deliveries \
+    WHERE key_id = $1 ORDER BY at DESC, token DESC LIMIT $2";
 
 /// SQLite's spelling: a time is microseconds, so a bucket is a division.
 pub mod sqlite {
@@ -111,6 +130,26 @@ pub fn attempt<D: SqlDialect>(row: AttemptRow<D::Time>) -> Result<DeliveryAttemp
         token: Token(token),
         attempt: to_u32(i64::from(attempt), "attempt")?,
         at: D::from_time(at)?,
+        status: self::status(status)?,
+        latency_ms: to_u64(latency, "latency")?,
+        error: error_kind(error.as_deref())?,
+    })
+}
+
+/// A test delivery: token, key, at, URL, status, latency, error.
+pub type TestRow<T> = (Uuid, Uuid, T, String, Option<i32>, i64, Option<String>);
+
+/// The test delivery of a [`TestRow`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a value the store cannot have written.
+pub fn test_delivery<D: SqlDialect>(row: TestRow<D::Time>) -> Result<TestDelivery, StoreError> {
+    let (token, key, at, url, status, latency, error) = row;
+    Ok(TestDelivery {
+        token: Token(token),
+        key: KeyId(key),
+        at: D::from_time(at)?,
+        url,
         status: self::status(status)?,
         latency_ms: to_u64(latency, "latency")?,
         error: error_kind(error.as_deref())?,

@@ -13,7 +13,8 @@ use crate::ids::Token;
 use crate::ports::{
     Activity, ActivityWindow, AlertJob, Arrivals, Backlog, ClaimLimits, DeliveryAttempt,
     DeliveryLog, JobCounts, JobQueue, JobStage, JobUpdate, Lease, NewAlertJob, PointPages,
-    RequestSummary, Settlement, StoreError, UNFINISHED_JOB, check_page_total, is_claimable,
+    RequestSummary, Settlement, StoreError, TEST_DELIVERIES_KEPT, TestDelivery, UNFINISHED_JOB,
+    check_page_total, is_claimable,
 };
 use crate::request::AlertPoint;
 
@@ -387,5 +388,34 @@ impl DeliveryLog for MemoryStore {
             jobs().map(|j| (j.received_at, j.alerts)),
             jobs().flat_map(|j| state.attempts.get(&j.token).into_iter().flatten()),
         ))
+    }
+
+    async fn record_test(&self, test: &TestDelivery) -> Result<(), StoreError> {
+        if !self.has_key(test.key) {
+            return Err(StoreError::NotFound);
+        }
+        let mut state = lock(&self.state);
+        if state
+            .tests
+            .values()
+            .flatten()
+            .any(|t| t.token == test.token)
+        {
+            return Ok(());
+        }
+        let tests = state.tests.entry(test.key).or_default();
+        tests.push(test.clone());
+        tests.sort_by(|a, b| b.at.cmp(&a.at).then(b.token.cmp(&a.token)));
+        tests.truncate(TEST_DELIVERIES_KEPT);
+        Ok(())
+    }
+
+    async fn list_tests(&self, key: KeyId, limit: usize) -> Result<Vec<TestDelivery>, StoreError> {
+        let state = lock(&self.state);
+        Ok(state
+            .tests
+            .get(&key)
+            .map(|tests| tests.iter().take(limit).cloned().collect())
+            .unwrap_or_default())
     }
 }

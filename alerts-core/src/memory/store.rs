@@ -18,6 +18,7 @@ use crate::ids::{RuleId, Token};
 use crate::ports::ArrivalHub;
 use crate::ports::{
     DeliveryAttempt, JobOutcome, JobStage, KeyConfig, Lease, RuleStore, SigningSecret, StoreError,
+    TestDelivery,
 };
 use crate::request::AlertPoint;
 use crate::rule::AlertRule;
@@ -51,6 +52,8 @@ pub(super) struct State {
     pub(super) rules: Vec<AlertRule>,
     pub(super) jobs: HashMap<Token, JobRecord>,
     pub(super) attempts: HashMap<Token, Vec<DeliveryAttempt>>,
+    /// Test deliveries by key, newest first, at most `TEST_DELIVERIES_KEPT` each.
+    pub(super) tests: HashMap<KeyId, Vec<TestDelivery>>,
     /// Idempotency keys by API key, with the request they name.
     pub(super) idempotency: HashMap<(KeyId, String), (Token, Fingerprint)>,
     /// Changes told by once-per-change rules, by rule, point id and subject.
@@ -101,6 +104,11 @@ impl MemoryStore {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether `key` exists, revoked or not.
+    pub(super) fn has_key(&self, key: KeyId) -> bool {
+        self.identity.key_with_secrets(key).is_some()
     }
 
     /// Where a job is, for tests: its stage, attempts, run time and outcome.

@@ -26,6 +26,32 @@ pub struct DeliveryAttempt {
     pub error: Option<DeliveryErrorKind>,
 }
 
+/// How many test deliveries a key keeps: recording one more forgets the oldest, so that tests,
+/// which no retention sweep deletes, never grow a key's record without end. Enough to list
+/// every test of a few minutes of trying a receiver (tests are limited per account and
+/// minute).
+pub const TEST_DELIVERIES_KEPT: usize = 20;
+
+/// A test delivery sent from the dashboard: one signed request that carries no file and
+/// belongs to no alert request, so it is never retried and has one result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestDelivery {
+    /// The token the test's body and `webhook-id` carry.
+    pub token: Token,
+    /// The key whose webhook URL and secret it was sent with.
+    pub key: KeyId,
+    /// When it was sent.
+    pub at: DateTime<Utc>,
+    /// Where it was sent: the key's webhook URL at the time, which may have changed since.
+    pub url: String,
+    /// The HTTP status, when a response came.
+    pub status: Option<u16>,
+    /// How long it took, in milliseconds.
+    pub latency_ms: u64,
+    /// What went wrong, when it did.
+    pub error: Option<DeliveryErrorKind>,
+}
+
 /// A request's summary for the deliveries page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestSummary {
@@ -235,4 +261,14 @@ pub trait DeliveryLog: Send + Sync {
     /// A key's requests and delivery attempts in `window`, counted per bucket: what the
     /// dashboard's charts draw. See [`Activity`] for the order.
     async fn activity(&self, key: KeyId, window: &ActivityWindow) -> Result<Activity, StoreError>;
+
+    /// Records a test delivery, then forgets its key's tests beyond the newest
+    /// [`TEST_DELIVERIES_KEPT`] (a store whose writers run side by side may keep one more per
+    /// test recorded at the same moment, until the key's next test). Recording the same token
+    /// twice keeps the first record. [`StoreError::NotFound`] when the key is unknown.
+    async fn record_test(&self, test: &TestDelivery) -> Result<(), StoreError>;
+
+    /// A key's latest test deliveries, newest first (the later token first among tests sent
+    /// at the same instant), at most `limit`.
+    async fn list_tests(&self, key: KeyId, limit: usize) -> Result<Vec<TestDelivery>, StoreError>;
 }

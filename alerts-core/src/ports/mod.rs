@@ -24,7 +24,7 @@ pub mod webhooks;
 pub use arrivals::{ArrivalHub, Arrivals};
 pub use deliveries::{
     Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryLog, RequestSummary,
-    RequestTally,
+    RequestTally, TEST_DELIVERIES_KEPT, TestDelivery,
 };
 pub use files::{FileError, FileKey, FileStore, FileStream, FileWriter};
 /// The stores' error, shared with the identity ports that the same stores implement.

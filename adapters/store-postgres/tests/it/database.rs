@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use alerts_core::conformance::stores;
 use alerts_core::ids::{RuleId, Token};
-use alerts_core::ports::{DeliveryLog, JobQueue, RuleStore, StoreError};
+use alerts_core::ports::{DeliveryLog, JobQueue, RuleStore, StoreError, TestDelivery};
 use alerts_core::request::AlertPoint;
 use alerts_core::rule::{AlertRule, DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
 use identity_core::ids::KeyId;
@@ -334,4 +334,40 @@ async fn points_are_stored_as_text_and_go_with_their_request() {
         store.points_page(tokens[0], 0, 10).await,
         Err(StoreError::NotFound)
     ));
+}
+
+#[tokio::test]
+async fn a_keys_test_deliveries_go_with_its_account() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = db.store().await;
+    let key = account_with_key(&store).await;
+    let other = account_with_key(&store).await;
+    for k in [key, other] {
+        store
+            .record_test(&TestDelivery {
+                token: Token(Uuid::new_v4()),
+                key: k,
+                at: t0(),
+                url: "https://hooks.example.org/in".to_owned(),
+                status: Some(204),
+                latency_ms: 12,
+                error: None,
+            })
+            .await
+            .unwrap();
+    }
+    let mut raw = db.raw().await;
+    sqlx::query("DELETE FROM accounts WHERE id = (SELECT account_id FROM api_keys WHERE id = $1)")
+        .bind(key.0)
+        .execute(&mut raw)
+        .await
+        .expect("a key's test deliveries do not hold its account back");
+    let left: Vec<Uuid> = sqlx::query_scalar("SELECT key_id FROM test_deliveries")
+        .fetch_all(&mut raw)
+        .await
+        .unwrap();
+    assert_eq!(left, vec![other.0], "the tests go with their key");
+    assert!(store.list_tests(key, 10).await.unwrap().is_empty());
 }

@@ -95,6 +95,47 @@ macro_rules! impl_deliveries {
                         .map_err(Self::db_error)?;
                 $crate::deliveries::activity(requests, attempts)
             }
+
+            async fn record_test(&self, test: &TestDelivery) -> Result<(), StoreError> {
+                // The insert and the pruning commit together: readers never see the key's
+                // newest test without its oldest forgotten.
+                let mut tx = self.begin_write().await?;
+                sqlx::query($crate::deliveries::INSERT_TEST)
+                    .bind(test.token.0)
+                    .bind(test.key.0)
+                    .bind(Self::to_time(test.at))
+                    .bind(&test.url)
+                    .bind(test.status.map(i32::from))
+                    .bind(to_i64(test.latency_ms))
+                    .bind(test.error.map(DeliveryErrorKind::as_str))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(Self::db_error)?;
+                sqlx::query($crate::deliveries::PRUNE_TESTS)
+                    .bind(test.key.0)
+                    .bind(to_i64(TEST_DELIVERIES_KEPT as u64))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(Self::db_error)?;
+                tx.commit().await.map_err(Self::db_error)
+            }
+
+            async fn list_tests(
+                &self,
+                key: KeyId,
+                limit: usize,
+            ) -> Result<Vec<TestDelivery>, StoreError> {
+                let rows: Vec<$crate::deliveries::TestRow<Time>> =
+                    sqlx::query_as($crate::deliveries::TESTS_OF_KEY)
+                        .bind(key.0)
+                        .bind(to_i64(limit as u64))
+                        .fetch_all(self.pool())
+                        .await
+                        .map_err(Self::db_error)?;
+                rows.into_iter()
+                    .map($crate::deliveries::test_delivery::<Self>)
+                    .collect()
+            }
         }
     };
 }

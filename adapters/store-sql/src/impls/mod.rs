@@ -32,8 +32,9 @@ macro_rules! sql_store {
                 Activity, ActivityWindow, AlertJob, Arrivals, Backlog, ClaimLimits,
                 DeliveryAttempt, DeliveryErrorKind, DeliveryLog, JobCounts, JobQueue, JobUpdate,
                 KeyConfig, Lease, NewAlertJob, POINT_PAGE, PointPages, RequestSummary, RuleStore,
-                SentChange, SentChanges, Settlement, SlicePages, StoreError, UNFINISHED_JOB,
-                check_page_total, encode_stored_points, points_of_pages,
+                SentChange, SentChanges, Settlement, SlicePages, StoreError, TEST_DELIVERIES_KEPT,
+                TestDelivery, UNFINISHED_JOB, check_page_total, encode_stored_points,
+                points_of_pages,
             };
             use $crate::__private::alerts_core::request::AlertPoint;
             use $crate::__private::alerts_core::rule::AlertRule;

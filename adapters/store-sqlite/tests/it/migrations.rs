@@ -1,8 +1,9 @@
-//! Migrations that move data: requests stored before a migration read the same after it.
+//! Migrations that move data: requests stored before a migration read the same after it; and
+//! what goes with a deleted request or account.
 
 use alerts_core::conformance::stores;
 use alerts_core::ids::Token;
-use alerts_core::ports::{DeliveryLog, JobQueue};
+use alerts_core::ports::{DeliveryLog, JobQueue, TestDelivery};
 use alerts_core::request::AlertPoint;
 use identity_core::ids::KeyId;
 use sqlx::sqlite::SqliteConnectOptions;
@@ -151,4 +152,43 @@ async fn deleting_a_request_deletes_its_points() {
         file.store.points_page(tokens[0], 0, 10).await,
         Err(alerts_core::ports::StoreError::NotFound)
     ));
+}
+
+#[tokio::test]
+async fn deleting_an_account_deletes_its_keys_test_deliveries() {
+    let file = FileStore::new().await;
+    let key = crate::support::account_with_key(&file.store).await;
+    let other = crate::support::account_with_key(&file.store).await;
+    for k in [key, other] {
+        file.store
+            .record_test(&TestDelivery {
+                token: Token(Uuid::new_v4()),
+                key: k,
+                at: t0(),
+                url: "https://hooks.example.org/in".to_owned(),
+                status: Some(204),
+                latency_ms: 12,
+                error: None,
+            })
+            .await
+            .unwrap();
+    }
+    let mut raw = SqliteConnection::connect_with(
+        &SqliteConnectOptions::new()
+            .filename(file.path())
+            .foreign_keys(true),
+    )
+    .await
+    .unwrap();
+    sqlx::query("DELETE FROM accounts WHERE id = (SELECT account_id FROM api_keys WHERE id = ?1)")
+        .bind(key.0)
+        .execute(&mut raw)
+        .await
+        .expect("a key's test deliveries do not hold its account back");
+    let left: Vec<Uuid> = sqlx::query_scalar("SELECT key_id FROM test_deliveries")
+        .fetch_all(&mut raw)
+        .await
+        .unwrap();
+    assert_eq!(left, vec![other.0], "the tests go with their key");
+    assert!(file.store.list_tests(key, 10).await.unwrap().is_empty());
 }

@@ -1,15 +1,20 @@
-//! The [`DeliveryLog`](crate::ports::DeliveryLog) suite: attempts recorded once, and the request
-//! summaries of the deliveries page.
+//! The [`DeliveryLog`](crate::ports::DeliveryLog) suite: attempts recorded once, the request
+//! summaries of the deliveries page, and the test deliveries listed beside them.
 
+use chrono::{DateTime, Utc};
+use identity_core::ids::KeyId;
 use identity_core::ports::AccountStore;
+use uuid::Uuid;
 
 use crate::ids::Token;
 use crate::ports::{
     Activity, ActivityWindow, AttemptTally, DeliveryAttempt, DeliveryErrorKind, DeliveryLog,
-    JobQueue, JobUpdate, RequestTally,
+    JobQueue, JobUpdate, RequestTally, StoreError, TEST_DELIVERIES_KEPT, TestDelivery,
 };
 
-use super::fixtures::{account_with_key, claim, drain, enqueue_one, ok, request, secs, t0};
+use super::fixtures::{
+    account_with_key, claim, drain, enqueue_one, expect_err, ok, request, secs, t0,
+};
 
 /// The delivery log: requests newest first with their counts; attempts in order, recorded once
 /// per number, visible only to the request's key.
@@ -253,4 +258,142 @@ pub async fn activity<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: 
         "another key sees only its own requests"
     );
     drain(store).await;
+}
+
+/// A test delivery of `key` at `at`, with a fresh token.
+fn test_at(key: KeyId, at: DateTime<Utc>, status: Option<u16>) -> TestDelivery {
+    TestDelivery {
+        token: Token(Uuid::new_v4()),
+        key,
+        at,
+        url: "https://hooks.example.org/in?from=«test»".to_owned(),
+        status,
+        latency_ms: 37,
+        error: match status {
+            Some(200..=299) => None,
+            Some(_) => Some(DeliveryErrorKind::Status),
+            None => Some(DeliveryErrorKind::Connect),
+        },
+    }
+}
+
+/// Test deliveries: listed for their key only, newest first, at most `limit`, recorded once
+/// per token, at most [`TEST_DELIVERIES_KEPT`] kept per key, and apart from the key's
+/// requests.
+pub async fn test_deliveries<S: AccountStore + JobQueue + DeliveryLog + ?Sized>(store: &S) {
+    let (_, key, _) = account_with_key(store).await;
+    let (_, other_key, _) = account_with_key(store).await;
+    let first = test_at(key.id, t0(), Some(204));
+    let mut failed = test_at(key.id, t0() + secs(60), None);
+    failed.latency_ms = 10_000;
+    failed.error = Some(DeliveryErrorKind::Timeout);
+    let refused = test_at(key.id, t0() + secs(120), Some(500));
+    let foreign = test_at(other_key.id, t0() + secs(90), Some(200));
+    for t in [&failed, &first, &foreign, &refused] {
+        ok(store.record_test(t).await, "record_test records a test");
+    }
+    assert_eq!(
+        ok(store.list_tests(key.id, 10).await, "list_tests lists tests"),
+        vec![refused.clone(), failed.clone(), first.clone()],
+        "list_tests lists the key's tests only, newest first, each as it was recorded"
+    );
+    assert_eq!(
+        ok(store.list_tests(key.id, 2).await, "list_tests lists tests"),
+        vec![refused.clone(), failed.clone()],
+        "list_tests returns at most limit tests, the newest"
+    );
+    assert_eq!(
+        ok(
+            store.list_tests(other_key.id, 10).await,
+            "list_tests lists tests"
+        ),
+        vec![foreign.clone()],
+        "list_tests shows another key only its own tests"
+    );
+    assert!(
+        ok(
+            store.list_requests(key.id, 10).await,
+            "list_requests lists requests"
+        )
+        .is_empty(),
+        "a test is no alert request"
+    );
+
+    let again = TestDelivery {
+        status: Some(200),
+        error: None,
+        at: t0() + secs(600),
+        ..first.clone()
+    };
+    ok(
+        store.record_test(&again).await,
+        "record_test accepts a token recorded already",
+    );
+    assert_eq!(
+        ok(store.list_tests(key.id, 10).await, "list_tests lists tests"),
+        vec![refused.clone(), failed.clone(), first.clone()],
+        "recording the same token twice keeps the first record"
+    );
+
+    // Two tests sent in the same instant: the later token first, as every store orders them.
+    let (_, tied_key, _) = account_with_key(store).await;
+    let (a, b) = (
+        test_at(tied_key.id, t0(), Some(204)),
+        test_at(tied_key.id, t0(), Some(204)),
+    );
+    for t in [&a, &b] {
+        ok(store.record_test(t).await, "record_test records a test");
+    }
+    let later_token_first = if a.token > b.token {
+        vec![a, b]
+    } else {
+        vec![b, a]
+    };
+    assert_eq!(
+        ok(
+            store.list_tests(tied_key.id, 10).await,
+            "list_tests lists tests"
+        ),
+        later_token_first,
+        "tests of the same instant are listed later token first"
+    );
+
+    // More tests than a key keeps, recorded out of order: the newest are kept, whichever came
+    // last, and other keys' tests are untouched.
+    let (_, busy, _) = account_with_key(store).await;
+    let extra = 3;
+    let count = TEST_DELIVERIES_KEPT + extra;
+    let mut tests: Vec<TestDelivery> = (0..count)
+        .map(|i| test_at(busy.id, t0() + secs(i64::try_from(i).unwrap()), Some(204)))
+        .collect();
+    // The oldest last: it is forgotten as soon as it is recorded.
+    tests.rotate_left(1);
+    for t in &tests {
+        ok(store.record_test(t).await, "record_test records a test");
+    }
+    tests.sort_by_key(|t| std::cmp::Reverse(t.at));
+    tests.truncate(TEST_DELIVERIES_KEPT);
+    assert_eq!(
+        ok(
+            store.list_tests(busy.id, count + 10).await,
+            "list_tests lists tests"
+        ),
+        tests,
+        "a key keeps its newest TEST_DELIVERIES_KEPT tests and forgets older ones"
+    );
+    assert_eq!(
+        ok(store.list_tests(key.id, 10).await, "list_tests lists tests").len(),
+        3,
+        "another key's tests are kept"
+    );
+
+    let stranger = TestDelivery {
+        key: KeyId(Uuid::new_v4()),
+        ..test_at(key.id, t0(), Some(204))
+    };
+    expect_err(
+        store.record_test(&stranger).await,
+        &StoreError::NotFound,
+        "record_test refuses a test of an unknown key",
+    );
 }

@@ -22,8 +22,8 @@
 //! idempotency keys, working on jobs, sharing the workers among keys and the retention purge),
 //! `settle` (a delivery attempt and the job's next state in one write, and the notices of
 //! arriving jobs, [`arrivals`], which an adapter runs with a timer of its runtime),
-//! `deliveries` (the delivery log), `sent` (what once-per-change rules told), and `fixtures`,
-//! what they share.
+//! `deliveries` (the delivery log, test deliveries included), `sent` (what once-per-change
+//! rules told), and `fixtures`, what they share.
 
 #![allow(clippy::unwrap_used)]
 
@@ -40,7 +40,7 @@ mod settle;
 
 pub use claims::{claims, concurrent_claims, job_counts, release_and_redeliver, updates};
 pub use cost::{JobCost, small_job_cost};
-pub use deliveries::{activity, delivery_log};
+pub use deliveries::{activity, delivery_log, test_deliveries};
 pub use enqueue::{
     awkward_points, concurrent_enqueue, enqueue, paged_enqueue, paged_enqueue_all_or_nothing,
     points_pages, points_past_the_end,
@@ -89,6 +89,7 @@ where
     concurrent_settlements(store).await;
     delivery_log(store).await;
     activity(store).await;
+    test_deliveries(store).await;
     job_counts(store).await;
     fair_claims(store).await;
     backlog(store).await;

@@ -35,3 +35,4 @@ mod schema;
 mod security;
 mod smoke;
 mod streets;
+mod test_deliveries;

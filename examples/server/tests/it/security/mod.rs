@@ -23,5 +23,5 @@ mod sessions;
 mod ssrf;
 
 // What other test modules drive the dashboard with.
-pub(crate) use browser::{Browser, field, random_hex, text};
+pub(crate) use browser::{Browser, field, random_hex, text, text_of};
 pub(crate) use fixtures::{CSRF_REFUSAL, PASSWORD, new_email, serve};
