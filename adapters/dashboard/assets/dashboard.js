@@ -175,9 +175,11 @@ document.addEventListener("submit", async (event) => {
       const here = [...main.querySelectorAll("form")].find((f) => sameForm(form, f));
       const place = (section && document.getElementById(section.id)) || main.firstElementChild;
       const focus = pressed && pressed.dataset.focus && document.getElementById(pressed.dataset.focus);
-      if (answer.ok && focus) {
-        focus.tabIndex = -1;
-        focus.focus();
+      // A form without a message of its own answers with the page's (the account's notice).
+      const told = !message && main.querySelector("[role=status]:not([data-said])");
+      if (answer.ok && (focus || told)) {
+        (focus || told).tabIndex = -1;
+        (focus || told).focus();
       } else if (answer.ok) {
         say(here || (place && place.firstElementChild) || place, message, "notice");
       } else {

@@ -215,7 +215,7 @@ fn body(user: &SignedIn, notice: Option<&str>, error: Option<&str>) -> Markup {
         section #password {
             h2 { "Change your password" }
             (form_error(error))
-            form.card method="post" action="/dashboard/account/password" {
+            form.card method="post" action="/dashboard/account/password" data-inplace="" {
                 input type="hidden" name="csrf" value=(user.csrf);
                 label for="current_password" { "Current password" }
                 input #current_password type="password" name="current_password" required
@@ -230,7 +230,7 @@ fn body(user: &SignedIn, notice: Option<&str>, error: Option<&str>) -> Markup {
         section #sessions {
             h2 { "Sessions" }
             p.hint { "Signed in on another device, or left a session open somewhere? End every session of this account but this one." }
-            form method="post" action="/dashboard/account/sessions" {
+            form method="post" action="/dashboard/account/sessions" data-inplace="" {
                 input type="hidden" name="csrf" value=(user.csrf);
                 button.danger type="submit" { "End all other sessions" }
             }

@@ -89,7 +89,7 @@ pub(crate) async fn page(
     let total = request.alerts;
     let body = html! {
         p { "Request " code { (token) } ", received " (request.received_at.format("%Y-%m-%d %H:%M:%S UTC"))
-            ": " (request.points) " points, " (total.unwrap_or(lines.len() as u64)) " alerts." }
+            ": " (counted(request.points, "point")) ", " (counted(total.unwrap_or(lines.len() as u64), "alert")) "." }
         @if unreadable > 0 {
             p.error { (unreadable) " lines of the file could not be read as alerts." }
         }
@@ -163,4 +163,13 @@ fn no_such_request() -> Response {
         "No such delivery",
         "This request is not among the key's latest requests. Pick one from the deliveries list.",
     )
+}
+
+/// `n` and the noun, in the plural but for one: "1 point", "2 points".
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }

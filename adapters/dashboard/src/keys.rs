@@ -211,11 +211,12 @@ async fn render(
             }
         }
         (form_error(error))
-        form.card method="post" action="/dashboard/keys" {
+        form.card method="post" action="/dashboard/keys" data-inplace="" {
             input type="hidden" name="csrf" value=(user.csrf);
             label for="label" { "Label of a new key" }
             input #label type="text" name="label" value=(label) placeholder="production" maxlength="100" required;
-            button type="submit" { "Create key" }
+            // In place, the new key (shown once) takes the focus.
+            button type="submit" data-focus="new-key" { "Create key" }
         }
         section {
             @if keys.is_empty() {

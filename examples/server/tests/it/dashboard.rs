@@ -44,12 +44,22 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     look(&driver, "2-welcome").await;
     click(&driver, "ol.steps a[href='/dashboard/keys']").await;
     fill(&driver, "#label", "browser").await;
+    js(&driver, "window.notReloaded = true; return true;").await;
     click(
         &driver,
         "form[action='/dashboard/keys'] button[type=submit]",
     )
     .await;
     let key = text_of(&driver, "#new-key-text").await;
+    // Created in place, the new key taking the focus.
+    assert_eq!(
+        js(
+            &driver,
+            "return [window.notReloaded === true, document.activeElement.id];"
+        )
+        .await,
+        json!([true, "new-key"])
+    );
     assert!(key.starts_with("ik_"), "the new key is shown: {key}");
     // The sample command calls this server, with the key in its header.
     let curl = text_of(&driver, "#new-key-curl").await;
@@ -103,6 +113,14 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         json!(true)
     );
     look(&driver, "3b-webhook").await;
+    // A test delivery reaches the receiver, and says so in place.
+    click(
+        &driver,
+        "form[action='/dashboard/alerts/test'] button[type=submit]",
+    )
+    .await;
+    let tested = wait_for_text(&driver, "#test-result", "succeeded").await;
+    assert!(tested.contains("HTTP 204"), "{tested}");
 
     driver.goto(server.url("/dashboard/rules")).await.unwrap();
     click(&driver, "#message option[value=custom]").await;
@@ -206,6 +224,24 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         .await
         .unwrap();
     look(&driver, "6-deliveries").await;
+    // The test delivery is listed too, marked as a test, without a redeliver button.
+    let test_row = text_of(&driver, "#deliveries tr.delivery.test").await;
+    assert!(
+        test_row.contains("Test") && test_row.contains("HTTP 204"),
+        "{test_row}"
+    );
+    assert_eq!(
+        js(&driver, &count("#deliveries tr.delivery.test button")).await,
+        json!(0)
+    );
+    // The delivery's alerts, a click away.
+    click(
+        &driver,
+        "#deliveries a[href*='/dashboard/deliveries/alerts']",
+    )
+    .await;
+    wait_for_text(&driver, "main", "Back to the deliveries").await;
+    look(&driver, "6b-delivery-alerts").await;
 
     // A place's forecast: an alert that looks four days ahead at high sensitivity, chosen, and
     // a point picked by clicking the map.
@@ -466,5 +502,24 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         .await
         .unwrap();
     look(&driver, "7b-route-playground-results").await;
+
+    // The account: other sessions ended in place, the page's notice taking the focus.
+    driver.goto(server.url("/dashboard/account")).await.unwrap();
+    look(&driver, "9-account").await;
+    js(&driver, "window.notReloaded = true; return true;").await;
+    click(
+        &driver,
+        "form[action='/dashboard/account/sessions'] button[type=submit]",
+    )
+    .await;
+    wait_for_text(&driver, "#account-notice", "signed out").await;
+    assert_eq!(
+        js(
+            &driver,
+            "return [window.notReloaded === true, document.activeElement.id];"
+        )
+        .await,
+        json!([true, "account-notice"])
+    );
     driver.quit().await.unwrap();
 }
