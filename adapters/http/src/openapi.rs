@@ -232,6 +232,7 @@ pub fn document(config: &ApiConfig) -> Value {
     doc["components"]["securitySchemes"] = contract::security_schemes();
     doc["components"]["securitySchemes"][keyed::KEY_HEADER_SCHEME] = keyed::header_scheme();
     label_sources(&mut doc);
+    planned_members(&mut doc);
     lookups::name_categories(&mut doc);
     keyed::add(&mut doc);
     doc
@@ -277,6 +278,46 @@ fn label_sources(doc: &mut Value) {
         "$ref": "#/components/schemas/DataSourceMember",
         "description": "An extension member, present only when the scores come from synthetic \
                         data (the demo field): not measurements, not a forecast."
+    });
+}
+
+/// The members an answer to a planned-route body adds to the route-scoring answer's: the
+/// departure it was scored at, and each route's path, duration, length and dose. Documented as
+/// optional properties of the same schemas, since a planned answer is a route-scoring answer
+/// with more in it.
+fn planned_members(doc: &mut Value) {
+    let schemas = &mut doc["components"]["schemas"];
+    schemas["ScoreResponse"]["properties"]["departureTime"] = serde_json::json!({
+        "type": "string",
+        "format": "date-time",
+        "description": "Planned routes only: when the routes were scored as leaving (RFC 3339, \
+                        to the millisecond); a route posted back with it scores the same."
+    });
+    let entry = &mut schemas["RacsEntry"]["properties"];
+    entry["polyline"] = serde_json::json!({
+        "type": "array",
+        "items": {"$ref": "#/components/schemas/Place"},
+        "minItems": 2,
+        "description": "Planned routes only: the route on the server's streets, [longitude, \
+                        latitude] pairs, with points at least every 500 m."
+    });
+    entry["routeDuration"] = serde_json::json!({
+        "type": "number",
+        "minimum": 0,
+        "description": "Planned routes only: how long the route takes at the travel mode's \
+                        speed, in the request's `durationUnits`."
+    });
+    entry["routeLength"] = serde_json::json!({
+        "type": "number",
+        "minimum": 0,
+        "description": "Planned routes only: the route's length along the streets, in the \
+                        request's `lengthUnits`."
+    });
+    entry["inhaledPm25Ug"] = serde_json::json!({
+        "type": "number",
+        "minimum": 0,
+        "description": "Planned routes only, when scored: the PM2.5 breathed in over the route, \
+                        in µg (as route details give it)."
     });
 }
 

@@ -180,6 +180,7 @@ async fn a_planned_walk_comes_with_its_routes_and_scores_as_it_would_posted_back
         "{answer}"
     );
     assert_eq!(answer["recommendations"][0]["additionalData"]["value"], "1");
+    documented(&server, &answer).await;
     assert!(
         reply
             .header("insights-data-source")
@@ -198,6 +199,44 @@ async fn a_planned_walk_comes_with_its_routes_and_scores_as_it_would_posted_back
         .await
         .json();
     assert_eq!(back["racss"][0]["RACS"], fastest["RACS"], "{back}");
+}
+
+/// Checks a planned answer against the server's own OpenAPI document: valid under the
+/// operation's 200 schema, and each member of the answer and of its routes a documented
+/// property (the response schemas allow more, so validity alone would not tell).
+async fn documented(server: &Server, answer: &Value) {
+    let doc: Value = client()
+        .get(server.url("/insights/v1/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut schema = doc["paths"]["/insights/v1/cleanest-route"]["post"]["responses"]["200"]
+        ["content"]["application/json"]["schema"]
+        .clone();
+    schema["components"] = doc["components"].clone();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(answer)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let schemas = &doc["components"]["schemas"];
+    let undocumented = |object: &Value, schema: &str| -> Vec<String> {
+        object
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| schemas[schema]["properties"].get(k.as_str()).is_none())
+            .cloned()
+            .collect()
+    };
+    assert_eq!(undocumented(answer, "ScoreResponse"), Vec::<String>::new());
+    for route in answer["racss"].as_array().unwrap() {
+        assert_eq!(undocumented(route, "RacsEntry"), Vec::<String>::new());
+    }
 }
 
 /// The `detail` of a request refused with 400.
