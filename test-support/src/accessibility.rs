@@ -48,8 +48,10 @@ const describe = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "")
 
 /// A script that answers the controls a keyboard user must be able to reach on the page: every
 /// visible link, button and form field in the page's `main`, each described as
-/// `tag#id[name][href]=value`. Controls inside a map are left out: the maps are pictures that a
-/// click adds to, and every map has a form beside it that does the same by keyboard.
+/// `tag#id[name][href]=value`, in order; each control is marked with its place in that list
+/// (`data-walk`), so that two alike ("Delete" on every row) are told apart. Controls inside a
+/// map are left out: the maps are pictures that a click adds to, and every map has a form
+/// beside it that does the same by keyboard.
 pub fn reachable_script() -> String {
     format!(
         "{DESCRIBE}\n\
@@ -59,13 +61,13 @@ pub fn reachable_script() -> String {
          return [...main.querySelectorAll(wanted)]\n\
            .filter((e) => !e.disabled && !e.closest('.leaflet-container, [hidden]')\n\
              && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden')\n\
-           .map(describe);"
+           .map((e, i) => {{ e.dataset.walk = String(i); return describe(e); }});"
     )
 }
 
-/// A script that answers the focused element, described as [`reachable_script`] describes
-/// controls, and whether the browser draws its focus (an outline or a box shadow); `null` when
-/// nothing has the focus.
+/// A script that answers the focused element as `[place, description, drawn]`: its place among
+/// [`reachable_script`]'s controls (`null` for one outside them), its description, and whether
+/// the browser draws its focus (an outline or a box shadow); `null` when nothing has the focus.
 pub fn focused_script() -> String {
     format!(
         "{DESCRIBE}\n\
@@ -73,6 +75,6 @@ pub fn focused_script() -> String {
          if (!e || e === document.body) return null;\n\
          const s = getComputedStyle(e);\n\
          const drawn = (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== 'none';\n\
-         return [describe(e), drawn];"
+         return [e.dataset.walk === undefined ? null : Number(e.dataset.walk), describe(e), drawn];"
     )
 }

@@ -123,12 +123,26 @@ function address(url, owned) {
   return next.toString();
 }
 
+// One form at a time: two answers racing would leave the older page on screen, with buttons
+// that act on what it showed.
+let inFlight = false;
+
 document.addEventListener("submit", async (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-inplace")) return;
   if (!window.fetch || !window.DOMParser) return;
   event.preventDefault();
-  const pressed = event.submitter || form.querySelector("button[type=submit]");
+  if (inFlight) return;
+  inFlight = true;
+  try {
+    await sendInPlace(form, event.submitter);
+  } finally {
+    inFlight = false;
+  }
+});
+
+async function sendInPlace(form, submitter) {
+  const pressed = submitter || form.querySelector("button[type=submit]");
   const data = new FormData(form);
   // A form with two buttons (preview, save) says which one was pressed.
   if (pressed && pressed.name) data.set(pressed.name, pressed.value);
@@ -147,7 +161,15 @@ document.addEventListener("submit", async (event) => {
       credentials: "same-origin",
     });
   } catch (_) {
-    // Nothing reached the server: send the form as a plain form.
+    // Nothing reached the server: send the form as a plain form, saying which button was
+    // pressed (a plain submit() sends none, and a preview would be taken for a save).
+    if (pressed && pressed.name) {
+      const choice = document.createElement("input");
+      choice.type = "hidden";
+      choice.name = pressed.name;
+      choice.value = pressed.value;
+      form.append(choice);
+    }
     form.submit();
     return;
   }
@@ -170,7 +192,14 @@ document.addEventListener("submit", async (event) => {
       content.append(...[...fresh.childNodes].map((n) => document.adoptNode(n)));
       const owned = keep(main, content);
       main.replaceChildren(content);
+      // A session started anew (a password change) has a new CSRF token: the forms outside
+      // the content (signing out) take it too.
+      const token = page.querySelector("input[name=csrf]");
+      if (token) {
+        for (const input of document.querySelectorAll("input[name=csrf]")) input.value = token.value;
+      }
       settle();
+      if (owned.size > 0) document.dispatchEvent(new CustomEvent("dashboard:kept"));
       if (answer.redirected) history.replaceState(null, "", address(answer.url, owned));
       const here = [...main.querySelectorAll("form")].find((f) => sameForm(form, f));
       const place = (section && document.getElementById(section.id)) || main.firstElementChild;
@@ -196,4 +225,4 @@ document.addEventListener("submit", async (event) => {
     // The server has answered: show its answer as a page rather than send the form again.
     window.location.assign(answer.url);
   }
-});
+}

@@ -114,8 +114,18 @@
     const group = L.layerGroup().addTo(map);
     let asked = 0;
     let credited = false;
+    let pending = null;
+    let waiting = null;
+    // A pan or zoom asks once it settles, and a newer view cancels the older one's question:
+    // each answer counts against the account's map allowance.
+    function soon() {
+      clearTimeout(waiting);
+      waiting = setTimeout(draw, 250);
+    }
     async function draw() {
       const ask = ++asked;
+      if (pending) pending.abort();
+      pending = window.AbortController ? new AbortController() : null;
       if (map.getZoom() < zoom) {
         group.clearLayers();
         return;
@@ -125,14 +135,17 @@
       const query = new URLSearchParams({ lat: centre.lat.toFixed(6), lon: centre.lng.toFixed(6), radius: Math.ceil(radius) });
       let answer;
       try {
-        const response = await fetch(url + "?" + query, { credentials: "same-origin" });
+        const response = await fetch(url + "?" + query, {
+          credentials: "same-origin",
+          signal: pending ? pending.signal : undefined,
+        });
         if (!response.ok) return;
         answer = await response.json();
       } catch (_) {
         return;
       }
-      // A later view's answer wins.
-      if (ask !== asked) return;
+      // A later view's answer wins, and a map taken off the page draws nothing.
+      if (ask !== asked || !map.getContainer().isConnected) return;
       group.clearLayers();
       if (answer.attribution && !credited) {
         map.attributionControl.addAttribution("Streets: " + answer.attribution);
@@ -151,7 +164,7 @@
       }
     }
     draw();
-    map.on("moveend", draw);
+    map.on("moveend", soon);
   }
 
   // Natural Earth's land and borders and the GeoNames cities always; the operator's basemap
@@ -305,6 +318,8 @@
     let origin = null;
     let sent = false;
     form.addEventListener("submit", () => { sent = true; });
+    // Back to this page from the next one, the map takes clicks again.
+    window.addEventListener("pageshow", (e) => { if (e.persisted) sent = false; });
     map.on("click", (e) => {
       const click = e.originalEvent;
       // A double click zooms: its second click is no point. Once sent, the page is on its way.
@@ -338,9 +353,9 @@
     });
   }
 
-  // A walker's pace, as the server plans walks (docs/scoring.md): drawn routes take as long as
+  // A walker's pace, as the server plans walks (the page says it): drawn routes take as long as
   // walking them would.
-  const WALK_M_PER_S = 1.3;
+  const WALK_M_PER_S = Number(settings.dataset.walkMPerS) || 1.3;
   // Drawn routes' colours, told apart from each other and from the heatmap's ramp.
   const DRAWN_COLOURS = ["#1d2327", "#6a1b9a", "#0d47a1", "#00695c", "#bf360c"];
 
@@ -351,6 +366,7 @@
     const clear = document.getElementById("draw-clear");
     const layer = L.layerGroup().addTo(map);
     let routes = [[]];
+    let before = null;
     const active = () => !!mode && mode.value === "draw";
     function show() {
       for (const button of [next, clear]) if (button) button.hidden = !active();
@@ -383,16 +399,33 @@
     if (next) next.addEventListener("click", () => {
       if (routes[routes.length - 1].length > 0) routes.push([]);
     });
-    if (clear) clear.addEventListener("click", () => { routes = [[]]; render(); });
+    // Cleared, the request is what it was before the drawing began.
+    if (clear) clear.addEventListener("click", () => {
+      routes = [[]];
+      render();
+      if (before !== null) text.value = before;
+      before = null;
+    });
     show();
     return {
       active: active,
       add(latlng) {
+        if (before === null) before = text.value;
         routes[routes.length - 1].push(latlng);
         render();
       },
     };
   }
+
+  // The place picker on the page now: a rule form answered in place keeps it, and its place's
+  // forecast is fetched again, since the alerts it draws may have changed.
+  let current = null;
+  document.addEventListener("dashboard:kept", () => {
+    if (!current || !document.body.contains(current.form)) return;
+    const lat = document.getElementById("forecast-lat");
+    const lon = document.getElementById("forecast-lon");
+    if (lat && lon && lat.value && lon.value) showPlace(current.form, current.map);
+  });
 
   // The Alerts page: click the map to pick the place whose forecast is drawn.
   function picker(el) {
@@ -400,6 +433,7 @@
     const lon = document.getElementById("forecast-lon");
     const form = document.getElementById("forecast-form");
     const map = L.map(el, { fadeAnimation: false });
+    current = { form: form, map: map };
     const here = [Number(lat.value) || 52.52, Number(lon.value) || 13.4];
     map.setView(here, 10);
     layers(map, el.dataset.time);

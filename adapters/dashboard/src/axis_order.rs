@@ -27,16 +27,17 @@ static CITIES: LazyLock<Vec<Position>> = LazyLock::new(|| {
         .collect()
 });
 
-/// A hint for each route of a route-scoring body whose points look like `[latitude,
-/// longitude]`, naming the route; empty when every route reads well as written or the body is
-/// not a route-scoring body.
+/// A hint for each of the first `max_routes` routes of a route-scoring body whose points look
+/// like `[latitude, longitude]`, naming the route; empty when every route reads well as written
+/// or the body is not a route-scoring body. (The API refuses more routes than its limit, so the
+/// routes past it need no hint.)
 ///
 /// ```text
 /// {"routes": [{"id": "a", "polyline": [[52.5070, 13.3350], [52.5163, 13.3777]]}]}
 /// → Route a: its points look like [latitude, longitude] (read the other way round they are
 ///   in a city, as written they are far from any) ...
 /// ```
-pub(crate) fn swapped_routes(body: &str) -> Vec<String> {
+pub(crate) fn swapped_routes(body: &str, max_routes: usize) -> Vec<String> {
     let Ok(body) = serde_json::from_str::<Value>(body) else {
         return Vec::new();
     };
@@ -45,6 +46,7 @@ pub(crate) fn swapped_routes(body: &str) -> Vec<String> {
     };
     routes
         .iter()
+        .take(max_routes)
         .enumerate()
         .filter_map(|(i, route)| {
             let points = route.get("polyline")?.as_array()?;
@@ -105,7 +107,7 @@ mod tests {
     fn berlin_written_latitude_first_is_named() {
         let body =
             r#"{"routes": [{"id": "a", "polyline": [[52.5070, 13.3350], [52.5163, 13.3777]]}]}"#;
-        let hints = swapped_routes(body);
+        let hints = swapped_routes(body, 25);
         assert_eq!(hints.len(), 1, "{hints:?}");
         assert!(hints[0].starts_with("Route a:"), "{hints:?}");
         assert!(hints[0].contains("large city"), "{hints:?}");
@@ -115,14 +117,14 @@ mod tests {
     fn berlin_written_longitude_first_passes() {
         let body =
             r#"{"routes": [{"id": "a", "polyline": [[13.3350, 52.5070], [13.3777, 52.5163]]}]}"#;
-        assert!(swapped_routes(body).is_empty());
+        assert!(swapped_routes(body, 25).is_empty());
     }
 
     #[test]
     fn a_latitude_past_ninety_that_is_a_longitude_is_named() {
         // Sydney, latitude first: 151.21 is no latitude, so only the other order is valid.
         let body = r#"{"routes": [{"polyline": [[-33.87, 151.21], [-33.86, 151.20]]}]}"#;
-        let hints = swapped_routes(body);
+        let hints = swapped_routes(body, 25);
         assert_eq!(hints.len(), 1, "{hints:?}");
         assert!(
             hints[0].starts_with("Route 1:") && hints[0].contains("past 90°"),
@@ -134,7 +136,14 @@ mod tests {
     fn the_countryside_either_way_is_left_alone() {
         // The Scottish Highlands: far from any city of a million both ways.
         let body = r#"{"routes": [{"polyline": [[-4.5, 57.1], [-4.4, 57.2]]}]}"#;
-        assert!(swapped_routes(body).is_empty());
+        assert!(swapped_routes(body, 25).is_empty());
+    }
+
+    #[test]
+    fn routes_past_the_limit_are_not_looked_at() {
+        let swapped = r#"{"polyline": [[52.5070, 13.3350], [52.5163, 13.3777]]}"#;
+        let body = format!(r#"{{"routes": [{swapped}, {swapped}, {swapped}]}}"#);
+        assert_eq!(swapped_routes(&body, 2).len(), 2);
     }
 
     #[test]
@@ -145,7 +154,7 @@ mod tests {
             r#"{"origin": [13.4, 52.5]}"#,
             r#"{"routes": [{"polyline": "x"}]}"#,
         ] {
-            assert!(swapped_routes(body).is_empty(), "{body}");
+            assert!(swapped_routes(body, 25).is_empty(), "{body}");
         }
     }
 }

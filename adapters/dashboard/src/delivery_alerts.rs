@@ -173,3 +173,15 @@ fn counted(n: u64, noun: &str) -> String {
         format!("{n} {noun}s")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(counted(1, "point"), "1 point");
+        assert_eq!(counted(0, "alert"), "0 alerts");
+        assert_eq!(counted(2, "point"), "2 points");
+    }
+}

@@ -127,6 +127,7 @@ pub(crate) fn assets(state: &DashboardState) -> Markup {
             data-streets=[streets.then_some("/dashboard/streets")]
             data-streets-zoom=(super::streets::STREET_ZOOM)
             data-streets-radius=(super::streets::MAX_RADIUS_M)
+            data-walk-m-per-s=(racs_core::journey_request::WALK_M_PER_S)
             data-basemap=[basemap.map(|b| b.template.as_str())]
             data-basemap-attribution=[basemap.map(|b| b.attribution.as_str())] {}
         script src="/dashboard/assets/leaflet.js" {}
@@ -174,6 +175,30 @@ pub(crate) async fn world_js() -> Response {
     super::pages::asset(WORLD_JS.as_str(), "text/javascript; charset=utf-8")
 }
 
+/// Counts one answer of the maps (a tile, the streets of a view) against the account's
+/// allowance; `Err` is the refusal to send instead.
+pub(crate) async fn tile_allowance(
+    state: &DashboardState,
+    user: &SignedIn,
+) -> Result<(), Response> {
+    let verdict = state
+        .dashboard()
+        .account_limits
+        .map_tile(user.account, state.clock().now())
+        .await;
+    match verdict {
+        Verdict::Allowed => Ok(()),
+        Verdict::Unavailable => Err(crate::limits_unavailable()),
+        _ => Err(state.api().rate_limited(
+            format!(
+                "the dashboard's maps may load {MAP_TILES_PER_ACCOUNT_PER_MINUTE} tiles a \
+                 minute per account; wait a minute"
+            ),
+            std::time::Duration::from_secs(60),
+        )),
+    }
+}
+
 /// `GET /dashboard/tiles/{z}/{x}/{y}.png[?time=]`: the API's tile for a signed-in user.
 pub(crate) async fn tile(
     State(state): State<DashboardState>,
@@ -182,22 +207,8 @@ pub(crate) async fn tile(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let verdict = state
-        .dashboard()
-        .account_limits
-        .map_tile(user.account, state.clock().now())
-        .await;
-    if verdict == Verdict::Unavailable {
-        return crate::limits_unavailable();
-    }
-    if verdict != Verdict::Allowed {
-        return state.api().rate_limited(
-            format!(
-                "the dashboard's maps may load {MAP_TILES_PER_ACCOUNT_PER_MINUTE} tiles a \
-                 minute per account; wait a minute"
-            ),
-            std::time::Duration::from_secs(60),
-        );
+    if let Err(refused) = tile_allowance(&state, &user).await {
+        return refused;
     }
     let path = path.ok().map(|Path(path)| path);
     state.api().tile(path, &uri, &headers).await

@@ -75,14 +75,15 @@ pub(crate) async fn run(
     Action { user, form: input }: Action<PlaygroundForm>,
 ) -> Response {
     let refuse_with = |status: StatusCode, message: String| {
-        pages::page(
-            status,
-            layout(
-                "Route playground",
-                Some(&user),
-                &form(&user, &input.request, Some(&message)),
-            ),
-        )
+        // A refused request may be refused for points written the other way round; a run
+        // over the minute's allowance looks at nothing.
+        let hints = (status == StatusCode::UNPROCESSABLE_ENTITY)
+            .then(|| order_hints(&state, &input.request));
+        let body = html! {
+            @if let Some(hints) = hints { (hints) }
+            (form(&user, &input.request, Some(&message)))
+        };
+        pages::page(status, layout("Route playground", Some(&user), &body))
     };
     let refuse = |message: String| refuse_with(StatusCode::UNPROCESSABLE_ENTITY, message);
     let verdict = state
@@ -165,7 +166,7 @@ pub(crate) async fn run(
     let body = html! {
         section #map-section {
             h2 { "Routes" }
-            (order_hints(&input.request))
+            (order_hints(&state, &input.request))
             div #playground-map.map data-routes=(map_data(&request, &drawn)) {}
             (hour_slider(drawn.departure))
             (ci_legend())
@@ -201,9 +202,10 @@ fn planned_body(text: &str) -> bool {
 }
 
 /// Says which routes of the body look like `[latitude, longitude]` (see [`axis_order`]).
-fn order_hints(request: &str) -> Markup {
+fn order_hints(state: &DashboardState, request: &str) -> Markup {
+    let max_routes = state.api().route_limits().max_routes;
     html! {
-        @for hint in axis_order::swapped_routes(request) {
+        @for hint in axis_order::swapped_routes(request, max_routes) {
             p.warning.order-hint role="status" { (hint) }
         }
     }
@@ -212,7 +214,6 @@ fn order_hints(request: &str) -> Markup {
 fn form(user: &SignedIn, request: &str, error: Option<&str>) -> Markup {
     html! {
         (form_error(error))
-        (order_hints(request))
         form.card #playground-form method="post" action="/dashboard/playground" {
             input type="hidden" name="csrf" value=(user.csrf);
             label for="request" { "Cleanest-route request (JSON, as sent to the API)" }

@@ -12,7 +12,6 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::SignedIn;
-use super::limits::{MAP_TILES_PER_ACCOUNT_PER_MINUTE, Verdict};
 use crate::DashboardState;
 
 /// The widest circle asked for, in metres: a large screen's view at the zoom the maps start
@@ -56,22 +55,8 @@ pub(crate) async fn stretches(
         Ok(parsed) => parsed,
         Err(why) => return refuse(StatusCode::BAD_REQUEST, &why),
     };
-    let verdict = state
-        .dashboard()
-        .account_limits
-        .map_tile(user.account, state.clock().now())
-        .await;
-    if verdict == Verdict::Unavailable {
-        return crate::limits_unavailable();
-    }
-    if verdict != Verdict::Allowed {
-        return state.api().rate_limited(
-            format!(
-                "the dashboard's maps may load {MAP_TILES_PER_ACCOUNT_PER_MINUTE} tiles a \
-                 minute per account; wait a minute"
-            ),
-            std::time::Duration::from_secs(60),
-        );
+    if let Err(refused) = super::map::tile_allowance(&state, &user).await {
+        return refused;
     }
     let attribution = roads.info().attribution;
     match roads.stretches_near(centre, radius, MAX_STRETCHES) {

@@ -178,24 +178,27 @@ pub(crate) async fn keyboard(driver: &WebDriver) -> Keyboard {
             .await
             .unwrap();
         let focused = js(driver, &accessibility::focused_script()).await;
-        if let Some([control, drawn]) = focused
+        if let Some([place, control, drawn]) = focused
             .as_array()
-            .and_then(|f| <&[_; 2]>::try_from(f.as_slice()).ok())
+            .and_then(|f| <&[_; 3]>::try_from(f.as_slice()).ok())
         {
-            let control = control.as_str().unwrap_or_default().to_owned();
             if drawn != &serde_json::json!(true) {
-                unmarked.push(control.clone());
+                unmarked.push(control.as_str().unwrap_or_default().to_owned());
             }
-            reached.insert(control);
+            if let Some(place) = place.as_u64() {
+                reached.insert(place);
+            }
         }
-        if wanted.iter().all(|w| reached.contains(w)) {
+        if reached.len() == wanted.len() {
             break;
         }
     }
     Keyboard {
         missed: wanted
             .into_iter()
-            .filter(|w| !reached.contains(w))
+            .enumerate()
+            .filter(|(i, _)| !reached.contains(&(*i as u64)))
+            .map(|(_, control)| control)
             .collect(),
         unmarked,
     }

@@ -388,6 +388,32 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
     assert_eq!(cities[2], json!(true), "{cities}");
     chart.scroll_into_view().await.unwrap();
     look(&driver, "8-forecast").await;
+    // With a place chosen, an alert changed in place redraws the place's forecast with the
+    // alerts as they now are, at the same place.
+    js(
+        &driver,
+        "document.getElementById('forecast-chart').dataset.mark = 'before'; return true;",
+    )
+    .await;
+    js(&driver, &toggle).await;
+    wait_for_text(&driver, "#rules p.notice[data-said]", "Alert disabled").await;
+    wait_for_count(
+        &driver,
+        "return document.querySelector('#forecast-chart:not([data-mark])') ? 1 : 0;",
+        1,
+    )
+    .await;
+    assert_eq!(
+        js(
+            &driver,
+            "return [window.notReloaded === true, location.search.includes('lat='), \
+             document.getElementById('forecast-lat').value !== ''];"
+        )
+        .await,
+        json!([true, true, true])
+    );
+    js(&driver, &toggle).await;
+    wait_for_text(&driver, "#rules p.notice[data-said]", "Alert enabled").await;
 
     driver
         .goto(server.url("/dashboard/playground"))
@@ -520,6 +546,26 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
         )
         .await,
         json!([true, "account-notice"])
+    );
+    // A new password in place starts a new session; signing out still works from the page.
+    fill(&driver, "#current_password", "a long enough password").await;
+    fill(&driver, "#new_password", "another long enough password").await;
+    click(
+        &driver,
+        "form[action='/dashboard/account/password'] button[type=submit]",
+    )
+    .await;
+    wait_for_text(&driver, "#account-notice", "password").await;
+    click(&driver, "form.signout button[type=submit]").await;
+    wait_for_text(&driver, "main", "Sign in").await;
+    assert!(
+        driver
+            .current_url()
+            .await
+            .unwrap()
+            .path()
+            .ends_with("/signin"),
+        "signed out"
     );
     driver.quit().await.unwrap();
 }

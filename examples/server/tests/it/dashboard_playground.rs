@@ -181,13 +181,23 @@ async fn two_clicks_on_the_playground_map_plan_walks_on_the_streets() {
         "document.getElementById('playground-map').leafletMap.setView([60.1700, 24.9450], 16); return true;",
     )
     .await;
-    let classes = wait_for_count(
+    wait_for_count(
         &driver,
         &count("#playground-map .leaflet-streets-pane path.street"),
         3,
     )
     .await;
-    assert!(classes <= 5, "one path per class: {classes}");
+    assert_eq!(
+        js(
+            &driver,
+            "const p = [...document.querySelectorAll('#playground-map .leaflet-streets-pane path.street')];\
+             const kinds = new Set(p.map((e) => [...e.classList].find((c) => c.startsWith('street-'))));\
+             return [p.length === kinds.size, kinds.has(undefined)];"
+        )
+        .await,
+        json!([true, false]),
+        "one path per class of road"
+    );
     assert_eq!(
         js(
             &driver,
