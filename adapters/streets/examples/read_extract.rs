@@ -89,6 +89,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         took.as_secs_f64() * 1e6 / places.len().max(1) as f64,
     );
 
+    // The streets a dashboard map draws round its view: the roads with traffic within 1.6 km
+    // (a desk screen at zoom 15) and within the widest circle the dashboard asks for, 5 km,
+    // round the network's middle node.
+    let [lon, lat] = network.position(u32::try_from(network.node_count() / 2)?);
+    let middle = Position::new(lon, lat)?;
+    for radius in [1_600.0, 5_000.0] {
+        let started = Instant::now();
+        let found = network.stretches_near(middle, radius, 20_000);
+        println!(
+            "streets within {radius} m of the middle: {} in {:.2} ms",
+            found.map_or_else(|| "more than 20,000".to_owned(), |s| s.len().to_string()),
+            started.elapsed().as_secs_f64() * 1e3,
+        );
+    }
+
     // Trips from a spread of the network's nodes to a place 0.5 to 2 km away in a turning
     // direction: the walks people plan.
     let trips = 200usize.min(places.len());

@@ -168,10 +168,15 @@ impl RoadMap for StreetNetwork {
     }
 }
 
-/// More street nodes than one network can index (a `u32` each).
+/// More street nodes, or segments, than one network can index: a `u32` each, and a `u32` for
+/// each of a walkable segment's two arcs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("more street nodes than one network can index")]
+#[error("more street nodes or segments than one network can index")]
 pub struct TooManyNodes;
+
+/// The most segments a network holds: each walkable one is two arcs of a graph indexed by
+/// `u32`.
+const MAX_SEGMENTS: usize = (u32::MAX / 2) as usize;
 
 /// Gathers ways into a [`StreetNetwork`]; nodes shared by ways (or by extracts) are joined by
 /// their OpenStreetMap id.
@@ -198,6 +203,10 @@ impl NetworkBuilder {
                 self.overflowed = true;
                 return;
             };
+            if self.edges.len() >= MAX_SEGMENTS {
+                self.overflowed = true;
+                return;
+            }
             let length_m = aq_core::position::chord_distance_m(
                 unit_vector_deg(a.1, a.2),
                 unit_vector_deg(b.1, b.2),
@@ -241,6 +250,9 @@ impl NetworkBuilder {
         let mut local = Vec::with_capacity(other.nodes.len());
         for (&id, &[lon, lat]) in other.osm_ids.iter().zip(&other.nodes) {
             local.push(self.node((id, lon, lat)).ok_or(TooManyNodes)?);
+        }
+        if self.edges.len() + other.edges.len() > MAX_SEGMENTS {
+            return Err(TooManyNodes);
         }
         self.edges.extend(other.edges.into_iter().map(|e| Edge {
             from: local[e.from as usize],

@@ -36,8 +36,10 @@ pub enum StreetsError {
         /// What the reader found wrong.
         reason: String,
     },
-    /// The extracts hold more nodes than one network can index.
-    #[error("{0} hold more street nodes than one network can index (4,294,967,295)")]
+    /// The extracts hold more nodes or segments than one network can index.
+    #[error(
+        "{0} hold more street nodes (4,294,967,295) or segments (2,147,483,647) than one network can index"
+    )]
     TooLarge(String),
     /// The extracts hold no street, path or road.
     #[error("{0} holds no street, path or road (is it an OpenStreetMap extract with ways?)")]
