@@ -531,7 +531,7 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
 
     // The account: other sessions ended in place, the page's notice taking the focus.
     driver.goto(server.url("/dashboard/account")).await.unwrap();
-    look(&driver, "9-account").await;
+    look(&driver, "12-account").await;
     js(&driver, "window.notReloaded = true; return true;").await;
     click(
         &driver,
