@@ -199,7 +199,12 @@ async function sendInPlace(form, submitter) {
         for (const input of document.querySelectorAll("input[name=csrf]")) input.value = token.value;
       }
       settle();
-      if (owned.size > 0) document.dispatchEvent(new CustomEvent("dashboard:kept"));
+      // Something changed (not a refusal, nor a button that only looks, `data-looks`): a kept
+      // place's forecast is drawn again.
+      const looked = pressed && pressed.hasAttribute("data-looks");
+      if (answer.ok && !looked && owned.size > 0) {
+        document.dispatchEvent(new CustomEvent("dashboard:kept"));
+      }
       if (answer.redirected) history.replaceState(null, "", address(answer.url, owned));
       const here = [...main.querySelectorAll("form")].find((f) => sameForm(form, f));
       const place = (section && document.getElementById(section.id)) || main.firstElementChild;

@@ -544,7 +544,7 @@ fn rule_form(
                 }
             }
             // The preview answers with the form again and its preview, which takes the focus.
-            button.secondary type="submit" name="action" value="preview" data-focus="preview" data-inplace="" { "Preview message" }
+            button.secondary type="submit" name="action" value="preview" data-focus="preview" data-inplace="" data-looks { "Preview message" }
             " "
             button type="submit" name="action" value="save" { @if editing { "Save alert" } @else { "Add alert" } }
         }
