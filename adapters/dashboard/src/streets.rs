@@ -8,7 +8,7 @@ use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::SignedIn;
@@ -60,26 +60,36 @@ pub(crate) async fn stretches(
     }
     let attribution = roads.info().attribution;
     match roads.stretches_near(centre, radius, MAX_STRETCHES) {
-        Some(stretches) => Json(json!({
-            "stretches": stretches.iter().map(row).collect::<Vec<_>>(),
-            "attribution": attribution,
-        }))
+        Some(stretches) => Json(Streets {
+            stretches: stretches.iter().map(row).collect(),
+            attribution,
+        })
         .into_response(),
         None => Json(json!({"tooMany": true, "attribution": attribution})).into_response(),
     }
 }
 
-/// A stretch as the page script draws it: its class, then both ends as longitude and latitude
-/// rounded to about a decimetre.
-fn row(stretch: &RoadStretch) -> serde_json::Value {
+/// The streets of a view, as the page script reads them.
+#[derive(Serialize)]
+struct Streets {
+    stretches: Vec<Row>,
+    attribution: Option<String>,
+}
+
+/// A stretch as the page script draws it: its class, then both ends as longitude and
+/// latitude; serialised as an array, written straight from the tuple.
+type Row = (&'static str, f64, f64, f64, f64);
+
+/// Rounds both ends to about a decimetre, which is all a map draws.
+fn row(stretch: &RoadStretch) -> Row {
     let round = |v: f64| (v * 1e6).round() / 1e6;
-    json!([
+    (
         stretch.class.name(),
         round(stretch.from.lon()),
         round(stretch.from.lat()),
         round(stretch.to.lon()),
         round(stretch.to.lat()),
-    ])
+    )
 }
 
 fn refuse(status: StatusCode, detail: &str) -> Response {
