@@ -541,6 +541,7 @@ impl Evaluator {
                         rule.spec.aq_index(),
                         start,
                         &self.messages,
+                        rule.spec.language(),
                     );
                     let details = match change {
                         Change::Aq(c) => {
@@ -571,6 +572,7 @@ impl Evaluator {
                                     .copied()
                                     .flatten()
                                     .and_then(|sd| reach_probability(&c, sd)),
+                                language: rule.spec.language(),
                             }
                         }
                         Change::Pollen(c) => {
@@ -589,6 +591,7 @@ impl Evaluator {
                                 ends_at: c.end_day.map(day),
                                 duration: c.duration().steps(),
                                 probability: None,
+                                language: rule.spec.language(),
                             }
                         }
                     };
@@ -598,7 +601,11 @@ impl Evaluator {
                         change,
                         when,
                         description: &description,
-                        recommendation: advice::recommendation(&change, rule.spec.audience()),
+                        recommendation: advice::recommendation(
+                            &change,
+                            rule.spec.audience(),
+                            rule.spec.language(),
+                        ),
                         details: &details,
                         hysteresis: f64::from(self.thresholds.hysteresis(&rule.spec)),
                     });

@@ -39,6 +39,7 @@ use aq_core::{
     AqiCategory, AqiTable, CleanlinessIndex, Concentration, Concentrations, EaqiBands, PollenLevel,
     PollenType, Pollutant,
 };
+use i18n_core::{Arg, Language};
 
 use crate::advice;
 use crate::change::{AqChange, Change, Direction, Duration, PollenChange};
@@ -149,40 +150,44 @@ pub enum ShownAqi {
 }
 
 impl ShownAqi {
-    /// What the `{aqi}` placeholder becomes: the number alone, or `not available`.
-    fn write_number(self, out: &mut String) -> fmt::Result {
+    /// What the `{aqi}` placeholder becomes in `language`: the number alone, `not available`,
+    /// or a lower bound as a reader says it ("above 200" for the first value past EPA's 1-hour
+    /// SO₂ rows, "at least N" for any other).
+    fn number(self, language: Language) -> String {
         match self {
-            ShownAqi::Cleanliness(n) | ShownAqi::UsEpa(Some(n)) => write!(out, "{n}"),
-            ShownAqi::UsEpaAtLeast(n) => write_at_least(out, n),
-            ShownAqi::UsEpa(None) => out.write_str(NOT_AVAILABLE),
+            ShownAqi::Cleanliness(n) | ShownAqi::UsEpa(Some(n)) => n.to_string(),
+            ShownAqi::UsEpaAtLeast(201) => {
+                language.format("aqi-above", &[("value", Arg::Number(200))])
+            }
+            ShownAqi::UsEpaAtLeast(n) => {
+                language.format("aqi-at-least", &[("value", Arg::Number(i64::from(n)))])
+            }
+            ShownAqi::UsEpa(None) => language.text("aqi-not-available").to_owned(),
         }
     }
-}
 
-const NOT_AVAILABLE: &str = "not available";
-
-/// A lower bound as a reader says it: "above 200" for the first value past EPA's 1-hour SO₂
-/// rows, "at least N" for any other.
-fn write_at_least(out: &mut impl fmt::Write, n: u32) -> fmt::Result {
-    if n == 201 {
-        out.write_str("above 200")
-    } else {
-        write!(out, "at least {n}")
+    /// The number with its index's name, as a default description shows it, in `language`.
+    ///
+    /// ```
+    /// use alerts_core::message::ShownAqi;
+    /// use i18n_core::Language;
+    ///
+    /// assert_eq!(ShownAqi::UsEpa(None).text(Language::English), "US AQI not available");
+    /// assert_ne!(ShownAqi::UsEpa(None).text(Language::Italian), "US AQI not available");
+    /// ```
+    #[must_use]
+    pub fn text(self, language: Language) -> String {
+        let id = match self {
+            ShownAqi::Cleanliness(_) => "aqi-shown-ci",
+            ShownAqi::UsEpa(_) | ShownAqi::UsEpaAtLeast(_) => "aqi-shown-us",
+        };
+        language.format(id, &[("number", Arg::Text(&self.number(language)))])
     }
 }
 
 impl fmt::Display for ShownAqi {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ShownAqi::Cleanliness(n) => write!(f, "{n} AQI"),
-            ShownAqi::UsEpa(Some(n)) => write!(f, "US AQI {n}"),
-            ShownAqi::UsEpa(None) => write!(f, "US AQI {NOT_AVAILABLE}"),
-            ShownAqi::UsEpaAtLeast(n) => {
-                let mut text = String::new();
-                write_at_least(&mut text, *n)?;
-                write!(f, "US AQI {text}")
-            }
-        }
+        f.write_str(&self.text(Language::English))
     }
 }
 
@@ -272,7 +277,7 @@ pub struct RenderedMessage {
 /// Renders the message of `change` for a rule whose message selector is `spec` and whose
 /// air-quality index is `index`; `concentrations` are the source's for the forecast hour of an
 /// air-quality change (what a US AQI is computed from). The recommendation is the general
-/// population's; [`render_rule`] renders with a rule's audience.
+/// population's, in English; [`render_rule`] renders with a rule's audience and language.
 #[must_use]
 pub fn render(
     spec: &MessageSpec,
@@ -289,6 +294,7 @@ pub fn render(
         index,
         concentrations,
         config,
+        Language::English,
     );
     RenderedMessage {
         description,
@@ -297,8 +303,8 @@ pub fn render(
 }
 
 /// Renders the message of `change` for `rule` with every choice it makes: its message
-/// selector, its index and its audience's recommendation (where [`render`] gives the general
-/// population's).
+/// selector, its index, its audience's recommendation (where [`render`] gives the general
+/// population's) and its language.
 ///
 /// ```
 /// use alerts_core::change::{AqChange, Change};
@@ -332,15 +338,16 @@ pub fn render_rule(
         rule.aq_index(),
         concentrations,
         config,
+        rule.language(),
     );
     RenderedMessage {
         description,
-        recommendation: advice::recommendation(change, rule.audience()),
+        recommendation: advice::recommendation(change, rule.audience(), rule.language()),
     }
 }
 
-/// Appends the description of `change` to `out`, as [`render`]: the evaluator's
-/// allocation-free path, which reuses one buffer for every alert.
+/// Appends the description of `change` in `language` to `out`, as [`render_rule`]: the
+/// evaluator's path, which reuses one buffer for every alert.
 pub fn write_description(
     out: &mut String,
     spec: &MessageSpec,
@@ -348,18 +355,25 @@ pub fn write_description(
     index: AqIndex,
     concentrations: Option<AirHours<'_>>,
     config: &MessageConfig,
+    language: Language,
 ) {
     let aqi = match change {
         Change::Aq(aq) => config.shown_aqi(index, aq, concentrations),
         // Pollen descriptions show no index.
         Change::Pollen(_) => ShownAqi::Cleanliness(0),
     };
-    write_with_aqi(out, spec, change, aqi);
+    write_with_aqi(out, spec, change, aqi, language);
 }
 
-fn write_with_aqi(out: &mut String, spec: &MessageSpec, change: &Change, aqi: ShownAqi) {
+fn write_with_aqi(
+    out: &mut String,
+    spec: &MessageSpec,
+    change: &Change,
+    aqi: ShownAqi,
+    language: Language,
+) {
     match spec {
-        MessageSpec::Default => write_default(out, change, aqi),
+        MessageSpec::Default => write_default(out, change, aqi, language),
         MessageSpec::Custom {
             deterioration,
             improvement,
@@ -377,7 +391,7 @@ fn write_with_aqi(out: &mut String, spec: &MessageSpec, change: &Change, aqi: Sh
                 |literal| cell.borrow_mut().push_str(literal),
                 |name| {
                     // Cannot fail: the placeholder sink only appends to a String.
-                    let _ = write_placeholder(&mut cell.borrow_mut(), name, change, aqi);
+                    let _ = write_placeholder(&mut cell.borrow_mut(), name, change, aqi, language);
                     Ok(())
                 },
             );
@@ -385,26 +399,38 @@ fn write_with_aqi(out: &mut String, spec: &MessageSpec, change: &Change, aqi: Sh
             // that was tampered with in storage: the customer still gets a sensible message.
             if rendered.is_err() {
                 out.truncate(start);
-                write_default(out, change, aqi);
+                write_default(out, change, aqi, language);
             }
         }
     }
 }
 
-fn write_placeholder(out: &mut String, name: &str, change: &Change, aqi: ShownAqi) -> fmt::Result {
+fn write_placeholder(
+    out: &mut String,
+    name: &str,
+    change: &Change,
+    aqi: ShownAqi,
+    language: Language,
+) -> fmt::Result {
+    let ci = |c: CleanlinessIndex| language.label("ci", c.category().name());
+    let pollen = |l: PollenLevel| language.label("pollen-level", l.name());
     match (name, change) {
         ("hours", Change::Aq(c)) => write!(out, "{}", c.hours),
-        ("aqi", Change::Aq(_)) => aqi.write_number(out),
-        ("category", Change::Aq(c)) => out.write_str(c.forecast.category().name()),
+        ("aqi", Change::Aq(_)) => out.write_str(&aqi.number(language)),
+        ("category", Change::Aq(c)) => out.write_str(ci(c.forecast)),
         ("peak_hours", Change::Aq(c)) => write!(out, "{}", c.peak_hours),
-        ("peak_category", Change::Aq(c)) => out.write_str(c.peak.category().name()),
-        ("duration", Change::Aq(c)) => write_duration(out, c.duration(), "hour"),
+        ("peak_category", Change::Aq(c)) => out.write_str(ci(c.peak)),
+        ("duration", Change::Aq(c)) => {
+            out.write_str(&duration(c.duration(), "duration-hours", language))
+        }
         ("days", Change::Pollen(c)) => write!(out, "{}", c.day),
-        ("kind", Change::Pollen(c)) => out.write_str(c.kind.name()),
-        ("category", Change::Pollen(c)) => out.write_str(c.forecast.name()),
+        ("kind", Change::Pollen(c)) => out.write_str(language.label("pollen-type", c.kind.name())),
+        ("category", Change::Pollen(c)) => out.write_str(pollen(c.forecast)),
         ("peak_days", Change::Pollen(c)) => write!(out, "{}", c.peak_day),
-        ("peak_category", Change::Pollen(c)) => out.write_str(c.peak.name()),
-        ("duration", Change::Pollen(c)) => write_duration(out, c.duration(), "day"),
+        ("peak_category", Change::Pollen(c)) => out.write_str(pollen(c.peak)),
+        ("duration", Change::Pollen(c)) => {
+            out.write_str(&duration(c.duration(), "duration-days", language))
+        }
         // Validation refuses placeholders that the data type does not fill; one that slipped
         // through stays visible as written rather than vanishing.
         (other, _) => write!(out, "{{{other}}}"),
@@ -412,51 +438,49 @@ fn write_placeholder(out: &mut String, name: &str, change: &Change, aqi: ShownAq
 }
 
 /// `{duration}`: `3 hours`, or `at least 3 hours` when the episode lasts to the end of the
-/// forecast read.
-fn write_duration(out: &mut String, duration: Duration, unit: &str) -> fmt::Result {
-    let n = duration.steps();
-    if matches!(duration, Duration::AtLeast(_)) {
-        out.write_str("at least ")?;
+/// forecast read, counted by the catalogue's `unit` (`duration-hours` or `duration-days`).
+fn duration(duration: Duration, unit: &str, language: Language) -> String {
+    let n = language.format(unit, &[("n", Arg::Number(i64::from(duration.steps())))]);
+    match duration {
+        Duration::AtLeast(_) => {
+            language.format("duration-at-least", &[("duration", Arg::Text(&n))])
+        }
+        Duration::Exactly(_) => n,
     }
-    let plural = if n == 1 { "" } else { "s" };
-    write!(out, "{n} {unit}{plural}")
 }
 
-fn write_default(out: &mut String, change: &Change, aqi: ShownAqi) {
-    // Writing to a String cannot fail.
-    let _ = match change {
+fn write_default(out: &mut String, change: &Change, aqi: ShownAqi, language: Language) {
+    let text = match change {
         Change::Aq(c) => {
-            let hours = if c.hours == 1 { "hour" } else { "hours" };
-            let way = match c.direction() {
-                Direction::Deterioration => "worse",
-                Direction::Improvement => "better",
+            let id = match c.direction() {
+                Direction::Deterioration => "alert-air-worse",
+                Direction::Improvement => "alert-air-better",
             };
-            write!(
-                out,
-                "In {} {hours} the air quality is expected to be {way} ({aqi}).",
-                c.hours
+            let aqi = aqi.text(language);
+            language.format(
+                id,
+                &[
+                    ("hours", Arg::Number(i64::from(c.hours))),
+                    ("aqi", Arg::Text(&aqi)),
+                ],
             )
         }
         Change::Pollen(c) => {
-            match c.day {
-                0 => out.push_str("Today"),
-                1 => out.push_str("Tomorrow"),
-                n => {
-                    let _ = write!(out, "In {n} days");
-                }
-            }
-            let size = match c.levels() {
-                1 => "slightly",
-                2 => "moderately",
-                _ => "drastically",
+            let id = match c.direction() {
+                Direction::Deterioration => "alert-pollen-rise",
+                Direction::Improvement => "alert-pollen-drop",
             };
-            let way = match c.direction() {
-                Direction::Deterioration => "rise",
-                Direction::Improvement => "drop",
-            };
-            write!(out, " {} pollen levels will {size} {way}.", c.kind.name())
+            language.format(
+                id,
+                &[
+                    ("day", Arg::Number(i64::from(c.day))),
+                    ("kind", Arg::Text(c.kind.name())),
+                    ("size", Arg::Number(i64::from(c.levels()))),
+                ],
+            )
         }
     };
+    out.push_str(&text);
 }
 
 /// The general population's predefined recommendation for `change`, chosen by its direction
@@ -481,7 +505,7 @@ fn write_default(out: &mut String, change: &Change, aqi: ShownAqi) {
 /// | pollen drops | High, Very high | easing but high, keep taking precautions |
 #[must_use]
 pub fn recommendation(change: &Change) -> &'static str {
-    advice::recommendation(change, Audience::General)
+    advice::recommendation(change, Audience::General, Language::English)
 }
 
 /// A representative change for a rule, so that the dashboard can show the message the rule

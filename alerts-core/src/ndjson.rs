@@ -377,6 +377,7 @@ mod tests {
             ends_at: None,
             duration: 3,
             probability: Some(0.84),
+            language: i18n_core::Language::English,
         }
     }
 

@@ -217,6 +217,7 @@ fn a_rise_of_k_levels_day_over_day_gives_its_wording() {
                         AqIndex::Cleanliness,
                         None,
                         &ev.messages,
+                        i18n_core::Language::English,
                     );
                 },
             );

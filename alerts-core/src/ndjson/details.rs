@@ -25,15 +25,19 @@
 //!     ends_at: Some(hour(18)),
 //!     duration: 7,
 //!     probability: None,
+//!     language: i18n_core::Language::German,
 //! };
 //! let json = serde_json::to_value(&details).unwrap();
 //! assert_eq!(json["starts_at"], "2026-05-01T11:00:00Z");
 //! assert_eq!(json["peak"]["category"], "Poor");
+//! // The description and recommendation are German; the members for programs are not.
+//! assert_eq!(json["language"], "de");
 //! ```
 
 use std::borrow::Cow;
 
 use chrono::{DateTime, Utc};
+use i18n_core::Language;
 use serde::{Deserialize, Serialize};
 
 use crate::change::{ChangeTime, Direction};
@@ -68,6 +72,11 @@ pub struct AlertDetails {
     /// around the peak's value ([`crate::evaluate::reach_probability`]). Not written otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probability: Option<f64>,
+    /// The language of the description and the recommendation (the rule's), as a BCP 47 tag;
+    /// the members for programs (`subject`, the categories) read the same in every language.
+    /// English in a file written before rules had a language.
+    #[serde(default)]
+    pub language: Language,
 }
 
 /// One value of an index, with its category.

@@ -8,6 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
+use i18n_core::Language;
 use identity_core::ids::KeyId;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -507,6 +508,7 @@ pub struct RuleSpec {
     audience: Audience,
     repeat: Repeat,
     persistence: Persistence,
+    language: Language,
 }
 
 /// The unvalidated shape of a [`RuleSpec`], as stored and as sent by forms.
@@ -537,6 +539,15 @@ pub struct RawRuleSpec {
     /// choice existed) mean the data type's defaults, which are not written.
     #[serde(flatten)]
     pub persistence: Persistence,
+    /// The language of the descriptions and recommendations (the catalogue's, `i18n-core`);
+    /// absent (as in rules stored before the choice existed) means English, and the default
+    /// is not written.
+    #[serde(default, skip_serializing_if = "is_english")]
+    pub language: Language,
+}
+
+fn is_english(language: &Language) -> bool {
+    *language == Language::English
 }
 
 /// Why a rule was refused. Each message says which selector or field is wrong and what it
@@ -662,6 +673,7 @@ impl RuleSpec {
             audience: Audience::default(),
             repeat: Repeat::default(),
             persistence: Persistence::default(),
+            language: Language::English,
         })
     }
 
@@ -755,6 +767,29 @@ impl RuleSpec {
         self
     }
 
+    /// The same rule writing its messages in `language`.
+    ///
+    /// ```
+    /// use alerts_core::rule::{DataType, Forecast, MessageSpec, RuleSpec, Sensitivity};
+    /// use i18n_core::Language;
+    ///
+    /// let rule = RuleSpec::new(DataType::Aq, Forecast::Hours(3), Sensitivity::High,
+    ///     MessageSpec::Default).unwrap();
+    /// assert_eq!(rule.language(), Language::English);
+    /// assert_eq!(rule.with_language(Language::Dutch).language(), Language::Dutch);
+    /// ```
+    #[must_use]
+    pub fn with_language(mut self, language: Language) -> Self {
+        self.language = language;
+        self
+    }
+
+    /// The language its messages are written in.
+    #[must_use]
+    pub fn language(&self) -> Language {
+        self.language
+    }
+
     /// Whether a change is told again.
     #[must_use]
     pub fn repeat(&self) -> Repeat {
@@ -806,6 +841,7 @@ impl TryFrom<RawRuleSpec> for RuleSpec {
             .with_aq_index(raw.aq_index)
             .with_audience(raw.audience)
             .with_repeat(raw.repeat)
+            .with_language(raw.language)
             .with_persistence(raw.persistence)
     }
 }
@@ -821,6 +857,7 @@ impl From<RuleSpec> for RawRuleSpec {
             audience: spec.audience,
             repeat: spec.repeat,
             persistence: spec.persistence,
+            language: spec.language,
         }
     }
 }

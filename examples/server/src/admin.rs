@@ -10,6 +10,7 @@ use alerts_core::rule::{
 };
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
+use i18n_core::Language;
 use identity_core::ids::KeyId;
 use identity_core::manage::IdentityError;
 use identity_core::ports::ApiKeyInfo;
@@ -143,6 +144,10 @@ pub(crate) enum AdminCommand {
         /// another hour or day, or the change has passed.
         #[arg(long, value_name = "REPEAT", default_value = "every")]
         repeat: String,
+        /// The language of the descriptions and recommendations: `en` (the default), `de`,
+        /// `fr`, `es`, `it`, `nl`, `pl` or `pt`.
+        #[arg(long, value_name = "LANGUAGE", default_value = "en")]
+        language: String,
         /// How long a change must last before it is sent: hours for air quality (1 to 24,
         /// default 2), days for pollen (1 to 3, default 1).
         #[arg(long, value_name = "N")]
@@ -342,6 +347,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             aq_index,
             audience,
             repeat,
+            language,
             min_duration,
             hysteresis,
         } => {
@@ -367,6 +373,7 @@ async fn execute(manager: &Manager, stores: &Stores, command: AdminCommand) -> R
             .with_aq_index(aq_index.parse::<AqIndex>()?)
             .with_audience(audience.parse::<Audience>()?)
             .with_repeat(repeat.parse::<Repeat>()?)
+            .with_language(language.parse::<Language>()?)
             .with_persistence(Persistence {
                 min_duration,
                 hysteresis,
@@ -572,13 +579,17 @@ fn shown_index(spec: &RuleSpec) -> String {
     }
 }
 
-/// The audience of a rule's recommendations, for the text output; nothing for the general
-/// population, so default rules print as they always did.
+/// The audience and language of a rule's recommendations, for the text output; nothing for the
+/// general population in English, so default rules print as they always did.
 fn advice_for(spec: &RuleSpec) -> String {
-    match spec.audience() {
+    let mut text = match spec.audience() {
         Audience::General => String::new(),
         other => format!(", advice for {}", other.label()),
+    };
+    if spec.language() != Language::English {
+        text.push_str(&format!(", in {}", spec.language().name()));
     }
+    text
 }
 
 /// A rule that sets its minimum duration or hysteresis says so in the text output; one on the
