@@ -96,6 +96,11 @@ struct AlertLine {
     /// probability that the air at the peak is in the peak's category or one beyond it.
     #[schema(minimum = 0.0, maximum = 1.0)]
     probability: Option<f64>,
+    /// The language of `description` and `recommendation` (the rule's), a BCP 47 tag: `en`,
+    /// `de`, `fr`, `es`, `it`, `nl`, `pl` or `pt`. The members for programs (`subject`, the
+    /// categories) read the same in every language.
+    #[schema(pattern = "^(en|de|fr|es|it|nl|pl|pt)$")]
+    language: Option<String>,
 }
 
 /// Which way a change goes: `deterioration` (air worse, pollen up) or `improvement`.
@@ -491,18 +496,23 @@ mod tests {
             );
         }
         let categories =
-            &doc["components"]["schemas"]["IndexBody"]["properties"]["category"]["enum"];
+            doc["components"]["schemas"]["IndexBody"]["properties"]["category"]["enum"]
+                .as_array()
+                .unwrap();
+        // English first, then every other language's names.
         assert_eq!(
-            categories,
-            &serde_json::json!([
+            categories[..6],
+            [
                 "Excellent",
                 "Good",
                 "Moderate",
                 "Low",
                 "Poor",
                 "Extremely poor"
-            ])
+            ]
         );
+        let german = i18n_core::Language::German.label("ci", "Extremely poor");
+        assert!(categories.contains(&serde_json::json!(german)), "{german}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use axum::extract::State;
 use axum::http::Uri;
 use axum::response::Response;
 use chrono::{DateTime, Duration, Utc};
+use i18n_core::Language;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -192,16 +193,19 @@ pub(crate) async fn alert_backtest(
             source.info().name
         ));
     }
-    Ok(labelled(BacktestResponse {
-        rule: id.to_string(),
-        position: query.position.into(),
-        from,
-        to,
-        evaluations: result.evaluations,
-        alerts: result.alerts,
-        alerts_once: result.alerts_once,
-        alerts_every: result.alerts_every,
-        episodes: result.episodes.iter().map(Into::into).collect(),
-        notes,
-    }))
+    Ok(labelled(
+        BacktestResponse {
+            rule: id.to_string(),
+            position: query.position.into(),
+            from,
+            to,
+            evaluations: result.evaluations,
+            alerts: result.alerts,
+            alerts_once: result.alerts_once,
+            alerts_every: result.alerts_every,
+            episodes: result.episodes.iter().map(Into::into).collect(),
+            notes,
+        },
+        Language::English,
+    ))
 }

@@ -13,6 +13,7 @@
 //! averaging, so that in one hour PM2.5 may set it while ozone sets the European ones.
 
 use aq_core::{AirHour, CiCategory, Pollutant};
+use i18n_core::Language;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -43,11 +44,14 @@ impl IndexCode {
         }
     }
 
-    fn display_name(self) -> &'static str {
+    /// The catalogue's id of the index's name for display (`index-` and the code, with
+    /// hyphens).
+    #[must_use]
+    pub fn display_id(self) -> &'static str {
         match self {
-            IndexCode::Ci => "Cleanliness index (0 to 100, higher is cleaner)",
-            IndexCode::Eaqi => "European Air Quality Index (EEA)",
-            IndexCode::UsaEpa => "US AQI (EPA)",
+            IndexCode::Ci => "index-ci",
+            IndexCode::Eaqi => "index-eaqi",
+            IndexCode::UsaEpa => "index-usa-epa",
         }
     }
 }
@@ -111,26 +115,26 @@ pub(crate) struct IndexEntry {
     pub at_least: bool,
 }
 
-/// Every index of `hour` the API computes, in [`IndexCode::ALL`]'s order; the US AQI only when
-/// the concentrations give one.
-pub(crate) fn of(hour: &AirHour) -> Vec<IndexEntry> {
+/// Every index of `hour` the API computes, in [`IndexCode::ALL`]'s order, named in `language`;
+/// the US AQI only when the concentrations give one.
+pub(crate) fn of(hour: &AirHour, language: Language) -> Vec<IndexEntry> {
     let category: CiCategory = hour.ci.category();
     let dominant = hour.dominant.map(Pollutant::code);
     let mut entries = vec![
         IndexEntry {
             code: IndexCode::Ci.as_str(),
-            display_name: IndexCode::Ci.display_name(),
+            display_name: language.text(IndexCode::Ci.display_id()),
             value: u16::from(hour.ci.rounded()),
-            category: category.name(),
+            category: language.label("ci", category.name()),
             color: category.colour(),
             dominant_pollutant: dominant,
             at_least: false,
         },
         IndexEntry {
             code: IndexCode::Eaqi.as_str(),
-            display_name: IndexCode::Eaqi.display_name(),
+            display_name: language.text(IndexCode::Eaqi.display_id()),
             value: u16::from(category.eea().0),
-            category: category.eea().1,
+            category: language.label("eaqi", category.eea().1),
             color: category.eea_colour(),
             dominant_pollutant: dominant,
             at_least: false,
@@ -139,9 +143,9 @@ pub(crate) fn of(hour: &AirHour) -> Vec<IndexEntry> {
     if let Some(aqi) = &hour.us_aqi {
         entries.push(IndexEntry {
             code: IndexCode::UsaEpa.as_str(),
-            display_name: IndexCode::UsaEpa.display_name(),
+            display_name: language.text(IndexCode::UsaEpa.display_id()),
             value: aqi.value,
-            category: aqi.category.name(),
+            category: language.label("usa-epa", aqi.category.name()),
             color: aqi.category.colour(),
             dominant_pollutant: Some(aqi.dominant.code()),
             at_least: aqi.at_least,

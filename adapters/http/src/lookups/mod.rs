@@ -31,6 +31,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Duration, Utc};
+use i18n_core::Language;
 use serde::Serialize;
 
 use self::query::{Count, HourWindow, LookupQuery, Operation, Span};
@@ -95,29 +96,37 @@ pub const POLLEN: Operation = Operation {
     extra: &["languageCode"],
 };
 
-/// A lookup's answer (the router adds the forecast source's `Insights-Data-Source`), in
-/// English: the one language its names and notes are written in so far.
-fn labelled<T: Serialize>(body: T) -> Response {
+/// A lookup's answer (the router adds the forecast source's `Insights-Data-Source`), its
+/// `Content-Language` the language its names and advice are in.
+fn labelled<T: Serialize>(body: T, language: Language) -> Response {
     let mut response = Json(body).into_response();
     response.headers_mut().insert(
         header::CONTENT_LANGUAGE,
-        HeaderValue::from_static(ANSWER_LANGUAGE),
+        HeaderValue::from_static(language.tag()),
     );
     response
 }
 
-/// The language of every lookup's answer.
-const ANSWER_LANGUAGE: &str = "en";
+/// The language of an answer's names, categories and advice: the catalogue's language that
+/// `languageCode` names (by its primary subtag: `pt-BR` is answered in `pt`), English when it
+/// names none or is absent. Notes stay in English, as errors do: they are for the developer.
+fn answer_language(query: &LookupQuery) -> Language {
+    query
+        .language
+        .as_deref()
+        .and_then(Language::from_tag)
+        .unwrap_or_default()
+}
 
-/// The note for a `languageCode` the answer is not in: the fallback is English, said in
-/// `Content-Language` and here.
+/// The note for a `languageCode` the catalogue does not have: the fallback is English, said
+/// in `Content-Language` and here.
 fn language_note(query: &LookupQuery) -> Option<String> {
     let asked = query.language.as_deref()?;
-    let primary = asked.split(['-', '_']).next().unwrap_or_default();
-    (!primary.eq_ignore_ascii_case(ANSWER_LANGUAGE)).then(|| {
+    Language::from_tag(asked).is_none().then(|| {
         format!(
-            "languageCode `{asked}`: names and notes are in English, the one language answers \
-             are written in so far (Content-Language says so)."
+            "languageCode `{asked}`: not a language answers are written in, so names and advice \
+             are in English (Content-Language says so); the languages are {}.",
+            Language::ALL.map(Language::tag).join(", ")
         )
     })
 }
@@ -164,7 +173,7 @@ async fn fused_hours(
 
 /// `hour` as answered, with the indexes `query` asks for.
 fn hour_body(query: &LookupQuery, hour: &AirHour, fused: Option<&FusedHour>) -> HourBody {
-    let mut body = HourBody::fused(hour, fused);
+    let mut body = HourBody::fused(hour, fused, answer_language(query));
     let every = std::mem::take(&mut body.indexes);
     // In the order asked; an index the hour does not have (no US AQI) is left out.
     body.indexes = query
@@ -282,26 +291,29 @@ pub(crate) async fn conditions(
     let name = source.info().name;
     let mut notes = hour_notes(&name, 1, answered, source.reach(), false);
     notes.extend(language_note(&query));
-    Ok(labelled(ConditionsResponse {
-        metadata: metadata(
-            source.as_ref(),
-            query.position,
-            Answered {
-                requested: 1,
-                answered,
-                newest_hour: hour.map(|h| h.time),
-                provenance: place.provenance,
+    Ok(labelled(
+        ConditionsResponse {
+            metadata: metadata(
+                source.as_ref(),
+                query.position,
+                Answered {
+                    requested: 1,
+                    answered,
+                    newest_hour: hour.map(|h| h.time),
+                    provenance: place.provenance,
+                },
+                notes,
+                fusion_of(fused, hour.as_slice(), asked),
+            ),
+            data: ConditionsData {
+                hour: hour
+                    .as_ref()
+                    .map(|h| hour_body(&query, h, fused_at(fused, h).as_ref())),
             },
-            notes,
-            fusion_of(fused, hour.as_slice(), asked),
-        ),
-        data: ConditionsData {
-            hour: hour
-                .as_ref()
-                .map(|h| hour_body(&query, h, fused_at(fused, h).as_ref())),
+            error: None,
         },
-        error: None,
-    }))
+        answer_language(&query),
+    ))
 }
 
 /// `GET /insights/v1/forecast`: hours from the current hour on.
@@ -365,28 +377,31 @@ async fn hours_answer(
     let name = source.info().name;
     let mut notes = hour_notes(&name, count, answered, source.reach(), newest_first);
     notes.extend(language_note(query));
-    Ok(labelled(HoursResponse {
-        metadata: metadata(
-            source.as_ref(),
-            query.position,
-            Answered {
-                requested: count,
-                answered,
-                newest_hour: newest,
-                provenance: place.provenance,
+    Ok(labelled(
+        HoursResponse {
+            metadata: metadata(
+                source.as_ref(),
+                query.position,
+                Answered {
+                    requested: count,
+                    answered,
+                    newest_hour: newest,
+                    provenance: place.provenance,
+                },
+                notes,
+                fusion_of(fused, &hours, state.clock().now()),
+            ),
+            data: HoursData {
+                hours: hours
+                    .iter()
+                    .map(|h| hour_body(query, h, fused_at(fused, h).as_ref()))
+                    .collect(),
+                next_page_token: history.flatten(),
             },
-            notes,
-            fusion_of(fused, &hours, state.clock().now()),
-        ),
-        data: HoursData {
-            hours: hours
-                .iter()
-                .map(|h| hour_body(query, h, fused_at(fused, h).as_ref()))
-                .collect(),
-            next_page_token: history.flatten(),
+            error: None,
         },
-        error: None,
-    }))
+        answer_language(query),
+    ))
 }
 
 /// `GET /insights/v1/pollen`: civil days from today at the place.
@@ -415,7 +430,7 @@ pub(crate) async fn pollen(
         .iter()
         .take(query.count as usize)
         .filter(|d| !d.is_empty())
-        .map(PollenDayBody::from)
+        .map(|d| PollenDayBody::new(d, answer_language(&query)))
         .collect();
     let answered = u32::try_from(days.len()).unwrap_or(u32::MAX);
     let name = source.info().name;
@@ -434,20 +449,23 @@ pub(crate) async fn pollen(
         ));
     }
     notes.extend(language_note(&query));
-    Ok(labelled(PollenResponse {
-        metadata: metadata(
-            source.as_ref(),
-            query.position,
-            Answered {
-                requested: query.count,
-                answered,
-                newest_hour: None,
-                provenance: answer.provenance,
-            },
-            notes,
-            None,
-        ),
-        data: PollenData { days },
-        error: None,
-    }))
+    Ok(labelled(
+        PollenResponse {
+            metadata: metadata(
+                source.as_ref(),
+                query.position,
+                Answered {
+                    requested: query.count,
+                    answered,
+                    newest_hour: None,
+                    provenance: answer.provenance,
+                },
+                notes,
+                None,
+            ),
+            data: PollenData { days },
+            error: None,
+        },
+        answer_language(&query),
+    ))
 }

@@ -10,6 +10,7 @@ use aq_core::{
     SourceInfo, SourceReach,
 };
 use chrono::{DateTime, NaiveDate, Utc};
+use i18n_core::Language;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -442,13 +443,14 @@ impl AdviceBody {
 
 impl From<&AirHour> for HourBody {
     fn from(hour: &AirHour) -> Self {
-        Self::fused(hour, None)
+        Self::fused(hour, None, Language::English)
     }
 }
 
 impl HourBody {
-    /// The hour with the error estimates of `fused`, when the source fuses.
-    pub(crate) fn fused(hour: &AirHour, fused: Option<&FusedHour>) -> Self {
+    /// The hour with the error estimates of `fused`, when the source fuses, its names and
+    /// advice in `language`.
+    pub(crate) fn fused(hour: &AirHour, fused: Option<&FusedHour>, language: Language) -> Self {
         let mut pollutants = PollutantsBody::default();
         if let Some(air) = &hour.concentrations {
             for (p, c) in air.iter() {
@@ -470,21 +472,22 @@ impl HourBody {
         let category = hour.ci.category();
         // The tables speak of air that reaches a category; for an hour as it is, the row of
         // air that has come to it (getting worse) is the one that says what to do there.
-        let advice = |audience| aq_advice(audience, Direction::Deterioration, category).to_owned();
+        let advice =
+            |audience| aq_advice(language, audience, Direction::Deterioration, category).to_owned();
         Self {
             time: hour.time,
             index: IndexBody {
                 value: hour.ci.rounded(),
-                category: category.name().to_owned(),
+                category: language.label("ci", category.name()).to_owned(),
                 eea_level: category.eea().0,
-                eea_category: category.eea().1.to_owned(),
+                eea_category: language.label("eaqi", category.eea().1).to_owned(),
             },
-            indexes: indexes::of(hour),
+            indexes: indexes::of(hour, language),
             dominant_pollutant: hour.dominant.map(|p| p.code().to_owned()),
             pollutants,
             us_aqi: hour.us_aqi.map(|a| UsAqiBody {
                 value: a.value,
-                category: a.category.name().to_owned(),
+                category: language.label("usa-epa", a.category.name()).to_owned(),
                 dominant_pollutant: a.dominant.code().to_owned(),
                 method: a.method.as_str().to_owned(),
                 at_least: a.at_least,
@@ -494,16 +497,17 @@ impl HourBody {
     }
 }
 
-impl From<&PollenDay> for PollenDayBody {
-    fn from(day: &PollenDay) -> Self {
+impl PollenDayBody {
+    /// The day, its names and advice in `language`.
+    pub(crate) fn new(day: &PollenDay, language: Language) -> Self {
         let kind = |k: PollenType| {
             day.get(k).map(|v| {
                 let advice = |audience| {
-                    pollen_advice(audience, Direction::Deterioration, v.level).to_owned()
+                    pollen_advice(language, audience, Direction::Deterioration, v.level).to_owned()
                 };
                 PollenTypeBody {
                     level: v.level.value(),
-                    category: v.level.name().to_owned(),
+                    category: language.label("pollen-level", v.level.name()).to_owned(),
                     color: v.level.colour().to_owned(),
                     in_season: v
                         .mean_grains_m3
@@ -532,6 +536,72 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_name_an_answer_shows_is_in_every_language_of_the_catalogue() {
+        use aq_core::{AqiCategory, CiCategory};
+        use i18n_core::label_id;
+        let mut ids: Vec<String> = Vec::new();
+        for c in CiCategory::ALL {
+            ids.push(label_id("ci", c.name()));
+            ids.push(label_id("eaqi", c.eea().1));
+        }
+        for aqi in [0, 51, 101, 151, 201, 301] {
+            ids.push(label_id("usa-epa", AqiCategory::of(aqi).name()));
+        }
+        for level in 0..=5 {
+            ids.push(label_id(
+                "pollen-level",
+                PollenLevel::new(level).unwrap().name(),
+            ));
+        }
+        ids.extend(super::indexes::IndexCode::ALL.map(|c| c.display_id().to_owned()));
+        for language in Language::ALL {
+            for id in &ids {
+                assert!(language.has(id), "{language}: {id}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_hour_and_a_pollen_day_speak_the_language_asked() {
+        let time = Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap();
+        let hour = AirHour {
+            time,
+            ci: CleanlinessIndex::new(30.0).unwrap(),
+            dominant: None,
+            concentrations: None,
+            us_aqi: None,
+        };
+        let english = serde_json::to_value(HourBody::from(&hour)).unwrap();
+        let german = serde_json::to_value(HourBody::fused(&hour, None, Language::German)).unwrap();
+        assert_eq!(english["index"]["category"], "Low");
+        assert_eq!(
+            german["index"]["category"],
+            Language::German.label("ci", "Low")
+        );
+        assert_ne!(german["index"]["category"], "Low");
+        assert_ne!(german["advice"]["children"], english["advice"]["children"]);
+        assert_eq!(
+            german["indexes"][0]["displayName"],
+            Language::German.text("index-ci")
+        );
+
+        let mut day = PollenDay::new(time.date_naive());
+        day.set(
+            PollenType::Grass,
+            aq_core::PollenTypeDay {
+                level: PollenLevel::new(4).unwrap(),
+                mean_grains_m3: None,
+            },
+        );
+        let body = serde_json::to_value(PollenDayBody::new(&day, Language::Polish)).unwrap();
+        assert_eq!(
+            body["types"]["grass"]["category"],
+            Language::Polish.label("pollen-level", "High")
+        );
+        assert_ne!(body["types"]["grass"]["category"], "High");
+    }
+
+    #[test]
     fn a_fused_hour_shows_each_pollutants_uncertainty_and_the_stations_behind_it() {
         let time = Utc.with_ymd_and_hms(2026, 5, 4, 8, 0, 0).unwrap();
         let hour = AirHour {
@@ -551,7 +621,8 @@ mod tests {
             newest_observation: Some(time - Duration::minutes(20)),
             ci_uncertainty: None,
         };
-        let body = serde_json::to_value(HourBody::fused(&hour, Some(&fused))).unwrap();
+        let body =
+            serde_json::to_value(HourBody::fused(&hour, Some(&fused), Language::English)).unwrap();
         assert_eq!(body["pollutants"]["pm25"]["value"], 12.3);
         assert_eq!(body["pollutants"]["pm25"]["uncertainty"], 2.3);
         assert_eq!(body["pollutants"]["no2"]["uncertainty"], Value::Null);

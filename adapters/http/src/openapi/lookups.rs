@@ -6,8 +6,10 @@ use serde_json::{Value, json};
 
 use aq_core::epa::AqiCategory;
 use aq_core::{CiCategory, PollenLevel};
+use i18n_core::Language;
 
 use super::contract::{KEY_SCHEME, error, retry_later};
+
 use crate::lookups::backtest::BACKTEST_DAYS;
 use crate::lookups::indexes::IndexCode;
 use crate::lookups::query::{PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX};
@@ -227,10 +229,12 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
                "description": "Longitude in decimal degrees (WGS 84)",
                "schema": {"type": "number", "minimum": -180, "maximum": 180}}),
         json!({"name": "languageCode", "in": "query", "required": false,
-               "description": "The language wanted, a BCP 47 tag such as `de` or `pt-BR`. \
-                               Answers are in English so far, whatever is asked; \
-                               `Content-Language` says which, and a note in \
-                               `metadata.notes` says so when another was asked",
+               "description": "The language of the names, categories and advice, a BCP 47 \
+                               tag read by its language: `en` (the default), `de`, `fr`, \
+                               `es`, `it`, `nl`, `pl` or `pt` (`pt-BR` is answered in `pt`). \
+                               Another language is answered in English with a note in \
+                               `metadata.notes`; notes themselves are in English. \
+                               `Content-Language` says which language the answer is in",
                "schema": {"type": "string", "pattern": "^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$"}}),
     ];
     parameters.extend(extra);
@@ -263,8 +267,10 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
             "200": labelled(json!({
                 "description": "The answer, possibly with nothing in it where the source has no data",
                 "headers": {"Content-Language": {
-                    "description": "The language of the answer's names and notes: `en`",
-                    "required": true, "schema": {"type": "string"}}},
+                    "description": "The language of the answer's names, categories and \
+                                    advice: the one `languageCode` names, or `en`",
+                    "required": true,
+                    "schema": {"type": "string", "enum": Language::ALL.map(Language::tag)}}},
                 "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{body}")}}}
             })),
             "400": labelled(error("`invalid_request`: a parameter is missing, malformed or \
@@ -283,12 +289,29 @@ fn operation(id: &str, summary: &str, description: &str, extra: Vec<Value>, body
 }
 
 /// The category names of every index, as enumerations: an app can list every value it may
-/// meet (the cleanliness index's floor, "Extremely poor", among them).
+/// meet (the cleanliness index's floor, "Extremely poor", among them), in every language
+/// answers are written in (English first).
 pub(crate) fn name_categories(doc: &mut Value) {
-    let ci: Vec<&str> = CiCategory::ALL.iter().rev().map(|c| c.name()).collect();
-    let eea: Vec<&str> = CiCategory::ALL.iter().rev().map(|c| c.eea().1).collect();
-    let epa: Vec<&str> = AqiCategory::ALL.iter().map(|c| c.name()).collect();
-    let pollen: Vec<&str> = PollenLevel::ALL.iter().map(|l| l.name()).collect();
+    let names = |scale: &str, english: &[&'static str]| -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Vec::new();
+        for language in Language::ALL {
+            for name in english {
+                let name = language.label(scale, name);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    };
+    let ci_english: Vec<&str> = CiCategory::ALL.iter().rev().map(|c| c.name()).collect();
+    let eea_english: Vec<&str> = CiCategory::ALL.iter().rev().map(|c| c.eea().1).collect();
+    let epa_english: Vec<&str> = AqiCategory::ALL.iter().map(|c| c.name()).collect();
+    let pollen_english: Vec<&str> = PollenLevel::ALL.iter().map(|l| l.name()).collect();
+    let ci = names("ci", &ci_english);
+    let eea = names("eaqi", &eea_english);
+    let epa = names("usa-epa", &epa_english);
+    let pollen = names("pollen-level", &pollen_english);
     let schemas = &mut doc["components"]["schemas"];
     schemas["IndexBody"]["properties"]["category"]["enum"] = json!(ci);
     schemas["IndexBody"]["properties"]["eeaCategory"]["enum"] = json!(eea);
