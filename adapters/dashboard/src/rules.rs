@@ -13,6 +13,7 @@ use alerts_core::rule::{
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use i18n_core::Language;
 use identity_core::ids::KeyId;
 use identity_core::ports::ApiKeyInfo;
 use maud::{Markup, html};
@@ -59,6 +60,8 @@ pub(crate) struct RuleForm {
     #[serde(default)]
     repeat: String,
     #[serde(default)]
+    language: String,
+    #[serde(default)]
     min_duration: String,
     #[serde(default)]
     hysteresis: String,
@@ -88,6 +91,7 @@ impl RuleForm {
             aq_index: rule.spec.aq_index().as_str().to_owned(),
             audience: rule.spec.audience().as_str().to_owned(),
             repeat: rule.spec.repeat().as_str().to_owned(),
+            language: rule.spec.language().tag().to_owned(),
             min_duration: rule
                 .spec
                 .persistence()
@@ -147,6 +151,12 @@ impl RuleForm {
                 .parse()
                 .map_err(|_| "Choose a Repeat: every request or once per change.".to_owned())?,
         };
+        let language: Language = match self.language.trim() {
+            "" => Language::default(),
+            text => Language::from_tag(text).ok_or_else(|| {
+                "Choose a Language from the list: the languages alerts are written in.".to_owned()
+            })?,
+        };
         // Empty means the data type's default, which is then not stored.
         let number = |text: &str, field: &str| match text.trim() {
             "" => Ok(None),
@@ -163,6 +173,7 @@ impl RuleForm {
                 spec.with_aq_index(aq_index)
                     .with_audience(audience)
                     .with_repeat(repeat)
+                    .with_language(language)
                     .with_persistence(persistence)
             })
             .map_err(|e| format!("{}. Correct it and try again.", capitalise(&e.to_string())))
@@ -333,6 +344,10 @@ fn describe(spec: &RuleSpec, thresholds: &Thresholds) -> String {
     }
     text.push_str(" · advice for ");
     text.push_str(spec.audience().label());
+    if spec.language() != Language::English {
+        text.push_str(" · in ");
+        text.push_str(spec.language().name());
+    }
     if spec.repeat() == Repeat::Once {
         text.push_str(" · once per change");
     }
@@ -469,6 +484,16 @@ fn rule_form(
                 "Chooses the predefined recommendation: the general population's, or advice for children, older adults, "
                 "people with heart or lung disease, pregnancy or athletes. The description is the same for all."
             }
+            label for="language" { "Language" }
+            select #language name="language" aria-describedby="language-hint" {
+                @for l in Language::ALL {
+                    option value=(l.tag()) lang=(l.tag()) selected[l.tag() == form.language || (form.language.is_empty() && l == Language::English)] { (l.name()) }
+                }
+            }
+            p.hint #language-hint {
+                "The language of the default descriptions, the recommendations and the names a custom description's placeholders fill in. "
+                "A custom description itself is sent as you write it. Members programs read (codes, values, categories in the alert lines) stay the same in every language."
+            }
             label for="repeat" { "Repeat" }
             select #repeat name="repeat" {
                 @for r in Repeat::ALL {
@@ -537,8 +562,8 @@ fn rule_form(
                     h3 { "Preview" }
                     @for (name, direction) in [("Gets worse", Direction::Deterioration), ("Gets better", Direction::Improvement)] {
                         @let message = preview(&spec, direction, &MessageConfig::default());
-                        p { strong { (name) ": " } (message.description) }
-                        p.hint { "Recommendation (predefined) for " (spec.audience().label()) ": " (message.recommendation) }
+                        p { strong { (name) ": " } span lang=(spec.language().tag()) { (message.description) } }
+                        p.hint { "Recommendation (predefined) for " (spec.audience().label()) ": " span lang=(spec.language().tag()) { (message.recommendation) } }
                     }
                     p.hint { (spec.repeat().label()) ": " (repeat_hint(spec.repeat())) }
                 }
