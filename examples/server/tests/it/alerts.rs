@@ -452,13 +452,23 @@ fn athletes_advice(rest: &str) -> &'static str {
             .into_iter()
             .find(|c| c.name() == to)
             .unwrap_or_else(|| panic!("no category {to}"));
-        aq_advice(Audience::Athletes, direction, category)
+        aq_advice(
+            i18n_core::Language::English,
+            Audience::Athletes,
+            direction,
+            category,
+        )
     } else {
         let level = (0..=5)
             .map(|v| aq_core::PollenLevel::new(v).unwrap())
             .find(|l| l.name() == to)
             .unwrap_or_else(|| panic!("no level {to}"));
-        pollen_advice(Audience::Athletes, direction, level)
+        pollen_advice(
+            i18n_core::Language::English,
+            Audience::Athletes,
+            direction,
+            level,
+        )
     }
 }
 
@@ -504,6 +514,85 @@ async fn each_audience_gets_its_own_recommendation_and_the_general_one_todays() 
     );
     // The same changes fired for both audiences; only the advice differs.
     assert_eq!(general, athletes);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_in_german_writes_its_alerts_in_german_and_programs_read_the_same_members() {
+    use alerts_core::advice::aq_advice;
+    use alerts_core::rule::Audience;
+    use i18n_core::Language;
+
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let receiver = Receiver::verifying(&key.secret).await;
+    deployment.set_webhook(&key, &receiver.url("/hook"));
+    for language in ["en", "de"] {
+        deployment.admin(&[
+            "add-rule",
+            "--key",
+            &key.id,
+            "--type",
+            "aq",
+            "--forecast",
+            "96h",
+            "--sensitivity",
+            "high",
+            "--language",
+            language,
+        ]);
+    }
+    let server = deployment.serve(&[]);
+    let token = post_points(&server, &key).await;
+    let delivery = receiver.delivery_for(&token).await;
+    let file = fetch_file(delivery.json["URL"].as_str().unwrap(), Files::Local).await;
+    let lines = decode_all(&file).unwrap();
+    let (german, english): (Vec<_>, Vec<_>) = lines
+        .iter()
+        .partition(|l| l.details.as_ref().unwrap().language == Language::German);
+    assert!(
+        !german.is_empty(),
+        "the city cycles trip a high-sensitivity rule: {lines:?}"
+    );
+    assert_eq!(
+        german.len(),
+        english.len(),
+        "the same changes in both languages"
+    );
+    for line in &german {
+        let details = line.details.as_ref().unwrap();
+        let twin = english
+            .iter()
+            .find(|e| {
+                let d = e.details.as_ref().unwrap();
+                e.id == line.id && d.starts_at == details.starts_at && d.peak == details.peak
+            })
+            .unwrap_or_else(|| panic!("no English line for {line:?}"));
+        assert_eq!(twin.details.as_ref().unwrap().language, Language::English);
+        assert_ne!(line.description, twin.description);
+        assert!(
+            line.description.contains("Luftqualität"),
+            "{}",
+            line.description
+        );
+        let category = aq_core::CiCategory::ALL
+            .into_iter()
+            .find(|c| c.name() == details.peak.category)
+            .unwrap_or_else(|| panic!("members for programs keep English names: {details:?}"));
+        let direction = details.direction;
+        assert_eq!(
+            line.recommendation,
+            aq_advice(Language::German, Audience::General, direction, category)
+        );
+        assert_ne!(
+            line.recommendation,
+            aq_advice(Language::English, Audience::General, direction, category)
+        );
+    }
+    assert!(
+        file.windows(br#""language":"de""#.len())
+            .any(|w| w == br#""language":"de""#),
+        "the file says each line's language"
+    );
 }
 
 fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {

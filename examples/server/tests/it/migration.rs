@@ -344,11 +344,10 @@ async fn each_hour_lists_the_indexes_asked_with_their_colours_in_its_language() 
         &server,
         &key,
         "forecast",
-        &format!("{PLACE}&hours=2&indexes=usa_epa&languageCode=de"),
+        &format!("{PLACE}&hours=2&indexes=usa_epa"),
     )
     .await;
     let body = reply.json();
-    assert_eq!(reply.header("content-language"), Some("en"));
     for hour in body["data"]["hours"].as_array().unwrap() {
         let codes: Vec<&str> = hour["indexes"]
             .as_array()
@@ -358,14 +357,95 @@ async fn each_hour_lists_the_indexes_asked_with_their_colours_in_its_language() 
             .collect();
         assert_eq!(codes, ["usa_epa"]);
     }
+}
+
+#[tokio::test]
+async fn answers_speak_the_language_asked_and_say_when_they_fall_back_to_english() {
+    use i18n_core::Language;
+
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let server = deployment.serve(&[]);
+    let english = with_key(&server, &key, "forecast", &format!("{PLACE}&hours=2")).await;
+    let english = english.json();
+    for (tag, language) in [
+        ("de", Language::German),
+        ("pt-BR", Language::Portuguese),
+        ("PL", Language::Polish),
+    ] {
+        let reply = with_key(
+            &server,
+            &key,
+            "forecast",
+            &format!("{PLACE}&hours=2&languageCode={tag}"),
+        )
+        .await;
+        assert_eq!(reply.status, 200);
+        assert_eq!(reply.header("content-language"), Some(language.tag()));
+        let body = reply.json();
+        assert_eq!(
+            body["metadata"]["notes"], english["metadata"]["notes"],
+            "no note: {tag}"
+        );
+        for (hour, en) in body["data"]["hours"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(english["data"]["hours"].as_array().unwrap())
+        {
+            let id = i18n_core::label_id("ci", en["index"]["category"].as_str().unwrap());
+            assert_eq!(hour["index"]["category"], language.text(&id), "{tag}");
+            assert_ne!(hour["index"]["category"], en["index"]["category"], "{tag}");
+            assert_ne!(
+                hour["advice"]["children"], en["advice"]["children"],
+                "{tag}"
+            );
+            assert_eq!(hour["indexes"][0]["displayName"], language.text("index-ci"));
+            // What programs read is the same in every language.
+            assert_eq!(hour["index"]["value"], en["index"]["value"]);
+            assert_eq!(hour["indexes"][0]["code"], "ci");
+            assert_eq!(hour["indexes"][0]["color"], en["indexes"][0]["color"]);
+        }
+    }
+    let pollen = with_key(
+        &server,
+        &key,
+        "pollen",
+        &format!("{PLACE}&days=1&languageCode=fr"),
+    )
+    .await;
+    assert_eq!(pollen.header("content-language"), Some("fr"));
+
+    let reply = with_key(
+        &server,
+        &key,
+        "forecast",
+        &format!("{PLACE}&hours=2&languageCode=sv"),
+    )
+    .await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-language"), Some("en"));
+    let body = reply.json();
+    assert_eq!(
+        body["data"]["hours"][0]["index"]["category"],
+        english["data"]["hours"][0]["index"]["category"]
+    );
     assert!(
         body["metadata"]["notes"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n.as_str().unwrap().contains("languageCode `de`")),
+            .any(|n| n.as_str().unwrap().contains("languageCode `sv`")),
         "{body}"
     );
+    let refused = with_key(
+        &server,
+        &key,
+        "forecast",
+        &format!("{PLACE}&languageCode=deutsch!"),
+    )
+    .await;
+    refused.assert_error(400, "invalid_request", &["languageCode"]);
 }
 
 #[tokio::test]
