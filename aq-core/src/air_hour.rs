@@ -3,7 +3,9 @@
 //!
 //! The index is the source's own CI of the hour, the very value route scores and alerts read.
 //! The US AQI of each hour averages its past hours as EPA does ([`crate::us_aqi`]), so a
-//! series is asked from [`AVERAGING_LEAD_HOURS`] before the first hour shown.
+//! series is asked from [`AVERAGING_LEAD_HOURS`] before the first hour shown; the national
+//! indexes ([`crate::national`]) average up to a day, so lookups ask
+//! [`NATIONAL_LEAD_HOURS`] ([`air_hours_with_lead`], [`hours_before`]).
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
@@ -20,6 +22,10 @@ use crate::us_aqi::UsAqi;
 /// How many hours before the first hour shown the US AQI reads: the NowCast's twelve hours
 /// end at the hour itself.
 pub const AVERAGING_LEAD_HOURS: u32 = NOWCAST_HOURS as u32 - 1;
+
+/// How many hours before the first hour shown the national indexes read: their longest
+/// mean, 24 hours, ends at the hour itself. The US AQI reads its own 12 of them.
+pub const NATIONAL_LEAD_HOURS: u32 = crate::national::WINDOW_HOURS as u32 - 1;
 
 /// One hour at one place.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -122,6 +128,27 @@ pub fn window(
     air: &HourlyConcentrations,
     t: DateTime<Utc>,
 ) -> [Option<Concentrations>; NOWCAST_HOURS] {
+    hours_before(air, t)
+}
+
+/// The `N` hours of `air` ending with the hour `t`, newest first, as [`window`] reads its
+/// twelve: `N` = [`crate::national::WINDOW_HOURS`] gives a national index its day.
+///
+/// ```
+/// use aq_core::air_hour::hours_before;
+/// use aq_core::{Concentrations, HourlyConcentrations};
+/// use chrono::{Duration, TimeZone, Utc};
+///
+/// let start = Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0).unwrap();
+/// let air = HourlyConcentrations { start, values: vec![Some(Concentrations::default()); 24] };
+/// let day: [_; 24] = hours_before(&air, start + Duration::hours(23));
+/// assert!(day.iter().all(Option::is_some));
+/// ```
+#[must_use]
+pub fn hours_before<const N: usize>(
+    air: &HourlyConcentrations,
+    t: DateTime<Utc>,
+) -> [Option<Concentrations>; N] {
     std::array::from_fn(|i| {
         let hours_before = i64::try_from(i).unwrap_or(0);
         at(air.start, &air.values, t - Duration::hours(hours_before))
@@ -182,6 +209,22 @@ pub async fn air_hours(
     first: DateTime<Utc>,
     count: u32,
 ) -> Result<PlaceHours, SourceError> {
+    air_hours_with_lead(source, position, first, count, AVERAGING_LEAD_HOURS).await
+}
+
+/// [`air_hours`] with the concentrations asked from `lead` hours before `first`: lookups ask
+/// [`NATIONAL_LEAD_HOURS`] for the national indexes' day-long means, the dashboard the US
+/// AQI's [`AVERAGING_LEAD_HOURS`]. The hours' own values do not depend on it.
+///
+/// # Errors
+/// [`SourceError`] when the source cannot answer, or answers with the wrong number of entries.
+pub async fn air_hours_with_lead(
+    source: &dyn ForecastSource,
+    position: Position,
+    first: DateTime<Utc>,
+    count: u32,
+    lead: u32,
+) -> Result<PlaceHours, SourceError> {
     let count = count.max(1);
     let ci = check_batch_len(1, source.hourly_ci(&[position], first, count - 1).await?)?
         .pop()
@@ -193,7 +236,6 @@ pub async fn air_hours(
             provenance: Provenance::Unstated,
         });
     };
-    let lead = AVERAGING_LEAD_HOURS;
     let air = check_batch_len(
         1,
         source

@@ -11,6 +11,9 @@
 //! - [`AirHour`] ([`air_hour`]): one hour at a place as lookups show it;
 //!   [`PollenDay`] ([`pollen_day`]): one civil day's pollen, from the daily mean count, over
 //!   the place's civil days ([`civil`]: the days of its time zone).
+//! - [`national`]: the UK DAQI, India's NAQI, China's AQI and Canada's AQHI, each with its
+//!   publisher's averaging, categories and colours; [`CountryLookup`] ([`country`]): the port
+//!   answering the country of a place, which picks a place's national index.
 //! - [`PollenType`], [`PollenLevel`], [`GrainThresholds`]: pollen on a 0 to 5 scale.
 //! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
 //!   in-memory versions in [`memory`]; [`Provenance`]: the model runs or the newest
@@ -44,6 +47,7 @@
 
 pub mod air_hour;
 pub mod civil;
+pub mod country;
 pub mod epa;
 pub mod field;
 pub mod fused;
@@ -51,6 +55,7 @@ pub mod index;
 pub mod json;
 pub mod memory;
 pub mod model;
+pub mod national;
 pub mod near_road;
 pub mod nowcast;
 pub mod observation;
@@ -65,6 +70,7 @@ pub mod tile;
 pub mod us_aqi;
 
 pub use air_hour::AirHour;
+pub use country::{CountryCode, CountryLookup, NoCountries};
 pub use epa::{AqiCategory, AqiError, AqiTable, EpaMetric};
 pub use field::FieldError;
 pub use fused::{FusedHour, HourlyFusion, Uncertainties};

@@ -55,11 +55,11 @@ chn-mee-lightly-polluted = Lightly Polluted
 chn-mee-moderately-polluted = Moderately Polluted
 chn-mee-heavily-polluted = Heavily Polluted
 chn-mee-severely-polluted = Severely Polluted
-index-can-ec = Air Quality Health Index (Canada)
-can-ec-low-risk = Low Risk
-can-ec-moderate-risk = Moderate Risk
-can-ec-high-risk = High Risk
-can-ec-very-high-risk = Very High Risk
+index-can-ec = Air Quality Health Index (Canada, ECCC)
+can-ec-low-risk = Low risk
+can-ec-moderate-risk = Moderate risk
+can-ec-high-risk = High risk
+can-ec-very-high-risk = Very high risk
 
 ## Plants whose pollen the sources count, as names on their own.
 plant-alder = Alder

@@ -516,6 +516,51 @@ mod tests {
     }
 
     #[test]
+    fn every_index_code_and_category_and_the_region_code_are_described() {
+        let doc = document(&ApiConfig::default());
+        let schemas = &doc["components"]["schemas"];
+        let entry = &schemas["IndexEntry"]["properties"];
+        assert_eq!(
+            entry["code"]["enum"],
+            serde_json::json!([
+                "ci",
+                "eaqi",
+                "usa_epa",
+                "gbr_defra",
+                "ind_cpcb",
+                "chn_mee",
+                "can_ec"
+            ])
+        );
+        let categories = entry["category"]["enum"].as_array().unwrap();
+        for name in [
+            "Extremely poor",
+            "Hazardous",
+            "Very High",
+            "Severe",
+            "Severely Polluted",
+            "Very high risk",
+        ] {
+            assert!(categories.iter().any(|c| c == name), "{name}");
+        }
+        let region = &schemas["LookupMetadata"]["properties"]["regionCode"];
+        let text = region.to_string();
+        assert!(text.contains("OpenStreetMap contributors"), "{text}");
+        assert!(text.contains("null"), "nullable: {text}");
+        let indexes = doc["paths"]["/insights/v1/conditions"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "indexes")
+            .unwrap()
+            .to_string();
+        assert!(
+            indexes.contains("gbr_defra (GB)") || indexes.contains("`gbr_defra` (GB)"),
+            "{indexes}"
+        );
+    }
+
+    #[test]
     fn no_description_names_a_rust_item() {
         let text = document(&ApiConfig::default()).to_string();
         for rust in [

@@ -8,7 +8,7 @@ use std::time::Duration;
 use alerts_core::pipeline::AlertPipeline;
 use alerts_core::ports::FileStore;
 use alerts_core::request::RequestLimits;
-use aq_core::{AirQualitySource, ForecastSource};
+use aq_core::{AirQualitySource, CountryLookup, ForecastSource, NoCountries};
 use identity_core::ids::KeyId;
 use identity_core::limiter::{Limiter, Outcome};
 use identity_core::ports::{KeyAuthenticator, Quota};
@@ -105,6 +105,7 @@ struct Inner {
     lookups: Arc<dyn ForecastSource>,
     coarse_tiles: Arc<dyn AirQualitySource>,
     streets: Option<Arc<dyn StreetRouter>>,
+    countries: Arc<dyn CountryLookup>,
 }
 
 /// The state shared by every handler. Cheap to clone.
@@ -136,6 +137,7 @@ pub struct AppStateBuilder {
     lookups: Option<Arc<dyn ForecastSource>>,
     coarse_tiles: Option<Arc<dyn AirQualitySource>>,
     streets: Option<Arc<dyn StreetRouter>>,
+    countries: Arc<dyn CountryLookup>,
 }
 
 impl AppStateBuilder {
@@ -162,7 +164,16 @@ impl AppStateBuilder {
             lookups: None,
             coarse_tiles: None,
             streets: None,
+            countries: Arc::new(NoCountries),
         }
+    }
+
+    /// Tells lookups the country of a place from `countries`: their `regionCode` and the
+    /// national index an hour lists by default. Without it, no place has a country.
+    #[must_use]
+    pub fn countries(mut self, countries: Arc<dyn CountryLookup>) -> Self {
+        self.countries = countries;
+        self
     }
 
     /// Plans routes on `streets` for bodies with `origin` and `destination`. Without it,
@@ -281,6 +292,7 @@ impl AppStateBuilder {
                 lookups,
                 coarse_tiles,
                 streets: self.streets,
+                countries: self.countries,
             }),
         }
     }
@@ -303,6 +315,11 @@ impl AppState {
 
     pub(crate) fn scorer(&self) -> &Scorer {
         &self.inner.scorer
+    }
+
+    /// The country of a place, for lookups.
+    pub(crate) fn countries(&self) -> &dyn CountryLookup {
+        self.inner.countries.as_ref()
     }
 
     /// The source the point lookups read.

@@ -79,7 +79,7 @@ pub(crate) async fn run(settings: Settings) -> Result<()> {
     };
     let (limiter, limits_at) =
         crate::limits::open_limiter(&settings, service.stores.postgres.as_ref(), &metrics).await?;
-    let state = app_state(&settings, &service, metrics.clone(), limiter.clone());
+    let state = app_state(&settings, &service, metrics.clone(), limiter.clone())?;
     let dashboard = dashboard_state(&settings, &service, &state, &public_url, dashboard, limiter);
     // An unreadable store is no reason not to start: the hints are just left out.
     let empty = !service.stores.accounts.has_accounts().await.unwrap_or(true);
@@ -182,7 +182,7 @@ fn app_state(
     service: &Service,
     metrics: Metrics,
     limiter: Arc<identity_core::limiter::Limiter>,
-) -> AppState {
+) -> Result<AppState> {
     let mut config = ApiConfig {
         max_body_bytes: settings.max_body_bytes,
         rate_per_second: NonZeroU32::new(settings.rate_per_second).unwrap_or(NonZeroU32::MIN),
@@ -212,7 +212,12 @@ fn app_state(
     .metrics(metrics)
     .limiter(limiter)
     .readiness(service.stores.readiness.clone())
-    .readiness(Arc::new(FilesPing(service.files.file_store())));
+    .readiness(Arc::new(FilesPing(service.files.file_store())))
+    // Lookups' `regionCode` and a place's default national index; the boundaries are
+    // compiled in, so this reads memory only.
+    .countries(Arc::new(
+        insights_countries::Countries::load().context("cannot read the country boundaries")?,
+    ));
     if let Some(local) = &service.files.local_urls {
         builder = builder.file_urls(Arc::new(LocalUrls(local.clone())));
     }
@@ -222,7 +227,7 @@ fn app_state(
             .coarse_tiles(streets.background.clone())
             .streets(streets.router.clone());
     }
-    builder.build()
+    Ok(builder.build())
 }
 
 /// The dashboard over the service's stores, beside the API of `api`.

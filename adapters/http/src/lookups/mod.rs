@@ -12,7 +12,10 @@
 //! Each reads the forecast source, the one alerts are evaluated from, through
 //! [`aq_core::air_hour::air_hours`] (which the dashboard's place forecast reads too) and the source's pollen days. Each is one
 //! request against the key's rate, like every API request, and its work is bounded by its
-//! count: at most 720 + 11 hours of one place. A fused source (`--fuse-stations`) adds each
+//! count: at most 720 + 23 hours of one place (the 23 before the first hour feed the
+//! averages of the US AQI and the national indexes). The metadata's `regionCode` is the
+//! place's country from the server's [`aq_core::CountryLookup`], which also picks the
+//! national index an hour lists by default ([`indexes::defaults`]). A fused source (`--fuse-stations`) adds each
 //! pollutant's `uncertainty` and the metadata's `fusion` from its
 //! [`ForecastSource::hourly_fusion`] of the same hours.
 
@@ -21,10 +24,10 @@ pub mod indexes;
 pub mod query;
 pub(crate) mod wire;
 
-use aq_core::air_hour::{air_hours, hour_of};
+use aq_core::air_hour::{NATIONAL_LEAD_HOURS, air_hours_with_lead, hour_of, hours_before};
 use aq_core::{
-    AirHour, ForecastSource, FusedHour, HourlyFusion, PollenDays, Position, Provenance,
-    SourceError, SourceReach, check_batch_len,
+    AirHour, CountryCode, ForecastSource, FusedHour, HourlyConcentrations, HourlyFusion,
+    PollenDays, Position, Provenance, SourceError, SourceReach, check_batch_len,
 };
 use axum::Json;
 use axum::extract::State;
@@ -34,6 +37,7 @@ use chrono::{DateTime, Duration, Utc};
 use i18n_core::Language;
 use serde::Serialize;
 
+use self::indexes::IndexCode;
 use self::query::{Count, HourWindow, LookupQuery, Operation, Span};
 use self::wire::{
     ConditionsData, ConditionsResponse, DataSourceBody, FusionBody, HourBody, HoursData,
@@ -171,17 +175,29 @@ async fn fused_hours(
     }))
 }
 
-/// `hour` as answered, with the indexes `query` asks for.
-fn hour_body(query: &LookupQuery, hour: &AirHour, fused: Option<&FusedHour>) -> HourBody {
-    let mut body = HourBody::fused(hour, fused, answer_language(query));
-    let every = std::mem::take(&mut body.indexes);
+/// `hour` as answered, with `codes`' indexes, read from the place's concentrations `air`.
+fn hour_body(
+    codes: &[IndexCode],
+    air: Option<&HourlyConcentrations>,
+    hour: &AirHour,
+    fused: Option<&FusedHour>,
+    language: Language,
+) -> HourBody {
+    let mut body = HourBody::fused(hour, fused, language);
+    let window = air.map_or([None; aq_core::national::WINDOW_HOURS], |a| {
+        hours_before(a, hour.time)
+    });
     // In the order asked; an index the hour does not have (no US AQI) is left out.
-    body.indexes = query
-        .indexes
-        .iter()
-        .filter_map(|c| every.iter().find(|e| e.code == c.as_str()).cloned())
-        .collect();
+    body.indexes = indexes::entries(hour, &window, codes, language);
     body
+}
+
+/// The indexes `query` asks for at a place in `country`.
+fn codes(query: &LookupQuery, country: Option<CountryCode>) -> Vec<IndexCode> {
+    query
+        .indexes
+        .clone()
+        .unwrap_or_else(|| indexes::defaults(country))
 }
 
 /// The fused hour of `hour`, if the source fused it.
@@ -207,6 +223,7 @@ fn fusion_of(
 fn metadata(
     source: &dyn ForecastSource,
     position: Position,
+    country: Option<CountryCode>,
     answer: Answered,
     notes: Vec<String>,
     fusion: Option<FusionBody>,
@@ -224,6 +241,7 @@ fn metadata(
     };
     LookupMetadata {
         position: position.into(),
+        region_code: country.map(|c| c.lowercase()),
         data_source: DataSourceBody::new(&info, source.reach(), answer.newest_hour, &provenance),
         requested: answer.requested,
         answered: answer.answered,
@@ -277,11 +295,14 @@ pub(crate) async fn conditions(
 ) -> Result<Response, ApiError> {
     let query = LookupQuery::from_uri(&uri, CONDITIONS)?;
     let source = state.lookups();
+    let country = state.countries().country(query.position);
+    let codes = codes(&query, country);
     let asked = state.clock().now();
     let now = hour_of(asked);
-    let mut place = air_hours(source.as_ref(), query.position, now, 1)
-        .await
-        .map_err(|e| source_unavailable(&e))?;
+    let mut place =
+        air_hours_with_lead(source.as_ref(), query.position, now, 1, NATIONAL_LEAD_HOURS)
+            .await
+            .map_err(|e| source_unavailable(&e))?;
     let hour = place.hours.pop().flatten();
     let fused = fused_hours(source.as_ref(), query.position, now, 1)
         .await
@@ -291,29 +312,35 @@ pub(crate) async fn conditions(
     let name = source.info().name;
     let mut notes = hour_notes(&name, 1, answered, source.reach(), false);
     notes.extend(language_note(&query));
-    Ok(labelled(
-        ConditionsResponse {
-            metadata: metadata(
-                source.as_ref(),
-                query.position,
-                Answered {
-                    requested: 1,
-                    answered,
-                    newest_hour: hour.map(|h| h.time),
-                    provenance: place.provenance,
-                },
-                notes,
-                fusion_of(fused, hour.as_slice(), asked),
-            ),
-            data: ConditionsData {
-                hour: hour
-                    .as_ref()
-                    .map(|h| hour_body(&query, h, fused_at(fused, h).as_ref())),
+    Ok(labelled(ConditionsResponse {
+        metadata: metadata(
+            source.as_ref(),
+            query.position,
+            country,
+            Answered {
+                requested: 1,
+                answered,
+                newest_hour: hour.map(|h| h.time),
+                provenance: place.provenance,
             },
-            error: None,
+            notes,
+            fusion_of(fused, hour.as_slice(), asked),
+        ),
+        data: ConditionsData {
+            hour: hour
+                .as_ref()
+                .map(|h| {
+                    hour_body(
+                        &codes,
+                        place.air.as_ref(),
+                        h,
+                        fused_at(fused, h).as_ref(),
+                        answer_language(&query),
+                    )
+                }),
         },
-        answer_language(&query),
-    ))
+        error: None,
+    }, answer_language(&query)))
 }
 
 /// `GET /insights/v1/forecast`: hours from the current hour on.
@@ -360,14 +387,23 @@ async fn hours_answer(
 ) -> Result<Response, ApiError> {
     let newest_first = history.is_some();
     let source = state.lookups();
+    let country = state.countries().country(query.position);
+    let codes = codes(query, country);
     let (first, count) = (window.first, window.count);
-    let place = air_hours(source.as_ref(), query.position, first, count)
-        .await
-        .map_err(|e| source_unavailable(&e))?;
+    let place = air_hours_with_lead(
+        source.as_ref(),
+        query.position,
+        first,
+        count,
+        NATIONAL_LEAD_HOURS,
+    )
+    .await
+    .map_err(|e| source_unavailable(&e))?;
     let fused = fused_hours(source.as_ref(), query.position, first, count)
         .await
         .map_err(|e| source_unavailable(&e))?;
     let fused = fused.as_deref();
+    let air = place.air;
     let mut hours: Vec<AirHour> = place.hours.into_iter().flatten().collect();
     let newest = hours.last().map(|h| h.time);
     if newest_first {
@@ -377,31 +413,37 @@ async fn hours_answer(
     let name = source.info().name;
     let mut notes = hour_notes(&name, count, answered, source.reach(), newest_first);
     notes.extend(language_note(query));
-    Ok(labelled(
-        HoursResponse {
-            metadata: metadata(
-                source.as_ref(),
-                query.position,
-                Answered {
-                    requested: count,
-                    answered,
-                    newest_hour: newest,
-                    provenance: place.provenance,
-                },
-                notes,
-                fusion_of(fused, &hours, state.clock().now()),
-            ),
-            data: HoursData {
-                hours: hours
-                    .iter()
-                    .map(|h| hour_body(query, h, fused_at(fused, h).as_ref()))
-                    .collect(),
-                next_page_token: history.flatten(),
+    Ok(labelled(HoursResponse {
+        metadata: metadata(
+            source.as_ref(),
+            query.position,
+            country,
+            Answered {
+                requested: count,
+                answered,
+                newest_hour: newest,
+                provenance: place.provenance,
             },
-            error: None,
+            notes,
+            fusion_of(fused, &hours, state.clock().now()),
+        ),
+        data: HoursData {
+            hours: hours
+                .iter()
+                .map(|h| {
+                    hour_body(
+                        &codes,
+                        air.as_ref(),
+                        h,
+                        fused_at(fused, h).as_ref(),
+                        answer_language(query),
+                    )
+                })
+                .collect(),
+            next_page_token: history.flatten(),
         },
-        answer_language(query),
-    ))
+        error: None,
+    }, answer_language(query)))
 }
 
 /// `GET /insights/v1/pollen`: civil days from today at the place.
@@ -449,23 +491,21 @@ pub(crate) async fn pollen(
         ));
     }
     notes.extend(language_note(&query));
-    Ok(labelled(
-        PollenResponse {
-            metadata: metadata(
-                source.as_ref(),
-                query.position,
-                Answered {
-                    requested: query.count,
-                    answered,
-                    newest_hour: None,
-                    provenance: answer.provenance,
-                },
-                notes,
-                None,
-            ),
-            data: PollenData { days },
-            error: None,
-        },
-        answer_language(&query),
-    ))
+    Ok(labelled(PollenResponse {
+        metadata: metadata(
+            source.as_ref(),
+            query.position,
+            state.countries().country(query.position),
+            Answered {
+                requested: query.count,
+                answered,
+                newest_hour: None,
+                provenance: answer.provenance,
+            },
+            notes,
+            None,
+        ),
+        data: PollenData { days },
+        error: None,
+    }, answer_language(&query)))
 }

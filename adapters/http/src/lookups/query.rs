@@ -90,8 +90,9 @@ pub struct LookupQuery {
     pub page: Option<PageAsk>,
     /// The `languageCode` asked, as given.
     pub language: Option<String>,
-    /// The indexes asked for, for an operation that answers hours.
-    pub indexes: Vec<IndexCode>,
+    /// The indexes asked for, for an operation that answers hours; `None` for the place's
+    /// defaults ([`indexes::defaults`]).
+    pub indexes: Option<Vec<IndexCode>>,
 }
 
 impl LookupQuery {

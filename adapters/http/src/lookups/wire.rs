@@ -87,6 +87,12 @@ pub(crate) struct PollenData {
 pub(crate) struct LookupMetadata {
     /// The position answered.
     pub position: PositionBody,
+    /// The country of the position, its ISO 3166-1 alpha-2 code in lower case (`gb`) as
+    /// Google's Air Quality API answers it; null at sea or where the server knows no
+    /// country. It picks the national index an hour lists by default. Country boundaries
+    /// © OpenStreetMap contributors (ODbL).
+    #[schema(pattern = "^[a-z]{2}$")]
+    pub region_code: Option<String>,
     /// Where the data comes from.
     pub data_source: DataSourceBody,
     /// How many hours or days were asked for.
@@ -263,7 +269,8 @@ pub(crate) struct HourBody {
     pub time: DateTime<Utc>,
     /// The cleanliness index: the value route scores and alerts read.
     pub index: IndexBody,
-    /// The hour on every index asked for (`indexes=`; all by default), each with its value,
+    /// The hour on every index asked for (`indexes=`; by default `ci`, `eaqi`, `usa_epa` and
+    /// the national index of the place's country when there is one), each with its value,
     /// category, colour and dominant pollutant.
     pub indexes: Vec<IndexEntry>,
     /// The pollutant with the worst European sub-index (`pm25`, `pm10`, `no2`, `o3`, `so2`);
@@ -553,7 +560,15 @@ mod tests {
                 PollenLevel::new(level).unwrap().name(),
             ));
         }
-        ids.extend(super::indexes::IndexCode::ALL.map(|c| c.display_id().to_owned()));
+        for code in super::indexes::IndexCode::ALL {
+            ids.push(code.display_id());
+            for category in code.categories() {
+                ids.push(label_id(&code.scale(), category));
+                // The catalogue's English is the name the core gives, so an English answer
+                // reads as it did before the catalogue.
+                assert_eq!(Language::English.label(&code.scale(), category), category);
+            }
+        }
         for language in Language::ALL {
             for id in &ids {
                 assert!(language.has(id), "{language}: {id}");

@@ -21,7 +21,10 @@ fn indexes_parameter() -> Value {
     json!({"name": "indexes", "in": "query", "required": false,
            "description": format!(
                "The indexes each hour's `indexes` lists, comma-separated codes in the order \
-                wanted: {}. Default: all of them.", codes.join(", ")),
+                wanted: {}. Any of them may be asked anywhere. Default: `ci`, `eaqi` and \
+                `usa_epa`, then the national index of the place's country (the metadata's \
+                `regionCode`) when the API computes one: `gbr_defra` (GB), `ind_cpcb` (IN), \
+                `chn_mee` (CN), `can_ec` (CA).", codes.join(", ")),
            "schema": {"type": "string", "pattern": format!("^({0})(,({0}))*$", codes.join("|"))}})
 }
 
@@ -317,7 +320,10 @@ pub(crate) fn name_categories(doc: &mut Value) {
     schemas["IndexBody"]["properties"]["eeaCategory"]["enum"] = json!(eea);
     schemas["UsAqiBody"]["properties"]["category"]["enum"] = json!(epa);
     schemas["PollenTypeBody"]["properties"]["category"]["enum"] = json!(pollen);
-    let mut every: Vec<&str> = ci.iter().chain(&eea).chain(&epa).copied().collect();
+    let mut every: Vec<&str> = IndexCode::ALL
+        .iter()
+        .flat_map(|c| names(&c.scale(), &c.categories()))
+        .collect();
     every.sort_unstable();
     every.dedup();
     schemas["IndexEntry"]["properties"]["category"]["enum"] = json!(every);

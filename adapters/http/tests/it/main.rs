@@ -6,6 +6,7 @@
 mod backtest;
 mod openapi;
 mod provenance;
+mod regions;
 mod serving;
 mod support;
 mod tiles;

@@ -49,6 +49,29 @@ pub(crate) async fn app_over(
     extra: axum::Router,
     source: Arc<dyn AirQualitySource>,
 ) -> App {
+    app_in(config, extra, source, Arc::new(aq_core::NoCountries)).await
+}
+
+/// The app that tells lookups the country of a place from `countries`.
+pub(crate) async fn app_with_countries(countries: Arc<dyn aq_core::CountryLookup>) -> App {
+    let field = FnSource::new("gradient", |p: aq_core::Position, _| {
+        CleanlinessIndex::new((50.0 + p.lat() / 2.0).clamp(0.0, 100.0)).ok()
+    });
+    app_in(
+        ApiConfig::default(),
+        axum::Router::new(),
+        Arc::new(field),
+        countries,
+    )
+    .await
+}
+
+async fn app_in(
+    config: ApiConfig,
+    extra: axum::Router,
+    source: Arc<dyn AirQualitySource>,
+    countries: Arc<dyn aq_core::CountryLookup>,
+) -> App {
     let store = Arc::new(MemoryStore::new());
     let files = Arc::new(MemoryFiles::new());
     let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
@@ -128,6 +151,7 @@ pub(crate) async fn app_over(
     );
     let state = AppStateBuilder::new(store, pipeline, scorer, files, clock)
         .config(config)
+        .countries(countries)
         .build();
     App {
         router: router_with(state, extra),

@@ -499,3 +499,101 @@ async fn pollen_comes_with_colours_season_and_advice_and_as_tiles() {
         &["layer: `pollen-birch`", "pollen-tree"],
     );
 }
+
+/// The codes of an hour's `indexes`.
+fn index_codes(hour: &Value) -> Vec<String> {
+    hour["indexes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no indexes: {hour}"))
+        .iter()
+        .map(|i| i["code"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_place_lists_its_countrys_index_by_default_and_any_index_anywhere() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let server = deployment.serve(&[]);
+
+    // London: the UK's Daily Air Quality Index joins the three every place lists.
+    let body = with_key(&server, &key, "conditions", "lat=51.5072&lon=-0.1276")
+        .await
+        .json();
+    assert_eq!(body["metadata"]["regionCode"], "gb", "{body}");
+    let hour = &body["data"]["hour"];
+    assert_eq!(
+        index_codes(hour),
+        ["ci", "eaqi", "usa_epa", "gbr_defra"],
+        "{hour}"
+    );
+    let daqi = &hour["indexes"][3];
+    let band = daqi["value"].as_u64().unwrap();
+    assert!((1..=10).contains(&band), "{daqi}");
+    assert!(
+        ["Low", "Moderate", "High", "Very High"].contains(&daqi["category"].as_str().unwrap()),
+        "{daqi}"
+    );
+    assert!(daqi["dominantPollutant"].is_string(), "{daqi}");
+    // A forecast lists it in every hour: the demo field has the day before each.
+    let body = with_key(&server, &key, "forecast", "lat=51.5072&lon=-0.1276&hours=3")
+        .await
+        .json();
+    for hour in body["data"]["hours"].as_array().unwrap() {
+        assert_eq!(
+            index_codes(hour).last().map(String::as_str),
+            Some("gbr_defra")
+        );
+    }
+
+    // The middle of the North Atlantic: no country, no national index.
+    let body = with_key(&server, &key, "conditions", "lat=35&lon=-30")
+        .await
+        .json();
+    assert_eq!(body["metadata"]["regionCode"], Value::Null, "{body}");
+    if !body["data"]["hour"].is_null() {
+        assert_eq!(
+            index_codes(&body["data"]["hour"]),
+            ["ci", "eaqi", "usa_epa"]
+        );
+    }
+
+    // India's index asked for in Berlin.
+    let body = with_key(
+        &server,
+        &key,
+        "conditions",
+        &format!("{PLACE}&indexes=ind_cpcb"),
+    )
+    .await
+    .json();
+    assert_eq!(body["metadata"]["regionCode"], "de", "{body}");
+    let hour = &body["data"]["hour"];
+    assert_eq!(index_codes(hour), ["ind_cpcb"], "{hour}");
+    assert!(
+        hour["indexes"][0]["value"].as_u64().unwrap() <= 500,
+        "{hour}"
+    );
+
+    // An unknown code is refused with every code the API computes.
+    let reply = with_key(
+        &server,
+        &key,
+        "conditions",
+        &format!("{PLACE}&indexes=uaqi"),
+    )
+    .await;
+    assert_eq!(reply.status, 400);
+    let detail = reply.json()["error"]["detail"].as_str().unwrap().to_owned();
+    for code in [
+        "ci",
+        "eaqi",
+        "usa_epa",
+        "gbr_defra",
+        "ind_cpcb",
+        "chn_mee",
+        "can_ec",
+    ] {
+        assert!(detail.contains(code), "{detail}");
+    }
+}
