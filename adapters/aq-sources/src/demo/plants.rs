@@ -18,25 +18,34 @@ use crate::values::{PlantCounts, Values};
 pub(super) fn plants(values: &Values, lat: f64, season_day: f64) -> PlantCounts {
     let band = |centre: f64, width: f64| (-((lat.abs() - centre) / width).powi(2)).exp();
     let season = |centre: f64, width: f64| bell(season_day, centre, width, YEAR_DAYS);
-    // A floor under each weight keeps every plant of a type present, and no type's weights
-    // all zero.
-    let weight = |w: f64| 1e-3 + w;
     let weights: [f64; N_PLANTS] = [
-        weight(season(85.0, 14.0) * band(52.0, 14.0)),
-        weight(season(110.0, 14.0) * band(55.0, 12.0)),
-        weight(season(130.0, 14.0) * band(38.0, 7.0)),
+        season(85.0, 14.0) * band(52.0, 14.0),
+        season(110.0, 14.0) * band(55.0, 12.0),
+        season(130.0, 14.0) * band(38.0, 7.0),
         1.0,
-        weight(season(220.0, 14.0)),
-        weight(season(245.0, 14.0) * band(42.0, 10.0)),
+        season(220.0, 14.0),
+        season(245.0, 14.0) * band(42.0, 10.0),
     ];
     let mut counts = [f64::NAN; N_PLANTS];
     for kind in PollenType::ALL {
         let Some(total) = values.get(Values::pollen_index(kind)) else {
             continue;
         };
-        let of_type: f64 = Plant::of_type(kind).map(|p| weights[p.index()]).sum();
+        let of_type = |p: Plant| weights[p.index()];
+        let most = Plant::of_type(kind).map(of_type).fold(0.0, f64::max);
+        // A plant far out of its season or its latitudes has none of the type's grains, not a
+        // trace of them: olive is not in season in Berlin.
+        let kept = |p: Plant| {
+            let w = of_type(p);
+            if w >= 0.01 * most { w } else { 0.0 }
+        };
+        let sum: f64 = Plant::of_type(kind).map(kept).sum();
         for p in Plant::of_type(kind) {
-            counts[p.index()] = total * weights[p.index()] / of_type;
+            counts[p.index()] = if sum > 0.0 {
+                total * kept(p) / sum
+            } else {
+                total / Plant::of_type(kind).map(|_| 1.0).sum::<f64>()
+            };
         }
     }
     PlantCounts(counts)
@@ -76,6 +85,13 @@ mod tests {
         assert!(late.get(Plant::Birch).unwrap() > late.get(Plant::Alder).unwrap());
         let olive = |lat| plants(&v, lat, 130.0).get(Plant::Olive).unwrap();
         assert!(olive(38.0) > 10.0 * olive(55.0));
+    }
+
+    #[test]
+    fn a_plant_far_from_its_season_or_latitudes_has_none() {
+        let v = values(100.0, 0.0, 0.0);
+        assert_eq!(plants(&v, 52.5, 110.0).get(Plant::Olive), Some(0.0));
+        assert!(plants(&v, 38.0, 130.0).get(Plant::Olive).unwrap() > 0.0);
     }
 
     #[test]
