@@ -14,7 +14,8 @@
 //! - [`national`]: the UK DAQI, India's NAQI, China's AQI and Canada's AQHI, each with its
 //!   publisher's averaging, categories and colours; [`CountryLookup`] ([`country`]): the port
 //!   answering the country of a place, which picks a place's national index.
-//! - [`PollenType`], [`PollenLevel`], [`GrainThresholds`]: pollen on a 0 to 5 scale.
+//! - [`PollenType`], [`PollenLevel`], [`GrainThresholds`]: pollen on a 0 to 5 scale;
+//!   [`Plant`] ([`plant`]): the plants of each type that the sources count one by one.
 //! - The ports [`AirQualitySource`] and [`ForecastSource`], which adapters implement, with
 //!   in-memory versions in [`memory`]; [`Provenance`]: the model runs or the newest
 //!   measurement behind an answer.
@@ -59,6 +60,7 @@ pub mod national;
 pub mod near_road;
 pub mod nowcast;
 pub mod observation;
+pub mod plant;
 pub mod pollen;
 pub mod pollen_day;
 pub mod pollutant;
@@ -83,11 +85,14 @@ pub use near_road::{NearRoadModel, NearbyRoads, RoadClass, RoadMap, RoadMapInfo,
 pub use observation::{
     Area, AreaError, ObservationQuery, ObservationSource, Reading, StationId, StationSeries,
 };
+pub use plant::Plant;
 pub use pollen::{
     GrainCountError, GrainLimits, GrainThresholds, PollenLevel, PollenLevelError, PollenLevels,
     PollenType,
 };
-pub use pollen_day::{DailyMeans, DailyPollenMean, PollenDay, PollenDays, PollenTypeDay};
+pub use pollen_day::{
+    DailyMeans, DailyPollenMean, PlantDay, PollenCounts, PollenDay, PollenDays, PollenTypeDay,
+};
 pub use pollutant::{
     Concentration, ConcentrationError, Concentrations, MOLAR_VOLUME_20C, MOLAR_VOLUME_25C,
     Pollutant, ReferenceConditions, STATED_AT,

@@ -12,11 +12,21 @@
 //! The days are the place's civil days ([`CivilDays`]), and [`daily_means`] is where every
 //! source with hourly counts turns them into days, so that a day means the same whatever the
 //! source.
+//!
+//! A source that counts plants one by one ([`Plant`]) gives each plant's day beside its type's
+//! ([`PlantDay`]), by the same rule: the mean of the plant's hourly counts over a day they
+//! cover three quarters of. A plant's level is its type's [`GrainThresholds`] applied to the
+//! plant's own mean. No count categories are published per plant, the plants of a type share
+//! the type's allergenic season and the grains of one plant are as many grains of its type, so
+//! a birch day of 100 grains/m³ reads as a tree day of 100 would. The type's value stays the
+//! level of the sum of its plants, which is what alerts compare: a tree day can be High while
+//! alder and birch are each Moderate.
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::civil::CivilDays;
+use crate::plant::{N_PLANTS, Plant, type_sums};
 use crate::pollen::{GrainThresholds, PollenLevel, PollenLevels, PollenType};
 use crate::provenance::Provenance;
 
@@ -30,12 +40,47 @@ pub struct PollenTypeDay {
     pub mean_grains_m3: Option<f64>,
 }
 
+/// One plant on one day: always from counts, since only sources that count grains tell the
+/// plants apart.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlantDay {
+    /// The level of the daily mean, on the thresholds of the plant's type.
+    pub level: PollenLevel,
+    /// The daily mean count in grains/m³.
+    pub mean_grains_m3: f64,
+}
+
+impl PlantDay {
+    /// Whether the plant is flowering that day: any of its grains are counted.
+    ///
+    /// ```
+    /// use aq_core::{PlantDay, PollenLevel};
+    ///
+    /// // Half a grain a cubic metre is level None, but grains are in the air.
+    /// let day = PlantDay { level: PollenLevel::NONE, mean_grains_m3: 0.5 };
+    /// assert!(day.in_season());
+    /// assert!(!PlantDay { mean_grains_m3: 0.0, ..day }.in_season());
+    /// ```
+    #[must_use]
+    pub fn in_season(&self) -> bool {
+        self.mean_grains_m3 > 0.0
+    }
+}
+
 /// The pollen of one civil day at one place.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PollenDay {
     /// The civil date at the place.
     pub date: NaiveDate,
     types: [Option<PollenTypeDay>; 3],
+    // Days serialised before plants were kept have none; days of a source of types alone keep
+    // their old form.
+    #[serde(default, skip_serializing_if = "no_plants")]
+    plants: [Option<PlantDay>; N_PLANTS],
+}
+
+fn no_plants(plants: &[Option<PlantDay>; N_PLANTS]) -> bool {
+    plants.iter().all(Option::is_none)
 }
 
 impl PollenDay {
@@ -45,6 +90,7 @@ impl PollenDay {
         Self {
             date,
             types: [None; 3],
+            plants: [None; N_PLANTS],
         }
     }
 
@@ -69,7 +115,7 @@ impl PollenDay {
     /// Whether no type is known: a day the source has nothing for.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.types.iter().all(Option::is_none)
+        self.types.iter().all(Option::is_none) && no_plants(&self.plants)
     }
 
     /// The value of `kind`, if known.
@@ -81,6 +127,26 @@ impl PollenDay {
     /// Records the value of `kind`.
     pub fn set(&mut self, kind: PollenType, value: PollenTypeDay) {
         self.types[kind as usize] = Some(value);
+    }
+
+    /// The value of `plant`, if the source tells it apart and it has one that day.
+    #[must_use]
+    pub fn plant(&self, plant: Plant) -> Option<PlantDay> {
+        self.plants[plant.index()]
+    }
+
+    /// Records the value of `plant`. The type's value is set on its own ([`PollenDay::set`]):
+    /// it is the level of the sum of the type's plants, not a level of the plants' levels.
+    pub fn set_plant(&mut self, plant: Plant, value: PlantDay) {
+        self.plants[plant.index()] = Some(value);
+    }
+
+    /// The plants that have a value, in [`Plant::ALL`] order (by type, then by name).
+    pub fn plants(&self) -> impl Iterator<Item = (Plant, PlantDay)> + '_ {
+        Plant::ALL
+            .into_iter()
+            .zip(self.plants)
+            .filter_map(|(p, v)| Some((p, v?)))
     }
 
     /// The levels alone, as alerts compare them.
@@ -96,7 +162,48 @@ impl PollenDay {
     }
 }
 
-/// Sums and counts one day's hourly pollen counts, per type.
+/// One hour's pollen counts in grains/m³, per type and, for a source that tells them apart,
+/// per plant; `None` where not measured.
+///
+/// ```
+/// use aq_core::pollen_day::PollenCounts;
+///
+/// // A source of types alone.
+/// let hour = PollenCounts::from([None, Some(12.0), None]);
+/// assert_eq!(hour.plants, [None; 6]);
+/// // Birch 40 and alder 2: 42 grains/m³ of tree pollen.
+/// let hour = PollenCounts::from_plants([Some(2.0), Some(40.0), None, None, None, None]);
+/// assert_eq!(hour.types, [Some(42.0), None, None]);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PollenCounts {
+    /// Tree, grass and weed ([`PollenType::ALL`] order).
+    pub types: [Option<f64>; 3],
+    /// Each plant ([`Plant::ALL`] order); all `None` for a source of types alone.
+    pub plants: [Option<f64>; N_PLANTS],
+}
+
+impl PollenCounts {
+    /// The counts of the plants, each type the sum of its plants ([`type_sums`]).
+    #[must_use]
+    pub fn from_plants(plants: [Option<f64>; N_PLANTS]) -> Self {
+        Self {
+            types: type_sums(plants),
+            plants,
+        }
+    }
+}
+
+impl From<[Option<f64>; 3]> for PollenCounts {
+    fn from(types: [Option<f64>; 3]) -> Self {
+        Self {
+            types,
+            plants: [None; N_PLANTS],
+        }
+    }
+}
+
+/// Sums and counts one day's hourly pollen counts, per type and per plant.
 ///
 /// ```
 /// use aq_core::pollen_day::DailyPollenMean;
@@ -118,18 +225,30 @@ impl PollenDay {
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DailyPollenMean {
-    sum: [f64; 3],
-    present: [u32; 3],
+    types: Tally<3>,
+    plants: Tally<N_PLANTS>,
     hours: u32,
 }
 
-impl DailyPollenMean {
-    /// Adds one hour of the day: the counts of tree, grass and weed pollen in grains/m³,
-    /// `None` where not measured. An hour counts towards the day's length either way.
-    // Inlined into the sources' crates, which add every hour of every position of a batch.
+/// The sum and the number of hourly counts of each of `N` quantities.
+#[derive(Debug, Clone, Copy)]
+struct Tally<const N: usize> {
+    sum: [f64; N],
+    present: [u32; N],
+}
+
+impl<const N: usize> Default for Tally<N> {
+    fn default() -> Self {
+        Self {
+            sum: [0.0; N],
+            present: [0; N],
+        }
+    }
+}
+
+impl<const N: usize> Tally<N> {
     #[inline]
-    pub fn add_hour(&mut self, counts: [Option<f64>; 3]) {
-        self.hours += 1;
+    fn add(&mut self, counts: [Option<f64>; N]) {
         for (i, count) in counts.into_iter().enumerate() {
             if let Some(c) = usable(count) {
                 self.sum[i] += c;
@@ -138,28 +257,60 @@ impl DailyPollenMean {
         }
     }
 
+    /// The mean of quantity `i` over a day of `hours` hours, when its counts cover at least
+    /// three quarters of them.
+    fn mean(&self, i: usize, hours: u32) -> Option<f64> {
+        let n = self.present[i];
+        (n > 0 && 4 * n >= 3 * hours).then(|| self.sum[i] / f64::from(n))
+    }
+}
+
+impl DailyPollenMean {
+    /// Adds one hour of the day: its counts ([`PollenCounts`], or the counts of tree, grass and
+    /// weed pollen alone) in grains/m³, `None` where not measured. An hour counts towards the
+    /// day's length either way.
+    // Inlined into the sources' crates, which add every hour of every position of a batch.
+    #[inline]
+    pub fn add_hour(&mut self, counts: impl Into<PollenCounts>) {
+        let counts = counts.into();
+        self.hours += 1;
+        self.types.add(counts.types);
+        self.plants.add(counts.plants);
+    }
+
     /// Whether any hour had any count.
     #[must_use]
     pub fn any(&self) -> bool {
-        self.present.iter().any(|&n| n > 0)
+        self.types.present.iter().any(|&n| n > 0) || self.plants.present.iter().any(|&n| n > 0)
     }
 
-    /// The day: each type whose counts cover at least three quarters of its hours.
+    /// The day: each type and each plant whose counts cover at least three quarters of its
+    /// hours, a plant's level on its type's thresholds.
     #[must_use]
     pub fn day(&self, date: NaiveDate, thresholds: &GrainThresholds) -> PollenDay {
         let mut day = PollenDay::new(date);
         for (i, kind) in PollenType::ALL.into_iter().enumerate() {
-            let n = self.present[i];
-            if n == 0 || 4 * n < 3 * self.hours {
-                continue;
-            }
-            let mean = self.sum[i] / f64::from(n);
-            if let Ok(level) = thresholds.level(kind, mean) {
+            if let Some(mean) = self.types.mean(i, self.hours)
+                && let Ok(level) = thresholds.level(kind, mean)
+            {
                 day.set(
                     kind,
                     PollenTypeDay {
                         level,
                         mean_grains_m3: Some(mean),
+                    },
+                );
+            }
+        }
+        for (i, plant) in Plant::ALL.into_iter().enumerate() {
+            if let Some(mean) = self.plants.mean(i, self.hours)
+                && let Ok(level) = thresholds.level(plant.pollen_type(), mean)
+            {
+                day.set_plant(
+                    plant,
+                    PlantDay {
+                        level,
+                        mean_grains_m3: mean,
                     },
                 );
             }
@@ -217,10 +368,12 @@ pub struct DailyMeans<T> {
 }
 
 /// Each of `civil`'s days from the counts `hourly` gives at each of its whole UTC hours
-/// (seconds since the epoch): tree, grass and weed in grains/m³, `None` where the source has
-/// none, beside a note of the source's own about the hour (where its counts come from; `()`
+/// (seconds since the epoch): tree, grass and weed in grains/m³ (with the plants', for a
+/// source that tells them apart: [`PollenCounts`]), `None` where the source has none, beside
+/// a note of the source's own about the hour (where its counts come from; `()`
 /// when it has nothing to say). Each type's value of a day is the level of its daily mean
-/// ([`DailyPollenMean`]). `None` (not covered) when no hour of any day has a count.
+/// ([`DailyPollenMean`]), and so is each plant's. `None` (not covered) when no hour of any day
+/// has a count.
 ///
 /// `hourly` is called once for each hour, in order.
 ///
@@ -249,10 +402,10 @@ pub struct DailyMeans<T> {
 /// // The last hour behind a value: 21:00 UTC, the last hour of 10 June in Berlin.
 /// assert_eq!(*means.behind.last().unwrap(), end - 9 * 3600);
 /// ```
-pub fn daily_means<T>(
+pub fn daily_means<T, C: Into<PollenCounts>>(
     civil: &CivilDays,
     thresholds: &GrainThresholds,
-    mut hourly: impl FnMut(i64) -> ([Option<f64>; 3], T),
+    mut hourly: impl FnMut(i64) -> (C, T),
 ) -> Option<DailyMeans<T>> {
     let mut seen = false;
     let mut days = Vec::with_capacity(civil.len());
@@ -263,9 +416,10 @@ pub fn daily_means<T>(
         let mut mean = DailyPollenMean::default();
         for t in civil.hours(k) {
             let (counts, note) = hourly(t);
-            let counts = counts.map(usable);
+            let counts: PollenCounts = counts.into();
             mean.add_hour(counts);
-            hours.push((counts.map(|c| c.is_some()), note));
+            // A plant's hour is its type's too: a type with a value is behind every plant's.
+            hours.push((counts.types.map(|c| usable(c).is_some()), note));
         }
         seen |= mean.any();
         let day = mean.day(civil.date(k), thresholds);
@@ -427,5 +581,104 @@ mod tests {
         let day = PollenDay::from_levels(date, &levels);
         assert_eq!(day.levels(), levels);
         assert_eq!(day.get(PollenType::Weed).unwrap().mean_grains_m3, None);
+    }
+
+    /// Birch and alder all day, olive for 17 hours only, grass all day; no weed.
+    fn plants_day() -> PollenDay {
+        let date = NaiveDate::from_ymd_opt(2026, 4, 10).unwrap();
+        let mut mean = DailyPollenMean::default();
+        for hour in 0..24 {
+            let birch = if (10..16).contains(&hour) {
+                120.0
+            } else {
+                40.0
+            };
+            mean.add_hour(PollenCounts::from_plants([
+                Some(3.0),
+                Some(birch),
+                (hour < 17).then_some(50.0),
+                Some(6.0),
+                None,
+                None,
+            ]));
+        }
+        mean.day(date, &GrainThresholds::default())
+    }
+
+    #[test]
+    fn a_days_plants_have_their_own_means_and_levels_on_their_types_thresholds() {
+        let day = plants_day();
+        let birch = day.plant(Plant::Birch).unwrap();
+        assert_eq!(birch.mean_grains_m3, 60.0);
+        // 60 grains/m³ is Moderate for trees (15 to 90), where it would be High for grass.
+        assert_eq!(birch.level.name(), "Moderate");
+        let alder = day.plant(Plant::Alder).unwrap();
+        assert_eq!(
+            (alder.mean_grains_m3, alder.level.name()),
+            (3.0, "Very low")
+        );
+        let grass = day.plant(Plant::Grass).unwrap();
+        assert_eq!(
+            (grass.mean_grains_m3, grass.level.name()),
+            (6.0, "Moderate")
+        );
+        assert!(birch.in_season() && alder.in_season());
+        // The plants come by type, then by name; weeds have none.
+        let listed: Vec<Plant> = day.plants().map(|(p, _)| p).collect();
+        assert_eq!(listed, [Plant::Alder, Plant::Birch, Plant::Grass]);
+    }
+
+    #[test]
+    fn a_plant_needs_three_quarters_of_its_hours_as_a_type_does() {
+        let day = plants_day();
+        assert!(day.plant(Plant::Olive).is_none(), "17 of 24 hours");
+        assert!(day.plant(Plant::Ragweed).is_none());
+        // The type sums what was counted each hour: olive's 17 hours are in the tree mean.
+        let tree = day.get(PollenType::Tree).unwrap().mean_grains_m3.unwrap();
+        let expected = 3.0 + 60.0 + 50.0 * 17.0 / 24.0;
+        assert!((tree - expected).abs() < 1e-9, "{tree}");
+        assert!(day.get(PollenType::Weed).is_none());
+    }
+
+    #[test]
+    fn a_types_mean_is_the_sum_of_its_plants_when_they_share_their_hours() {
+        let date = NaiveDate::from_ymd_opt(2026, 8, 20).unwrap();
+        let mut mean = DailyPollenMean::default();
+        for hour in 0..24u32 {
+            let h = f64::from(hour);
+            mean.add_hour(PollenCounts::from_plants([
+                None,
+                None,
+                None,
+                None,
+                Some(2.0 + h),
+                Some(0.5 * h),
+            ]));
+        }
+        let day = mean.day(date, &GrainThresholds::default());
+        let weed = day.get(PollenType::Weed).unwrap();
+        let plants: f64 = day.plants().map(|(_, v)| v.mean_grains_m3).sum();
+        assert_eq!(weed.mean_grains_m3, Some(plants));
+        // Each plant's level is no higher than its type's.
+        assert!(day.plants().all(|(_, v)| v.level <= weed.level));
+    }
+
+    #[test]
+    fn a_day_serialised_without_plants_reads_with_none() {
+        let date = NaiveDate::from_ymd_opt(2026, 6, 10).unwrap();
+        let levels = PollenLevels::default().with(PollenType::Grass, PollenLevel::VERY_HIGH);
+        let day = PollenDay::from_levels(date, &levels);
+        let json = serde_json::to_value(day).unwrap();
+        assert!(json.get("plants").is_none(), "{json}");
+        assert_eq!(serde_json::from_value::<PollenDay>(json).unwrap(), day);
+
+        // A day with plants keeps them (whole grains here: JSON's decimals read back exactly).
+        let day = plants_day();
+        let back: PollenDay = serde_json::from_str(&serde_json::to_string(&day).unwrap()).unwrap();
+        assert_eq!(
+            back.plants().collect::<Vec<_>>(),
+            day.plants().collect::<Vec<_>>()
+        );
+        assert_eq!(back.levels(), day.levels());
     }
 }

@@ -16,7 +16,9 @@
 //! - times are respected: a place answered at two times gives each time its own answer in the
 //!   mixed batch (checked through the single-query answers);
 //! - the narrower answers agree with the full one: `sample_ci` gives `sample`'s CIs, and
-//!   `sample_exposure` its CIs and PM2.5.
+//!   `sample_exposure` its CIs and PM2.5;
+//! - a pollen day's plants belong to types the day has, and no plant's mean count exceeds its
+//!   type's.
 //!
 //! The suite panics with a message naming the broken rule, like any test assertion.
 
@@ -284,7 +286,9 @@ pub async fn check_forecast(source: &dyn ForecastSource, expect: &ForecastExpect
 }
 
 /// The days of a lookup lie within the outlook: the same dates from today and the same levels
-/// (the counts beside them are the source's own), and a position with days has an outlook.
+/// (the counts beside them are the source's own), and a position with days has an outlook. A
+/// day's plants are of types it has, and no plant's mean exceeds its type's: a type's grains are
+/// its plants' grains summed.
 async fn check_pollen_days(
     source: &dyn ForecastSource,
     positions: &[Position],
@@ -322,6 +326,24 @@ async fn check_pollen_days(
                 &day.levels(),
                 levels,
                 "{name}: position {k}, {date}: the levels of a lookup are the outlook's"
+            );
+            check_plants(&name, day);
+        }
+    }
+}
+
+fn check_plants(name: &str, day: &aq_core::PollenDay) {
+    let date = day.date;
+    for (plant, value) in day.plants() {
+        let kind = plant.pollen_type();
+        let of_type = day
+            .get(kind)
+            .unwrap_or_else(|| panic!("{name}: {date}: {plant} has a value, {kind} none"));
+        if let Some(total) = of_type.mean_grains_m3 {
+            assert!(
+                value.mean_grains_m3 <= total * (1.0 + 1e-9),
+                "{name}: {date}: {plant}'s mean {} exceeds {kind}'s {total}",
+                value.mean_grains_m3
             );
         }
     }

@@ -5,8 +5,8 @@
 //! longitudes and answers with a list), for the hours the batch needs, with
 //! `timeformat=unixtime` so that times are unambiguous UTC seconds. Variables requested:
 //! `pm10`, `pm2_5`, `nitrogen_dioxide`, `ozone`, `sulphur_dioxide`, `carbon_monoxide` (µg/m³,
-//! the micro sign accepted as U+00B5 or U+03BC) and the six pollen variables (grains/m³),
-//! aggregated as
+//! the micro sign accepted as U+00B5 or U+03BC) and the six pollen variables (grains/m³), one
+//! per [`Plant`], kept as plants and aggregated into types as
 //!
 //! | type | Open-Meteo variables |
 //! |---|---|
@@ -14,8 +14,10 @@
 //! | grass | `grass_pollen` |
 //! | weed | `mugwort_pollen` + `ragweed_pollen` |
 //!
-//! (a sum over the variables that have a value; missing when none has). The tree sum is a lower
-//! bound of the tree pollen in the air: the model forecasts only these three species. A query is answered with
+//! (a sum over the variables that have a value; missing when none has:
+//! [`aq_core::plant::type_sums`]). The tree sum is a lower bound of the tree pollen in the air:
+//! the model forecasts only these three species. A day's plants ([`aq_core::PlantDay`]) are the
+//! daily means of their own variables. A query is answered with
 //! its grid cell's value at the nearest whole hour. `null`s and absent variables mean not
 //! measured; a cell and hour with no pollutant that has an EAQI band is not covered, as is any
 //! hour outside the window the API serves (see [`OpenMeteoConfig::past_days`]).
@@ -36,7 +38,7 @@ use aq_core::civil::CivilDays;
 use aq_core::pollen_day::daily_means;
 use aq_core::{
     AirQualitySource, AirSample, EaqiBands, ForecastSource, GrainThresholds, HourlyCi,
-    HourlyConcentrations, PollenDays, PollenOutlook, PollenType, Pollutant, Position, Provenance,
+    HourlyConcentrations, Plant, PollenDays, PollenOutlook, Pollutant, Position, Provenance,
     SampleQuery, SourceError, SourceInfo, SourceReach,
 };
 use runtime_core::Clock;
@@ -44,7 +46,7 @@ use runtime_core::Clock;
 use crate::cache::TimedCache;
 use crate::grid::{Cell, Grid};
 use crate::http::{self, ConfigError};
-use crate::values::Values;
+use crate::values::{CellHour, Values};
 
 const NAME: &str = "open-meteo";
 
@@ -86,7 +88,8 @@ pub struct OpenMeteoConfig {
     /// few times a day.
     pub cache_ttl_s: u64,
     /// At most about this many cell-hours are kept; when full, each new one evicts the one
-    /// least likely to be asked for again. Default 500,000 (some 60 MB).
+    /// least likely to be asked for again. Default 500,000 (some 85 MB: each cell-hour holds
+    /// the six plants' pollen beside the quantities).
     pub cache_capacity: usize,
     /// Hours further back than this many days are not covered (no request is made). Default 92,
     /// the API's limit for `past_days`.
@@ -141,7 +144,7 @@ pub struct OpenMeteo {
     endpoint: reqwest::Url,
     config: OpenMeteoConfig,
     grid: Grid,
-    cache: TimedCache<Key, Values>,
+    cache: TimedCache<Key, CellHour>,
     clock: Arc<dyn Clock>,
 }
 
@@ -162,13 +165,13 @@ const POLLUTANT_VARS: [(&str, Pollutant); 6] = [
     ("carbon_monoxide", Pollutant::Co),
 ];
 
-const POLLEN_VARS: [(&str, PollenType); 6] = [
-    ("alder_pollen", PollenType::Tree),
-    ("birch_pollen", PollenType::Tree),
-    ("olive_pollen", PollenType::Tree),
-    ("grass_pollen", PollenType::Grass),
-    ("mugwort_pollen", PollenType::Weed),
-    ("ragweed_pollen", PollenType::Weed),
+const POLLEN_VARS: [(&str, Plant); 6] = [
+    ("alder_pollen", Plant::Alder),
+    ("birch_pollen", Plant::Birch),
+    ("olive_pollen", Plant::Olive),
+    ("grass_pollen", Plant::Grass),
+    ("mugwort_pollen", Plant::Mugwort),
+    ("ragweed_pollen", Plant::Ragweed),
 ];
 
 impl OpenMeteo {
@@ -228,7 +231,7 @@ impl OpenMeteo {
 
     /// The values of every key, from the cache or fetched in as few requests as the
     /// configuration allows.
-    async fn lookup(&self, keys: &[Key]) -> Result<HashMap<Key, Values>, SourceError> {
+    async fn lookup(&self, keys: &[Key]) -> Result<HashMap<Key, CellHour>, SourceError> {
         let now = self.clock.now();
         let mut found = HashMap::with_capacity(keys.len());
         let mut wanted: BTreeMap<Cell, (i64, i64)> = BTreeMap::new();
@@ -244,7 +247,7 @@ impl OpenMeteo {
                     found.insert(key, v);
                 }
                 None if key.2 < first || key.2 > last => {
-                    found.insert(key, Values::MISSING);
+                    found.insert(key, CellHour::MISSING);
                 }
                 None => {
                     let range = wanted.entry((key.0, key.1)).or_insert((key.2, key.2));
@@ -261,7 +264,7 @@ impl OpenMeteo {
             .chunks(self.config.max_locations_per_request)
             .map(<[_]>::to_vec)
             .collect();
-        let fetched: Vec<Vec<(Key, Values)>> = stream::iter(chunks)
+        let fetched: Vec<Vec<(Key, CellHour)>> = stream::iter(chunks)
             .map(|chunk| self.fetch(chunk))
             .buffer_unordered(self.config.concurrency)
             .try_collect()
@@ -275,11 +278,11 @@ impl OpenMeteo {
     }
 
     /// One request for `chunk`'s cells over the union of their hour ranges; every hour of the
-    /// range comes back, missing ones as [`Values::MISSING`].
+    /// range comes back, missing ones as [`CellHour::MISSING`].
     async fn fetch(
         &self,
         chunk: Vec<(Cell, (i64, i64))>,
-    ) -> Result<Vec<(Key, Values)>, SourceError> {
+    ) -> Result<Vec<(Key, CellHour)>, SourceError> {
         let start = chunk.iter().map(|c| c.1.0).min().unwrap_or(0);
         let end = chunk.iter().map(|c| c.1.1).max().unwrap_or(0);
         let (mut lats, mut lons) = (Vec::new(), Vec::new());
@@ -312,7 +315,7 @@ impl OpenMeteo {
         let mut out = Vec::new();
         for (&(cell, _), by_hour) in chunk.iter().zip(locations) {
             for hour in start..=end {
-                let values = by_hour.get(&hour).copied().unwrap_or(Values::MISSING);
+                let values = by_hour.get(&hour).copied().unwrap_or(CellHour::MISSING);
                 out.push(((cell.0, cell.1, hour), values));
             }
         }
@@ -339,7 +342,11 @@ impl OpenMeteo {
         let per = hours as usize + 1;
         Ok(keys
             .chunks(per)
-            .map(|ks| ks.iter().map(|k| found.get(k).and_then(&value)).collect())
+            .map(|ks| {
+                ks.iter()
+                    .map(|k| found.get(k).and_then(|h| value(&h.values)))
+                    .collect()
+            })
             .collect())
     }
 
@@ -379,7 +386,7 @@ impl OpenMeteo {
             .map(|(&p, c)| {
                 let means = daily_means(c, &self.config.pollen, |t| {
                     let values = found.get(&self.key_at(p, t)).copied();
-                    (values.unwrap_or(Values::MISSING).pollen_counts(), ())
+                    (values.unwrap_or(CellHour::MISSING).pollen_counts(), ())
                 })?;
                 Some(
                     PollenDays::new(means.days)
@@ -415,7 +422,11 @@ impl AirQualitySource for OpenMeteo {
         let found = self.lookup(&keys).await?;
         Ok(keys
             .iter()
-            .map(|k| found.get(k).and_then(|v| v.air_sample(&self.config.bands)))
+            .map(|k| {
+                found
+                    .get(k)
+                    .and_then(|h| h.values.air_sample(&self.config.bands))
+            })
             .collect())
     }
 }
@@ -476,8 +487,8 @@ impl ForecastSource for OpenMeteo {
         self.pollen(positions, at, days).await
     }
 
-    /// Each civil day's mean count and level, from the model's hourly counts; the runs are not
-    /// named, as for the hours ([`UNNAMED_RUN`]).
+    /// Each civil day's mean count and level, per type and per plant, from the model's hourly
+    /// counts; the runs are not named, as for the hours ([`UNNAMED_RUN`]).
     async fn pollen_days(
         &self,
         positions: &[Position],

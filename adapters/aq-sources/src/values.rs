@@ -1,8 +1,10 @@
-//! The nine quantities the sources carry, in one flat array so that hot loops need no allocation.
+//! The nine quantities the sources carry, in one flat array so that hot loops need no allocation,
+//! and the plants' pollen counts that the sources which tell plants apart keep beside them.
 
+use aq_core::plant::N_PLANTS;
 use aq_core::{
-    CleanlinessIndex, Concentration, Concentrations, EaqiBands, GrainThresholds, PollenLevels,
-    PollenType, Pollutant, RequiredPollutants,
+    CleanlinessIndex, Concentration, Concentrations, EaqiBands, GrainThresholds, Plant,
+    PollenCounts, PollenLevels, PollenType, Pollutant, RequiredPollutants,
 };
 
 /// Number of quantities: the six pollutants of [`Pollutant::ALL`], then tree, grass and weed
@@ -130,5 +132,48 @@ impl Values {
             }
         }
         levels
+    }
+}
+
+/// Pollen counts of each plant in grains/m³ ([`Plant::ALL`] order); NaN marks a missing value.
+/// Apart from [`Values`], which the station sources accumulate quantity by quantity and which
+/// name no plant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PlantCounts(pub(crate) [f64; N_PLANTS]);
+
+impl PlantCounts {
+    pub(crate) const MISSING: PlantCounts = PlantCounts([f64::NAN; N_PLANTS]);
+
+    pub(crate) fn get(&self, plant: Plant) -> Option<f64> {
+        let v = self.0[plant.index()];
+        (!v.is_nan()).then_some(v)
+    }
+
+    pub(crate) fn counts(&self) -> [Option<f64>; N_PLANTS] {
+        Plant::ALL.map(|p| self.get(p))
+    }
+}
+
+/// One place and hour of a source that tells plants apart: its quantities, each pollen type's
+/// count the sum of its plants', and the plants' counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct CellHour {
+    pub(crate) values: Values,
+    pub(crate) plants: PlantCounts,
+}
+
+impl CellHour {
+    pub(crate) const MISSING: CellHour = CellHour {
+        values: Values::MISSING,
+        plants: PlantCounts::MISSING,
+    };
+
+    /// The hour's counts of types and plants, as [`aq_core::pollen_day::daily_means`] reads an
+    /// hour.
+    pub(crate) fn pollen_counts(&self) -> PollenCounts {
+        PollenCounts {
+            types: self.values.pollen_counts(),
+            plants: self.plants.counts(),
+        }
     }
 }

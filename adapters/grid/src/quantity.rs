@@ -5,7 +5,8 @@ use aq_core::{
 };
 
 /// A quantity held on the grid: one of the six pollutants (µg/m³) or one pollen type
-/// (grains/m³, the sum of its species).
+/// (grains/m³, the sum of its species). Plants ([`aq_core::Plant`]) are told apart only while
+/// the messages are read (docs/cams.md): the store holds types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Quantity {
     /// A pollutant's mass concentration in µg/m³.

@@ -21,9 +21,9 @@ use crate::error::ErrorEnvelope;
 use crate::lookups::backtest::{BacktestEpisodeBody, BacktestResponse};
 use crate::lookups::wire::{
     AdviceBody, BasisBody, ConditionsData, ConditionsResponse, DataSourceBody, FusionBody,
-    HourBody, HoursData, HoursResponse, IndexBody, LookupMetadata, ModelRunBody, PollenData,
-    PollenDayBody, PollenResponse, PollenTypeBody, PollenTypesBody, PollutantBody, PollutantsBody,
-    PositionBody, UsAqiBody,
+    HourBody, HoursData, HoursResponse, IndexBody, LookupMetadata, ModelRunBody, PlantBody,
+    PollenData, PollenDayBody, PollenResponse, PollenTypeBody, PollenTypesBody, PollutantBody,
+    PollutantsBody, PositionBody, UsAqiBody,
 };
 use crate::provenance::DataSourceMember;
 use crate::state::ApiConfig;
@@ -205,6 +205,7 @@ fn metrics() {}
         PollenDayBody,
         PollenTypesBody,
         PollenTypeBody,
+        PlantBody,
         BacktestResponse,
         BacktestEpisodeBody
     )),

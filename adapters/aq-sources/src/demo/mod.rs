@@ -14,7 +14,9 @@
 //!   longitude) with morning and evening rush hours and quieter weekends; more particulates in
 //!   winter (heating), more ozone in summer afternoons, and pollen seasons by latitude and day
 //!   of year (trees in spring, grasses in early summer, weeds in late summer), mirrored in the
-//!   southern hemisphere.
+//!   southern hemisphere;
+//! - *plants* (module `plants`): each type's count shared among its plants by their own
+//!   seasons within the type's (alder before birch, olive in the south), adding up to the type.
 //!
 //! The seed drives a [`Pcg64`] generator, whose output is the same on every platform and
 //! release of `rand_pcg`, so a seed names the same weather and roads everywhere. The values are
@@ -24,6 +26,7 @@
 
 mod calendar;
 mod cities;
+mod plants;
 #[cfg(test)]
 mod tests;
 mod weather;
@@ -42,7 +45,7 @@ use aq_core::{
     SourceInfo,
 };
 
-use crate::values::Values;
+use crate::values::{CellHour, Values};
 use aq_core::position::unit_vector;
 
 use self::calendar::{LocalTime, YEAR_DAYS, bell};
@@ -248,13 +251,27 @@ impl DemoField {
         HourlyCi::covered(start, values).map(|s| s.with_provenance(Provenance::Synthetic))
     }
 
-    /// `civil`'s days at `position` from the field's hourly counts, as for measured sources.
+    /// `civil`'s days at `position` from the field's hourly counts, as for measured sources,
+    /// with its plants.
     fn pollen_means(&self, position: Position, civil: &CivilDays) -> Option<DailyMeans<()>> {
         let place = self.place(position);
         daily_means(civil, &self.pollen, |t| {
             let time = DateTime::<Utc>::from_timestamp(t, 0).unwrap_or(DateTime::<Utc>::MIN_UTC);
-            (self.values_at(&place, time).pollen_counts(), ())
+            (self.cell_hour(&place, time).pollen_counts(), ())
         })
+    }
+
+    /// [`DemoField::values_at`] with the plants of its pollen types.
+    fn cell_hour(&self, place: &Place, time: DateTime<Utc>) -> CellHour {
+        let values = self.values_at(place, time);
+        let (lon, lat) = (place.position.lon(), place.position.lat());
+        // Seconds since the epoch fit an f64 exactly for any date the service will see.
+        #[allow(clippy::cast_precision_loss)]
+        let local = LocalTime::at(time.timestamp() as f64, lon, lat);
+        CellHour {
+            values,
+            plants: plants::plants(&values, lat, local.season_day),
+        }
     }
 
     /// Each civil day's level from the daily mean of the hourly counts; the field always has

@@ -104,6 +104,19 @@ async fn forecast_is_the_field_at_future_times() {
             .mean_grains_m3
             .is_some()
     );
+    // Every plant has a day, and a type's mean is the sum of its plants' means.
+    for day in &days.days {
+        assert_eq!(day.plants().count(), aq_core::Plant::ALL.len());
+        for kind in aq_core::PollenType::ALL {
+            let of_type: f64 = day
+                .plants()
+                .filter(|(p, _)| p.pollen_type() == kind)
+                .map(|(_, v)| v.mean_grains_m3)
+                .sum();
+            let mean = day.get(kind).unwrap().mean_grains_m3.unwrap();
+            assert!((of_type - mean).abs() < 1e-9, "{kind} on {}", day.date);
+        }
+    }
     // The concentrations beside it are those the CI was derived from.
     let air = f.hourly_concentrations(&[p], start, 6).await.unwrap();
     let air = air[0].as_ref().unwrap();

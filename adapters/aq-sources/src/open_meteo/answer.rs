@@ -4,13 +4,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use aq_core::plant::{N_PLANTS, type_sums};
 use aq_core::{PollenType, Pollutant, SourceError};
 use chrono::NaiveDateTime;
 use serde_json::Value as Json;
 
 use super::{POLLEN_VARS, POLLUTANT_VARS, SERVICE};
 use crate::http;
-use crate::values::Values;
+use crate::values::{CellHour, Values};
 
 /// One hour of one location as read.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,13 +22,18 @@ pub struct Hour {
     /// The tree, grass and weed pollen in grains/m³ ([`PollenType::ALL`] order), each the sum
     /// of the species the answer gives; `None` where it gives none.
     pub pollen: [Option<f64>; 3],
+    /// Each plant's pollen in grains/m³ ([`aq_core::Plant::ALL`] order); `None` where the
+    /// answer gives none.
+    pub plants: [Option<f64>; N_PLANTS],
 }
 
-impl From<Values> for Hour {
-    fn from(values: Values) -> Self {
+impl From<CellHour> for Hour {
+    fn from(hour: CellHour) -> Self {
+        let values = hour.values;
         Self {
             pollutants: Pollutant::ALL.map(|p| values.get(Values::pollutant_index(p))),
             pollen: PollenType::ALL.map(|k| values.get(Values::pollen_index(k))),
+            plants: hour.plants.counts(),
         }
     }
 }
@@ -43,6 +49,7 @@ impl From<Values> for Hour {
 /// let hours = read(body.as_bytes(), 1).unwrap();
 /// let hour = hours[0][&(1_777_881_600 / 3600)];
 /// assert_eq!((hour.pollutants[0], hour.pollen[1]), (Some(11.5), None));
+/// assert_eq!(hour.plants, [None; 6]);
 /// // One location answered for two asked.
 /// assert!(read(body.as_bytes(), 2).is_err());
 /// ```
@@ -64,7 +71,7 @@ pub fn read(body: &[u8], locations: usize) -> Result<Vec<BTreeMap<i64, Hour>>, S
 pub(super) fn read_values(
     body: &[u8],
     locations: usize,
-) -> Result<Vec<HashMap<i64, Values>>, SourceError> {
+) -> Result<Vec<HashMap<i64, CellHour>>, SourceError> {
     let doc: Json = serde_json::from_slice(body)
         .map_err(|e| SourceError::InvalidResponse(format!("{SERVICE} sent invalid JSON: {e}")))?;
     let answered: Vec<&Json> = match &doc {
@@ -99,7 +106,7 @@ fn invalid(message: String) -> SourceError {
 }
 
 /// One location's hourly values by hour since the epoch.
-fn location(location: &Json) -> Result<HashMap<i64, Values>, SourceError> {
+fn location(location: &Json) -> Result<HashMap<i64, CellHour>, SourceError> {
     let hourly = location
         .get("hourly")
         .and_then(Json::as_object)
@@ -122,7 +129,7 @@ fn location(location: &Json) -> Result<HashMap<i64, Values>, SourceError> {
             other => Err(invalid(format!("time {other} is neither seconds nor text"))),
         })
         .collect::<Result<_, _>>()?;
-    let mut rows: Vec<Values> = vec![Values::MISSING; hours.len()];
+    let mut rows: Vec<CellHour> = vec![CellHour::MISSING; hours.len()];
     let column = |var: &str, expected: &str| -> Result<Option<&Vec<Json>>, SourceError> {
         let Some(values) = hourly.get(var) else {
             return Ok(None);
@@ -152,29 +159,26 @@ fn location(location: &Json) -> Result<HashMap<i64, Values>, SourceError> {
             let i = Values::pollutant_index(pollutant);
             for (row, v) in rows.iter_mut().zip(values) {
                 if let Some(x) = number(v) {
-                    row.0[i] = x;
+                    row.values.0[i] = x;
                 }
             }
         }
     }
-    for (var, kind) in POLLEN_VARS {
+    for (var, plant) in POLLEN_VARS {
         if let Some(values) = column(var, "grains/m³")? {
-            let i = Values::pollen_index(kind);
             for (row, v) in rows.iter_mut().zip(values) {
                 if let Some(x) = number(v) {
-                    // Types made of several plants add up; the first value replaces "missing".
-                    row.0[i] = if row.0[i].is_nan() { x } else { row.0[i] + x };
+                    row.plants.0[plant.index()] = x;
                 }
             }
         }
     }
-    // A sum past the largest `f64` is no count: missing, as a value that is not a number is.
+    // Each type is the sum of its plants, by the rule every source shares (a sum past the
+    // largest `f64` is no count).
     for row in &mut rows {
-        for kind in PollenType::ALL {
-            let i = Values::pollen_index(kind);
-            if row.0[i].is_infinite() {
-                row.0[i] = f64::NAN;
-            }
+        let sums = type_sums(row.plants.counts());
+        for (kind, sum) in PollenType::ALL.into_iter().zip(sums) {
+            row.values.0[Values::pollen_index(kind)] = sum.unwrap_or(f64::NAN);
         }
     }
     Ok(hours.into_iter().zip(rows).collect())
@@ -193,5 +197,7 @@ mod tests {
         let hours = read(body, 1).unwrap();
         assert_eq!(hours[0][&0].pollen, [None, Some(2.0), None]);
         assert_eq!(hours[0][&1].pollen, [Some(1e308 + 1.0), Some(3.0), None]);
+        // The plants stay as sent.
+        assert_eq!(hours[0][&0].plants[..2], [Some(1e308), Some(1e308)]);
     }
 }

@@ -1,6 +1,6 @@
 use std::sync::atomic::{AtomicU16, Ordering};
 
-use aq_core::Concentrations;
+use aq_core::{Concentrations, PollenType};
 use chrono::{NaiveDateTime, TimeZone, Timelike};
 use runtime_core::FixedClock;
 use serde_json::{Value as Json, json};
@@ -266,6 +266,38 @@ async fn pollen_adds_up_plants_and_takes_daily_means() {
         let derived = c.and_then(|c| EaqiBands::default().ci(&c));
         assert_eq!(derived, *ci, "the CI comes from these concentrations");
     }
+}
+
+#[tokio::test]
+async fn pollen_days_keep_each_plant_the_answer_gives() {
+    let server = TestServer::start(fixture).await;
+    let s = source(&server.base_url);
+    let days = s
+        .pollen_days(&[pos(13.4, 52.5), pos(13.4, 65.0)], now(), 2)
+        .await
+        .unwrap();
+    let day = days[0].as_ref().unwrap().days[0];
+    let plants: Vec<(Plant, f64, u8, bool)> = day
+        .plants()
+        .map(|(p, v)| (p, v.mean_grains_m3, v.level.value(), v.in_season()))
+        .collect();
+    // Olive is null every hour: left out. Alder 5 is Very low and birch 20 Moderate on the
+    // tree thresholds, grass 3 Low; mugwort and ragweed are counted at 0, out of season.
+    assert_eq!(
+        plants,
+        [
+            (Plant::Alder, 5.0, 1, true),
+            (Plant::Birch, 20.0, 3, true),
+            (Plant::Grass, 3.0, 2, true),
+            (Plant::Mugwort, 0.0, 0, false),
+            (Plant::Ragweed, 0.0, 0, false),
+        ]
+    );
+    // The type is the sum of its plants, its level that of the sum.
+    let tree = day.get(PollenType::Tree).unwrap();
+    assert_eq!(tree.mean_grains_m3, Some(25.0));
+    assert_eq!(tree.level.value(), 3);
+    assert!(days[1].is_none(), "only nulls: no plant either");
 }
 
 #[tokio::test]

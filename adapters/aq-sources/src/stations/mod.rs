@@ -17,6 +17,9 @@
 //! Every value is optional; an empty CSV cell or a JSON `null` means "not measured". Values must
 //! be finite and not negative.
 //!
+//! The files name pollen types, not plants: a trap's daily report is often by type, and a
+//! station's days of pollen therefore have no plants ([`aq_core::PollenDay::plants`] is empty).
+//!
 //! **CSV**: a header row naming the columns (in any order, case-insensitive; `pm2_5` and
 //! `pm2.5` are accepted for `pm25`, `longitude`/`latitude` for `lon`/`lat`), then one reading a
 //! row. Lines starting with `#` are comments. Columns whose name starts with `_` are ignored;

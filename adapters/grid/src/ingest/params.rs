@@ -28,7 +28,7 @@
 //! A European mass density whose magnitudes are those of µg/m³ is read as µg/m³
 //! ([`looks_like_ug_m3`]).
 
-use aq_core::{Concentration, PollenType, Pollutant};
+use aq_core::{Concentration, Plant, Pollutant};
 
 use crate::field::Product;
 use crate::quantity::Quantity;
@@ -230,8 +230,9 @@ impl Unit {
 pub(crate) enum Target {
     /// A quantity of its own.
     Quantity(Quantity),
-    /// One species, summed into its pollen type.
-    PollenSpecies(PollenType),
+    /// One plant's species, summed into its pollen type: the store holds types, and a plant
+    /// is known here, where the messages are read, and no further.
+    PollenSpecies(Plant),
 }
 
 /// A recognised message: its product, where it goes and its unit.
@@ -366,12 +367,16 @@ fn gas(constituent: u16) -> Option<Pollutant> {
     }
 }
 
-/// The pollen type of a species; olive is a tree, as Google's Pollen API counts it.
-fn pollen(constituent: u16) -> Option<PollenType> {
+/// The plant of a species (its type is [`Plant::pollen_type`]: olive is a tree, as Google's
+/// Pollen API counts it).
+fn pollen(constituent: u16) -> Option<Plant> {
     match constituent {
-        62100 | 62101 | 64002 => Some(PollenType::Tree),
-        62300 => Some(PollenType::Grass),
-        62200 | 62201 => Some(PollenType::Weed),
+        62100 => Some(Plant::Alder),
+        62101 => Some(Plant::Birch),
+        64002 => Some(Plant::Olive),
+        62300 => Some(Plant::Grass),
+        62200 => Some(Plant::Ragweed),
+        62201 => Some(Plant::Mugwort),
         _ => None,
     }
 }

@@ -50,12 +50,12 @@ fn every_documented_european_key_pair_is_read_to_its_quantity() {
         (0, 5, pollutant(Pollutant::No2)),
         (0, 8, pollutant(Pollutant::So2)),
         (0, 4, pollutant(Pollutant::Co)),
-        (59, 62100, Target::PollenSpecies(PollenType::Tree)),
-        (59, 62101, Target::PollenSpecies(PollenType::Tree)),
-        (59, 64002, Target::PollenSpecies(PollenType::Tree)),
-        (59, 62300, Target::PollenSpecies(PollenType::Grass)),
-        (59, 62201, Target::PollenSpecies(PollenType::Weed)),
-        (59, 62200, Target::PollenSpecies(PollenType::Weed)),
+        (59, 62100, Target::PollenSpecies(Plant::Alder)),
+        (59, 62101, Target::PollenSpecies(Plant::Birch)),
+        (59, 64002, Target::PollenSpecies(Plant::Olive)),
+        (59, 62300, Target::PollenSpecies(Plant::Grass)),
+        (59, 62201, Target::PollenSpecies(Plant::Mugwort)),
+        (59, 62200, Target::PollenSpecies(Plant::Ragweed)),
     ];
     for (number, constituent, target) in table {
         let r = recognise(Product::Europe, 0, &t40(number, constituent, 0, SURFACE))

@@ -229,7 +229,7 @@ pub(crate) fn plan<R: Read + Seek>(
         let product = recognised.product;
         let (quantity, summed) = match recognised.target {
             Target::Quantity(q) => (q, false),
-            Target::PollenSpecies(kind) => (Quantity::Pollen(kind), true),
+            Target::PollenSpecies(plant) => (Quantity::Pollen(plant.pollen_type()), true),
         };
         let batch = batches
             .entry((product, run.timestamp()))

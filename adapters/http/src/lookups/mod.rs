@@ -312,24 +312,23 @@ pub(crate) async fn conditions(
     let name = source.info().name;
     let mut notes = hour_notes(&name, 1, answered, source.reach(), false);
     notes.extend(language_note(&query));
-    Ok(labelled(ConditionsResponse {
-        metadata: metadata(
-            source.as_ref(),
-            query.position,
-            country,
-            Answered {
-                requested: 1,
-                answered,
-                newest_hour: hour.map(|h| h.time),
-                provenance: place.provenance,
-            },
-            notes,
-            fusion_of(fused, hour.as_slice(), asked),
-        ),
-        data: ConditionsData {
-            hour: hour
-                .as_ref()
-                .map(|h| {
+    Ok(labelled(
+        ConditionsResponse {
+            metadata: metadata(
+                source.as_ref(),
+                query.position,
+                country,
+                Answered {
+                    requested: 1,
+                    answered,
+                    newest_hour: hour.map(|h| h.time),
+                    provenance: place.provenance,
+                },
+                notes,
+                fusion_of(fused, hour.as_slice(), asked),
+            ),
+            data: ConditionsData {
+                hour: hour.as_ref().map(|h| {
                     hour_body(
                         &codes,
                         place.air.as_ref(),
@@ -338,9 +337,11 @@ pub(crate) async fn conditions(
                         answer_language(&query),
                     )
                 }),
+            },
+            error: None,
         },
-        error: None,
-    }, answer_language(&query)))
+        answer_language(&query),
+    ))
 }
 
 /// `GET /insights/v1/forecast`: hours from the current hour on.
@@ -413,37 +414,40 @@ async fn hours_answer(
     let name = source.info().name;
     let mut notes = hour_notes(&name, count, answered, source.reach(), newest_first);
     notes.extend(language_note(query));
-    Ok(labelled(HoursResponse {
-        metadata: metadata(
-            source.as_ref(),
-            query.position,
-            country,
-            Answered {
-                requested: count,
-                answered,
-                newest_hour: newest,
-                provenance: place.provenance,
+    Ok(labelled(
+        HoursResponse {
+            metadata: metadata(
+                source.as_ref(),
+                query.position,
+                country,
+                Answered {
+                    requested: count,
+                    answered,
+                    newest_hour: newest,
+                    provenance: place.provenance,
+                },
+                notes,
+                fusion_of(fused, &hours, state.clock().now()),
+            ),
+            data: HoursData {
+                hours: hours
+                    .iter()
+                    .map(|h| {
+                        hour_body(
+                            &codes,
+                            air.as_ref(),
+                            h,
+                            fused_at(fused, h).as_ref(),
+                            answer_language(query),
+                        )
+                    })
+                    .collect(),
+                next_page_token: history.flatten(),
             },
-            notes,
-            fusion_of(fused, &hours, state.clock().now()),
-        ),
-        data: HoursData {
-            hours: hours
-                .iter()
-                .map(|h| {
-                    hour_body(
-                        &codes,
-                        air.as_ref(),
-                        h,
-                        fused_at(fused, h).as_ref(),
-                        answer_language(query),
-                    )
-                })
-                .collect(),
-            next_page_token: history.flatten(),
+            error: None,
         },
-        error: None,
-    }, answer_language(query)))
+        answer_language(query),
+    ))
 }
 
 /// `GET /insights/v1/pollen`: civil days from today at the place.
@@ -491,21 +495,24 @@ pub(crate) async fn pollen(
         ));
     }
     notes.extend(language_note(&query));
-    Ok(labelled(PollenResponse {
-        metadata: metadata(
-            source.as_ref(),
-            query.position,
-            state.countries().country(query.position),
-            Answered {
-                requested: query.count,
-                answered,
-                newest_hour: None,
-                provenance: answer.provenance,
-            },
-            notes,
-            None,
-        ),
-        data: PollenData { days },
-        error: None,
-    }, answer_language(&query)))
+    Ok(labelled(
+        PollenResponse {
+            metadata: metadata(
+                source.as_ref(),
+                query.position,
+                state.countries().country(query.position),
+                Answered {
+                    requested: query.count,
+                    answered,
+                    newest_hour: None,
+                    provenance: answer.provenance,
+                },
+                notes,
+                None,
+            ),
+            data: PollenData { days },
+            error: None,
+        },
+        answer_language(&query),
+    ))
 }

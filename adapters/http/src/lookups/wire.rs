@@ -6,8 +6,8 @@ use alerts_core::advice::{aq_advice, pollen_advice};
 use alerts_core::change::Direction;
 use alerts_core::rule::Audience;
 use aq_core::{
-    AirHour, FusedHour, PollenDay, PollenLevel, PollenType, Pollutant, Position, Provenance,
-    SourceInfo, SourceReach,
+    AirHour, FusedHour, Plant, PlantDay, PollenDay, PollenLevel, PollenType, Pollutant, Position,
+    Provenance, SourceInfo, SourceReach,
 };
 use chrono::{DateTime, NaiveDate, Utc};
 use i18n_core::Language;
@@ -389,6 +389,61 @@ pub(crate) struct PollenDayBody {
     pub date: NaiveDate,
     /// Per type; a type the source has no value for that day is absent.
     pub types: PollenTypesBody,
+    /// Per plant, for a source that counts plants one by one: ordered by type (tree, grass,
+    /// weed), then by display name. A plant the source has no value for that day is left out;
+    /// a source of types alone (station files) gives none. A type's mean count is the sum of
+    /// its plants' (within rounding, when they are counted over the same hours).
+    pub plants: Vec<PlantBody>,
+}
+
+/// One plant on one day.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PlantBody {
+    /// The plant's stable code: `alder`, `birch`, `olive`, `grass`, `mugwort` or `ragweed`.
+    pub code: &'static str,
+    /// The plant's name in the answer's language (in English: `Alder`, `Birch`, `Olive`,
+    /// `Grasses`, `Mugwort` or `Ragweed`).
+    pub display_name: &'static str,
+    /// The pollen type the plant counts towards: `tree`, `grass` or `weed`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// 0 (None) to 5 (Very high): the plant's daily mean count on its type's thresholds.
+    #[schema(minimum = 0, maximum = 5)]
+    pub level: u8,
+    /// The level's name in the answer's language (in English: `None`, `Very low`, `Low`,
+    /// `Moderate`, `High` or `Very high`).
+    pub category: &'static str,
+    /// The level's colour, a CSS hex string (`#rrggbb`), as for the types.
+    #[schema(pattern = "^#[0-9a-f]{6}$")]
+    pub color: &'static str,
+    /// Whether the plant is flowering here that day: any of its grains are counted (a mean
+    /// above zero, even one whose level is None).
+    pub in_season: bool,
+    /// The day's mean count in grains/m³, rounded to 0.1.
+    pub mean_grains_m3: f64,
+}
+
+/// The name of `plant` in `language`: the catalogue's `plant-` and its code.
+pub(crate) fn plant_name(plant: Plant, language: Language) -> &'static str {
+    language
+        .get(&format!("plant-{}", plant.code()))
+        .unwrap_or(plant.display_name())
+}
+
+impl PlantBody {
+    fn new(plant: Plant, day: PlantDay, language: Language) -> Self {
+        Self {
+            code: plant.code(),
+            display_name: plant_name(plant, language),
+            kind: plant.pollen_type().name(),
+            level: day.level.value(),
+            category: language.label("pollen-level", day.level.name()),
+            color: day.level.colour(),
+            in_season: day.in_season(),
+            mean_grains_m3: tenth(day.mean_grains_m3),
+        }
+    }
 }
 
 /// The pollen types of a day.
@@ -531,6 +586,10 @@ impl PollenDayBody {
                 grass: kind(PollenType::Grass),
                 weed: kind(PollenType::Weed),
             },
+            plants: day
+                .plants()
+                .map(|(plant, v)| PlantBody::new(plant, v, language))
+                .collect(),
         }
     }
 }
@@ -568,6 +627,10 @@ mod tests {
                 // reads as it did before the catalogue.
                 assert_eq!(Language::English.label(&code.scale(), category), category);
             }
+        }
+        for plant in Plant::ALL {
+            ids.push(format!("plant-{}", plant.code()));
+            assert_eq!(plant_name(plant, Language::English), plant.display_name());
         }
         for language in Language::ALL {
             for id in &ids {
@@ -658,5 +721,60 @@ mod tests {
             (none.stations_used, none.newest_observation_age_minutes),
             (0, None)
         );
+    }
+
+    #[test]
+    fn a_days_plants_are_listed_by_type_then_name_with_their_own_levels() {
+        use aq_core::GrainThresholds;
+        use aq_core::pollen_day::{DailyPollenMean, PollenCounts};
+
+        let mut mean = DailyPollenMean::default();
+        for _ in 0..24 {
+            // Ragweed 12.34, mugwort none at all, birch 0.4, grasses 25.
+            mean.add_hour(PollenCounts::from_plants([
+                None,
+                Some(0.4),
+                None,
+                Some(25.0),
+                None,
+                Some(12.34),
+            ]));
+        }
+        let date = NaiveDate::from_ymd_opt(2026, 8, 20).unwrap();
+        let day = mean.day(date, &GrainThresholds::default());
+        let body = serde_json::to_value(PollenDayBody::new(&day, Language::English)).unwrap();
+        let plants = body["plants"].as_array().unwrap();
+        let codes: Vec<&str> = plants.iter().map(|p| p["code"].as_str().unwrap()).collect();
+        assert_eq!(codes, ["birch", "grass", "ragweed"]);
+        let birch = &plants[0];
+        assert_eq!(birch["displayName"], "Birch");
+        assert_eq!(birch["type"], "tree");
+        // Under a grain a cubic metre is level None, but the birch is flowering.
+        assert_eq!(
+            (birch["level"].as_u64(), birch["category"].as_str()),
+            (Some(0), Some("None"))
+        );
+        assert_eq!(birch["inSeason"], true);
+        assert_eq!(birch["color"], "#b4b4b4");
+        let ragweed = &plants[2];
+        assert_eq!(ragweed["meanGrainsM3"], 12.3);
+        assert_eq!(ragweed["category"], "Moderate");
+        assert_eq!(plants[1]["displayName"], "Grasses");
+        assert_eq!(plants[1]["category"], "High");
+        // A day of a source of types alone has no plants.
+        let levels = aq_core::PollenLevels::default().with(PollenType::Tree, PollenLevel::NONE);
+        let body = serde_json::to_value(PollenDayBody::new(
+            &PollenDay::from_levels(date, &levels),
+            Language::English,
+        ));
+        assert_eq!(body.unwrap()["plants"], serde_json::json!([]));
+        // In another language the names change and the codes stay.
+        let german = serde_json::to_value(PollenDayBody::new(&day, Language::German)).unwrap();
+        assert_eq!(german["plants"][0]["code"], "birch");
+        assert_eq!(
+            german["plants"][0]["displayName"],
+            Language::German.text("plant-birch")
+        );
+        assert_ne!(german["plants"][0]["displayName"], "Birch");
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use aq_core::epa::AqiCategory;
-use aq_core::{CiCategory, PollenLevel};
+use aq_core::{CiCategory, Plant, PollenLevel, PollenType};
 use i18n_core::Language;
 
 use super::contract::{KEY_SCHEME, error, retry_later};
@@ -150,8 +150,10 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                 &format!(
                     "`days` civil days from today at the place (its own time zone), 1 to {} \
                      (default {}): per type (tree, grass, weed) the level 0 to 5 with its \
-                     name and the daily mean count. Days and types the source has no values \
-                     for are absent. A day's model runs (`metadata.dataSource.modelRuns`) \
+                     name and the daily mean count, and per plant (`plants`, by type then \
+                     name) the same of the plant's own daily mean, for a source that counts \
+                     plants one by one. Days, types and plants the source has no values for \
+                     are absent. A day's model runs (`metadata.dataSource.modelRuns`) \
                      are those of the hours its mean was taken over.",
                     POLLEN_DAYS.max, POLLEN_DAYS.default
                 ),
@@ -320,6 +322,20 @@ pub(crate) fn name_categories(doc: &mut Value) {
     schemas["IndexBody"]["properties"]["eeaCategory"]["enum"] = json!(eea);
     schemas["UsAqiBody"]["properties"]["category"]["enum"] = json!(epa);
     schemas["PollenTypeBody"]["properties"]["category"]["enum"] = json!(pollen);
+    let plant = &mut schemas["PlantBody"]["properties"];
+    plant["category"]["enum"] = json!(pollen);
+    plant["code"]["enum"] = json!(Plant::ALL.map(Plant::code));
+    let mut plant_names: Vec<&str> = Vec::new();
+    for language in Language::ALL {
+        for p in Plant::ALL {
+            let name = crate::lookups::wire::plant_name(p, language);
+            if !plant_names.contains(&name) {
+                plant_names.push(name);
+            }
+        }
+    }
+    plant["displayName"]["enum"] = json!(plant_names);
+    plant["type"]["enum"] = json!(PollenType::ALL.map(PollenType::name));
     let mut every: Vec<&str> = IndexCode::ALL
         .iter()
         .flat_map(|c| names(&c.scale(), &c.categories()))

@@ -247,6 +247,65 @@ async fn every_lookup_answers_on_the_demo_field_with_the_index_of_route_scores()
 }
 
 #[tokio::test]
+async fn pollen_days_list_each_plant_with_its_type_adding_up_to_the_types_mean() {
+    let deployment = Deployment::new();
+    let key = deployment.new_key();
+    let server = deployment.serve(&[]);
+    let (lat, lon) = BERLIN;
+    let (_, data) = lookup(
+        &server,
+        &key,
+        "pollen",
+        &format!("lat={lat}&lon={lon}&days=3"),
+    )
+    .await;
+    let days = data["days"].as_array().unwrap();
+    assert_eq!(days.len(), 3, "{data}");
+    let expected = [
+        ("alder", "Alder", "tree"),
+        ("birch", "Birch", "tree"),
+        ("olive", "Olive", "tree"),
+        ("grass", "Grasses", "grass"),
+        ("mugwort", "Mugwort", "weed"),
+        ("ragweed", "Ragweed", "weed"),
+    ];
+    for day in days {
+        // The demo field tells every plant apart, every day, by type then name.
+        let plants = day["plants"].as_array().unwrap();
+        let listed: Vec<(&str, &str, &str)> = plants
+            .iter()
+            .map(|p| {
+                let text = |k: &str| p[k].as_str().unwrap();
+                (text("code"), text("displayName"), text("type"))
+            })
+            .collect();
+        assert_eq!(listed, expected, "{day}");
+        for plant in plants {
+            let mean = plant["meanGrainsM3"].as_f64().unwrap();
+            assert!(plant["level"].as_u64().unwrap() <= 5, "{plant}");
+            assert!(plant["color"].as_str().unwrap().starts_with('#'), "{plant}");
+            // A count shown as 0.0 may be a trace under 0.05 grains/m³, still in season.
+            assert!(plant["inSeason"] == true || mean == 0.0, "{plant}");
+        }
+        for kind in ["tree", "grass", "weed"] {
+            let sum: f64 = plants
+                .iter()
+                .filter(|p| p["type"] == kind)
+                .map(|p| p["meanGrainsM3"].as_f64().unwrap())
+                .sum();
+            let mean = day["types"][kind]["meanGrainsM3"].as_f64().unwrap();
+            // Each mean is rounded to 0.1 on its own, half a tenth at most: three plants and
+            // their type at most two tenths apart.
+            let within = 0.2 + 1e-9;
+            assert!(
+                (sum - mean).abs() <= within,
+                "{kind}: {sum} against {mean} in {day}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn bad_input_is_refused_naming_the_parameter() {
     let deployment = Deployment::new();
     let key = deployment.new_key();
@@ -469,6 +528,8 @@ async fn a_station_files_pollen_days_are_observed_until_the_newest_reading_behin
         "{data}"
     );
     assert_eq!(days[0]["types"]["grass"]["level"], json!(3), "{data}");
+    // Station files name types, not plants.
+    assert_eq!(days[0]["plants"], json!([]), "{data}");
     let source = &meta["dataSource"];
     assert_eq!(source["basis"], "observations", "{meta}");
     assert_eq!(source["modelRuns"], json!([]));
@@ -523,11 +584,14 @@ async fn fake_open_meteo(Query(q): Query<AirQualityQuery>) -> axum::Json<Value> 
                     .collect()
             };
             json!({"hourly_units": {"pm2_5": "µg/m³", "nitrogen_dioxide": "µg/m³",
-                                    "ozone": "µg/m³", "grass_pollen": "grains/m³"},
+                                    "ozone": "µg/m³", "grass_pollen": "grains/m³",
+                                    "birch_pollen": "grains/m³"},
                    "hourly": {"time": times, "pm2_5": column(&fake_pm25),
                               "nitrogen_dioxide": column(&|_| 20.0),
                               "ozone": column(&|_| 60.0),
-                              "grass_pollen": column(&|_| 30.0)}})
+                              "grass_pollen": column(&|_| 30.0),
+                              "birch_pollen": column(&|_| 0.4),
+                              "alder_pollen": column(&|_| 0.0)}})
         })
         .collect();
     axum::Json(if locations.len() == 1 {
@@ -630,9 +694,32 @@ async fn open_meteo_answers_through_its_api_with_its_window() {
     );
     assert_eq!(days[0]["types"]["grass"]["meanGrainsM3"], json!(30.0));
     assert_eq!(days[0]["types"]["grass"]["level"], json!(4));
+    // Alder and birch: tree pollen of 0.4 grains/m³, under Very low but in season.
+    assert_eq!(days[0]["types"]["tree"]["meanGrainsM3"], json!(0.4));
+    assert_eq!(days[0]["types"]["tree"]["category"], "None");
     assert!(
-        days[0]["types"].get("tree").is_none(),
-        "the fake sends no tree pollen"
+        days[0]["types"].get("weed").is_none(),
+        "the fake sends no weed pollen"
+    );
+    // Each variable the fake sends is a plant; the others are left out.
+    let plants: Vec<(&str, &str, bool)> = days[0]["plants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let (code, category) = (p["code"].as_str(), p["category"].as_str());
+            (code.unwrap(), category.unwrap(), p["inSeason"] == true)
+        })
+        .collect();
+    assert_eq!(
+        plants,
+        [
+            ("alder", "None", false),
+            ("birch", "None", true),
+            ("grass", "High", true)
+        ],
+        "{}",
+        days[0]
     );
 
     // North of 60° the model has nothing: a 200 with every hour absent.
