@@ -142,21 +142,34 @@ mod tests {
     #[test]
     fn every_cell_has_its_own_text_in_every_language_of_the_catalogue() {
         for language in Language::ALL {
+            let english = Language::English;
             for direction in DIRECTIONS {
-                for audience in Audience::ALL {
-                    for category in CiCategory::ALL {
+                for category in CiCategory::ALL {
+                    let texts: HashSet<_> = Audience::ALL
+                        .iter()
+                        .map(|&a| aq_advice(language, a, direction, category))
+                        .collect();
+                    assert_eq!(texts.len(), Audience::ALL.len(), "{language} {category:?}");
+                    for audience in Audience::ALL {
                         let text = aq_advice(language, audience, direction, category);
                         assert!(text.ends_with('.'), "{language} {audience:?} {category:?}");
-                        if language != Language::English {
-                            assert_ne!(
-                                text,
-                                aq_advice(Language::English, audience, direction, category)
-                            );
+                        if language != english {
+                            assert_ne!(text, aq_advice(english, audience, direction, category));
                         }
                     }
-                    for level in levels() {
+                }
+                for level in levels() {
+                    let texts: HashSet<_> = Audience::ALL
+                        .iter()
+                        .map(|&a| pollen_advice(language, a, direction, level))
+                        .collect();
+                    assert_eq!(texts.len(), Audience::ALL.len(), "{language} {level:?}");
+                    for audience in Audience::ALL {
                         let text = pollen_advice(language, audience, direction, level);
                         assert!(text.ends_with('.'), "{language} {audience:?} {level:?}");
+                        if language != english {
+                            assert_ne!(text, pollen_advice(english, audience, direction, level));
+                        }
                     }
                 }
             }

@@ -489,3 +489,83 @@ fn previews_match_the_rule_horizon_and_sensitivity() {
         }
     }
 }
+
+#[test]
+fn a_rule_in_another_language_fills_its_placeholders_and_defaults_in_it() {
+    use i18n_core::{Arg, Language};
+    let german = |message| {
+        RuleSpec::new(
+            DataType::Pollen,
+            Forecast::Days(1),
+            Sensitivity::Medium,
+            message,
+        )
+        .unwrap()
+        .with_language(Language::German)
+    };
+    let custom = german(MessageSpec::Custom {
+        deterioration: "{kind}: {category}, {duration}".into(),
+        improvement: "{kind} sinkt".into(),
+    });
+    let msg = preview(&custom, Direction::Deterioration, &MessageConfig::default());
+    // The sample lasts to the end of the days read: "at least 1 day".
+    let one_day = Language::German.format("duration-days", &[("n", Arg::Number(1))]);
+    let expected = format!(
+        "{}: {}, {}",
+        Language::German.text("pollen-type-grass"),
+        Language::German.label("pollen-level", "Moderate"),
+        Language::German.format("duration-at-least", &[("duration", Arg::Text(&one_day))])
+    );
+    assert_eq!(msg.description, expected);
+    assert!(!msg.description.contains("grass") && !msg.description.contains("day"));
+    let default = preview(
+        &german(MessageSpec::Default),
+        Direction::Improvement,
+        &MessageConfig::default(),
+    );
+    assert_eq!(
+        default.description,
+        Language::German.format(
+            "alert-pollen-drop",
+            &[
+                ("day", Arg::Number(1)),
+                ("kind", Arg::Text("grass")),
+                ("size", Arg::Number(2))
+            ]
+        )
+    );
+    assert_ne!(
+        default.description,
+        "Tomorrow grass pollen levels will moderately drop."
+    );
+    assert_eq!(
+        default.recommendation,
+        advice::pollen_advice(
+            Language::German,
+            Audience::General,
+            Direction::Improvement,
+            lvl(2)
+        )
+    );
+}
+
+#[test]
+fn the_us_aqi_shown_in_a_description_says_its_bound_in_the_rules_language() {
+    use i18n_core::Language;
+    for language in Language::ALL {
+        let above = ShownAqi::UsEpaAtLeast(201).text(language);
+        let at_least = ShownAqi::UsEpaAtLeast(350).text(language);
+        assert!(
+            above.contains("200") && at_least.contains("350"),
+            "{language}: {above} {at_least}"
+        );
+        assert!(
+            above.contains("US AQI") || above.contains("AQI"),
+            "{language}: {above}"
+        );
+    }
+    assert_eq!(
+        ShownAqi::UsEpaAtLeast(201).text(Language::English),
+        "US AQI above 200"
+    );
+}

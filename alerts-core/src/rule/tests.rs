@@ -102,6 +102,29 @@ fn a_stored_rule_without_repeat_reads_as_every_and_once_round_trips() {
 }
 
 #[test]
+fn a_stored_rule_without_language_reads_as_english_and_others_round_trip() {
+    use i18n_core::Language;
+    let stored =
+        r#"{"type":"aq","forecast":"6h","sensitivity":"medium","message":{"kind":"default"}}"#;
+    let spec: RuleSpec = serde_json::from_str(stored).unwrap();
+    assert_eq!(spec.language(), Language::English);
+    assert_eq!(
+        serde_json::to_string(&spec).unwrap(),
+        stored,
+        "English is not written"
+    );
+    let german = spec.with_language(Language::German);
+    let json = serde_json::to_string(&german).unwrap();
+    assert!(json.ends_with(r#","language":"de"}"#), "{json}");
+    assert_eq!(serde_json::from_str::<RuleSpec>(&json).unwrap(), german);
+    let bad = json.replace(r#""de""#, r#""sv""#);
+    let err = serde_json::from_str::<RuleSpec>(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`sv` is not a language"), "{err}");
+}
+
+#[test]
 fn forecast_text_round_trips_and_refuses_others() {
     for f in AQ_HORIZONS.iter().chain(POLLEN_HORIZONS.iter()) {
         assert_eq!(f.to_string().parse::<Forecast>().unwrap(), *f);

@@ -184,8 +184,9 @@ pub fn reading(hours: &[Option<Concentrations>]) -> Option<NationalReading> {
         .into_iter()
         .filter_map(|p| Some((p, pollutant_iaqi(hours, p)?)))
         .collect();
-    let (dominant, _) = highest(subs.iter().map(|&(p, (i, _))| (p, i)))?;
-    let (value, at_least) = subs.iter().find(|(p, _)| *p == dominant).map(|&(_, s)| s)?;
+    // Compared as (value, at least): on a tie the value that is only a lower bound sets the
+    // index, so a reading at the table's end never hides one past it.
+    let (dominant, (value, at_least)) = highest(subs.iter().copied())?;
     // At most 500, so the cast cannot truncate.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let value = (value - 1e-9).ceil().clamp(0.0, 500.0) as u16;

@@ -180,8 +180,9 @@ pub fn reading(hours: &[Option<Concentrations>]) -> Option<NationalReading> {
     if subs.len() < 3 || !particles {
         return None;
     }
-    let (dominant, _) = highest(subs.iter().map(|&(p, (i, _))| (p, i)))?;
-    let (value, at_least) = subs.iter().find(|(p, _)| *p == dominant).map(|&(_, s)| s)?;
+    // Compared as (value, at least): on a tie the value that is only a lower bound sets the
+    // index, so a reading at the table's end never hides one past it.
+    let (dominant, (value, at_least)) = highest(subs.iter().copied())?;
     let value = round_half_up(value);
     Some(NationalReading {
         value,

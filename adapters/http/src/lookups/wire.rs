@@ -389,8 +389,8 @@ pub(crate) struct PollenDayBody {
     pub date: NaiveDate,
     /// Per type; a type the source has no value for that day is absent.
     pub types: PollenTypesBody,
-    /// Per plant, for a source that counts plants one by one: ordered by type (tree, grass,
-    /// weed), then by display name. A plant the source has no value for that day is left out;
+    /// Per plant, for a source that counts plants one by one: in one fixed order, by type
+    /// (tree, grass, weed), then by English name, whatever the language. A plant the source has no value for that day is left out;
     /// a source of types alone (station files) gives none. A type's mean count is the sum of
     /// its plants' (within rounding, when they are counted over the same hours).
     pub plants: Vec<PlantBody>,

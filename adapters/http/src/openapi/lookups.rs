@@ -151,7 +151,7 @@ pub(crate) fn operations() -> Vec<(&'static str, Value)> {
                     "`days` civil days from today at the place (its own time zone), 1 to {} \
                      (default {}): per type (tree, grass, weed) the level 0 to 5 with its \
                      name and the daily mean count, and per plant (`plants`, by type then \
-                     name) the same of the plant's own daily mean, for a source that counts \
+                     English name) the same of the plant's own daily mean, for a source that counts \
                      plants one by one. Days, types and plants the source has no values for \
                      are absent. A day's model runs (`metadata.dataSource.modelRuns`) \
                      are those of the hours its mean was taken over.",
