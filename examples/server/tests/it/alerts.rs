@@ -23,7 +23,7 @@ const LINE_MEMBERS: [&str; 7] = [
 
 /// The members for programs after the spec's, in their order (`probability` only from a source
 /// with an uncertainty, which the demo field is not).
-const PROGRAM_MEMBERS: [&str; 10] = [
+const PROGRAM_MEMBERS: [&str; 11] = [
     "rule_id",
     "evaluated_at",
     "direction",
@@ -34,6 +34,7 @@ const PROGRAM_MEMBERS: [&str; 10] = [
     "peak",
     "ends_at",
     "duration",
+    "language",
 ];
 
 /// Points near large cities, where the demo field's traffic cycle moves the indices most;

@@ -247,7 +247,10 @@ async fn every_lookup_answers_on_the_demo_field_with_the_index_of_route_scores()
 }
 
 #[tokio::test]
-async fn pollen_days_list_each_plant_with_its_type_adding_up_to_the_types_mean() {
+async fn the_served_demo_field_counts_pollen_by_type_on_its_grid_and_lists_no_plants() {
+    // The server lays the demo field on a grid, and the grid store keeps pollen types (the
+    // CAMS grids' layout): its days list no plants, as the documentation says; Open-Meteo's
+    // plants through the server are checked in `open_meteo_answers_through_its_api_with_its_window`.
     let deployment = Deployment::new();
     let key = deployment.new_key();
     let server = deployment.serve(&[]);
@@ -261,46 +264,10 @@ async fn pollen_days_list_each_plant_with_its_type_adding_up_to_the_types_mean()
     .await;
     let days = data["days"].as_array().unwrap();
     assert_eq!(days.len(), 3, "{data}");
-    let expected = [
-        ("alder", "Alder", "tree"),
-        ("birch", "Birch", "tree"),
-        ("olive", "Olive", "tree"),
-        ("grass", "Grasses", "grass"),
-        ("mugwort", "Mugwort", "weed"),
-        ("ragweed", "Ragweed", "weed"),
-    ];
     for day in days {
-        // The demo field tells every plant apart, every day, by type then name.
-        let plants = day["plants"].as_array().unwrap();
-        let listed: Vec<(&str, &str, &str)> = plants
-            .iter()
-            .map(|p| {
-                let text = |k: &str| p[k].as_str().unwrap();
-                (text("code"), text("displayName"), text("type"))
-            })
-            .collect();
-        assert_eq!(listed, expected, "{day}");
-        for plant in plants {
-            let mean = plant["meanGrainsM3"].as_f64().unwrap();
-            assert!(plant["level"].as_u64().unwrap() <= 5, "{plant}");
-            assert!(plant["color"].as_str().unwrap().starts_with('#'), "{plant}");
-            // A count shown as 0.0 may be a trace under 0.05 grains/m³, still in season.
-            assert!(plant["inSeason"] == true || mean == 0.0, "{plant}");
-        }
+        assert_eq!(day["plants"], json!([]), "{day}");
         for kind in ["tree", "grass", "weed"] {
-            let sum: f64 = plants
-                .iter()
-                .filter(|p| p["type"] == kind)
-                .map(|p| p["meanGrainsM3"].as_f64().unwrap())
-                .sum();
-            let mean = day["types"][kind]["meanGrainsM3"].as_f64().unwrap();
-            // Each mean is rounded to 0.1 on its own, half a tenth at most: three plants and
-            // their type at most two tenths apart.
-            let within = 0.2 + 1e-9;
-            assert!(
-                (sum - mean).abs() <= within,
-                "{kind}: {sum} against {mean} in {day}"
-            );
+            assert!(day["types"][kind]["meanGrainsM3"].is_number(), "{day}");
         }
     }
 }
