@@ -567,5 +567,9 @@ async fn a_newcomer_configures_alerts_in_the_browser_and_sees_the_delivery() {
             .ends_with("/signin"),
         "signed out"
     );
-    driver.quit().await.unwrap();
+    // Closing the browser is tidying, not what this test promises: on a loaded machine the
+    // driver can answer it late or with an error, and the driver is killed when dropped anyway.
+    if let Err(error) = driver.quit().await {
+        eprintln!("the browser did not close cleanly: {error}");
+    }
 }
