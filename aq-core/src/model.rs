@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::plant::{N_PLANTS, Plant};
 use crate::pollen::PollenType;
 use crate::pollutant::Concentrations;
 use crate::position::Position;
@@ -12,15 +13,18 @@ use crate::source::SourceInfo;
 /// Every quantity a model gives at one place and time.
 ///
 /// ```
-/// use aq_core::{Concentration, Concentrations, ModelHour, Pollutant, PollenType};
+/// use aq_core::{Concentration, Concentrations, ModelHour, Plant, Pollutant, PollenType};
 ///
+/// // Birch 100 and alder 20 of the tree pollen; grass counted as a type alone.
 /// let hour = ModelHour {
 ///     concentrations: Concentrations::default()
 ///         .with(Pollutant::Pm25, Concentration::new(8.5).unwrap()),
 ///     pollen: [Some(120.0), Some(4.0), None],
+///     plants: [Some(20.0), Some(100.0), None, None, None, None],
 /// };
 /// assert_eq!(hour.pollen(PollenType::Tree), Some(120.0));
 /// assert_eq!(hour.pollen(PollenType::Weed), None);
+/// assert_eq!(hour.plant(Plant::Birch), Some(100.0));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ModelHour {
@@ -29,6 +33,9 @@ pub struct ModelHour {
     /// Grains/m³ of each pollen type in [`PollenType::ALL`] order; `None` where the model has
     /// no count.
     pub pollen: [Option<f64>; 3],
+    /// Grains/m³ of each plant in [`Plant::ALL`] order, adding up to its type's count; all
+    /// `None` for a model that counts types alone.
+    pub plants: [Option<f64>; N_PLANTS],
 }
 
 impl ModelHour {
@@ -37,6 +44,12 @@ impl ModelHour {
     pub fn pollen(&self, kind: PollenType) -> Option<f64> {
         let k = PollenType::ALL.iter().position(|&t| t == kind)?;
         self.pollen[k]
+    }
+
+    /// Grains/m³ of `plant`.
+    #[must_use]
+    pub fn plant(&self, plant: Plant) -> Option<f64> {
+        self.plants[plant.index()]
     }
 }
 
@@ -59,6 +72,7 @@ impl ModelHour {
 ///         let hour = ModelHour {
 ///             concentrations: Concentrations::default().with(Pollutant::Pm25, pm25),
 ///             pollen: [None; 3],
+///             plants: [None; 6],
 ///         };
 ///         vec![hour; times.len()]
 ///     }

@@ -1,25 +1,40 @@
-//! The nine quantities a grid holds, and what a point's values of them give.
+//! The quantities a grid holds, and what a point's values of them give.
 
+use aq_core::plant::{N_PLANTS, type_sums};
+use aq_core::pollen_day::PollenCounts;
 use aq_core::{
-    AirSample, CleanlinessIndex, Concentration, Concentrations, EaqiBands, PollenType, Pollutant,
+    AirSample, CleanlinessIndex, Concentration, Concentrations, EaqiBands, Plant, PollenType,
+    Pollutant,
 };
 
-/// A quantity held on the grid: one of the six pollutants (µg/m³) or one pollen type
-/// (grains/m³, the sum of its species). Plants ([`aq_core::Plant`]) are told apart only while
-/// the messages are read (docs/cams.md): the store holds types.
+/// A quantity held on the grid: one of the six pollutants (µg/m³) or one plant's pollen
+/// (grains/m³). A pollen type is read as the sum of its plants ([`type_sums`]), so a type's
+/// count and its plants' always agree.
+///
+/// Batches written before the store kept plants hold the tree and weed totals instead
+/// ([`Quantity::Total`]); ingest reads them and never writes them, and a type with plants held at an hour
+/// is read from its plants. Grass has no total of its own: its one plant is its total, and a
+/// `grass` layer of any batch is [`Quantity::Plant`]`(`[`Plant::Grass`]`)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Quantity {
     /// A pollutant's mass concentration in µg/m³.
     Pollutant(Pollutant),
-    /// A pollen type's grain count in grains/m³.
-    Pollen(PollenType),
+    /// A plant's pollen count in grains/m³.
+    Plant(Plant),
+    /// A pollen type's count in grains/m³, as older batches hold it (tree and weed).
+    Total(PollenType),
 }
 
 /// How many quantities there are.
-pub const N_QUANTITIES: usize = 9;
+pub const N_QUANTITIES: usize = 14;
+
+/// How many quantities ingest writes and a model gives: the pollutants and the plants, which
+/// lead [`Quantity::ALL`].
+pub const N_WRITTEN: usize = 12;
 
 impl Quantity {
-    /// Every quantity, in [`Quantity::index`] order.
+    /// Every quantity, in [`Quantity::index`] order: the pollutants in [`Pollutant::ALL`]
+    /// order, the plants in [`Plant::ALL`] order, then the older batches' tree and weed totals.
     pub const ALL: [Quantity; N_QUANTITIES] = [
         Quantity::Pollutant(Pollutant::Pm25),
         Quantity::Pollutant(Pollutant::Pm10),
@@ -27,17 +42,24 @@ impl Quantity {
         Quantity::Pollutant(Pollutant::O3),
         Quantity::Pollutant(Pollutant::So2),
         Quantity::Pollutant(Pollutant::Co),
-        Quantity::Pollen(PollenType::Tree),
-        Quantity::Pollen(PollenType::Grass),
-        Quantity::Pollen(PollenType::Weed),
+        Quantity::Plant(Plant::Alder),
+        Quantity::Plant(Plant::Birch),
+        Quantity::Plant(Plant::Olive),
+        Quantity::Plant(Plant::Grass),
+        Quantity::Plant(Plant::Mugwort),
+        Quantity::Plant(Plant::Ragweed),
+        Quantity::Total(PollenType::Tree),
+        Quantity::Total(PollenType::Weed),
     ];
 
     /// The quantity's name in the grid store's keys and manifests: `pm25`, `pm10`, `no2`, `o3`,
-    /// `so2`, `co`, `tree`, `grass`, `weed`.
+    /// `so2`, `co`, the plant's code (`alder`, `birch`, `olive`, `grass`, `mugwort`,
+    /// `ragweed`), `tree` or `weed`.
     #[must_use]
     pub fn name(self) -> &'static str {
         const NAMES: [&str; N_QUANTITIES] = [
-            "pm25", "pm10", "no2", "o3", "so2", "co", "tree", "grass", "weed",
+            "pm25", "pm10", "no2", "o3", "so2", "co", "alder", "birch", "olive", "grass",
+            "mugwort", "ragweed", "tree", "weed",
         ];
         NAMES[self.index()]
     }
@@ -45,11 +67,16 @@ impl Quantity {
     /// The quantity named `name` (see [`Quantity::name`]).
     ///
     /// ```
+    /// use aq_core::{Plant, PollenType};
     /// use aq_grid::Quantity;
     ///
     /// for q in Quantity::ALL {
     ///     assert_eq!(Quantity::from_name(q.name()), Some(q));
     /// }
+    /// assert_eq!(Quantity::from_name("birch"), Some(Quantity::Plant(Plant::Birch)));
+    /// assert_eq!(Quantity::from_name("tree"), Some(Quantity::Total(PollenType::Tree)));
+    /// // Grass's total is its one plant.
+    /// assert_eq!(Quantity::from_name("grass"), Some(Quantity::Plant(Plant::Grass)));
     /// assert_eq!(Quantity::from_name("pm1"), None);
     /// ```
     #[must_use]
@@ -57,8 +84,8 @@ impl Quantity {
         Self::ALL.into_iter().find(|q| q.name() == name)
     }
 
-    /// Position in [`Quantity::ALL`]: the pollutants first in [`Pollutant::ALL`] order, then
-    /// the pollen types in [`PollenType::ALL`] order.
+    /// Position in [`Quantity::ALL`]. `Total(Grass)`, which no batch holds, is the grass
+    /// plant's.
     #[must_use]
     pub fn index(self) -> usize {
         match self {
@@ -66,13 +93,17 @@ impl Quantity {
                 .iter()
                 .position(|&q| q == p)
                 .unwrap_or_default(),
-            Quantity::Pollen(t) => {
-                6 + PollenType::ALL
-                    .iter()
-                    .position(|&q| q == t)
-                    .unwrap_or_default()
-            }
+            Quantity::Plant(p) => 6 + p.index(),
+            Quantity::Total(PollenType::Tree) => N_WRITTEN,
+            Quantity::Total(PollenType::Weed) => N_WRITTEN + 1,
+            Quantity::Total(PollenType::Grass) => Quantity::Plant(Plant::Grass).index(),
         }
+    }
+
+    /// Whether the quantity is pollen, of a plant or a type.
+    #[must_use]
+    pub fn is_pollen(self) -> bool {
+        !matches!(self, Quantity::Pollutant(_))
     }
 }
 
@@ -80,10 +111,21 @@ impl Quantity {
 pub(crate) type Wanted = [bool; N_QUANTITIES];
 
 /// The six pollutants: what the index and the concentrations are made of.
-pub(crate) const POLLUTANTS: Wanted = [true, true, true, true, true, true, false, false, false];
+pub(crate) const POLLUTANTS: Wanted = wanted(false);
 
-/// The three pollen types.
-pub(crate) const POLLEN: Wanted = [false, false, false, false, false, false, true, true, true];
+/// The plants and the older batches' pollen totals.
+pub(crate) const POLLEN: Wanted = wanted(true);
+
+/// The pollen quantities when `pollen`, else the pollutants.
+const fn wanted(pollen: bool) -> Wanted {
+    let mut set = [!pollen; N_QUANTITIES];
+    let mut k = 6;
+    while k < N_QUANTITIES {
+        set[k] = pollen;
+        k += 1;
+    }
+    set
+}
 
 /// One point's values of every quantity at one instant; NaN where the grid has none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -121,9 +163,41 @@ impl PointValues {
         })
     }
 
-    /// Grains/m³ of `kind`, when held.
-    pub(crate) fn pollen(&self, kind: PollenType) -> Option<f64> {
-        let v = self.0[Quantity::Pollen(kind).index()];
+    /// Grains/m³ of `plant`, when held.
+    pub(crate) fn plant(&self, plant: Plant) -> Option<f64> {
+        let v = self.0[Quantity::Plant(plant).index()];
         (!v.is_nan()).then_some(v)
     }
+
+    /// Grains/m³ of `kind`, when held: the sum of its plants held, or else an older batch's
+    /// total.
+    pub(crate) fn pollen(&self, kind: PollenType) -> Option<f64> {
+        self.pollen_counts().types[kind as usize]
+    }
+
+    /// The pollen counts of every plant held and of every type (see [`Quantity`]).
+    pub(crate) fn pollen_counts(&self) -> PollenCounts {
+        counts(Plant::ALL.map(|p| self.plant(p)), |kind| {
+            let v = self.0[Quantity::Total(kind).index()];
+            (!v.is_nan()).then_some(v)
+        })
+    }
+}
+
+/// The counts of `plants` ([`Plant::ALL`] order), each type the sum of its plants held, or
+/// else `total` of it: the one rule by which the grid reads a pollen type.
+pub(crate) fn counts(
+    plants: [Option<f64>; N_PLANTS],
+    total: impl Fn(PollenType) -> Option<f64>,
+) -> PollenCounts {
+    let sums = type_sums(plants);
+    let types = PollenType::ALL.map(|kind| {
+        let held = Plant::of_type(kind).any(|p| plants[p.index()].is_some());
+        if held {
+            sums[kind as usize]
+        } else {
+            total(kind)
+        }
+    });
+    PollenCounts { types, plants }
 }

@@ -10,12 +10,12 @@ use aq_core::civil::CivilDays;
 use aq_core::pollen_day::daily_means;
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, EaqiBands, Exposure, ForecastSource,
-    GrainThresholds, HourlyCi, HourlyConcentrations, ModelRun, PollenDay, PollenDays,
+    GrainThresholds, HourlyCi, HourlyConcentrations, ModelRun, Plant, PollenDay, PollenDays,
     PollenOutlook, PollenType, Position, Provenance, SampleQuery, SourceError, SourceInfo,
 };
 
 use crate::field::Product;
-use crate::quantity::{POLLEN, POLLUTANTS, PointValues, Quantity};
+use crate::quantity::{POLLEN, POLLUTANTS, PointValues, Quantity, counts};
 use crate::sampling::{Hourly, hours_for};
 use crate::store::GridStore;
 
@@ -211,9 +211,9 @@ impl Runs {
     }
 }
 
-/// Whether the quantity of index `k` is a pollen type.
+/// Whether the quantity of index `k` is pollen.
 fn is_pollen(k: usize) -> bool {
-    matches!(Quantity::ALL.get(k), Some(Quantity::Pollen(_)))
+    Quantity::ALL.get(k).is_some_and(|q| q.is_pollen())
 }
 
 fn info() -> SourceInfo {
@@ -406,20 +406,23 @@ impl GridSource {
         civil: &CivilDays,
         trace: bool,
     ) -> Option<RunDays> {
-        let series = PollenType::ALL.map(|kind| hourly.hours_of(p, Quantity::Pollen(kind).index()));
-        let counts = |t: i64| match hourly.whole_hour_index(t) {
-            // The civil days' hours are whole hours: each type's value is read as held.
-            Some(h) => series.map(|s| s.and_then(|s| s.get(h)).copied().filter(|c| !c.is_nan())),
-            None => {
-                let values = hourly.at_seconds(p, t);
-                PollenType::ALL.map(|k| values.pollen(k))
-            }
+        let series = |q: Quantity| hourly.hours_of(p, q.index());
+        let plants = Plant::ALL.map(|plant| series(Quantity::Plant(plant)));
+        let totals = PollenType::ALL.map(|kind| series(Quantity::Total(kind)));
+        let at =
+            |s: Option<&[f64]>, h: usize| s.and_then(|s| s.get(h)).copied().filter(|c| !c.is_nan());
+        let hour_counts = |t: i64| match hourly.whole_hour_index(t) {
+            // The civil days' hours are whole hours: each value is read as held.
+            Some(h) => counts(plants.map(|s| at(s, h)), |kind| {
+                at(totals[kind as usize], h)
+            }),
+            None => hourly.at_seconds(p, t).pollen_counts(),
         };
         if !trace {
-            let means = daily_means(civil, &self.pollen, |t| (counts(t), ()))?;
+            let means = daily_means(civil, &self.pollen, |t| (hour_counts(t), ()))?;
             return Some((means.days, Runs::default()));
         }
-        let means = daily_means(civil, &self.pollen, |t| (counts(t), t))?;
+        let means = daily_means(civil, &self.pollen, |t| (hour_counts(t), t))?;
         let mut runs = Runs::default();
         let behind = means.behind.iter().map(|&t| (t, 0));
         hourly.origins(p, behind, &mut |(product, run, k)| {
@@ -430,8 +433,8 @@ impl GridSource {
         Some((means.days, runs))
     }
 
-    /// Grains/m³ of `kind` at `position` and `time`, blended like every other quantity; `None`
-    /// outside the grids that carry pollen.
+    /// Grains/m³ of `kind` at `position` and `time`, blended like every other quantity (the
+    /// sum of its plants' blends); `None` outside the grids that carry pollen.
     ///
     /// # Errors
     /// [`SourceError::Unavailable`] when the object store fails.
@@ -441,13 +444,36 @@ impl GridSource {
         time: DateTime<Utc>,
         kind: PollenType,
     ) -> Result<Option<f64>, SourceError> {
-        let point = [(position.lat(), position.lon(), time)];
         Ok(self
-            .store
-            .values(&point, POLLEN)
+            .pollen_values(position, time)
             .await?
-            .first()
             .and_then(|v| v.pollen(kind)))
+    }
+
+    /// Grains/m³ of `plant` at `position` and `time`, blended like every other quantity;
+    /// `None` outside the grids that carry the plant.
+    ///
+    /// # Errors
+    /// [`SourceError::Unavailable`] when the object store fails.
+    pub async fn plant_at(
+        &self,
+        position: Position,
+        time: DateTime<Utc>,
+        plant: Plant,
+    ) -> Result<Option<f64>, SourceError> {
+        Ok(self
+            .pollen_values(position, time)
+            .await?
+            .and_then(|v| v.plant(plant)))
+    }
+
+    async fn pollen_values(
+        &self,
+        position: Position,
+        time: DateTime<Utc>,
+    ) -> Result<Option<PointValues>, SourceError> {
+        let point = [(position.lat(), position.lon(), time)];
+        Ok(self.store.values(&point, POLLEN).await?.first().copied())
     }
 }
 
@@ -490,7 +516,12 @@ mod tests {
                 field(Product::Global, pm25, 0, 8),
                 field(Product::Global, pm25, 0, 9),
                 // Pollen of a later run: held, but no CI reads it.
-                field(Product::Europe, Quantity::Pollen(PollenType::Tree), 7, 8),
+                field(
+                    Product::Europe,
+                    Quantity::Plant(aq_core::Plant::Birch),
+                    7,
+                    8,
+                ),
             ])
             .await
             .unwrap();

@@ -128,6 +128,7 @@ impl GridStore {
     ///                 ModelHour {
     ///                     concentrations: Concentrations::default().with(Pollutant::Pm25, pm25),
     ///                     pollen: [None; 3],
+    ///                     plants: [None; 6],
     ///                 }
     ///             })
     ///             .collect()

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use aq_core::{PollenType, Pollutant};
+use aq_core::{Plant, Pollutant};
 use aq_grid::{Field, GridStore, Lattice, Layer, Product, Quantity, StoreConfig};
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
@@ -43,7 +43,7 @@ fn level(quantity: Quantity) -> (f64, f64) {
         Quantity::Pollutant(Pollutant::O3) => (70.0, 0.5),
         Quantity::Pollutant(Pollutant::So2) => (8.0, 0.6),
         Quantity::Pollutant(Pollutant::Co) => (300.0, 0.4),
-        Quantity::Pollen(_) => (40.0, 1.5),
+        Quantity::Plant(_) | Quantity::Total(_) => (40.0, 1.5),
     }
 }
 
@@ -81,7 +81,7 @@ fn quantities(product: Product) -> Vec<Quantity> {
     match product {
         Product::Global => pollutants.collect(),
         Product::Europe => pollutants
-            .chain(PollenType::ALL.into_iter().map(Quantity::Pollen))
+            .chain(Plant::ALL.into_iter().map(Quantity::Plant))
             .collect(),
     }
 }
@@ -94,7 +94,7 @@ fn hours(quantity: Quantity, now: DateTime<Utc>) -> Result<std::ops::Range<i64>>
             let now = now.duration_trunc(TimeDelta::hours(1))?.timestamp() / hour;
             now - 1..now + 28
         }
-        Quantity::Pollen(_) => {
+        Quantity::Plant(_) | Quantity::Total(_) => {
             let today = now.duration_trunc(TimeDelta::days(1))?.timestamp() / hour;
             today - 27..today + 73
         }
@@ -168,7 +168,7 @@ mod tests {
         let today = DateTime::parse_from_rfc3339("2026-11-26T00:00:00Z")
             .unwrap()
             .timestamp();
-        let pollen = hours(Quantity::Pollen(PollenType::Tree), now).unwrap();
+        let pollen = hours(Quantity::Plant(Plant::Birch), now).unwrap();
         // Yesterday's local midnight at UTC+3 to the end of the day after tomorrow at UTC+0.
         assert!(pollen.start * 3600 <= today - 27 * 3600);
         assert!(pollen.end * 3600 > today + 71 * 3600);

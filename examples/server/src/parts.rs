@@ -168,7 +168,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use aq_core::{PollenType, Pollutant};
+    use aq_core::Pollutant;
     use aq_grid::{Field, GridSource, GridStore, Lattice, Layer, Product, Quantity};
     use chrono::{Duration, TimeZone};
 
@@ -274,7 +274,7 @@ mod tests {
             .flat_map(|h| {
                 [
                     Quantity::Pollutant(Pollutant::Pm25),
-                    Quantity::Pollen(PollenType::Grass),
+                    Quantity::Plant(aq_core::Plant::Grass),
                 ]
                 .into_iter()
                 .map(move |quantity| Field {

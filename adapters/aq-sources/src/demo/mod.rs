@@ -316,10 +316,11 @@ impl AirModel for DemoField {
         times
             .iter()
             .map(|&t| {
-                let values = self.values_at(&place, t);
+                let hour = self.cell_hour(&place, t);
                 ModelHour {
-                    concentrations: values.concentrations(),
-                    pollen: PollenType::ALL.map(|k| values.get(Values::pollen_index(k))),
+                    concentrations: hour.values.concentrations(),
+                    pollen: PollenType::ALL.map(|k| hour.values.get(Values::pollen_index(k))),
+                    plants: hour.plants.counts(),
                 }
             })
             .collect()

@@ -227,9 +227,9 @@ pub(crate) fn plan<R: Read + Seek>(
             .ok_or_else(|| bad_time(format!("{run} + {step} s is past the calendar")))?;
         let valid = hour_of(valid);
         let product = recognised.product;
-        let (quantity, summed) = match recognised.target {
-            Target::Quantity(q) => (q, false),
-            Target::PollenSpecies(plant) => (Quantity::Pollen(plant.pollen_type()), true),
+        let quantity = match recognised.target {
+            Target::Quantity(q) => q,
+            Target::PollenSpecies(plant) => Quantity::Plant(plant),
         };
         let batch = batches
             .entry((product, run.timestamp()))
@@ -254,18 +254,13 @@ pub(crate) fn plan<R: Read + Seek>(
                 ),
             ));
         }
-        let sources = layer.hours.entry(valid).or_default();
+        // A later message of a quantity and hour replaces one before it.
         let source = Source {
             index,
             unit: recognised.unit,
             weight: 1.0,
         };
-        // Species of one pollen type add up; of anything else a later message replaces one
-        // before it.
-        if !summed {
-            sources.clear();
-        }
-        sources.push(source);
+        layer.hours.insert(valid, vec![source]);
     }
     for layer in batches.values_mut().flat_map(|b| b.layers.values_mut()) {
         fill_gaps(&mut layer.hours);

@@ -73,6 +73,7 @@ impl AirModel for Plane {
                     Concentration::new(Self::at(position.lat(), position.lon(), time)).unwrap(),
                 ),
                 pollen: [None; 3],
+                plants: [None; 6],
             })
             .collect()
     }

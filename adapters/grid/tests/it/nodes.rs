@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use aq_core::{AirQualitySource, PollenType, Pollutant, Position, SampleQuery};
+use aq_core::{AirQualitySource, Plant, PollenType, Pollutant, Position, SampleQuery};
 use aq_grid::{GridSource, GridStore, Product, Quantity, StoreConfig, ingest_file};
 use chrono::{DateTime, Duration, Utc};
 use object_store::memory::InMemory;
@@ -71,7 +71,18 @@ async fn grid_values(
                 })
                 .collect()
         }
-        Quantity::Pollen(kind) => {
+        Quantity::Plant(plant) => {
+            let mut out = Vec::new();
+            for &(lat, lon) in points {
+                let v = source
+                    .plant_at(Position::new(lon, lat).unwrap(), time, plant)
+                    .await
+                    .unwrap();
+                out.push(v.unwrap_or_else(|| panic!("no {plant:?} pollen at {lat}, {lon} {time}")));
+            }
+            out
+        }
+        Quantity::Total(kind) => {
             let mut out = Vec::new();
             for &(lat, lon) in points {
                 let v = source
@@ -91,7 +102,9 @@ fn quantities(regional: bool) -> Vec<Quantity> {
         .map(Quantity::Pollutant)
         .collect();
     if regional {
-        q.extend(PollenType::ALL.into_iter().map(Quantity::Pollen));
+        // Each plant, and each type as the sum of its plants.
+        q.extend(Plant::ALL.into_iter().map(Quantity::Plant));
+        q.extend(PollenType::ALL.into_iter().map(Quantity::Total));
     }
     q
 }

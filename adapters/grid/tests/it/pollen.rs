@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use aq_core::{
-    ForecastSource, GrainThresholds, ModelRun, PollenType, Position, Provenance, check_batch_len,
+    ForecastSource, GrainThresholds, ModelRun, Plant, PollenType, Position, Provenance,
+    check_batch_len,
 };
 use aq_grid::{Field, GridSource, GridStore, Lattice, Layer, Product, Quantity};
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
@@ -36,7 +37,7 @@ fn run_fields(run: DateTime<Utc>, first: DateTime<Utc>, last: DateTime<Utc>) -> 
         let v = grass(run, valid);
         out.push(Field {
             product: Product::Europe,
-            quantity: Quantity::Pollen(PollenType::Grass),
+            quantity: Quantity::Plant(Plant::Grass),
             run,
             valid,
             layer: Layer::new(lattice, vec![v; 4].into()).unwrap(),
@@ -180,4 +181,119 @@ async fn the_fixtures_two_hours_of_pollen_are_no_whole_day() {
     assert_eq!(days.days.len(), 1);
     assert_eq!(days.days[0].date, june(10));
     assert!(days.days[0].is_empty());
+}
+
+/// `quantity` of the European run of `run` at every hour from `first` to `last`, `value` at
+/// every node of the square around Berlin.
+fn constant(
+    quantity: Quantity,
+    run: DateTime<Utc>,
+    first: DateTime<Utc>,
+    last: DateTime<Utc>,
+    value: f32,
+) -> Vec<Field> {
+    let lattice = Lattice::new(53.0, -1.0, 2, 13.0, 1.0, 2).unwrap();
+    let hours = (last - first).num_hours();
+    (0..=hours)
+        .map(|h| Field {
+            product: Product::Europe,
+            quantity,
+            run,
+            valid: first + Duration::hours(h),
+            layer: Layer::new(lattice, vec![value; 4].into()).unwrap(),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_day_lists_each_plant_held_and_its_type_is_their_sum() {
+    let run = utc(9, 0);
+    let (first, last) = (utc(9, 0), utc(12, 0));
+    let mut fields = constant(Quantity::Plant(Plant::Birch), run, first, last, 40.0);
+    fields.extend(constant(
+        Quantity::Plant(Plant::Alder),
+        run,
+        first,
+        last,
+        2.5,
+    ));
+    fields.extend(constant(
+        Quantity::Plant(Plant::Ragweed),
+        run,
+        first,
+        last,
+        0.0,
+    ));
+    let store = Arc::new(GridStore::in_memory());
+    store.commit(fields).await.unwrap();
+    let source = GridSource::new(store);
+    let berlin = Position::new(13.4, 52.5).unwrap();
+
+    let answer = source.pollen_days(&[berlin], utc(10, 12), 1).await.unwrap();
+    let day = &answer[0].as_ref().unwrap().days[0];
+    let plants: Vec<(Plant, f64)> = day.plants().map(|(p, d)| (p, d.mean_grains_m3)).collect();
+    assert_eq!(
+        plants,
+        [
+            (Plant::Alder, 2.5),
+            (Plant::Birch, 40.0),
+            (Plant::Ragweed, 0.0)
+        ]
+    );
+    assert_eq!(
+        day.get(PollenType::Tree).unwrap().mean_grains_m3,
+        Some(42.5)
+    );
+    assert_eq!(day.get(PollenType::Weed).unwrap().mean_grains_m3, Some(0.0));
+    assert!(day.get(PollenType::Grass).is_none(), "no grass held");
+    assert!(day.plant(Plant::Olive).is_none(), "no olive held");
+    assert_eq!(
+        source
+            .plant_at(berlin, utc(10, 12), Plant::Birch)
+            .await
+            .unwrap(),
+        Some(40.0)
+    );
+    assert_eq!(
+        source
+            .pollen_at(berlin, utc(10, 12), PollenType::Tree)
+            .await
+            .unwrap(),
+        Some(42.5)
+    );
+}
+
+#[tokio::test]
+async fn an_older_batchs_tree_total_is_read_until_a_run_holds_the_trees_plants() {
+    // A batch written before the store kept plants holds the tree total of 9 June 00:00 to
+    // 12 June 00:00; a newer run holds birch from 11 June 00:00 on.
+    let mut fields = constant(
+        Quantity::Total(PollenType::Tree),
+        utc(9, 0),
+        utc(9, 0),
+        utc(12, 0),
+        30.0,
+    );
+    fields.extend(constant(
+        Quantity::Plant(Plant::Birch),
+        utc(11, 0),
+        utc(11, 0),
+        utc(12, 0),
+        8.0,
+    ));
+    let store = Arc::new(GridStore::in_memory());
+    store.commit(fields).await.unwrap();
+    let source = GridSource::new(store);
+    let berlin = Position::new(13.4, 52.5).unwrap();
+    let tree = |t| source.pollen_at(berlin, t, PollenType::Tree);
+    assert_eq!(tree(utc(10, 6)).await.unwrap(), Some(30.0));
+    assert_eq!(tree(utc(11, 6)).await.unwrap(), Some(8.0));
+    // The total tells no plant apart.
+    let answer = source.pollen_days(&[berlin], utc(9, 12), 1).await.unwrap();
+    let day = &answer[0].as_ref().unwrap().days[0];
+    assert_eq!(
+        day.get(PollenType::Tree).unwrap().mean_grains_m3,
+        Some(30.0)
+    );
+    assert_eq!(day.plants().count(), 0);
 }

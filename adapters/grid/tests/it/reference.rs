@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use aq_core::{PollenType, Pollutant};
+use aq_core::{Plant, Pollutant};
 use aq_grid::Quantity;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
@@ -82,10 +82,13 @@ impl Message {
                 (0, 40008) => Some((q(Pollutant::Pm10), 1.0)),
                 (0, c) => Some((q(gas(c)?), 1.0)),
                 (59, c) => Some((
-                    Quantity::Pollen(match c {
-                        62100 | 62101 | 64002 => PollenType::Tree,
-                        62300 => PollenType::Grass,
-                        62200 | 62201 => PollenType::Weed,
+                    Quantity::Plant(match c {
+                        62100 => Plant::Alder,
+                        62101 => Plant::Birch,
+                        64002 => Plant::Olive,
+                        62300 => Plant::Grass,
+                        62201 => Plant::Mugwort,
+                        62200 => Plant::Ragweed,
                         _ => return None,
                     }),
                     1.0,
@@ -105,8 +108,8 @@ impl Message {
 }
 
 /// What the grid should hold for `quantity` at `valid`, node by node, with the tolerance of
-/// each node: the packing error of every message summed into it (pollen species add up),
-/// scaled to the grid's unit.
+/// each node: the packing error of every message summed into it (a pollen type,
+/// [`Quantity::Total`], is its plants' messages added up), scaled to the grid's unit.
 pub(crate) struct Expected {
     pub(crate) values: Vec<f64>,
     pub(crate) tolerance: f64,
@@ -119,7 +122,11 @@ pub(crate) fn expected(messages: &[Message], quantity: Quantity, valid: DateTime
         let Some((q, factor)) = m.quantity() else {
             continue;
         };
-        if q != quantity {
+        let counts = match (q, quantity) {
+            (Quantity::Plant(plant), Quantity::Total(kind)) => plant.pollen_type() == kind,
+            _ => q == quantity,
+        };
+        if !counts {
             continue;
         }
         match &mut out {

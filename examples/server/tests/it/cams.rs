@@ -256,21 +256,46 @@ fn europe_pollen_run(run: DateTime<Utc>, steps: std::ops::RangeInclusive<u32>) -
 /// Each pollen type's count at node `node` of the European fixture in ecCodes's decoding: the
 /// species summed, at steps 0 and 1.
 fn europe_pollen_at_node(node: usize) -> [[f64; 2]; 3] {
+    let mut out = [[0.0; 2]; 3];
+    for (code, steps) in europe_plants_at_node(node) {
+        let kind = match code {
+            "alder" | "birch" | "olive" => 0,
+            "grass" => 1,
+            _ => 2,
+        };
+        out[kind][0] += steps[0];
+        out[kind][1] += steps[1];
+    }
+    out
+}
+
+/// Each plant's count at steps 0 and 1 at `node` of the European fixture, as ecCodes decodes
+/// it, by the constituent types ECMWF documents for the species; in the order the API lists
+/// plants (by type, then by name).
+fn europe_plants_at_node(node: usize) -> Vec<(&'static str, [f64; 2])> {
     let text = std::fs::read_to_string(fixture("europe.json")).unwrap();
     let messages: Vec<Value> = serde_json::from_str(&text).unwrap();
-    let mut out = [[0.0; 2]; 3];
+    let order = [
+        (62100, "alder"),
+        (62101, "birch"),
+        (64002, "olive"),
+        (62300, "grass"),
+        (62201, "mugwort"),
+        (62200, "ragweed"),
+    ];
+    let mut out: Vec<(&'static str, [f64; 2])> =
+        order.iter().map(|&(_, code)| (code, [0.0; 2])).collect();
     for m in messages
         .iter()
         .filter(|m| m["template"] == 40 && m["parameterNumber"] == 59)
     {
-        let kind = match m["constituentType"].as_u64().unwrap() {
-            62100 | 62101 | 64002 => 0,
-            62300 => 1,
-            62200 | 62201 => 2,
-            other => panic!("constituent {other}"),
-        };
+        let constituent = m["constituentType"].as_u64().unwrap();
+        let k = order
+            .iter()
+            .position(|&(c, _)| c == constituent)
+            .unwrap_or_else(|| panic!("constituent {constituent}"));
         let step = usize::try_from(m["step"].as_u64().unwrap()).unwrap();
-        out[kind][step] += m["values"][node].as_f64().unwrap();
+        out[k].1[step] = m["values"][node].as_f64().unwrap();
     }
     out
 }
@@ -386,6 +411,19 @@ async fn the_pollen_lookup_names_the_runs_its_days_come_from() {
         assert!(
             (got - expected).abs() <= 0.051,
             "{kind}: {got} for {expected}: {data}"
+        );
+    }
+    // Each plant likewise: the grid keeps the species apart.
+    let plants = days[0]["plants"].as_array().unwrap();
+    let expected = europe_plants_at_node(3 * 29 + 2);
+    assert_eq!(plants.len(), expected.len(), "{data}");
+    for (plant, (code, steps)) in plants.iter().zip(expected) {
+        assert_eq!(plant["code"], code, "{data}");
+        let got = plant["meanGrainsM3"].as_f64().unwrap();
+        let expected = (steps[0] + steps[1]) / 2.0;
+        assert!(
+            (got - expected).abs() <= 0.051,
+            "{code}: {got} for {expected}: {data}"
         );
     }
 

@@ -247,27 +247,45 @@ async fn every_lookup_answers_on_the_demo_field_with_the_index_of_route_scores()
 }
 
 #[tokio::test]
-async fn the_served_demo_field_counts_pollen_by_type_on_its_grid_and_lists_no_plants() {
-    // The server lays the demo field on a grid, and the grid store keeps pollen types (the
-    // CAMS grids' layout): its days list no plants, as the documentation says; Open-Meteo's
-    // plants through the server are checked in `open_meteo_answers_through_its_api_with_its_window`.
+async fn the_served_demo_field_lists_its_plants_on_its_grid_and_each_type_is_their_sum() {
+    // The server lays the demo field on a grid, which keeps plants as the CAMS grids do.
+    // Berlin and Melbourne: one of them is in a pollen season whatever the date.
     let deployment = Deployment::new();
     let key = deployment.new_key();
     let server = deployment.serve(&[]);
-    let (lat, lon) = BERLIN;
-    let (_, data) = lookup(
-        &server,
-        &key,
-        "pollen",
-        &format!("lat={lat}&lon={lon}&days=3"),
-    )
-    .await;
-    let days = data["days"].as_array().unwrap();
-    assert_eq!(days.len(), 3, "{data}");
-    for day in days {
-        assert_eq!(day["plants"], json!([]), "{day}");
-        for kind in ["tree", "grass", "weed"] {
-            assert!(day["types"][kind]["meanGrainsM3"].is_number(), "{day}");
+    for (lat, lon) in [BERLIN, (-37.81, 144.96)] {
+        let (_, data) = lookup(
+            &server,
+            &key,
+            "pollen",
+            &format!("lat={lat}&lon={lon}&days=3"),
+        )
+        .await;
+        let days = data["days"].as_array().unwrap();
+        assert_eq!(days.len(), 3, "{data}");
+        for day in days {
+            let plants = day["plants"].as_array().unwrap();
+            let codes: Vec<&str> = plants.iter().map(|p| p["code"].as_str().unwrap()).collect();
+            assert_eq!(
+                codes,
+                ["alder", "birch", "olive", "grass", "mugwort", "ragweed"],
+                "{day}"
+            );
+            for kind in ["tree", "grass", "weed"] {
+                let of_kind: Vec<f64> = plants
+                    .iter()
+                    .filter(|p| p["type"] == kind)
+                    .map(|p| p["meanGrainsM3"].as_f64().unwrap())
+                    .collect();
+                let total = day["types"][kind]["meanGrainsM3"].as_f64().unwrap();
+                // Each mean is rounded to a tenth on its own.
+                let slack = 0.05 * (of_kind.len() + 1) as f64 + 1e-9;
+                let sum: f64 = of_kind.iter().sum();
+                assert!(
+                    (sum - total).abs() <= slack,
+                    "{kind}: {sum} vs {total}: {day}"
+                );
+            }
         }
     }
 }
