@@ -529,7 +529,7 @@ mod tests {
                 "usa_epa",
                 "gbr_defra",
                 "ind_cpcb",
-                "chn_mee",
+                "chn_mep",
                 "can_ec"
             ])
         );

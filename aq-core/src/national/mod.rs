@@ -88,7 +88,7 @@ impl NationalIndex {
         match self {
             NationalIndex::UkDaqi => "gbr_defra",
             NationalIndex::IndiaNaqi => "ind_cpcb",
-            NationalIndex::ChinaAqi => "chn_mee",
+            NationalIndex::ChinaAqi => "chn_mep",
             NationalIndex::CanadaAqhi => "can_ec",
         }
     }
@@ -237,7 +237,7 @@ mod tests {
     #[test]
     fn each_country_with_an_index_has_its_own_and_codes_are_googles() {
         let codes: Vec<_> = NationalIndex::ALL.iter().map(|i| i.code()).collect();
-        assert_eq!(codes, ["gbr_defra", "ind_cpcb", "chn_mee", "can_ec"]);
+        assert_eq!(codes, ["gbr_defra", "ind_cpcb", "chn_mep", "can_ec"]);
         for (country, index) in [
             ("GB", NationalIndex::UkDaqi),
             ("in", NationalIndex::IndiaNaqi),

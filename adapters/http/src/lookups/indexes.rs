@@ -9,7 +9,7 @@
 //! | `usa_epa` | the US EPA AQI (2024 table, NowCast where the source has the past hours) | 0 and up | the pollutant with the highest sub-AQI |
 //! | `gbr_defra` | the UK Daily Air Quality Index (Defra) | band 1 to 10 | the pollutant with the highest band |
 //! | `ind_cpcb` | India's National AQI (CPCB) | 0 to 500 | the pollutant with the highest sub-index |
-//! | `chn_mee` | China's real-time AQI (MEE, HJ 633-2012) | 0 to 500 | the pollutant with the highest IAQI |
+//! | `chn_mep` | China's real-time AQI (MEE, HJ 633-2012) | 0 to 500 | the pollutant with the highest IAQI |
 //! | `can_ec` | Canada's Air Quality Health Index (ECCC) | 1 to 10, then "10+" (11 and up) | the pollutant adding most to the sum |
 //!
 //! The one rule for the dominant pollutant: each index names the pollutant that sets its own
@@ -161,7 +161,7 @@ pub fn parse(text: Option<&str>) -> Result<Option<Vec<IndexCode>>, ApiError> {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct IndexEntry {
     /// The index's code: `ci`, `eaqi`, `usa_epa`, or a national index's (`gbr_defra`,
-    /// `ind_cpcb`, `chn_mee`, `can_ec`), the codes Google's Air Quality API gives them.
+    /// `ind_cpcb`, `chn_mep`, `can_ec`), the codes Google's Air Quality API gives them.
     pub code: &'static str,
     /// The index's name, for display.
     pub display_name: &'static str,
@@ -311,7 +311,7 @@ mod tests {
         assert_eq!(codes(Some("FR")), ["ci", "eaqi", "usa_epa"]);
         assert_eq!(codes(Some("GB")), ["ci", "eaqi", "usa_epa", "gbr_defra"]);
         assert_eq!(codes(Some("in")), ["ci", "eaqi", "usa_epa", "ind_cpcb"]);
-        assert_eq!(codes(Some("CN")), ["ci", "eaqi", "usa_epa", "chn_mee"]);
+        assert_eq!(codes(Some("CN")), ["ci", "eaqi", "usa_epa", "chn_mep"]);
         assert_eq!(codes(Some("CA")), ["ci", "eaqi", "usa_epa", "can_ec"]);
     }
 }

@@ -24,7 +24,7 @@ fn indexes_parameter() -> Value {
                 wanted: {}. Any of them may be asked anywhere. Default: `ci`, `eaqi` and \
                 `usa_epa`, then the national index of the place's country (the metadata's \
                 `regionCode`) when the API computes one: `gbr_defra` (GB), `ind_cpcb` (IN), \
-                `chn_mee` (CN), `can_ec` (CA).", codes.join(", ")),
+                `chn_mep` (CN), `can_ec` (CA).", codes.join(", ")),
            "schema": {"type": "string", "pattern": format!("^({0})(,({0}))*$", codes.join("|"))}})
 }
 

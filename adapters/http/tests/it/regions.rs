@@ -103,8 +103,8 @@ async fn a_british_place_lists_the_daqi_by_default_and_a_place_at_sea_none() {
 async fn any_national_index_is_computed_anywhere_when_asked() {
     let app = app_with_countries(Arc::new(NorthIsBritain)).await;
     store_air(&app, SEA);
-    let body = conditions(&app, SEA, "&indexes=ind_cpcb,can_ec,chn_mee,gbr_defra").await;
-    assert_eq!(codes(&body), ["ind_cpcb", "can_ec", "chn_mee", "gbr_defra"]);
+    let body = conditions(&app, SEA, "&indexes=ind_cpcb,can_ec,chn_mep,gbr_defra").await;
+    assert_eq!(codes(&body), ["ind_cpcb", "can_ec", "chn_mep", "gbr_defra"]);
     let indexes = &body["data"]["hour"]["indexes"];
     // India: PM2.5 40 is 51 + 49 · (40 − 31) / 29 = 66.2, Satisfactory, above PM10's 20 and
     // NO₂'s 37.5.

@@ -591,7 +591,7 @@ async fn a_place_lists_its_countrys_index_by_default_and_any_index_anywhere() {
         "usa_epa",
         "gbr_defra",
         "ind_cpcb",
-        "chn_mee",
+        "chn_mep",
         "can_ec",
     ] {
         assert!(detail.contains(code), "{detail}");
