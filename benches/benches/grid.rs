@@ -185,7 +185,7 @@ fn bench_sampling(c: &mut Criterion, figures: &mut Vec<String>) {
 const PAGE: usize = 1_000;
 
 /// A 0.1° European grid around Paris and Berlin (46°N to 54°N, 0°E to 15°E), every quantity
-/// over 130 hours from [`run`].
+/// (the pollutants, the pollen types and the plants) over 130 hours from [`run`].
 fn europe_store(rt: &tokio::runtime::Runtime) -> Arc<GridStore> {
     let lattice = Lattice::new(54.0, -0.1, 81, 0.0, 0.1, 151).unwrap_or_else(|e| panic!("{e}"));
     filled(rt, Product::Europe, lattice, &Quantity::ALL, 130)

@@ -49,7 +49,7 @@ pub use ingest::params::{EuropeModel, SkipReason};
 pub use ingest::{IngestError, IngestReport, Refusal, ingest_file, list_files};
 pub use lattice::{Blend, Lattice, LatticeError};
 pub use model::{MODEL_CHUNK_HOURS, MODEL_CHUNK_NODES, ModelGrid, WHOLE_BLOCK_FACTOR};
-pub use quantity::{N_QUANTITIES, N_WRITTEN, Quantity};
+pub use quantity::{N_QUANTITIES, Quantity};
 pub use source::{CAMS_ATTRIBUTION, GridSource, POLLEN_FORECAST_DAYS, POLLEN_FORECAST_REASON};
 pub use store::{
     CommitSummary, DEFAULT_CHUNK_HOURS, DEFAULT_CHUNK_NODES, GridStore, ORPHAN_GRACE, StoreConfig,

@@ -263,7 +263,11 @@ mod tests {
         let run = Utc.with_ymd_and_hms(2026, 6, 10, 0, 0, 0).unwrap();
         let lattice = Lattice::new(90.0, -0.4, 451, -180.0, 0.4, 900).unwrap();
         let mut m = Manifest::new(Product::Global, run, 0xabc, 64, 8);
-        m.add_layer(Quantity::Plant(aq_core::Plant::Grass), &lattice, vec![run]);
+        m.add_layer(
+            Quantity::Pollen(aq_core::PollenType::Grass),
+            &lattice,
+            vec![run],
+        );
         let text = serde_json::to_string(&m).unwrap();
         let back: Manifest = serde_json::from_str(&text).unwrap();
         assert_eq!(back, m);

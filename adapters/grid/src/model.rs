@@ -21,7 +21,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
-use aq_core::{AirModel, ModelHour, Plant, PollenType, Position, SourceError, SourceInfo};
+use aq_core::{AirModel, ModelHour, Position, SourceError, SourceInfo};
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use quick_cache::Weighter;
@@ -427,15 +427,11 @@ fn evaluate(
         .collect()
 }
 
-/// `quantity` of `hour`. A model that counts a type alone gives it as the older batches'
-/// total, or as the grass plant for grass (its one plant), so that the grid reads the type as
-/// the model gives it (see [`Quantity`]).
+/// `quantity` of `hour`.
 fn value(hour: &ModelHour, quantity: Quantity) -> Option<f64> {
-    let alone = |kind| Plant::of_type(kind).all(|p| hour.plant(p).is_none());
     match quantity {
         Quantity::Pollutant(p) => hour.concentrations.get(p).map(|c| c.ug_m3()),
-        Quantity::Plant(Plant::Grass) if alone(PollenType::Grass) => hour.pollen(PollenType::Grass),
+        Quantity::Pollen(kind) => hour.pollen(kind),
         Quantity::Plant(p) => hour.plant(p),
-        Quantity::Total(kind) => alone(kind).then(|| hour.pollen(kind)).flatten(),
     }
 }

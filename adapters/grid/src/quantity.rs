@@ -1,40 +1,35 @@
 //! The quantities a grid holds, and what a point's values of them give.
 
-use aq_core::plant::{N_PLANTS, type_sums};
 use aq_core::pollen_day::PollenCounts;
 use aq_core::{
     AirSample, CleanlinessIndex, Concentration, Concentrations, EaqiBands, Plant, PollenType,
     Pollutant,
 };
 
-/// A quantity held on the grid: one of the six pollutants (µg/m³) or one plant's pollen
-/// (grains/m³). A pollen type is read as the sum of its plants ([`type_sums`]), so a type's
-/// count and its plants' always agree.
+/// A quantity held on the grid: one of the six pollutants (µg/m³), one pollen type (grains/m³,
+/// the sum of its plants), or one plant's pollen (grains/m³).
 ///
-/// Batches written before the store kept plants hold the tree and weed totals instead
-/// ([`Quantity::Total`]); ingest reads them and never writes them, and a type with plants held at an hour
-/// is read from its plants. Grass has no total of its own: its one plant is its total, and a
-/// `grass` layer of any batch is [`Quantity::Plant`]`(`[`Plant::Grass`]`)`.
+/// Types and plants are both kept: alerts read the three types alone, the pollen lookup the
+/// plants too. Grass has one plant, so the grass plant is the grass type's layer
+/// ([`Quantity::index`] of `Plant(Plant::Grass)` is that of `Pollen(PollenType::Grass)`), and
+/// batches written before plants were kept, which hold types alone, read as before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Quantity {
     /// A pollutant's mass concentration in µg/m³.
     Pollutant(Pollutant),
-    /// A plant's pollen count in grains/m³.
+    /// A pollen type's grain count in grains/m³, the sum of its plants'.
+    Pollen(PollenType),
+    /// A plant's grain count in grains/m³.
     Plant(Plant),
-    /// A pollen type's count in grains/m³, as older batches hold it (tree and weed).
-    Total(PollenType),
 }
 
 /// How many quantities there are.
 pub const N_QUANTITIES: usize = 14;
 
-/// How many quantities ingest writes and a model gives: the pollutants and the plants, which
-/// lead [`Quantity::ALL`].
-pub const N_WRITTEN: usize = 12;
-
 impl Quantity {
     /// Every quantity, in [`Quantity::index`] order: the pollutants in [`Pollutant::ALL`]
-    /// order, the plants in [`Plant::ALL`] order, then the older batches' tree and weed totals.
+    /// order, the pollen types in [`PollenType::ALL`] order, then the plants other than grass
+    /// in [`Plant::ALL`] order.
     pub const ALL: [Quantity; N_QUANTITIES] = [
         Quantity::Pollutant(Pollutant::Pm25),
         Quantity::Pollutant(Pollutant::Pm10),
@@ -42,24 +37,24 @@ impl Quantity {
         Quantity::Pollutant(Pollutant::O3),
         Quantity::Pollutant(Pollutant::So2),
         Quantity::Pollutant(Pollutant::Co),
+        Quantity::Pollen(PollenType::Tree),
+        Quantity::Pollen(PollenType::Grass),
+        Quantity::Pollen(PollenType::Weed),
         Quantity::Plant(Plant::Alder),
         Quantity::Plant(Plant::Birch),
         Quantity::Plant(Plant::Olive),
-        Quantity::Plant(Plant::Grass),
         Quantity::Plant(Plant::Mugwort),
         Quantity::Plant(Plant::Ragweed),
-        Quantity::Total(PollenType::Tree),
-        Quantity::Total(PollenType::Weed),
     ];
 
     /// The quantity's name in the grid store's keys and manifests: `pm25`, `pm10`, `no2`, `o3`,
-    /// `so2`, `co`, the plant's code (`alder`, `birch`, `olive`, `grass`, `mugwort`,
-    /// `ragweed`), `tree` or `weed`.
+    /// `so2`, `co`, `tree`, `grass`, `weed`, or the plant's code (`alder`, `birch`, `olive`,
+    /// `mugwort`, `ragweed`; the grass plant is `grass`).
     #[must_use]
     pub fn name(self) -> &'static str {
         const NAMES: [&str; N_QUANTITIES] = [
-            "pm25", "pm10", "no2", "o3", "so2", "co", "alder", "birch", "olive", "grass",
-            "mugwort", "ragweed", "tree", "weed",
+            "pm25", "pm10", "no2", "o3", "so2", "co", "tree", "grass", "weed", "alder", "birch",
+            "olive", "mugwort", "ragweed",
         ];
         NAMES[self.index()]
     }
@@ -74,9 +69,9 @@ impl Quantity {
     ///     assert_eq!(Quantity::from_name(q.name()), Some(q));
     /// }
     /// assert_eq!(Quantity::from_name("birch"), Some(Quantity::Plant(Plant::Birch)));
-    /// assert_eq!(Quantity::from_name("tree"), Some(Quantity::Total(PollenType::Tree)));
-    /// // Grass's total is its one plant.
-    /// assert_eq!(Quantity::from_name("grass"), Some(Quantity::Plant(Plant::Grass)));
+    /// assert_eq!(Quantity::from_name("grass"), Some(Quantity::Pollen(PollenType::Grass)));
+    /// // The grass plant is the grass type's layer.
+    /// assert_eq!(Quantity::Plant(Plant::Grass).name(), "grass");
     /// assert_eq!(Quantity::from_name("pm1"), None);
     /// ```
     #[must_use]
@@ -84,8 +79,9 @@ impl Quantity {
         Self::ALL.into_iter().find(|q| q.name() == name)
     }
 
-    /// Position in [`Quantity::ALL`]. `Total(Grass)`, which no batch holds, is the grass
-    /// plant's.
+    /// Position in [`Quantity::ALL`]: the pollutants first in [`Pollutant::ALL`] order, then
+    /// the pollen types in [`PollenType::ALL`] order, then the plants; the grass plant's is the
+    /// grass type's.
     #[must_use]
     pub fn index(self) -> usize {
         match self {
@@ -93,14 +89,19 @@ impl Quantity {
                 .iter()
                 .position(|&q| q == p)
                 .unwrap_or_default(),
-            Quantity::Plant(p) => 6 + p.index(),
-            Quantity::Total(PollenType::Tree) => N_WRITTEN,
-            Quantity::Total(PollenType::Weed) => N_WRITTEN + 1,
-            Quantity::Total(PollenType::Grass) => Quantity::Plant(Plant::Grass).index(),
+            Quantity::Pollen(t) => 6 + t as usize,
+            Quantity::Plant(p) => match p {
+                Plant::Grass => Quantity::Pollen(PollenType::Grass).index(),
+                Plant::Alder => 9,
+                Plant::Birch => 10,
+                Plant::Olive => 11,
+                Plant::Mugwort => 12,
+                Plant::Ragweed => 13,
+            },
         }
     }
 
-    /// Whether the quantity is pollen, of a plant or a type.
+    /// Whether the quantity is pollen, of a type or a plant.
     #[must_use]
     pub fn is_pollen(self) -> bool {
         !matches!(self, Quantity::Pollutant(_))
@@ -111,17 +112,20 @@ impl Quantity {
 pub(crate) type Wanted = [bool; N_QUANTITIES];
 
 /// The six pollutants: what the index and the concentrations are made of.
-pub(crate) const POLLUTANTS: Wanted = wanted(false);
+pub(crate) const POLLUTANTS: Wanted = wanted(0, 6);
 
-/// The plants and the older batches' pollen totals.
-pub(crate) const POLLEN: Wanted = wanted(true);
+/// The three pollen types: what alerts compare.
+pub(crate) const POLLEN: Wanted = wanted(6, 9);
 
-/// The pollen quantities when `pollen`, else the pollutants.
-const fn wanted(pollen: bool) -> Wanted {
-    let mut set = [!pollen; N_QUANTITIES];
-    let mut k = 6;
-    while k < N_QUANTITIES {
-        set[k] = pollen;
+/// The pollen types and the plants: what the pollen lookup lists.
+pub(crate) const POLLEN_AND_PLANTS: Wanted = wanted(6, N_QUANTITIES);
+
+/// The quantities of index `from` to `to` (excluded).
+const fn wanted(from: usize, to: usize) -> Wanted {
+    let mut set = [false; N_QUANTITIES];
+    let mut k = from;
+    while k < to {
+        set[k] = true;
         k += 1;
     }
     set
@@ -163,41 +167,26 @@ impl PointValues {
         })
     }
 
+    /// Grains/m³ of `kind`, when held.
+    pub(crate) fn pollen(&self, kind: PollenType) -> Option<f64> {
+        self.held(Quantity::Pollen(kind))
+    }
+
     /// Grains/m³ of `plant`, when held.
     pub(crate) fn plant(&self, plant: Plant) -> Option<f64> {
-        let v = self.0[Quantity::Plant(plant).index()];
+        self.held(Quantity::Plant(plant))
+    }
+
+    /// The pollen counts of every type and every plant held.
+    pub(crate) fn pollen_counts(&self) -> PollenCounts {
+        PollenCounts {
+            types: PollenType::ALL.map(|kind| self.pollen(kind)),
+            plants: Plant::ALL.map(|p| self.plant(p)),
+        }
+    }
+
+    fn held(&self, quantity: Quantity) -> Option<f64> {
+        let v = self.0[quantity.index()];
         (!v.is_nan()).then_some(v)
     }
-
-    /// Grains/m³ of `kind`, when held: the sum of its plants held, or else an older batch's
-    /// total.
-    pub(crate) fn pollen(&self, kind: PollenType) -> Option<f64> {
-        self.pollen_counts().types[kind as usize]
-    }
-
-    /// The pollen counts of every plant held and of every type (see [`Quantity`]).
-    pub(crate) fn pollen_counts(&self) -> PollenCounts {
-        counts(Plant::ALL.map(|p| self.plant(p)), |kind| {
-            let v = self.0[Quantity::Total(kind).index()];
-            (!v.is_nan()).then_some(v)
-        })
-    }
-}
-
-/// The counts of `plants` ([`Plant::ALL`] order), each type the sum of its plants held, or
-/// else `total` of it: the one rule by which the grid reads a pollen type.
-pub(crate) fn counts(
-    plants: [Option<f64>; N_PLANTS],
-    total: impl Fn(PollenType) -> Option<f64>,
-) -> PollenCounts {
-    let sums = type_sums(plants);
-    let types = PollenType::ALL.map(|kind| {
-        let held = Plant::of_type(kind).any(|p| plants[p.index()].is_some());
-        if held {
-            sums[kind as usize]
-        } else {
-            total(kind)
-        }
-    });
-    PollenCounts { types, plants }
 }

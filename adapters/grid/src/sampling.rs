@@ -177,6 +177,11 @@ impl Hourly {
         self.at_parts(p, t.timestamp(), t.timestamp_subsec_nanos())
     }
 
+    /// Whether quantity `k` was asked for, and so is held.
+    pub(crate) fn holds(&self, k: usize) -> bool {
+        self.planes.iter().any(|&(held, _)| held == k)
+    }
+
     /// The values of quantity `k` at position `p`, one per whole hour of the span from its
     /// first (NaN where not answered); `None` when `k` is not held or `p` was not asked about.
     pub(crate) fn hours_of(&self, p: usize, k: usize) -> Option<&[f64]> {

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 
 use aq_core::civil::CivilDays;
-use aq_core::pollen_day::daily_means;
+use aq_core::pollen_day::{PollenCounts, daily_means};
 use aq_core::{
     AirQualitySource, AirSample, CleanlinessIndex, EaqiBands, Exposure, ForecastSource,
     GrainThresholds, HourlyCi, HourlyConcentrations, ModelRun, Plant, PollenDay, PollenDays,
@@ -15,7 +15,7 @@ use aq_core::{
 };
 
 use crate::field::Product;
-use crate::quantity::{POLLEN, POLLUTANTS, PointValues, Quantity, counts};
+use crate::quantity::{POLLEN, POLLEN_AND_PLANTS, POLLUTANTS, PointValues, Quantity, Wanted};
 use crate::sampling::{Hourly, hours_for};
 use crate::store::GridStore;
 
@@ -324,7 +324,7 @@ impl ForecastSource for GridSource {
             .map(|&p| CivilDays::outlook(p, at, days))
             .collect();
         Ok(self
-            .pollen_means(positions, &civil, false)
+            .pollen_means(positions, &civil, POLLEN, false)
             .await?
             .into_iter()
             .map(|d| PollenOutlook::from_days(&d?.0))
@@ -345,7 +345,7 @@ impl ForecastSource for GridSource {
             .collect();
         let fixed = self.model_provenance();
         Ok(self
-            .pollen_means(positions, &civil, fixed.is_none())
+            .pollen_means(positions, &civil, POLLEN_AND_PLANTS, fixed.is_none())
             .await?
             .into_iter()
             .map(|d| {
@@ -358,13 +358,15 @@ impl ForecastSource for GridSource {
 }
 
 impl GridSource {
-    /// Each position's `civil` days from the pollen counts at each of their hours, read in one
-    /// batch per span of hours the days cover, with the runs behind the days' values when
-    /// `trace` is set (none otherwise); `None` for a position with no count at all.
+    /// Each position's `civil` days from the `wanted` pollen counts (the types, with or without
+    /// the plants) at each of their hours, read in one batch per span of hours the days cover,
+    /// with the runs behind the days' values when `trace` is set (none otherwise); `None` for a
+    /// position with no count at all.
     async fn pollen_means(
         &self,
         positions: &[Position],
         civil: &[CivilDays],
+        wanted: Wanted,
         trace: bool,
     ) -> Result<Vec<Option<RunDays>>, SourceError> {
         let time = |t: i64| DateTime::from_timestamp(t, 0).unwrap_or(DateTime::<Utc>::MIN_UTC);
@@ -389,7 +391,7 @@ impl GridSource {
                 .map(|&p| (positions[p].lat(), positions[p].lon()))
                 .collect();
             let span = hours_for(time(first), time(last));
-            let hourly = self.store.hourly(&at, span, POLLEN).await?;
+            let hourly = self.store.hourly(&at, span, wanted).await?;
             for (i, &p) in members.iter().enumerate() {
                 out[p] = self.days_from(&hourly, i, &civil[p], trace);
             }
@@ -406,17 +408,27 @@ impl GridSource {
         civil: &CivilDays,
         trace: bool,
     ) -> Option<RunDays> {
+        // The plants are held when they were read: the grass plant's layer is the grass type's.
         let series = |q: Quantity| hourly.hours_of(p, q.index());
-        let plants = Plant::ALL.map(|plant| series(Quantity::Plant(plant)));
-        let totals = PollenType::ALL.map(|kind| series(Quantity::Total(kind)));
+        let types = PollenType::ALL.map(|kind| series(Quantity::Pollen(kind)));
+        let with_plants = hourly.holds(Quantity::Plant(Plant::Birch).index());
+        let plants = Plant::ALL.map(|plant| series(Quantity::Plant(plant)).filter(|_| with_plants));
         let at =
             |s: Option<&[f64]>, h: usize| s.and_then(|s| s.get(h)).copied().filter(|c| !c.is_nan());
         let hour_counts = |t: i64| match hourly.whole_hour_index(t) {
             // The civil days' hours are whole hours: each value is read as held.
-            Some(h) => counts(plants.map(|s| at(s, h)), |kind| {
-                at(totals[kind as usize], h)
-            }),
-            None => hourly.at_seconds(p, t).pollen_counts(),
+            Some(h) => PollenCounts {
+                types: types.map(|s| at(s, h)),
+                plants: plants.map(|s| at(s, h)),
+            },
+            None => {
+                let counts = hourly.at_seconds(p, t).pollen_counts();
+                if with_plants {
+                    counts
+                } else {
+                    counts.types.into()
+                }
+            }
         };
         if !trace {
             let means = daily_means(civil, &self.pollen, |t| (hour_counts(t), ()))?;
@@ -433,8 +445,8 @@ impl GridSource {
         Some((means.days, runs))
     }
 
-    /// Grains/m³ of `kind` at `position` and `time`, blended like every other quantity (the
-    /// sum of its plants' blends); `None` outside the grids that carry pollen.
+    /// Grains/m³ of `kind` at `position` and `time`, blended like every other quantity; `None`
+    /// outside the grids that carry pollen.
     ///
     /// # Errors
     /// [`SourceError::Unavailable`] when the object store fails.
@@ -473,7 +485,12 @@ impl GridSource {
         time: DateTime<Utc>,
     ) -> Result<Option<PointValues>, SourceError> {
         let point = [(position.lat(), position.lon(), time)];
-        Ok(self.store.values(&point, POLLEN).await?.first().copied())
+        Ok(self
+            .store
+            .values(&point, POLLEN_AND_PLANTS)
+            .await?
+            .first()
+            .copied())
     }
 }
 
@@ -516,12 +533,7 @@ mod tests {
                 field(Product::Global, pm25, 0, 8),
                 field(Product::Global, pm25, 0, 9),
                 // Pollen of a later run: held, but no CI reads it.
-                field(
-                    Product::Europe,
-                    Quantity::Plant(aq_core::Plant::Birch),
-                    7,
-                    8,
-                ),
+                field(Product::Europe, Quantity::Pollen(PollenType::Tree), 7, 8),
             ])
             .await
             .unwrap();

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use aq_core::{Plant, Pollutant};
+use aq_core::Pollutant;
 use aq_grid::{Field, GridStore, Lattice, Layer, Product, Quantity, StoreConfig};
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
@@ -43,7 +43,7 @@ fn level(quantity: Quantity) -> (f64, f64) {
         Quantity::Pollutant(Pollutant::O3) => (70.0, 0.5),
         Quantity::Pollutant(Pollutant::So2) => (8.0, 0.6),
         Quantity::Pollutant(Pollutant::Co) => (300.0, 0.4),
-        Quantity::Plant(_) | Quantity::Total(_) => (40.0, 1.5),
+        Quantity::Pollen(_) | Quantity::Plant(_) => (40.0, 1.5),
     }
 }
 
@@ -81,7 +81,7 @@ fn quantities(product: Product) -> Vec<Quantity> {
     match product {
         Product::Global => pollutants.collect(),
         Product::Europe => pollutants
-            .chain(Plant::ALL.into_iter().map(Quantity::Plant))
+            .chain(Quantity::ALL.into_iter().filter(|q| q.is_pollen()))
             .collect(),
     }
 }
@@ -94,7 +94,7 @@ fn hours(quantity: Quantity, now: DateTime<Utc>) -> Result<std::ops::Range<i64>>
             let now = now.duration_trunc(TimeDelta::hours(1))?.timestamp() / hour;
             now - 1..now + 28
         }
-        Quantity::Plant(_) | Quantity::Total(_) => {
+        Quantity::Pollen(_) | Quantity::Plant(_) => {
             let today = now.duration_trunc(TimeDelta::days(1))?.timestamp() / hour;
             today - 27..today + 73
         }
@@ -146,6 +146,8 @@ pub async fn write(dir: &Path, now: DateTime<Utc>) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+
+    use aq_core::Plant;
 
     use super::*;
 

@@ -274,7 +274,7 @@ mod tests {
             .flat_map(|h| {
                 [
                     Quantity::Pollutant(Pollutant::Pm25),
-                    Quantity::Plant(aq_core::Plant::Grass),
+                    Quantity::Pollen(aq_core::PollenType::Grass),
                 ]
                 .into_iter()
                 .map(move |quantity| Field {

@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
+use aq_core::Plant;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use grib::def::grib2::GridDefinitionTemplate;
 use sha2::{Digest, Sha256};
@@ -227,9 +228,15 @@ pub(crate) fn plan<R: Read + Seek>(
             .ok_or_else(|| bad_time(format!("{run} + {step} s is past the calendar")))?;
         let valid = hour_of(valid);
         let product = recognised.product;
-        let quantity = match recognised.target {
-            Target::Quantity(q) => q,
-            Target::PollenSpecies(plant) => Quantity::Plant(plant),
+        // A species adds up into its type and is kept as its plant too; grass, the one plant of
+        // its type, is the type's layer.
+        let (quantity, summed, plant) = match recognised.target {
+            Target::Quantity(q) => (q, false, None),
+            Target::PollenSpecies(plant) => (
+                Quantity::Pollen(plant.pollen_type()),
+                true,
+                (plant != Plant::Grass).then_some(Quantity::Plant(plant)),
+            ),
         };
         let batch = batches
             .entry((product, run.timestamp()))
@@ -239,28 +246,38 @@ pub(crate) fn plan<R: Read + Seek>(
                 id: batch_id(digest, product, run),
                 layers: BTreeMap::new(),
             });
-        let layer = batch.layers.entry(quantity).or_insert(PlannedLayer {
-            lattice,
-            hours: BTreeMap::new(),
-        });
-        if layer.lattice != lattice {
-            return Err((
-                Some(n),
-                Refusal::Inconsistent,
-                format!(
-                    "{} of one run on two grids ({} and {lattice})",
-                    quantity.name(),
-                    layer.lattice
-                ),
-            ));
-        }
-        // A later message of a quantity and hour replaces one before it.
         let source = Source {
             index,
             unit: recognised.unit,
             weight: 1.0,
         };
-        layer.hours.insert(valid, vec![source]);
+        let layers = [(quantity, summed)]
+            .into_iter()
+            .chain(plant.map(|p| (p, false)));
+        for (quantity, summed) in layers {
+            let layer = batch.layers.entry(quantity).or_insert(PlannedLayer {
+                lattice,
+                hours: BTreeMap::new(),
+            });
+            if layer.lattice != lattice {
+                return Err((
+                    Some(n),
+                    Refusal::Inconsistent,
+                    format!(
+                        "{} of one run on two grids ({} and {lattice})",
+                        quantity.name(),
+                        layer.lattice
+                    ),
+                ));
+            }
+            let sources = layer.hours.entry(valid).or_default();
+            // Species of one pollen type add up; of anything else a later message replaces one
+            // before it.
+            if !summed {
+                sources.clear();
+            }
+            sources.push(source);
+        }
     }
     for layer in batches.values_mut().flat_map(|b| b.layers.values_mut()) {
         fill_gaps(&mut layer.hours);

@@ -82,7 +82,7 @@ async fn grid_values(
             }
             out
         }
-        Quantity::Total(kind) => {
+        Quantity::Pollen(kind) => {
             let mut out = Vec::new();
             for &(lat, lon) in points {
                 let v = source
@@ -104,7 +104,7 @@ fn quantities(regional: bool) -> Vec<Quantity> {
     if regional {
         // Each plant, and each type as the sum of its plants.
         q.extend(Plant::ALL.into_iter().map(Quantity::Plant));
-        q.extend(PollenType::ALL.into_iter().map(Quantity::Total));
+        q.extend(PollenType::ALL.into_iter().map(Quantity::Pollen));
     }
     q
 }

@@ -37,7 +37,7 @@ fn run_fields(run: DateTime<Utc>, first: DateTime<Utc>, last: DateTime<Utc>) -> 
         let v = grass(run, valid);
         out.push(Field {
             product: Product::Europe,
-            quantity: Quantity::Plant(Plant::Grass),
+            quantity: Quantity::Pollen(PollenType::Grass),
             run,
             valid,
             layer: Layer::new(lattice, vec![v; 4].into()).unwrap(),
@@ -206,24 +206,20 @@ fn constant(
 }
 
 #[tokio::test]
-async fn a_day_lists_each_plant_held_and_its_type_is_their_sum() {
+async fn a_day_lists_each_plant_held_beside_its_types() {
+    // As ingest writes a run: each type the sum of its species, each species a plant.
     let run = utc(9, 0);
     let (first, last) = (utc(9, 0), utc(12, 0));
-    let mut fields = constant(Quantity::Plant(Plant::Birch), run, first, last, 40.0);
-    fields.extend(constant(
-        Quantity::Plant(Plant::Alder),
-        run,
-        first,
-        last,
-        2.5,
-    ));
-    fields.extend(constant(
-        Quantity::Plant(Plant::Ragweed),
-        run,
-        first,
-        last,
-        0.0,
-    ));
+    let mut fields = Vec::new();
+    for (quantity, value) in [
+        (Quantity::Pollen(PollenType::Tree), 42.5),
+        (Quantity::Plant(Plant::Alder), 2.5),
+        (Quantity::Plant(Plant::Birch), 40.0),
+        (Quantity::Pollen(PollenType::Weed), 0.0),
+        (Quantity::Plant(Plant::Ragweed), 0.0),
+    ] {
+        fields.extend(constant(quantity, run, first, last, value));
+    }
     let store = Arc::new(GridStore::in_memory());
     store.commit(fields).await.unwrap();
     let source = GridSource::new(store);
@@ -246,7 +242,6 @@ async fn a_day_lists_each_plant_held_and_its_type_is_their_sum() {
     );
     assert_eq!(day.get(PollenType::Weed).unwrap().mean_grains_m3, Some(0.0));
     assert!(day.get(PollenType::Grass).is_none(), "no grass held");
-    assert!(day.plant(Plant::Olive).is_none(), "no olive held");
     assert_eq!(
         source
             .plant_at(berlin, utc(10, 12), Plant::Birch)
@@ -254,46 +249,40 @@ async fn a_day_lists_each_plant_held_and_its_type_is_their_sum() {
             .unwrap(),
         Some(40.0)
     );
-    assert_eq!(
-        source
-            .pollen_at(berlin, utc(10, 12), PollenType::Tree)
-            .await
-            .unwrap(),
-        Some(42.5)
-    );
+    // Alerts read the types alone: the same levels.
+    let outlook = source
+        .daily_pollen(&[berlin], utc(11, 12), 1)
+        .await
+        .unwrap();
+    assert_eq!(outlook[0].as_ref().unwrap().yesterday, day.levels());
 }
 
 #[tokio::test]
-async fn an_older_batchs_tree_total_is_read_until_a_run_holds_the_trees_plants() {
-    // A batch written before the store kept plants holds the tree total of 9 June 00:00 to
-    // 12 June 00:00; a newer run holds birch from 11 June 00:00 on.
+async fn a_batch_of_types_alone_lists_only_grass_among_plants() {
+    // A batch written before the grid store kept plants: types alone. Grass, the one plant of
+    // its type, is its type's layer.
     let mut fields = constant(
-        Quantity::Total(PollenType::Tree),
+        Quantity::Pollen(PollenType::Tree),
         utc(9, 0),
         utc(9, 0),
         utc(12, 0),
         30.0,
     );
-    fields.extend(constant(
-        Quantity::Plant(Plant::Birch),
-        utc(11, 0),
-        utc(11, 0),
-        utc(12, 0),
-        8.0,
-    ));
+    fields.extend(run_fields(utc(9, 0), utc(9, 0), utc(12, 0)));
     let store = Arc::new(GridStore::in_memory());
     store.commit(fields).await.unwrap();
     let source = GridSource::new(store);
     let berlin = Position::new(13.4, 52.5).unwrap();
-    let tree = |t| source.pollen_at(berlin, t, PollenType::Tree);
-    assert_eq!(tree(utc(10, 6)).await.unwrap(), Some(30.0));
-    assert_eq!(tree(utc(11, 6)).await.unwrap(), Some(8.0));
-    // The total tells no plant apart.
-    let answer = source.pollen_days(&[berlin], utc(9, 12), 1).await.unwrap();
+    let answer = source.pollen_days(&[berlin], utc(10, 12), 1).await.unwrap();
     let day = &answer[0].as_ref().unwrap().days[0];
     assert_eq!(
         day.get(PollenType::Tree).unwrap().mean_grains_m3,
         Some(30.0)
     );
-    assert_eq!(day.plants().count(), 0);
+    let plants: Vec<Plant> = day.plants().map(|(p, _)| p).collect();
+    assert_eq!(plants, [Plant::Grass]);
+    assert_eq!(
+        day.plant(Plant::Grass).unwrap().mean_grains_m3,
+        day.get(PollenType::Grass).unwrap().mean_grains_m3.unwrap()
+    );
 }

@@ -97,8 +97,8 @@ async fn the_european_model_is_the_ensemble_median_unless_set_and_skips_are_coun
     let skips = BTreeMap::from([(SkipReason::OtherModel, 1), (SkipReason::NotServed, 4)]);
     assert_eq!(report.skips, skips);
     assert_eq!((report.messages, report.skipped), (29, 5));
-    // Six pollutants and six plants at two steps.
-    assert_eq!(report.commit.taken, 24);
+    // Six pollutants, three types and five plants (grass is its type) at two steps.
+    assert_eq!(report.commit.taken, 28);
     let counted = tally();
     for (reason, n) in [(SkipReason::OtherModel, 1), (SkipReason::NotServed, 4)] {
         let held = counted

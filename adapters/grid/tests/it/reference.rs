@@ -109,7 +109,7 @@ impl Message {
 
 /// What the grid should hold for `quantity` at `valid`, node by node, with the tolerance of
 /// each node: the packing error of every message summed into it (a pollen type,
-/// [`Quantity::Total`], is its plants' messages added up), scaled to the grid's unit.
+/// [`Quantity::Pollen`], is its plants' messages added up), scaled to the grid's unit.
 pub(crate) struct Expected {
     pub(crate) values: Vec<f64>,
     pub(crate) tolerance: f64,
@@ -123,7 +123,7 @@ pub(crate) fn expected(messages: &[Message], quantity: Quantity, valid: DateTime
             continue;
         };
         let counts = match (q, quantity) {
-            (Quantity::Plant(plant), Quantity::Total(kind)) => plant.pollen_type() == kind,
+            (Quantity::Plant(plant), Quantity::Pollen(kind)) => plant.pollen_type() == kind,
             _ => q == quantity,
         };
         if !counts {
