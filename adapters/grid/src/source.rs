@@ -408,7 +408,8 @@ impl GridSource {
         civil: &CivilDays,
         trace: bool,
     ) -> Option<RunDays> {
-        // The plants are held when they were read: the grass plant's layer is the grass type's.
+        // Plants only when the read asked for them (the lookup does, alerts do not); the grass
+        // plant's layer is the grass type's, held either way, so it is left out with the rest.
         let series = |q: Quantity| hourly.hours_of(p, q.index());
         let types = PollenType::ALL.map(|kind| series(Quantity::Pollen(kind)));
         let with_plants = hourly.holds(Quantity::Plant(Plant::Birch).index());
