@@ -27,6 +27,9 @@
 //! assert_ne!(low(Language::German, Audience::General), low(Language::English, Audience::General));
 //! ```
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use aq_core::{CiCategory, PollenLevel};
 use i18n_core::Language;
 
@@ -88,19 +91,58 @@ pub fn pollen_advice(
     text(language, row, audience)
 }
 
+/// Every row of the table, by its id in the catalogue.
+const ROWS: [&str; 14] = [
+    "air-worse-good",
+    "air-worse-moderate",
+    "air-worse-low",
+    "air-worse-poor",
+    "air-worse-extreme",
+    "air-better-good",
+    "air-better-moderate",
+    "air-better-unhealthy",
+    "pollen-up-low",
+    "pollen-up-moderate",
+    "pollen-up-high",
+    "pollen-down-low",
+    "pollen-down-moderate",
+    "pollen-down-high",
+];
+
+/// Every cell's text in each language, looked up in the catalogue once: an alert job writes a
+/// recommendation per alert, and putting each cell's id together per alert would cost more than
+/// the rest of its line's text.
+type Cells = HashMap<(&'static str, Audience), [&'static str; Language::ALL.len()]>;
+
+static CELLS: LazyLock<Cells> = LazyLock::new(|| {
+    let mut cells = Cells::new();
+    for row in ROWS {
+        for audience in Audience::ALL {
+            let id = format!("{row}-{}", audience_id(audience));
+            let texts = Language::ALL.map(|language| language.get(&id).unwrap_or_default());
+            cells.insert((row, audience), texts);
+        }
+    }
+    cells
+});
+
 /// The catalogue's text of one cell: its row's id, then the audience's.
-fn text(language: Language, row: &str, audience: Audience) -> &'static str {
-    let audience = match audience {
+fn text(language: Language, row: &'static str, audience: Audience) -> &'static str {
+    CELLS
+        .get(&(row, audience))
+        .map_or("", |texts| texts[language as usize])
+}
+
+/// How the catalogue's ids name `audience`.
+fn audience_id(audience: Audience) -> &'static str {
+    match audience {
         Audience::General => "general",
         Audience::Children => "children",
         Audience::OlderAdults => "older-adults",
         Audience::HeartOrLungDisease => "heart-or-lung",
         Audience::Pregnancy => "pregnancy",
         Audience::Athletes => "athletes",
-    };
-    language
-        .get(&format!("{row}-{audience}"))
-        .unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

@@ -33,11 +33,11 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt::{self, Write as _};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use aq_core::{
-    AqiCategory, AqiTable, CleanlinessIndex, Concentration, Concentrations, EaqiBands, PollenLevel,
-    PollenType, Pollutant,
+    AqiCategory, AqiTable, CiCategory, CleanlinessIndex, Concentration, Concentrations, EaqiBands,
+    PollenLevel, PollenType, Pollutant,
 };
 use i18n_core::{Arg, Language};
 
@@ -405,6 +405,23 @@ fn write_with_aqi(
     }
 }
 
+/// The names placeholders show, in one language: looked up in the catalogue once rather than
+/// per alert, by the order of [`CiCategory::ALL`], the pollen levels' values and
+/// [`PollenType::ALL`].
+struct Names {
+    ci: [&'static str; 6],
+    levels: [&'static str; 6],
+    kinds: [&'static str; 3],
+}
+
+static NAMES: LazyLock<[Names; Language::ALL.len()]> = LazyLock::new(|| {
+    Language::ALL.map(|language| Names {
+        ci: CiCategory::ALL.map(|c| language.label("ci", c.name())),
+        levels: PollenLevel::ALL.map(|l| language.label("pollen-level", l.name())),
+        kinds: PollenType::ALL.map(|k| language.label("pollen-type", k.name())),
+    })
+});
+
 fn write_placeholder(
     out: &mut String,
     name: &str,
@@ -412,8 +429,9 @@ fn write_placeholder(
     aqi: ShownAqi,
     language: Language,
 ) -> fmt::Result {
-    let ci = |c: CleanlinessIndex| language.label("ci", c.category().name());
-    let pollen = |l: PollenLevel| language.label("pollen-level", l.name());
+    let names = &NAMES[language as usize];
+    let ci = |c: CleanlinessIndex| names.ci[c.category() as usize];
+    let pollen = |l: PollenLevel| names.levels[usize::from(l.value())];
     match (name, change) {
         ("hours", Change::Aq(c)) => write!(out, "{}", c.hours),
         ("aqi", Change::Aq(_)) => out.write_str(&aqi.number(language)),
@@ -424,7 +442,7 @@ fn write_placeholder(
             out.write_str(&duration(c.duration(), "duration-hours", language))
         }
         ("days", Change::Pollen(c)) => write!(out, "{}", c.day),
-        ("kind", Change::Pollen(c)) => out.write_str(language.label("pollen-type", c.kind.name())),
+        ("kind", Change::Pollen(c)) => out.write_str(names.kinds[c.kind as usize]),
         ("category", Change::Pollen(c)) => out.write_str(pollen(c.forecast)),
         ("peak_days", Change::Pollen(c)) => write!(out, "{}", c.peak_day),
         ("peak_category", Change::Pollen(c)) => out.write_str(pollen(c.peak)),
