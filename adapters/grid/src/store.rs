@@ -399,10 +399,12 @@ impl GridStore {
         let taken = fields.len();
         let mut held = Vec::new();
         for f in fields {
-            held.push((f.product, f.quantity, hour_of(f.valid), f.run.timestamp()));
+            // The grass plant is its type's layer: one quantity, whichever name it came under.
+            let quantity = Quantity::ALL[f.quantity.index()];
+            held.push((f.product, quantity, hour_of(f.valid), f.run.timestamp()));
             runs.entry((f.product, f.run))
                 .or_default()
-                .entry(f.quantity)
+                .entry(quantity)
                 .or_default()
                 .insert(hour_of(f.valid), f.layer);
         }

@@ -286,3 +286,35 @@ async fn a_batch_of_types_alone_lists_only_grass_among_plants() {
         day.get(PollenType::Grass).unwrap().mean_grains_m3.unwrap()
     );
 }
+
+#[tokio::test]
+async fn the_grass_plant_and_the_grass_type_are_one_layer_under_either_name() {
+    // One run, its first hours committed under the plant's name and the later ones under the
+    // type's: one layer holding them all, not two layers with the same name in one batch.
+    let mut fields = constant(
+        Quantity::Plant(Plant::Grass),
+        utc(9, 0),
+        utc(9, 0),
+        utc(9, 5),
+        12.0,
+    );
+    fields.extend(constant(
+        Quantity::Pollen(PollenType::Grass),
+        utc(9, 0),
+        utc(9, 6),
+        utc(9, 12),
+        20.0,
+    ));
+    let store = Arc::new(GridStore::in_memory());
+    store.commit(fields).await.unwrap();
+    let source = GridSource::new(store);
+    let berlin = Position::new(13.4, 52.5).unwrap();
+    for (time, want) in [(utc(9, 3), 12.0), (utc(9, 9), 20.0)] {
+        let plant = source.plant_at(berlin, time, Plant::Grass).await.unwrap();
+        let kind = source
+            .pollen_at(berlin, time, PollenType::Grass)
+            .await
+            .unwrap();
+        assert_eq!((plant, kind), (Some(want), Some(want)), "{time}");
+    }
+}
