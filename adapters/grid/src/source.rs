@@ -458,7 +458,7 @@ impl GridSource {
         kind: PollenType,
     ) -> Result<Option<f64>, SourceError> {
         Ok(self
-            .pollen_values(position, time)
+            .pollen_values(position, time, POLLEN)
             .await?
             .and_then(|v| v.pollen(kind)))
     }
@@ -475,7 +475,7 @@ impl GridSource {
         plant: Plant,
     ) -> Result<Option<f64>, SourceError> {
         Ok(self
-            .pollen_values(position, time)
+            .pollen_values(position, time, POLLEN_AND_PLANTS)
             .await?
             .and_then(|v| v.plant(plant)))
     }
@@ -484,14 +484,10 @@ impl GridSource {
         &self,
         position: Position,
         time: DateTime<Utc>,
+        wanted: Wanted,
     ) -> Result<Option<PointValues>, SourceError> {
         let point = [(position.lat(), position.lon(), time)];
-        Ok(self
-            .store
-            .values(&point, POLLEN_AND_PLANTS)
-            .await?
-            .first()
-            .copied())
+        Ok(self.store.values(&point, wanted).await?.first().copied())
     }
 }
 

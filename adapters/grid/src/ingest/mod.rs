@@ -83,8 +83,9 @@ pub struct IngestReport {
     pub skips: std::collections::BTreeMap<SkipReason, usize>,
     /// Batches written; the others were in the store already.
     pub written: usize,
-    /// Messages decoded: each served message of the batches written once, however many hours
-    /// between two steps read it.
+    /// Messages decoded: each served message of the batches written once per layer it feeds,
+    /// however many hours between two steps read it (a pollen species twice: its type's layer
+    /// and its own, each streamed on its own).
     pub decoded: usize,
     /// What the store holds of the file.
     pub commit: CommitSummary,

@@ -230,8 +230,8 @@ impl Unit {
 pub(crate) enum Target {
     /// A quantity of its own.
     Quantity(Quantity),
-    /// One plant's species, summed into its pollen type: the store holds types, and a plant
-    /// is known here, where the messages are read, and no further.
+    /// One plant's species: summed into its pollen type's layer and kept as its plant's (grass,
+    /// the one plant of its type, is the type's layer).
     PollenSpecies(Plant),
 }
 
